@@ -1,0 +1,105 @@
+"""The oracle-call ledger: every ERM oracle call, recorded.
+
+The papers measure algorithms in oracle calls; the ledger is how oraclepriv reports them.
+``with Ledger() as ledger:`` collects every call made inside the block, by any oracle, in this
+thread or task (ledgers nest: an inner call is recorded by every open ledger).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+__all__ = ["Ledger", "record_call", "LEDGER_FIELDS"]
+
+LEDGER_FIELDS = (
+    "call",
+    "caller",
+    "step",
+    "hypothesis_class",
+    "backend",
+    "n",
+    "d",
+    "signed_weights",
+    "status",
+    "certified",
+    "objective",
+    "bound",
+    "gap",
+    "nodes",
+    "seconds",
+)
+
+_open_ledgers: contextvars.ContextVar[tuple["Ledger", ...]] = contextvars.ContextVar("oraclepriv_ledgers", default=())
+
+
+class Ledger:
+    """Collects oracle-call records (plain dicts with the keys in ``LEDGER_FIELDS``)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+        self._token: contextvars.Token | None = None
+
+    def __enter__(self) -> "Ledger":
+        if self._token is not None:
+            raise RuntimeError("Ledger: this ledger is already open; create a new Ledger() to nest")
+        self._token = _open_ledgers.set(_open_ledgers.get() + (self,))
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._token is not None
+        _open_ledgers.reset(self._token)
+        self._token = None
+
+    def append(self, record: dict[str, Any]) -> None:
+        entry = dict(record)
+        entry["call"] = len(self.records)
+        self.records.append(entry)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.records)
+
+    def __repr__(self) -> str:
+        return f"Ledger({len(self.records)} oracle calls)"
+
+    def count(self, **match: Any) -> int:
+        """Number of records whose fields equal all of ``match`` (e.g. ``count(step="private-erm")``)."""
+        return sum(all(r.get(k) == v for k, v in match.items()) for r in self.records)
+
+    def total_seconds(self) -> float:
+        return float(sum(r["seconds"] for r in self.records))
+
+    def to_frame(self):
+        """The records as a pandas DataFrame (one row per call)."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.records, columns=list(LEDGER_FIELDS))
+
+    def to_jsonl(self, path: str | Path) -> None:
+        """Write one JSON object per call to ``path``."""
+        with open(path, "w", encoding="utf-8") as fh:
+            for record in self.records:
+                fh.write(json.dumps(_jsonable(record)) + "\n")
+
+
+def _jsonable(record: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, value in record.items():
+        if isinstance(value, float) and value != value:  # NaN
+            out[key] = None
+        elif isinstance(value, float) and value in (float("inf"), float("-inf")):
+            out[key] = str(value)
+        else:
+            out[key] = value
+    return out
+
+
+def record_call(record: dict[str, Any]) -> None:
+    """Append a call record to every open ledger (called by the oracle protocol only)."""
+    for ledger in _open_ledgers.get():
+        ledger.append(record)

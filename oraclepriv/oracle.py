@@ -1,0 +1,260 @@
+"""The oracle protocol: the one seam every learner calls.
+
+Problem (Block et al., "Oracle-Efficient Differentially Private Learning with Public Data",
+Def. 4, specialised to binary classes): given x_i in R^d, y_i in {0, 1} and real weights w_i
+of either sign, return h in H minimising  sum_i w_i * 1[h(x_i) != y_i].
+
+This module does, once, what every backend would otherwise get wrong on its own:
+
+* validation of X, y, weights (clear errors naming the argument and value);
+* the exact sign reduction  w * 1[h != y] = w + |w| * 1[h != 1 - y]  for w < 0, so backends
+  only ever see w >= 0 (RRSPM's Laplace weights are negative half the time);
+* re-scoring: ``objective`` is the returned hypothesis's own weighted 0-1 loss on the original
+  signed problem, in float64 — never a solver's number;
+* certification: ``certified`` is True iff  objective <= bound + tolerance, where ``bound`` is
+  the backend's proved lower bound converted to the signed problem and
+  ``tolerance = 1e-9 * max(1, sum_i |w_i|)`` absorbs float64 summation error only;
+* the ledger: every call is recorded in every open :class:`~oraclepriv.ledger.Ledger`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.hypotheses import Hypothesis
+from oraclepriv.ledger import Ledger, record_call
+from oraclepriv.validation import as_features, as_labels, as_weights, check_positive
+from solvers.base import Backend, ReducedProblem, SolverNotInstalledError, UnsupportedProblemError
+
+__all__ = [
+    "HYPOTHESIS_CLASSES",
+    "BACKENDS",
+    "Oracle",
+    "OracleResult",
+    "Ledger",
+    "make_oracle",
+    "reduce_signed_weights",
+    "default_backend",
+    "certification_tolerance",
+]
+
+HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
+
+#: backend name -> "module:Class"; modules are imported lazily, on first use.
+BACKENDS: dict[str, str] = {
+    "sweep": "solvers.sweep:SweepBackend",
+    "enumerate": "solvers.enumerate:EnumerateBackend",
+}
+
+#: above this n, d = 3 halfspaces go to a MIP backend by default (enumeration is O(n^3 log n))
+ENUMERATE_D3_DEFAULT_MAX_N = 150
+
+
+def certification_tolerance(weights: np.ndarray) -> float:
+    """Absolute tolerance of the certificate: 1e-9 * max(1, sum |w_i|) (float64 summation error)."""
+    return 1e-9 * max(1.0, float(np.abs(weights).sum()))
+
+
+def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """Exact reduction of a signed weighted 0-1 problem to one with non-negative weights.
+
+    For w < 0:  w * 1[h != y] = w + |w| * 1[h != 1 - y].  Returns (y', |w|, offset) with
+    loss_signed(h) = offset + loss_reduced(h) for every h, where offset = sum of negative w.
+    """
+    negative = weights < 0
+    y_reduced = np.where(negative, 1 - y, y).astype(np.int8)
+    offset = float(weights[negative].sum())
+    return y_reduced, np.abs(weights), offset
+
+
+def default_backend(hypothesis_class: str, n: int, d: int) -> str:
+    """The backend ``make_oracle(..., backend=None)`` uses for a problem of this shape."""
+    if hypothesis_class in ("threshold", "stump"):
+        return "sweep"
+    if d <= 2 or (d == 3 and n <= ENUMERATE_D3_DEFAULT_MAX_N):
+        return "enumerate"
+    for name in ("highs", "scip", "cpsat", "pyomo"):
+        if name in BACKENDS:
+            return name
+    raise UnsupportedProblemError(
+        f"no exact backend for halfspaces with d={d}, n={n}: 'enumerate' handles d <= 3 "
+        f"(use backend='enumerate' explicitly for d=3 and n > {ENUMERATE_D3_DEFAULT_MAX_N}); "
+        "the MIP backends are not available in this installation"
+    )
+
+
+def _load_backend_class(name: str) -> type[Backend]:
+    if name not in BACKENDS:
+        raise ValueError(f"unknown backend {name!r}; available backends: {sorted(BACKENDS)}")
+    module_name, class_name = BACKENDS[name].split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SolverNotInstalledError(f"backend {name!r} is not installed: {exc}") from exc
+    return getattr(module, class_name)
+
+
+@dataclass
+class OracleResult:
+    """One oracle answer. ``objective`` is re-scored; ``certified`` means objective <= bound + tol."""
+
+    hypothesis: Hypothesis
+    objective: float
+    bound: float
+    certified: bool
+    status: str
+    gap: float
+    nodes: int | None
+    seconds: float
+    backend: str
+    hypothesis_class: str
+    n: int
+    d: int
+    signed_weights: bool
+    tolerance: float
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly summary (the CLI's ``--json`` output)."""
+        return {
+            "class": self.hypothesis_class,
+            "backend": self.backend,
+            "n": self.n,
+            "d": self.d,
+            "objective": self.objective,
+            "bound": self.bound,
+            "certified": self.certified,
+            "status": self.status,
+            "gap": self.gap,
+            "nodes": self.nodes,
+            "seconds": self.seconds,
+            "signed_weights": self.signed_weights,
+            "tolerance": self.tolerance,
+            "hypothesis": self.hypothesis.to_dict(),
+            "details": self.details,
+        }
+
+
+def _relative_gap(objective: float, bound: float) -> float:
+    if not math.isfinite(bound):
+        return math.inf
+    scale = max(abs(objective), abs(bound))
+    return 0.0 if scale == 0 else max(0.0, objective - bound) / scale
+
+
+class Oracle:
+    """An exact weighted-0-1 ERM oracle for one hypothesis class (see ``make_oracle``)."""
+
+    def __init__(self, hypothesis_class: str, backend: str | None = None, time_limit: float | None = None, **options: Any):
+        if hypothesis_class not in HYPOTHESIS_CLASSES:
+            raise ValueError(f"unknown hypothesis class {hypothesis_class!r}; expected one of {list(HYPOTHESIS_CLASSES)}")
+        if backend is not None and backend not in BACKENDS:
+            raise ValueError(f"unknown backend {backend!r}; available backends: {sorted(BACKENDS)}")
+        if time_limit is not None:
+            time_limit = check_positive(time_limit, "time_limit")
+        self.hypothesis_class = hypothesis_class
+        self.backend = backend
+        self.time_limit = time_limit
+        self.options = dict(options)
+        self._backends: dict[str, Backend] = {}
+        if backend is not None:  # fail fast on bad options / missing solver
+            self._backend_instance(backend)
+
+    def __repr__(self) -> str:
+        return f"Oracle({self.hypothesis_class!r}, backend={self.backend!r}, time_limit={self.time_limit})"
+
+    def _backend_instance(self, name: str) -> Backend:
+        if name not in self._backends:
+            cls = _load_backend_class(name)
+            self._backends[name] = cls(time_limit=self.time_limit, **self.options)
+        return self._backends[name]
+
+    def solve(
+        self,
+        X,
+        y,
+        weights=None,
+        *,
+        caller: str | None = None,
+        step: str | None = None,
+    ) -> OracleResult:
+        """Minimise sum_i weights[i] * 1[h(X[i]) != y[i]] over the class; record the call.
+
+        ``caller``/``step`` label the call in the ledger (e.g. ``caller="RRSPM", step="project"``).
+        """
+        start = time.perf_counter()
+        X = as_features(X, "X")
+        n, d = X.shape
+        if self.hypothesis_class == "threshold" and d != 1:
+            raise ValueError(f"X must have exactly one feature for hypothesis class 'threshold'; got d={d}")
+        y = as_labels(y, n, "y")
+        w = as_weights(weights, n, "weights")
+        name = self.backend or default_backend(self.hypothesis_class, n, d)
+        backend = self._backend_instance(name)
+        backend.check(self.hypothesis_class, n, d)
+
+        y_reduced, w_abs, offset = reduce_signed_weights(y, w)
+        problem = ReducedProblem(self.hypothesis_class, X, y_reduced, w_abs)
+        backend_start = time.perf_counter()
+        answer = backend.solve(problem)
+        backend_seconds = time.perf_counter() - backend_start
+
+        objective = answer.hypothesis.loss(X, y, w)  # the hypothesis re-scores itself, signed problem
+        bound = offset + answer.bound if math.isfinite(answer.bound) else -math.inf
+        tolerance = certification_tolerance(w)
+        certified = bool(math.isfinite(bound) and objective <= bound + tolerance)
+        details = dict(answer.details)
+        details["backend_seconds"] = backend_seconds
+        details["certificate"] = backend.certificate
+        result = OracleResult(
+            hypothesis=answer.hypothesis,
+            objective=objective,
+            bound=bound,
+            certified=certified,
+            status=answer.status,
+            gap=_relative_gap(objective, bound),
+            nodes=answer.nodes,
+            seconds=time.perf_counter() - start,
+            backend=name,
+            hypothesis_class=self.hypothesis_class,
+            n=n,
+            d=d,
+            signed_weights=bool((w < 0).any()),
+            tolerance=tolerance,
+            details=details,
+        )
+        record_call(
+            {
+                "caller": caller,
+                "step": step,
+                "hypothesis_class": self.hypothesis_class,
+                "backend": name,
+                "n": n,
+                "d": d,
+                "signed_weights": result.signed_weights,
+                "status": result.status,
+                "certified": result.certified,
+                "objective": result.objective,
+                "bound": result.bound,
+                "gap": result.gap,
+                "nodes": result.nodes,
+                "seconds": result.seconds,
+            }
+        )
+        return result
+
+
+def make_oracle(hypothesis_class: str, backend: str | None = None, **options: Any) -> Oracle:
+    """Build an exact ERM oracle: ``make_oracle("halfspace", backend="enumerate").solve(X, y, w)``.
+
+    ``backend=None`` picks per call: ``sweep`` for thresholds and stumps, ``enumerate`` for
+    halfspaces with d <= 2 (and d = 3 up to n = 150), a MIP backend otherwise.
+    Options: ``time_limit`` (seconds) and backend-specific keywords; unknown ones are rejected.
+    """
+    return Oracle(hypothesis_class, backend=backend, **options)

@@ -1,0 +1,101 @@
+"""Input validation at the library boundary.
+
+Every public entry point funnels its arrays through these helpers, so a bad input fails
+once, early, with a message naming the argument and the offending value — never a silently
+wrong answer downstream.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["as_features", "as_labels", "as_weights", "check_positive", "check_delta"]
+
+
+def _describe_bad(values: np.ndarray, mask: np.ndarray) -> str:
+    index = np.argwhere(mask)[0]
+    where = tuple(int(i) for i in index) if len(index) > 1 else int(index[0])
+    return f"index {where} has value {values[tuple(index)]!r}"
+
+
+def as_features(X, name: str = "X", *, allow_1d: bool = True) -> np.ndarray:
+    """Return X as a C-contiguous float64 array of shape (n, d), n >= 1, d >= 1, all finite."""
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric; could not convert it to float64 ({exc})") from None
+    if arr.ndim == 1 and allow_1d:
+        arr = arr[:, None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D array of shape (n, d); got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty (shape {arr.shape}); at least one example is required")
+    if arr.shape[1] == 0:
+        raise ValueError(f"{name} has no features (shape {arr.shape})")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise ValueError(f"{name} must be finite; {_describe_bad(arr, bad)}")
+    return np.ascontiguousarray(arr)
+
+
+def as_labels(y, n: int, name: str = "y") -> np.ndarray:
+    """Return y as an int8 array of length n with values in {0, 1}."""
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        arr = arr.reshape(-1) if arr.ndim == 2 and 1 in arr.shape else arr
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {np.asarray(y).shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
+    if arr.dtype == bool:
+        return arr.astype(np.int8)
+    try:
+        numeric = arr.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must contain labels in {{0, 1}}; got non-numeric values such as {arr[0]!r}") from None
+    bad = ~((numeric == 0) | (numeric == 1))
+    if bad.any():
+        raise ValueError(f"{name} must contain labels in {{0, 1}}; {_describe_bad(arr, bad)}")
+    return numeric.astype(np.int8)
+
+
+def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
+    """Return weights as a finite float64 array of length n (any sign); None means all ones."""
+    if weights is None:
+        return np.ones(n, dtype=np.float64)
+    try:
+        arr = np.asarray(weights, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric ({exc})") from None
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must be a 1-D array of length {n}; got a scalar {arr!r}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise ValueError(f"{name} must be finite; {_describe_bad(arr, bad)}")
+    return arr
+
+
+def check_positive(value, name: str) -> float:
+    """A finite real > 0 (e.g. epsilon, a time limit)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a positive number; got {value!r}") from None
+    if not (v > 0) or not np.isfinite(v):
+        raise ValueError(f"{name} must be a finite number > 0; got {value!r}")
+    return v
+
+
+def check_delta(value, name: str = "delta") -> float:
+    """A privacy delta in [0, 1)."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in [0, 1); got {value!r}") from None
+    if not (0.0 <= v < 1.0):
+        raise ValueError(f"{name} must be in [0, 1); got {value!r}")
+    return v

@@ -1,0 +1,95 @@
+"""The small common base every oracle backend implements.
+
+A backend *searches*. It receives a :class:`ReducedProblem` — the signed problem after the
+label-flip reduction done once in the protocol layer (``oraclepriv.oracle``), so every weight
+is >= 0 — and returns a :class:`BackendAnswer`: a hypothesis plus what the backend can prove
+about the optimum of the *reduced* problem (``bound``). The protocol layer re-scores the
+hypothesis itself, converts the bound back to the signed problem and decides ``certified``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from oraclepriv.hypotheses import Hypothesis
+
+__all__ = ["Backend", "BackendAnswer", "ReducedProblem", "UnsupportedProblemError", "SolverNotInstalledError"]
+
+STATUSES = ("optimal", "time_limit", "infeasible", "error")
+
+
+class UnsupportedProblemError(ValueError):
+    """The backend cannot solve this (class, dimension) combination."""
+
+
+class SolverNotInstalledError(ImportError):
+    """The backend's solver package is not importable in this environment."""
+
+
+@dataclass(frozen=True)
+class ReducedProblem:
+    """min_h sum_i w_i 1[h(x_i) != y_i] with w_i >= 0 (the protocol did the sign reduction)."""
+
+    hypothesis_class: str
+    X: np.ndarray  # (n, d) float64, finite
+    y: np.ndarray  # (n,) int8 in {0, 1}
+    w: np.ndarray  # (n,) float64 >= 0
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.X.shape[1])
+
+
+@dataclass
+class BackendAnswer:
+    """What a backend found and what it proved, on the reduced (w >= 0) problem."""
+
+    hypothesis: Hypothesis
+    bound: float  # proved lower bound on the reduced optimum (-inf if nothing is proved)
+    status: str = "optimal"
+    nodes: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"BackendAnswer: status must be one of {STATUSES}, got {self.status!r}")
+
+
+class Backend:
+    """Base class: capability flags + ``solve``.
+
+    ``options`` lists the keyword options ``make_oracle`` may pass to this backend (beyond the
+    common ``time_limit``); anything else is rejected by name at construction.
+    """
+
+    name: ClassVar[str] = ""
+    classes: ClassVar[frozenset[str]] = frozenset()
+    options: ClassVar[frozenset[str]] = frozenset()
+    #: one sentence: what ``certified`` means for an answer of this backend
+    certificate: ClassVar[str] = ""
+
+    def __init__(self, time_limit: float | None = None, **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.options))
+        if unknown:
+            allowed = ", ".join(sorted(self.options | {"time_limit"}))
+            raise ValueError(f"backend {self.name!r}: unknown option(s) {unknown}; allowed: {allowed}")
+        self.time_limit = time_limit
+        self.config = dict(options)
+
+    def check(self, hypothesis_class: str, n: int, d: int) -> None:
+        """Raise UnsupportedProblemError if this backend cannot solve the problem."""
+        if hypothesis_class not in self.classes:
+            raise UnsupportedProblemError(
+                f"backend {self.name!r} does not support hypothesis class {hypothesis_class!r}; "
+                f"it supports {sorted(self.classes)}"
+            )
+
+    def solve(self, problem: ReducedProblem) -> BackendAnswer:  # pragma: no cover - abstract
+        raise NotImplementedError
