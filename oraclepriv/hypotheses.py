@@ -43,6 +43,12 @@ def _float_or_inf(value: Any) -> float:
     return float(value)
 
 
+def _check_threshold(value: Any, owner: str) -> None:
+    """Thresholds may be +-inf, never NaN (x >= nan is False: a silent all-zeros predictor)."""
+    if math.isnan(float(value)):
+        raise ValueError(f"{owner}: threshold must be a number or +-inf, got {value!r}")
+
+
 class Hypothesis:
     """Common interface of every hypothesis the oracles return."""
 
@@ -69,6 +75,9 @@ class Threshold(Hypothesis):
     threshold: float
     kind: ClassVar[str] = "threshold"
 
+    def __post_init__(self) -> None:
+        _check_threshold(self.threshold, "Threshold")
+
     def predict(self, X: np.ndarray) -> np.ndarray:
         x = np.asarray(X, dtype=np.float64)
         if x.ndim == 2:
@@ -93,8 +102,9 @@ class Stump(Hypothesis):
     def __post_init__(self) -> None:
         if self.sign not in (1, -1):
             raise ValueError(f"Stump: sign must be +1 or -1, got {self.sign!r}")
-        if self.feature < 0:
-            raise ValueError(f"Stump: feature must be >= 0, got {self.feature!r}")
+        if isinstance(self.feature, bool) or not isinstance(self.feature, (int, np.integer)) or self.feature < 0:
+            raise ValueError(f"Stump: feature must be an integer >= 0, got {self.feature!r}")
+        _check_threshold(self.threshold, "Stump")
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)

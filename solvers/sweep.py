@@ -1,6 +1,6 @@
 """``sweep``: exact weighted-0-1 ERM for thresholds and decision stumps.
 
-Sort + prefix sums, vectorised over features, O(d * n log n). Exact on the reduced problem
+Sort + prefix sums, one vectorised pass per feature, O(d * n log n). Exact on the reduced problem
 (w >= 0): every labeling a stump can produce on the training points is "prefix or suffix of
 a column's sorted order, cut between distinct values"; the sweep evaluates all of them.
 
@@ -36,41 +36,45 @@ def best_stump(X: np.ndarray, y: np.ndarray, w: np.ndarray, signs: tuple[int, ..
     """Exact minimiser of sum_i w_i 1[stump(x_i) != y_i] (w >= 0) over all features and ``signs``.
 
     Returns (feature, sign, threshold, loss) with loss computed from the prefix sums (the
-    protocol layer re-scores the hypothesis independently).
+    protocol layer re-scores the hypothesis independently). One feature at a time: a column
+    is sorted once and swept with prefix sums (cache-friendly; the sort dominates).
     """
     n, d = X.shape
     gain = np.where(y == 1, w, -w)  # gain of predicting 1 instead of 0 on example i
     loss_all_zero = float(w[y == 1].sum())
-    order = np.argsort(X, axis=0)
-    xs = np.take_along_axis(X, order, axis=0)
-    prefix = np.empty((n + 1, d), dtype=np.float64)
-    prefix[0] = 0.0
-    np.cumsum(np.take_along_axis(np.broadcast_to(gain[:, None], (n, d)), order, axis=0), axis=0, out=prefix[1:])
-    total = prefix[n]
-    # cut k (0..n) is valid if it falls between distinct values (or at either end)
-    valid = np.ones((n + 1, d), dtype=bool)
-    valid[1:n] = xs[1:] > xs[:-1]
-
-    best = None  # (gain, feature, sign, k)
-    for sign in signs:
-        # sign=+1: positives are the suffix after cut k (gain total - prefix[k]);
-        # sign=-1: positives are the prefix before cut k (gain prefix[k]).
-        candidate = (total[None, :] - prefix) if sign == 1 else prefix
-        candidate = np.where(valid, candidate, -np.inf)
-        k_per_feature = np.argmax(candidate, axis=0)
-        gains = candidate[k_per_feature, np.arange(d)]
-        feature = int(np.argmax(gains))
-        value = float(gains[feature])
-        if best is None or value > best[0]:
-            best = (value, feature, sign, int(k_per_feature[feature]))
-    assert best is not None
-    value, feature, sign, k = best
-    if k == 0:
-        threshold = -np.inf
-    elif k == n:
-        threshold = np.inf
-    else:
-        threshold = cut_value(float(xs[k - 1, feature]), float(xs[k, feature]), sign)
+    best = (-np.inf, 0, 1, 0, 0.0)  # (gain, feature, sign, cut k, threshold)
+    for feature in range(d):
+        column = np.ascontiguousarray(X[:, feature])
+        order = np.argsort(column)
+        xs = column[order]
+        prefix = np.cumsum(gain[order])  # prefix[k-1] = gain of the first k sorted points
+        total = float(prefix[-1])
+        distinct = xs[1:] > xs[:-1]  # cut k (1..n-1) between sorted k-1 and k is allowed
+        candidates = []  # (gain, sign, k) in tie-break order: sign +1 first, then smallest k
+        if 1 in signs:  # positives = points after cut k:  gain = total - prefix_k
+            interior = np.where(distinct, prefix[:-1], np.inf)
+            k = int(np.argmin(interior)) + 1 if n > 1 else 0
+            candidates += [(total, 1, 0)]
+            if n > 1 and np.isfinite(interior[k - 1]):
+                candidates += [(total - float(interior[k - 1]), 1, k)]
+            candidates += [(0.0, 1, n)]
+        if -1 in signs:  # positives = points before cut k:  gain = prefix_k
+            interior = np.where(distinct, prefix[:-1], -np.inf)
+            k = int(np.argmax(interior)) + 1 if n > 1 else 0
+            candidates += [(0.0, -1, 0)]
+            if n > 1 and np.isfinite(interior[k - 1]):
+                candidates += [(float(interior[k - 1]), -1, k)]
+            candidates += [(total, -1, n)]
+        for value, sign, k in candidates:
+            if value > best[0]:
+                if k == 0:
+                    threshold = -np.inf
+                elif k == n:
+                    threshold = np.inf
+                else:
+                    threshold = cut_value(float(xs[k - 1]), float(xs[k]), sign)
+                best = (value, feature, sign, k, threshold)
+    value, feature, sign, _, threshold = best
     return feature, sign, float(threshold), loss_all_zero - value
 
 

@@ -1,0 +1,135 @@
+"""The ``oraclepriv`` command line (typer).
+
+    oraclepriv erm DATA.csv --class halfspace [--backend B] [--time-limit S] [--json]
+    oraclepriv bench oracles [--quick] [--out FILE]
+    oraclepriv instances build|check|list
+
+Errors in the input (bad CSV, NaN, labels outside {0,1}, unknown class/backend, ...) are
+printed to stderr as one line naming the problem, with exit code 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from oraclepriv.io import read_csv_problem, to_json
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Exact ERM oracles and oracle-efficient private learners.")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks (ratios against baselines measured in the same run).")
+instances_app = typer.Typer(no_args_is_help=True, help="The bundled benchmark instance library.")
+app.add_typer(bench_app, name="bench")
+app.add_typer(instances_app, name="instances")
+
+
+class HypothesisClass(str, Enum):
+    threshold = "threshold"
+    stump = "stump"
+    halfspace = "halfspace"
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+@app.command()
+def erm(
+    data: Path = typer.Argument(..., help="CSV: header; feature columns; label column y in {0,1}; optional weight column."),
+    hypothesis_class: HypothesisClass = typer.Option(..., "--class", help="Hypothesis class."),
+    backend: Optional[str] = typer.Option(None, "--backend", help="Oracle backend (default: chosen per problem)."),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Time limit in seconds (MIP backends)."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """Solve one weighted 0-1 ERM problem exactly and report whether the answer is certified."""
+    from oraclepriv.oracle import make_oracle
+
+    try:
+        problem = read_csv_problem(data)
+        options = {} if time_limit is None else {"time_limit": time_limit}
+        oracle = make_oracle(hypothesis_class.value, backend=backend, **options)
+        result = oracle.solve(problem.X, problem.y, problem.weights, caller="cli", step="erm")
+    except (ValueError, ImportError) as exc:
+        _fail(str(exc))
+        return
+    summary = result.to_dict()
+    summary["data"] = str(data)
+    summary["features"] = list(problem.feature_names)
+    if as_json:
+        typer.echo(to_json(summary))
+        return
+    typer.echo(f"class       {summary['class']}  (n={summary['n']}, d={summary['d']}, backend={summary['backend']})")
+    typer.echo(f"hypothesis  {summary['hypothesis']}")
+    typer.echo(f"objective   {summary['objective']:.12g}   bound {summary['bound']:.12g}")
+    typer.echo(f"status      {summary['status']}   certified={summary['certified']}   {summary['seconds']:.3f} s")
+
+
+@bench_app.command("oracles")
+def bench_oracles_command(
+    quick: bool = typer.Option(False, "--quick", help="Small sizes (a smoke run, not the issue's figures)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Also write the rows as JSON to this file."),
+) -> None:
+    """Stump sweep vs argsort at n=1e6 (ratio), and enumerate d=2 at n=700 and n=5000 (seconds)."""
+    from oraclepriv.bench import bench_oracles
+
+    rows = bench_oracles(quick=quick)
+    for row in rows:
+        if row["benchmark"] == "stump-sweep":
+            typer.echo(
+                f"stump sweep   n={row['n']:>8} d={row['d']}  oracle {row['oracle_seconds']:.4f} s / "
+                f"argsort {row['argsort_seconds']:.4f} s = {row['ratio']:.2f}x  (target <= {row['target_ratio']}x)  "
+                f"certified={row['certified']}"
+            )
+        else:
+            target = row.get("target_seconds")
+            target_text = f"  (target < {target} s)" if target else ""
+            typer.echo(
+                f"{row['benchmark']:<13} n={row['n']:>8}       {row['seconds']:.3f} s{target_text}  certified={row['certified']}"
+            )
+    if out is not None:
+        out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+
+
+@instances_app.command("build")
+def instances_build(out: Optional[Path] = typer.Option(None, "--out", help="Target folder (default: the repo's instances/).")) -> None:
+    """Regenerate every bundled instance from its generator and seed, and rewrite the manifest."""
+    from oraclepriv.instances import build_library
+
+    for entry in build_library(out):
+        typer.echo(f"{entry['name']:<24} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}  proved={entry['proved_optimal']}")
+
+
+@instances_app.command("check")
+def instances_check(directory: Optional[Path] = typer.Option(None, "--dir")) -> None:
+    """Verify every instance file against the manifest checksum."""
+    from oraclepriv.instances import check_library
+
+    problems = check_library(directory)
+    for problem in problems:
+        typer.echo(problem, err=True)
+    if problems:
+        raise typer.Exit(code=1)
+    typer.echo("all instances match the manifest")
+
+
+@instances_app.command("list")
+def instances_list() -> None:
+    """List the bundled instances."""
+    import json
+
+    from oraclepriv.instances import instances_dir
+
+    for entry in json.loads((instances_dir() / "manifest.json").read_text(encoding="utf-8")):
+        typer.echo(f"{entry['file']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}")
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""The ``enumerate`` halfspace oracle (d = 1, 2, 3) against the LP brute force over all labelings.
+
+Exactness: the re-scored objective equals ``brute_halfspace`` (within the result's tolerance) and
+the answer is certified. On integer grids — where the labeling always allows it, since every
+labeling a closed halfspace induces on finitely many points is also induced strictly — the
+returned halfspace must keep every training point clearly off its boundary:
+
+    min_i |w.x_i + b| > 1e-9 * (|w|_1 * max|x| + |b|).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brute_force import brute_halfspace, halfspace_realizable
+from oraclepriv import Halfspace, make_oracle
+from oraclepriv.oracle import default_backend
+from strategies import instances, points, real_points
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+MAX_N = 7
+
+ORACLE = make_oracle("halfspace", backend="enumerate")
+
+
+def assert_off_boundary(h: Halfspace, X: np.ndarray) -> None:
+    margins = np.abs(h.decision_function(X))
+    scale = np.abs(np.asarray(h.w)).sum() * np.abs(X).max() + abs(h.b)
+    assert margins.min() > 1e-9 * scale, f"training point on the boundary: {h}, min |w.x+b| = {margins.min()!r}"
+
+
+def check(X: np.ndarray, y: np.ndarray, w: np.ndarray, grid: bool):
+    res = ORACLE.solve(X, y, w)
+    expected = brute_halfspace(X, y, w)
+    h = res.hypothesis
+    assert isinstance(h, Halfspace) and h.dim == X.shape[1]
+    assert res.backend == "enumerate" and res.status == "optimal"
+    assert abs(res.objective - expected) <= res.tolerance, (res.objective, expected, h)
+    assert res.certified, (res.objective, res.bound, res.tolerance)
+    if grid:
+        assert_off_boundary(h, X)
+    return res
+
+
+def tagged(d: int, min_n: int = 1) -> st.SearchStrategy:
+    """(True, instance) on integer points (grid, collinear/coplanar, all equal), or (False, instance)
+    on generic real points."""
+    return st.one_of(
+        st.tuples(st.just(True), instances(points(d, min_n, MAX_N, grid_only=True))),
+        st.tuples(st.just(False), instances(real_points(d, min_n, MAX_N))),
+    )
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(tagged(1))
+def test_enumerate_d1_matches_brute_force(case):
+    grid, (X, y, w) = case
+    check(X, y, w, grid)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(tagged(2, min_n=2))  # n = 1 is covered in d = 1 and by the hand cases
+def test_enumerate_d2_matches_brute_force(case):
+    grid, (X, y, w) = case
+    check(X, y, w, grid)
+
+
+@settings(max_examples=80, **SETTINGS)
+@given(tagged(3, min_n=2))
+def test_enumerate_d3_matches_brute_force(case):
+    grid, (X, y, w) = case
+    check(X, y, w, grid)
+
+
+# ---------------------------------------------------------------- degenerate cases, by hand
+
+XOR = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+
+# (X, y, w, optimum checked by hand)
+HAND_CASES = {
+    "one-point-negative-weight": ([[1.0, 2.0]], [1], [-3.0], -3.0),
+    "one-point": ([[1.0, 2.0, 3.0]], [0], [3.0], 0.0),
+    "all-equal-conflicting": ([[2.0, 2.0]] * 3, [1, 0, 1], [1.0, 5.0, 1.0], 2.0),
+    "all-equal-signed": ([[0.0, 0.0, 0.0]] * 3, [1, 0, 1], [1.0, -5.0, 1.0], -5.0),
+    # XOR: no line splits the diagonals; best drops the cheapest point
+    "xor": (XOR, [1, 1, 0, 0], [3.0, 3.0, 2.0, 1.0], 1.0),
+    # XOR with signed weights: erring on both w < 0 points ([1,1,1,1] labeling) is a constant
+    "xor-signed": (XOR, [1, 1, 0, 0], [3.0, 3.0, -2.0, -1.0], -3.0),
+    # collinear in the plane: the middle point cannot be isolated
+    "collinear-middle": ([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]], [0, 1, 0], [1.0, 5.0, 1.0], 1.0),
+    # coplanar in 3-D (z = 0) XOR: 3-D halfspaces restricted to the plane are 2-D halfspaces
+    "coplanar-xor": (np.hstack([XOR, np.zeros((4, 1))]), [1, 1, 0, 0], [3.0, 3.0, 2.0, 1.0], 1.0),
+    # lifted off the plane, XOR becomes separable in 3-D
+    "lifted-xor": (np.hstack([XOR, [[0.0], [0.0], [1.0], [1.0]]]), [1, 1, 0, 0], [3.0, 3.0, 2.0, 1.0], 0.0),
+    "zero-weights": ([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]], [0, 1, 0], [0.0, 0.0, 0.0], 0.0),
+    "constant-labels": ([[0.0], [1.0], [3.0], [1.0]], [1, 1, 1, 1], [1.0, 2.0, 3.0, 4.0], 0.0),
+    "duplicates-1d": ([[0.0], [1.0], [1.0], [2.0]], [0, 1, 0, 1], [1.0, 2.0, 1.5, 1.0], 1.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HAND_CASES))
+def test_degenerate_cases_by_hand(name):
+    X, y, w, optimum = HAND_CASES[name]
+    X, y, w = np.asarray(X, dtype=float), np.asarray(y), np.asarray(w, dtype=float)
+    assert brute_halfspace(X, y, w) == optimum  # the reference itself, checked by hand
+    res = check(X, y, w, grid=True)
+    assert res.objective == pytest.approx(optimum, abs=1e-12)
+
+
+def test_brute_force_realizability_reference():
+    """The LP reference: XOR is not realisable, any 2 distinct points are, conflicting duplicates are not."""
+    assert not halfspace_realizable(XOR, np.array([1, 1, 0, 0]))
+    assert halfspace_realizable(XOR, np.array([1, 0, 1, 0]))
+    assert halfspace_realizable(np.array([[0.0, 0.0], [1e-3, 0.0]]), np.array([1, 0]))
+    assert not halfspace_realizable(np.array([[1.0, 1.0], [1.0, 1.0]]), np.array([1, 0]))
+    assert halfspace_realizable(np.array([[1.0, 1.0], [1.0, 1.0]]), np.array([0, 0]))
+    collinear = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [2.0, 2.0, 2.0]])
+    assert not halfspace_realizable(collinear, np.array([0, 1, 0]))
+    assert halfspace_realizable(collinear, np.array([0, 0, 1]))
+
+
+def test_default_backend_is_enumerate_for_small_dimension():
+    assert default_backend("halfspace", 10, 1) == "enumerate"
+    assert default_backend("halfspace", 10, 2) == "enumerate"
+    assert default_backend("halfspace", 100, 3) == "enumerate"
+    res = make_oracle("halfspace").solve(XOR, [1, 1, 0, 0], [3.0, 3.0, 2.0, 1.0])
+    assert res.backend == "enumerate" and res.objective == 1.0 and res.certified
+
+
+def test_enumerate_rejects_d4():
+    with pytest.raises(ValueError, match=r"enumerate.*d=4"):
+        ORACLE.solve(np.zeros((3, 4)), [0, 1, 0])
