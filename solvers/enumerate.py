@@ -218,7 +218,7 @@ def _plane_projection(p: np.ndarray, q: np.ndarray, r: np.ndarray, exact: bool) 
     return keep[0], keep[1]
 
 
-def _axis_sweep_3d(P: np.ndarray, G: np.ndarray, i: int, j: int, exact: bool):
+def _axis_sweep_3d(P: np.ndarray, G: np.ndarray, i: int, j: int, exact: bool, plane_cache: dict):
     n = len(P)
     p, q = P[i], P[j]
     others = np.setdiff1d(np.arange(n), (i, j), assume_unique=True)
@@ -272,7 +272,12 @@ def _axis_sweep_3d(P: np.ndarray, G: np.ndarray, i: int, j: int, exact: bool):
     online = base + np.maximum(gu + gf, 0.0)  # {p, q, r}: every labeling is separable in the plane
     complex_groups = np.flatnonzero(size >= 2) if len(on_axis) == 0 else np.arange(n_groups)
     for k in complex_groups:
-        online[k] = _plane_best(P, G, np.concatenate(([i, j], on_axis, order[group == k])), exact).gain
+        # a plane with many points is met from every pair inside it: solve each plane once
+        on_plane = np.concatenate(([i, j], on_axis, order[group == k]))
+        key = np.sort(on_plane).tobytes()
+        if key not in plane_cache:
+            plane_cache[key] = _plane_best(P, G, on_plane, exact).gain
+        online[k] = plane_cache[key]
     value = np.maximum(left, right) + online
     return value, left >= right, order, group, fl, on_axis
 
@@ -287,9 +292,10 @@ def _best_3d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
     n = len(P)
     total = float(G.sum())
     best_gain, best = (total, "all") if total > 0 else (0.0, "none")
+    plane_cache: dict[bytes, float] = {}
     for i in range(n - 1):
         for j in range(i + 1, n):
-            sweep = _axis_sweep_3d(P, G, i, j, exact)
+            sweep = _axis_sweep_3d(P, G, i, j, exact, plane_cache)
             if sweep is None:
                 continue
             value = sweep[0]
@@ -301,7 +307,7 @@ def _best_3d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
         mask[:] = True
     if isinstance(best, tuple):
         i, j, k = best
-        value, left_better, order, group, fl, on_axis = _axis_sweep_3d(P, G, i, j, exact)
+        value, left_better, order, group, fl, on_axis = _axis_sweep_3d(P, G, i, j, exact, plane_cache)
         if left_better[k]:
             side = ((group > k) & ~fl) | ((group < k) & fl)
         else:
