@@ -15,7 +15,7 @@ import numpy as np
 
 from oraclepriv.oracle import make_oracle
 
-__all__ = ["bench_stump_sweep", "bench_enumerate", "bench_oracles"]
+__all__ = ["bench_stump_sweep", "bench_enumerate", "bench_oracles", "markdown_report", "machine_description"]
 
 
 def _median_seconds(fn: Callable[[], Any], repeats: int) -> float:
@@ -90,3 +90,43 @@ def bench_oracles(quick: bool = False) -> list[dict[str, Any]]:
             row["target_seconds"] = {(700, 2): 1.0, (5000, 2): 10.0}.get((n, d))
         rows.append(row)
     return rows
+
+
+def machine_description() -> str:
+    """One line: CPU count, Python, numpy and scipy versions, date."""
+    import datetime
+    import os
+    import platform
+
+    import scipy
+
+    return (
+        f"{os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
+        f"scipy {scipy.__version__}; {datetime.date.today().isoformat()}"
+    )
+
+
+def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
+    """The benchmark rows as a Markdown section, stating the command and machine that produced it."""
+    lines = [
+        "# Oracle benchmarks",
+        "",
+        f"Produced by `{command}` on: {machine_description()}.",
+        "",
+        "| benchmark | n | d | measured | baseline (same run) | ratio / target | certified |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if row["benchmark"] == "stump-sweep":
+            lines.append(
+                f"| stump oracle (sweep, signed weights) | {row['n']} | {row['d']} | {row['oracle_seconds']:.4f} s | "
+                f"argsort of the same columns {row['argsort_seconds']:.4f} s | {row['ratio']:.2f}x (target <= "
+                f"{row['target_ratio']:g}x) | {row['certified']} |"
+            )
+        else:
+            target = row.get("target_seconds")
+            lines.append(
+                f"| halfspace oracle ({row['benchmark']}) | {row['n']} | {row['d']} | {row['seconds']:.3f} s | - | "
+                f"{'target < %g s' % target if target else '-'} | {row['certified']} |"
+            )
+    return "\n".join(lines) + "\n"

@@ -72,9 +72,10 @@ def erm(
 def bench_oracles_command(
     quick: bool = typer.Option(False, "--quick", help="Small sizes (a smoke run, not the issue's figures)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the rows as JSON to this file."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file."),
 ) -> None:
     """Stump sweep vs argsort at n=1e6 (ratio), and enumerate d=2 at n=700 and n=5000 (seconds)."""
-    from oraclepriv.bench import bench_oracles
+    from oraclepriv.bench import bench_oracles, markdown_report
 
     rows = bench_oracles(quick=quick)
     for row in rows:
@@ -92,6 +93,9 @@ def bench_oracles_command(
             )
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+    if report is not None:
+        command = "oraclepriv bench oracles" + (" --quick" if quick else "") + f" --report {report}"
+        report.write_text(markdown_report(rows, command), encoding="utf-8")
 
 
 @instances_app.command("build")
