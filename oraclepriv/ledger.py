@@ -2,7 +2,10 @@
 
 The papers measure algorithms in oracle calls; the ledger is how oraclepriv reports them.
 ``with Ledger() as ledger:`` collects every call made inside the block, by any oracle, in this
-thread or task (ledgers nest: an inner call is recorded by every open ledger).
+thread or task (ledgers nest: an inner call is recorded by every open ledger). Open ledgers live
+in a ``contextvars`` variable, so threads started inside the block (e.g. a ThreadPoolExecutor)
+do not see them unless run in a copied context (``contextvars.copy_context().run``); parallel
+experiments should collect each fit's own ``ledger_`` instead.
 """
 
 from __future__ import annotations

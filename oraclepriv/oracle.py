@@ -158,6 +158,11 @@ class Oracle:
             raise ValueError(f"unknown backend {backend!r}; available backends: {sorted(BACKENDS)}")
         if time_limit is not None:
             time_limit = check_positive(time_limit, "time_limit")
+        if backend is None and options:
+            raise ValueError(
+                f"backend-specific option(s) {sorted(options)} need an explicit backend=...; with backend=None "
+                "(chosen per problem) only time_limit is accepted"
+            )
         self.hypothesis_class = hypothesis_class
         self.backend = backend
         self.time_limit = time_limit

@@ -352,19 +352,18 @@ def best_separable_set(P: np.ndarray, G: np.ndarray, exact: bool | None = None) 
     return _best_3d(P, G, exact)
 
 
-def max_margin_halfspace(X: np.ndarray, positive: np.ndarray) -> tuple[Halfspace, float, int]:
-    """Max-margin halfspace for a strictly separable labeling (LP on centred, scaled data).
+def max_margin_halfspace(X: np.ndarray, positive: np.ndarray) -> list[tuple[Halfspace, float]]:
+    """Max-margin halfspace(s) for a separable labeling (LP on centred, scaled data).
 
     Maximises t subject to w.x + b >= t on positives, <= -t on negatives, ||w||_inf <= 1, t <= 1.
-    The LP answer is checked against the labeling in float64; if the margin is so small that
-    the LP tolerances misplace a point, it is re-solved with tight tolerances. Returns the
-    halfspace in the original coordinates, the margin t on the scaled data, and the number of
-    points still on the wrong side (0 unless the labeling's margin is below ~1e-10, in which case
-    the protocol's re-scoring reports the answer as uncertified).
+    Returns candidate (halfspace in original coordinates, margin t on the scaled data) pairs:
+    the default-tolerance LP answer and, unless it already realises the labeling in float64, a
+    tight-tolerance re-solve. A labeling whose margin is below float64 resolution (points collinear
+    in decimal but not in binary) may have no candidate that realises it; the caller checks.
     """
     n, d = X.shape
     if positive.all() or not positive.any():
-        return Halfspace((0.0,) * d, 1.0 if positive.all() else -1.0), 1.0, 0
+        return [(Halfspace((0.0,) * d, 1.0 if positive.all() else -1.0), 1.0)]
     center = (X.max(axis=0) + X.min(axis=0)) / 2.0
     scale = float(np.max(np.abs(X - center))) or 1.0
     Z = (X - center) / scale
@@ -373,21 +372,17 @@ def max_margin_halfspace(X: np.ndarray, positive: np.ndarray) -> tuple[Halfspace
     c = np.zeros(d + 2)
     c[-1] = -1.0
     bounds = [(-1.0, 1.0)] * d + [(None, None), (None, 1.0)]
-    best = None
+    candidates = []
     for options in ({}, {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}):
         res = linprog(c, A_ub=A, b_ub=np.zeros(n), bounds=bounds, method="highs", options=options)
-        if res.status != 0 or res.x[-1] <= 0:
+        if res.status != 0:
             continue
         w_scaled, b_scaled, margin = res.x[:d], res.x[d], res.x[-1]
         hypothesis = Halfspace(tuple(w_scaled / scale), b_scaled - float(w_scaled @ center) / scale)
-        wrong = int(np.count_nonzero((hypothesis.predict(X) == 1) != positive))
-        if best is None or wrong < best[2]:
-            best = (hypothesis, float(margin), wrong)
-        if wrong == 0:
+        candidates.append((hypothesis, float(margin)))
+        if np.array_equal(hypothesis.predict(X) == 1, positive):
             break
-    if best is None:
-        raise RuntimeError("max-margin LP failed on a labeling the enumeration found separable")
-    return best
+    return candidates
 
 
 class EnumerateBackend(Backend):
@@ -416,12 +411,28 @@ class EnumerateBackend(Backend):
         exact = float_is_exact(P)
         best = best_separable_set(P, G, exact)
         loss_all_zero = float(w[y == 1].sum())
-        hypothesis, margin, wrong = max_margin_halfspace(P, best.mask)
         details = {
             "method": "exact enumeration (pivot/axis angular sweep)",
             "unique_points": int(len(P)),
             "float_exact_predicates": bool(exact),
-            "margin_scaled": margin,
-            "representative_misplaced_points": wrong,
         }
-        return BackendAnswer(hypothesis, bound=loss_all_zero - best.gain, status="optimal", nodes=0, details=details)
+        # representative: the max-margin halfspace of the optimal labeling; constants as fallback
+        d = P.shape[1]
+        candidates = max_margin_halfspace(P, best.mask)
+        candidates += [(Halfspace((0.0,) * d, 1.0), 0.0), (Halfspace((0.0,) * d, -1.0), 0.0)]
+        achieved = [float(G[h.predict(P) == 1].sum()) for h, _ in candidates]
+        index = int(np.argmax(achieved))
+        hypothesis, margin = candidates[index]
+        misplaced = int(np.count_nonzero((hypothesis.predict(P) == 1) != best.mask))
+        details["margin_scaled"] = margin
+        details["representative_misplaced_points"] = misplaced
+        status = "optimal"
+        if misplaced and achieved[index] < best.gain:
+            # the bound is still the exact optimum, but no float64 halfspace we could construct
+            # attains it: the labeling's margin is below float64/LP resolution. Say so.
+            status = "error"
+            details["error"] = (
+                "the optimal labeling's margin is below float64 resolution (near-degenerate points); "
+                "returned the best representative found, which is not optimal"
+            )
+        return BackendAnswer(hypothesis, bound=loss_all_zero - best.gain, status=status, nodes=0, details=details)

@@ -4,6 +4,7 @@ Points come in several flavours, chosen to hit the cases exact oracles get wrong
 
 * ``real_points``: generic real coordinates (3 decimals in [-10, 10], or seeded Gaussians);
   3 decimals keep the LP reference (``brute_force.halfspace_realizable``) well conditioned;
+* ``decimal_points``: a 0.1-spaced decimal grid (decimal-collinear, float-nearly-collinear);
 * ``grid_points``: a tiny integer grid, so duplicates, collinear and coplanar points and
   repeated coordinates are common;
 * ``flat_points``: integer points on a random affine subspace of dimension < d (all collinear
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 __all__ = [
     "real_points",
     "grid_points",
+    "decimal_points",
     "flat_points",
     "equal_points",
     "points",
@@ -60,6 +62,15 @@ def real_points(d: int, min_n: int = 1, max_n: int = 7) -> st.SearchStrategy[np.
         lambda ns: np.random.default_rng(ns[1]).normal(size=(ns[0], d))
     )
     return st.one_of(decimals, gaussian)
+
+
+def decimal_points(d: int, min_n: int = 1, max_n: int = 7) -> st.SearchStrategy[np.ndarray]:
+    """Points on the decimal grid {-1.0, -0.9, ..., 1.0}^d, as a CSV of measurements would give.
+
+    0.1 is not a binary float: points collinear/coplanar *in decimal* are usually not so in
+    float64 (determinants ~1e-17), the near-degenerate case an exact oracle must still handle.
+    """
+    return _rows(st.integers(-10, 10).map(lambda v: v / 10.0), d, min_n, max_n)
 
 
 def grid_points(d: int, min_n: int = 1, max_n: int = 7, lo: int = -2, hi: int = 2) -> st.SearchStrategy[np.ndarray]:
@@ -120,9 +131,9 @@ def wild_floats_column(draw, min_n: int = 1, max_n: int = 8) -> np.ndarray:
         else:  # a few ulps away from the anchor: adjacent floats, no float strictly between
             steps = draw(st.integers(-2, 2))
             v = anchor
-            for _ in range(abs(steps)):
-                v = float(np.nextafter(v, np.inf if steps > 0 else -np.inf))
-            values.append(v if np.isfinite(v) else anchor)
+            for _ in range(abs(steps)):  # towards +-max float, never past it (no overflow)
+                v = float(np.nextafter(v, np.finfo(np.float64).max * np.sign(steps)))
+            values.append(v)
     return np.asarray(values, dtype=np.float64)
 
 

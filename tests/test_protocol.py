@@ -224,10 +224,10 @@ def test_unknown_option_with_explicit_backend():
         make_oracle("stump", backend="sweep", max_nodes=5)
 
 
-def test_unknown_option_with_default_backend_is_rejected_at_first_solve():
-    oracle = make_oracle("stump", max_nodes=5)
-    with pytest.raises(ValueError, match=r"unknown option.*'max_nodes'"):
-        oracle.solve(X3, Y3, W3)
+def test_backend_options_without_a_backend_are_rejected_at_construction():
+    with pytest.raises(ValueError, match=r"option\(s\) \['max_nodes'\] need an explicit backend"):
+        make_oracle("stump", max_nodes=5)
+    assert make_oracle("stump", time_limit=5).solve(X3, Y3, W3).certified
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, "soon"])

@@ -1,0 +1,152 @@
+"""Negative controls: deliberately broken variants the audits must catch.
+
+Each is a minimal change to a correct component, mirroring a real implementation mistake
+(implementation notes §5.2, pitfalls P1, P2, P4):
+
+* :class:`RRSPMRateAsScale` — Laplace *rate* eps/(2m) passed as the scale (noise m^2-ish too small);
+* :class:`RRSPMScaleTwoOverEps` — scale 2/eps instead of 2m/eps (the per-coordinate sensitivity
+  bound forgetting the m coordinates; loss m*eps on the tight construction);
+* :class:`RRSPMGaussianVariance` — the Gaussian variant reading the printed N(0, C sqrt(m log(1/delta))/eps)
+  as a *variance* (std = its square root; notes P2/§2 say this is not DP);
+* :class:`RRSPMReturnsFhat` — releases the first oracle call's fhat instead of ftilde (pitfall P1);
+* :class:`RegularizationEtaNotScaled` — Algorithm 3 with the sum objective but eta NOT multiplied
+  by n, while gamma is calibrated with the averaged-form radius 2/sqrt(eta n) (pitfall P9);
+* :class:`PerturbationWithoutNoise` — Algorithm 2 with gamma = 0 (Perturb's noise forgotten);
+* :class:`QuantileSplitBackend` — a non-exact "histogram/quantile split-finding" ERM heuristic (as in
+  gradient-boosting libraries): only cuts at the training quantiles are tried. With
+  ``claim_optimal=True`` it reports its own objective as the bound (a backend that wrongly claims
+  exactness; :class:`ClaimingQuantileSplitBackend` has it on by default), so the protocol
+  certifies it and only the audit can catch it. Register either for a block with
+  :func:`registered_backend`.
+
+These exist for tests and audits only; nothing else imports them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any, Iterator
+
+import numpy as np
+
+from oraclepriv.hypotheses import Stump, Threshold
+from oraclepriv.learners.perturbation import Perturbation
+from oraclepriv.learners.regularization import Regularization
+from oraclepriv.learners.rrspm import RRSPM
+from oraclepriv.oracle import BACKENDS
+from solvers.base import Backend, BackendAnswer, ReducedProblem
+
+__all__ = [
+    "RRSPMRateAsScale",
+    "RRSPMScaleTwoOverEps",
+    "RRSPMGaussianVariance",
+    "RRSPMReturnsFhat",
+    "QuantileSplitBackend",
+    "ClaimingQuantileSplitBackend",
+    "RegularizationEtaNotScaled",
+    "PerturbationWithoutNoise",
+    "registered_backend",
+]
+
+
+class RRSPMRateAsScale(RRSPM):
+    """BROKEN: xi ~ Lap(scale eps/(2m)) — the rate passed as the scale."""
+
+    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
+        return rng.laplace(0.0, self.epsilon_ / (2.0 * m), m)
+
+
+class RRSPMScaleTwoOverEps(RRSPM):
+    """BROKEN: xi ~ Lap(scale 2/eps) — missing the factor m."""
+
+    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
+        return rng.laplace(0.0, 2.0 / self.epsilon_, m)
+
+
+class RRSPMGaussianVariance(RRSPM):
+    """BROKEN: Gaussian weights with std sqrt(sqrt(m log(1/delta))/eps) (variance/std confusion, C = 1)."""
+
+    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
+        return rng.normal(0.0, math.sqrt(math.sqrt(m * math.log(1.0 / self.delta_)) / self.epsilon_), m)
+
+
+class RRSPMReturnsFhat(RRSPM):
+    """BROKEN: releases fhat (the private ERM's model) instead of the public-only projection ftilde."""
+
+    def _release(self, oracle, Z, projection, fhat, rng):
+        return fhat
+
+
+class RegularizationEtaNotScaled(Regularization):
+    """BROKEN (P9): objective sum_i l + eta ||f||_m^2 with the per-sample eta, radius 2/sqrt(eta n)."""
+
+    def regularized_erm(self, X, y, Z):
+        w, info = self._oracle().solve_regularized(X, 2.0 * y - 1.0, Z, float(self.eta), caller=self.algorithm, step="regularized-erm")
+        return Z @ w
+
+
+class PerturbationWithoutNoise(Perturbation):
+    """BROKEN: Algorithm 2 whose Perturb step adds no noise (gamma = 0)."""
+
+    def _gamma(self, rho, m, mech_delta):
+        return 0.0
+
+
+def _quantile_cuts(n: int, bins: int) -> list[int]:
+    return sorted({min(n, max(0, round(q * n / bins))) for q in range(bins + 1)})
+
+
+class QuantileSplitBackend(Backend):
+    """NON-EXACT heuristic for thresholds/stumps: tries only cuts at the training-set quantiles."""
+
+    name = "quantile-heuristic"
+    classes = frozenset({"threshold", "stump"})
+    options = frozenset({"bins", "claim_optimal"})
+    certificate = "none (heuristic); with claim_optimal=True it falsely reports its objective as a bound"
+
+    def solve(self, problem: ReducedProblem) -> BackendAnswer:
+        bins = int(self.config.get("bins", 2))
+        X, y, w = problem.X, problem.y, problem.w
+        n, d = X.shape
+        signs = (1,) if problem.hypothesis_class == "threshold" else (1, -1)
+        best = None  # (loss, feature, sign, threshold)
+        for j in range(d):
+            xs = np.sort(X[:, j])
+            for k in _quantile_cuts(n, bins):
+                theta = -math.inf if k == 0 else (math.inf if k == n else xs[k - 1] / 2 + xs[k] / 2)
+                for s in signs:
+                    pred = (X[:, j] >= theta) if s == 1 else (X[:, j] <= theta)
+                    loss = float(w[pred.astype(np.int8) != y].sum())
+                    if best is None or loss < best[0]:
+                        best = (loss, j, s, theta)
+        assert best is not None
+        loss, j, s, theta = best
+        hyp = Threshold(theta) if problem.hypothesis_class == "threshold" else Stump(j, theta, s)
+        bound = loss if self.config.get("claim_optimal", False) else -math.inf
+        status = "optimal" if self.config.get("claim_optimal", False) else "time_limit"
+        return BackendAnswer(hyp, bound=bound, status=status, nodes=0, details={"method": f"quantile cuts, bins={bins}"})
+
+
+class ClaimingQuantileSplitBackend(QuantileSplitBackend):
+    """BROKEN: the quantile heuristic, wrongly claiming its answers are optimal (so they certify)."""
+
+    name = "quantile-heuristic-claiming"
+
+    def __init__(self, time_limit: float | None = None, **options: Any) -> None:
+        options.setdefault("claim_optimal", True)
+        super().__init__(time_limit=time_limit, **options)
+
+
+@contextlib.contextmanager
+def registered_backend(name: str = "quantile-heuristic", target: str = "oraclepriv.audit.controls:QuantileSplitBackend") -> Iterator[str]:
+    """Temporarily add a backend to the protocol's registry (``oraclepriv.oracle.BACKENDS``)."""
+    previous: Any = BACKENDS.get(name)
+    BACKENDS[name] = target
+    try:
+        yield name
+    finally:
+        if previous is None:
+            BACKENDS.pop(name, None)
+        else:
+            BACKENDS[name] = previous

@@ -1,0 +1,110 @@
+"""Statistics of a privacy audit: Clopper–Pearson bounds and a lower confidence bound on epsilon.
+
+A mechanism M is (eps, delta)-DP for neighbours D, D' iff for every event E
+    P(M(D) in E) <= e^eps P(M(D') in E) + delta   (and with D, D' swapped)
+(Block et al., seed 000, Def. 1). From N runs on each side we get, for each event E, a one-sided
+lower Clopper–Pearson bound on P(M(D) in E) and an upper bound on P(M(D') in E), hence
+
+    eps_lower(E) = log( (p_lo(D, E) - delta) / p_hi(D', E) ),
+
+which is a valid lower confidence bound on the privacy loss of E. We take the maximum over the
+events and both directions, with a Bonferroni correction over all of them, so the reported
+``eps_lower`` exceeds the true privacy loss with probability at most ``alpha``: a correct
+eps-DP mechanism yields ``eps_lower > eps`` with probability <= alpha.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Iterable
+
+from scipy.stats import beta as beta_dist
+
+__all__ = ["clopper_pearson", "EpsilonEstimate", "estimate_epsilon", "epsilon_from_event_counts"]
+
+
+def clopper_pearson(k: int, n: int, alpha: float, side: str = "two-sided") -> tuple[float, float]:
+    """Exact binomial confidence bounds for k successes in n trials.
+
+    side="two-sided": (lo, hi) at level 1 - alpha; side="lower"/"upper": one-sided at level
+    1 - alpha (the other end is 0 or 1).
+    """
+    if n <= 0 or not (0 <= k <= n):
+        raise ValueError(f"clopper_pearson: need 0 <= k <= n and n > 0; got k={k}, n={n}")
+    if not (0 < alpha < 1):
+        raise ValueError(f"alpha must be in (0, 1); got {alpha!r}")
+    a = alpha / 2 if side == "two-sided" else alpha
+    lo = 0.0 if k == 0 else float(beta_dist.ppf(a, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta_dist.ppf(1 - a, k + 1, n - k))
+    if side == "lower":
+        return lo, 1.0
+    if side == "upper":
+        return 0.0, hi
+    if side != "two-sided":
+        raise ValueError(f"side must be 'two-sided', 'lower' or 'upper'; got {side!r}")
+    return lo, hi
+
+
+@dataclass
+class EpsilonEstimate:
+    """Result of :func:`estimate_epsilon`."""
+
+    eps_lower: float  # max over events/directions of the lower confidence bound (-inf if none)
+    eps_point: float  # max over events/directions of the plug-in log-ratio (inf if one side is 0)
+    worst_event: Any  # the event (outcome key) and direction attaining eps_lower
+    worst_direction: str
+    n_events: int
+    alpha: float
+    delta: float
+    details: list[dict[str, Any]] = field(default_factory=list)
+
+
+def estimate_epsilon(
+    outcomes_a: Iterable[Hashable],
+    outcomes_b: Iterable[Hashable],
+    *,
+    alpha: float = 0.05,
+    delta: float = 0.0,
+) -> EpsilonEstimate:
+    """Lower confidence bound on the privacy loss from samples of M(D) (a) and M(D') (b).
+
+    Events are the single outcomes seen on either side (for a discrete output law the worst event
+    ratio is attained by a single outcome). Bonferroni over 2 bounds x 2 directions x events.
+    """
+    counts_a, counts_b = Counter(outcomes_a), Counter(outcomes_b)
+    n_a, n_b = sum(counts_a.values()), sum(counts_b.values())
+    if n_a == 0 or n_b == 0:
+        raise ValueError(f"estimate_epsilon: both samples must be non-empty; got {n_a} and {n_b}")
+    rows = []
+    for event in sorted(set(counts_a) | set(counts_b), key=repr):
+        rows.append((event, "D>D'", counts_a[event], n_a, counts_b[event], n_b))
+        rows.append((event, "D'>D", counts_b[event], n_b, counts_a[event], n_a))
+    return epsilon_from_event_counts(rows, alpha=alpha, delta=delta)
+
+
+def epsilon_from_event_counts(rows: list[tuple[Any, str, int, int, int, int]], *, alpha: float = 0.05, delta: float = 0.0) -> EpsilonEstimate:
+    """Lower confidence bound on eps from (event, direction, k_num, n_num, k_den, n_den) rows.
+
+    Each row tests P_num(E) <= e^eps P_den(E) + delta; Bonferroni over 2 bounds per row. The
+    events must be fixed before looking at the samples.
+    """
+    if not rows:
+        raise ValueError("epsilon_from_event_counts: no events")
+    alpha_each = alpha / (2 * len(rows))
+    best_lower, best_point = -math.inf, -math.inf
+    worst_event, worst_direction = None, ""
+    details = []
+    for event, direction, ka, na, kb, nb in rows:
+        lo, _ = clopper_pearson(ka, na, alpha_each, "lower")
+        _, hi = clopper_pearson(kb, nb, alpha_each, "upper")
+        lower = math.log((lo - delta) / hi) if lo - delta > 0 else -math.inf
+        pa, pb = ka / na, kb / nb
+        point = math.inf if (pb == 0 and pa - delta > 0) else (math.log((pa - delta) / pb) if pa - delta > 0 else -math.inf)
+        details.append({"event": event, "direction": direction, "count": ka, "count_other": kb, "eps_lower": lower, "eps_point": point})
+        if worst_event is None or lower > best_lower:
+            best_lower, worst_event, worst_direction = lower, event, direction
+        best_point = max(best_point, point)
+    n_events = len({repr(r[0]) for r in rows})
+    return EpsilonEstimate(best_lower, best_point, worst_event, worst_direction, n_events, alpha, delta, details)

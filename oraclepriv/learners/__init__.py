@@ -1,0 +1,28 @@
+"""Private learners of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private
+Learning with Public Data" (seed 000), one module per algorithm:
+
+* :mod:`~oraclepriv.learners.perturb` — Algorithm 1 (Perturb), the shared last step;
+* :mod:`~oraclepriv.learners.perturbation` — Algorithm 2 (Perturbation), J + 1 oracle calls;
+* :mod:`~oraclepriv.learners.regularization` — Algorithm 3 (Regularization), 2 oracle calls;
+* :mod:`~oraclepriv.learners.rrspm` — Algorithm 4 (RRSPM), 2 oracle calls.
+
+Every learner is a scikit-learn-style estimator: ``fit(X_private, y_private, X_public=Z)``
+returns self; fitted ``hypothesis_``, ``ledger_`` (this fit's oracle calls) and ``privacy_``;
+``predict(X)``; ``summary()`` (JSON-friendly).
+"""
+
+from oraclepriv.learners._base import NEIGHBOURING, NotFittedError, PrivateLearner, UncertifiedOracleError
+from oraclepriv.learners.perturbation import Perturbation
+from oraclepriv.learners.regularization import LinearPredictor, Regularization
+from oraclepriv.learners.rrspm import RRSPM
+
+__all__ = [
+    "LinearPredictor",
+    "NEIGHBOURING",
+    "NotFittedError",
+    "Perturbation",
+    "PrivateLearner",
+    "RRSPM",
+    "Regularization",
+    "UncertifiedOracleError",
+]

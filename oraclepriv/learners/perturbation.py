@@ -1,0 +1,226 @@
+"""Perturbation — Algorithm 2 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially
+Private Learning with Public Data" (seed 000), Theorem 2 / Theorem 6 (App. B.6). (eps, delta)-DP
+only (pitfall P12); J + 1 oracle calls.
+
+For j = 1..J (fresh xi^(j) ~ N(0, I_m) each time):
+    f_j = argmin_f  sum_{private} l(f(X_i), Y_i) + eta_sum * omega^(j)(f),
+    omega^(j)(f) = m^{-1/2} sum_i xi^(j)_i f(Z_i)                              (eq. (2) of 000)
+then fbar = (1/J) sum_j f_j on Z and ftilde = Perturb(fbar, N(0,1), gamma, Z) (Algorithm 1).
+
+Implementation for the {0,1}-valued classes of the oracle protocol, in the +-1 encoding
+f_pm = 2 f - 1 (so ||f||_m = 1 for every f and the anti-concentration constant kappa = 1,
+pitfall P11), with l(v, y) = |v - y| / 2, i.e. the 0-1 loss (lambda = 1/2):
+* private points: label Y_i, weight 1;
+* public points: c_i f_pm(Z_i) with c_i = eta_sum xi_i / sqrt(m) equals, up to a constant,
+  2 c_i 1[f(Z_i) != 0]: label 0, signed weight 2 c_i (the protocol reduces signs exactly).
+Each of the J calls must be an exact argmin (the GP-argmin stability argument, P4): uncertified
+answers raise by default.
+
+Scale of eta (pitfall P9): the box sums the loss, the theorems choose eta on the per-sample
+(average) scale. ``eta`` here is PER-SAMPLE; the oracle objective uses eta_sum = n * eta, which
+is the same mechanism as (1/n) sum l + eta * omega.
+
+Calibration of gamma (notes §4.2): Perturb releases u = fbar(Z) + gamma zeta, so gamma is the
+analytic-Gaussian-mechanism std for l2-sensitivity sqrt(m) * rho, where rho bounds
+||fbar_D - fbar_D'||_m (+-1 scale). Lemma 1 gives such a bound only w.p. 1 - delta_stab, with
+constants the OCR does not show (notes §4.4); so:
+* ``rho=None`` (default): rho = 2, the trivial bound for +-1 functions. Unconditional
+  (eps, delta)-DP — rigorous, but the noise then swamps fbar (honest, not useful for accuracy);
+* ``rho`` given, with ``rho_delta`` its failure probability (e.g. from :func:`lemma1_rho`): the
+  guarantee is (eps, delta) with the mechanism run at delta - rho_delta, and ``privacy_`` states
+  that it is conditional on the supplied stability bound.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.learners.perturb import calibrate_gamma, perturb
+from oraclepriv.validation import check_delta, check_positive
+
+__all__ = ["Perturbation", "lemma1_rho", "perturbation_parameters"]
+
+
+def lemma1_rho(n: int, eta: float, J: int, d: int, rho_delta: float, *, c_rho: float = 1.0) -> float:
+    """Stability radius from our reading of Lemma 1 (notes §4.4, [R-med]; constants NOT in the paper).
+
+    ||fbar - fbar'||_m^2 <= c_rho (E sup omega / (eta_sum kappa^2 / tau))^{1/3} + sqrt(log(1/rho_delta)/J)
+    with tau = 2 (one replaced record changes the summed 0-1 loss by <= 1 per hypothesis, twice),
+    eta_sum = n eta, kappa = 1 (+-1 encoding) and E sup omega <= sqrt(d) (G_m = O(sqrt(vc)), constant 1).
+    """
+    for name, value in (("eta", eta), ("rho_delta", rho_delta), ("c_rho", c_rho)):
+        check_positive(value, name)
+    rho_sq = c_rho * (2.0 * math.sqrt(d) / (n * eta)) ** (1.0 / 3.0) + math.sqrt(math.log(1.0 / rho_delta) / J)
+    return min(2.0, math.sqrt(rho_sq))
+
+
+def perturbation_parameters(
+    alpha: float,
+    beta: float,
+    sigma: float,
+    d: int,
+    *,
+    lam: float = 0.5,
+    c_eta: float = 1.0,
+    c_m: float = 1.0,
+    c_J: float = 1.0,
+) -> dict[str, Any]:
+    """Theorem 6 choices (notes §4.4, [R-med] except J [R-low]); Theta-tilde constants exposed.
+
+    eta = c_eta alpha / sqrt(d) (per-sample scale), m = c_m lam^2 max(d, ln(1/beta)) / (sigma^2 alpha^2),
+    J = c_J d ln(1/beta) / alpha^2 (only the first, legible term of Theorem 6's max), and the
+    accuracy-driven noise level gamma_accuracy = sigma alpha / (lam sqrt(ln(1/beta))). The paper's
+    n is illegible; the learner's gamma is always calibrated for privacy (never taken from here).
+    """
+    for name, value in (("alpha", alpha), ("beta", beta), ("sigma", sigma)):
+        v = check_positive(value, name)
+        if v > 1:
+            raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
+    log_b = math.log(1.0 / beta)
+    return {
+        "eta": c_eta * alpha / math.sqrt(d),
+        "m": max(1, math.ceil(c_m * lam**2 * max(d, log_b) / (sigma**2 * alpha**2))),
+        "J": max(1, math.ceil(c_J * d * log_b / alpha**2)),
+        "gamma_accuracy": sigma * alpha / (lam * math.sqrt(log_b)),
+        "constants": {"c_eta": c_eta, "c_m": c_m, "c_J": c_J, "lam": lam},
+        "source": "Theorem 6 (App. B.6), reconstructed; constants unspecified in the paper",
+    }
+
+
+class Perturbation(PrivateLearner):
+    """Algorithm 2 (Perturbation) for thresholds / stumps / halfspaces; (eps, delta)-DP, J + 1 calls.
+
+    Parameters (keywords only): ``epsilon``, ``delta`` (> 0, < 1/n), ``hypothesis``, ``backend``,
+    ``eta`` (per-sample), ``J``, ``rho`` / ``rho_delta`` (stability bound, module docstring),
+    ``m`` (None: all public points), ``time_limit``, ``on_uncertified``, ``random_state``.
+
+    Fitted: ``hypothesis_``, ``ledger_``, ``privacy_``, ``gamma_`` (std of the Perturb noise on
+    the +-1 scale), ``public_targets_`` (u = fbar(Z) + gamma zeta in the +-1 scale: the DP release
+    the output is computed from).
+    """
+
+    algorithm = "Perturbation"
+    reference = "Block et al. (seed 000), Algorithm 2 (Perturbation) + Algorithm 1 (Perturb); Theorems 2 and 6"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        hypothesis: str = "halfspace",
+        backend: str | None = None,
+        eta: float = 0.1,
+        J: int = 10,
+        rho: float | None = None,
+        rho_delta: float = 0.0,
+        m: int | None = None,
+        time_limit: float | None = None,
+        on_uncertified: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            hypothesis=hypothesis,
+            backend=backend,
+            time_limit=time_limit,
+            on_uncertified=on_uncertified,
+            random_state=random_state,
+        )
+        self.eta = eta
+        self.J = J
+        self.rho = rho
+        self.rho_delta = rho_delta
+        self.m = m
+
+    @classmethod
+    def from_theory(cls, alpha: float, beta: float, sigma: float, d: int, *, epsilon: float = 1.0, delta: float = 1e-6,
+                    lam: float = 0.5, c_eta: float = 1.0, c_m: float = 1.0, c_J: float = 1.0, **params: Any) -> "Perturbation":
+        """A Perturbation with eta, J, m from :func:`perturbation_parameters` (kept in ``theory``)."""
+        theory = perturbation_parameters(alpha, beta, sigma, d, lam=lam, c_eta=c_eta, c_m=c_m, c_J=c_J)
+        learner = cls(epsilon=epsilon, delta=delta, eta=theory["eta"], J=theory["J"], m=theory["m"], **params)
+        learner.theory = theory
+        return learner
+
+    # -- pieces (also used by the audits) --------------------------------------------------------
+    def _check_params(self, n: int) -> tuple[float, int, float, float]:
+        eta = check_positive(self.eta, "eta")
+        if isinstance(self.J, bool) or int(self.J) != self.J or self.J < 1:
+            raise ValueError(f"J must be a positive integer; got {self.J!r}")
+        if self.delta_ == 0:
+            raise ValueError("Algorithm 2 is (eps, delta)-DP only (pitfall P12): delta must be > 0; got 0.0")
+        rho_delta = check_delta(self.rho_delta, "rho_delta")
+        if self.rho is None:
+            if rho_delta != 0:
+                raise ValueError(f"rho_delta={self.rho_delta!r} given without rho; the default rho = 2 holds always")
+            rho = 2.0
+        else:
+            rho = check_positive(self.rho, "rho")
+        if rho_delta >= self.delta_:
+            raise ValueError(f"rho_delta={self.rho_delta!r} must be < delta={self.delta!r} (delta = mechanism + stability)")
+        return eta, int(self.J), rho, rho_delta
+
+    def perturbed_erm_average(self, oracle, X: np.ndarray, y: np.ndarray, Z: np.ndarray, xis: np.ndarray) -> np.ndarray:
+        """fbar(Z) on the +-1 scale: the average of the J perturbed ERMs (steps 1-6), given xi (J x m).
+
+        NOT private on its own (it is the pre-noise intermediate); exposed for the audits, which
+        run it on neighbouring datasets with shared xi (the coupling of Lemma 1).
+        """
+        n, m = X.shape[0], Z.shape[0]
+        eta_sum = n * float(self.eta)
+        Xall = np.vstack([X, Z])
+        labels = np.concatenate([y, np.zeros(m, dtype=np.int8)])
+        total = np.zeros(m)
+        for j, xi in enumerate(xis):
+            weights = np.concatenate([np.ones(n), 2.0 * eta_sum * xi / math.sqrt(m)])
+            result = oracle.solve(Xall, labels, weights, caller=self.algorithm, step=f"perturbed-erm-{j + 1}")
+            self._require_exact(result, f"perturbed-erm-{j + 1}")
+            total += 2.0 * result.hypothesis.predict(Z) - 1.0
+        return total / len(xis)
+
+    def _gamma(self, rho: float, m: int, mech_delta: float) -> float:
+        return calibrate_gamma("gaussian", rho, m, self.epsilon_, mech_delta)
+
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator) -> Any:
+        eta, J, rho, rho_delta = self._check_params(X.shape[0])
+        if self.m is not None:
+            if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1 or self.m > Z.shape[0]:
+                raise ValueError(f"m must be None or an integer in [1, {Z.shape[0]}] (the number of public points); got {self.m!r}")
+            Z = Z[: int(self.m)]
+        m = Z.shape[0]
+        mech_delta = self.delta_ - rho_delta
+        gamma = self._gamma(rho, m, mech_delta)
+        oracle = self._oracle()
+        xis = rng.standard_normal((J, m))
+        fbar = self.perturbed_erm_average(oracle, X, y, Z, xis)
+        # Perturb on the {0,1} scale: t01 = (u + 1)/2 with u = fbar + gamma zeta.
+        out = perturb(oracle, Z, (fbar + 1.0) / 2.0, gamma / 2.0, "gaussian", rng, caller=self.algorithm, step="perturb")
+        self.gamma_ = gamma
+        self.public_targets_ = 2.0 * out.targets - 1.0
+        self._privacy.update(
+            mechanism="Perturbation: average of J GP-perturbed exact ERMs, then Perturb (Gaussian mechanism on fbar(Z))",
+            noise="gaussian",
+            gamma=gamma,
+            eta_per_sample=eta,
+            eta_sum=X.shape[0] * eta,
+            J=J,
+            m=m,
+            stability_radius=rho,
+            stability_delta=rho_delta,
+            calibration=(
+                "analytic Gaussian mechanism (Balle-Wang 2018) on u = fbar(Z) + gamma*zeta, "
+                f"l2-sensitivity sqrt(m)*rho, delta_mech = {mech_delta:.3g}"
+            ),
+            conditional_on=(
+                None
+                if self.rho is None
+                else "the supplied stability bound ||fbar_D - fbar_D'||_m <= rho holding w.p. >= 1 - rho_delta "
+                "(Lemma 1; its constants are not legible in the paper)"
+            ),
+            oracle_calls_expected=J + 1,
+        )
+        return out.hypothesis

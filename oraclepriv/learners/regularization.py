@@ -1,0 +1,360 @@
+"""Regularization — Algorithm 3 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially
+Private Learning with Public Data" (seed 000), Theorem 3 / Theorem 7 (App. B). 2 oracle calls.
+
+    fbar   = argmin_{f in F}  sum_{private} l(f(X_i), Y_i) + eta_sum * ||f||_m^2        (eq. (3))
+    ftilde = Perturb(fbar, Q, gamma, Z)     Q = N(0,1): (eps, delta)-DP;  Q = Lap(1): pure eps-DP
+
+Privacy needs F and l CONVEX (Lemma 2's strong-convexity argument; pitfall P13), so this module
+implements the convex class of the notes (§6, "classes with exact ERM"): bounded linear predictors
+
+    F = { x -> <w, x> : ||w||_inf <= 1 }   on inputs with ||x||_1 <= 1   (so f(x) in [-1, 1]),
+    l(v, y) = |v - y| / 2  in [0, 1], convex, 1/2-Lipschitz; labels y in {0,1} are used as 2y - 1.
+
+The {0,1}-valued classes of the oracle protocol (threshold, stump, halfspace) are NOT convex: the
+paper runs Algorithm 3 on conv(F) with a stronger oracle, which we do not have; they are refused.
+
+The convex oracle (same protocol idea: exact answer + proved bound + certificate + ledger record):
+* regularized ERM, a convex QP in (w, t):  min 1/2 sum t_i + eta_sum w' S w,  t_i >= |<w,X_i> - y_i|,
+  -1 <= w <= 1, with S = Z'Z / m. Solved by scipy SLSQP, then CERTIFIED by a Lagrangian lower
+  bound: for any s in [-1,1]^n and any w0, by |r| >= s r and convexity of w'Sw,
+      F(w) >= -s'y/2 - eta_sum w0'S w0 - || X's/2 + 2 eta_sum S w0 ||_1      for all feasible w;
+  s is chosen by an LP (HiGHS via scipy.optimize.linprog) maximising this bound. At the exact
+  optimum the bound is tight (KKT), so the certified gap is the solver's true suboptimality.
+* Perturb's least squares  min ||Z w - u||^2,  -1 <= w <= 1: bounded-variable least squares
+  (scipy.optimize.lsq_linear, BVLS active set: exact up to float arithmetic). This call only
+  affects accuracy (Perturb is post-processing of u).
+
+Stability (Lemma 2, sum form): ||fbar_D - fbar_D'||_m <= 2 / sqrt(eta_sum) (the paper's constant;
+1/sqrt(eta_sum) also follows from l in [0,1], we keep the paper's). A certified gap g <= opt_tol
+moves the answer by <= sqrt(g / eta_sum) in ||.||_m (strong convexity), so we calibrate with
+rho = 2/sqrt(eta_sum) + 2 sqrt(opt_tol/eta_sum) and refuse answers whose gap exceeds opt_tol
+(notes §4.3). eta is PER-SAMPLE (Theorem 7's eta = Theta(alpha)); eta_sum = n * eta (pitfall P9).
+gamma: analytic Gaussian mechanism with l2-sensitivity sqrt(m) rho, or Laplace gamma = m rho / eps
+("standard", l1-sensitivity <= m rho) / m^{3/2} rho / eps ("paper", Lemma 11).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linprog, lsq_linear, minimize
+
+from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, sample_noise
+from oraclepriv.ledger import record_call
+from oraclepriv.validation import as_features, check_positive
+
+__all__ = ["LinearPredictor", "ConvexLinearOracle", "Regularization", "regularization_parameters"]
+
+CLASS_NAME = "linear"
+
+
+@dataclass(frozen=True)
+class LinearPredictor:
+    """f(x) = <w, x>; ``predict`` gives the {0,1} label 1[f(x) >= 0]."""
+
+    w: tuple[float, ...]
+    kind = CLASS_NAME
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        return X @ np.asarray(self.w)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return (self.decision_function(X) >= 0).astype(np.int8)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "w": [float(v) for v in self.w]}
+
+
+def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
+    """Inputs of the bounded linear class must satisfy ||x||_1 <= 1 (so |<w,x>| <= 1)."""
+    norms = np.abs(X).sum(axis=1)
+    bad = np.flatnonzero(norms > 1.0 + 1e-12)
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"{name} row {i} has l1 norm {norms[i]!r} > 1; the bounded linear class needs ||x||_1 <= 1 "
+            "(rescale the features)"
+        )
+    return X
+
+
+class ConvexLinearOracle:
+    """Exact, certified oracle for the bounded linear class (module docstring); records to the ledger."""
+
+    backend = "scipy-slsqp+highs-dual"
+
+    def __init__(self, opt_tol: float = 1e-6) -> None:
+        self.opt_tol = opt_tol
+
+    @staticmethod
+    def objective(w: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> float:
+        return float(0.5 * np.abs(X @ w - y).sum() + eta_sum * (w @ S @ w))
+
+    @staticmethod
+    def lower_bound(w0: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> float:
+        """max_s of the Lagrangian bound at w0 (LP over s in [-1,1]^n, then re-evaluated in float64)."""
+        n, d = X.shape
+        g0 = 2.0 * eta_sum * (S @ w0)
+        # variables (s_1..s_n, e_1..e_d): maximise -y's/2 - sum e  s.t.  e >= +-(X's/2 + g0)
+        c = np.concatenate([0.5 * y, np.ones(d)])
+        A = np.block([[0.5 * X.T, -np.eye(d)], [-0.5 * X.T, -np.eye(d)]])
+        b = np.concatenate([-g0, g0])
+        bounds = [(-1.0, 1.0)] * n + [(0, None)] * d
+        res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
+        s = np.clip(res.x[:n], -1.0, 1.0) if res.x is not None else np.zeros(n)
+        return float(-0.5 * (y @ s) - eta_sum * (w0 @ S @ w0) - np.abs(0.5 * (X.T @ s) + g0).sum())
+
+    def solve_regularized(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float, *, caller: str, step: str) -> tuple[np.ndarray, dict[str, Any]]:
+        start = time.perf_counter()
+        n, d = X.shape
+        S = Z.T @ Z / Z.shape[0]
+
+        def fun(v):
+            w, t = v[:d], v[d:]
+            return 0.5 * t.sum() + eta_sum * (w @ S @ w)
+
+        def jac(v):
+            return np.concatenate([2.0 * eta_sum * (S @ v[:d]), 0.5 * np.ones(n)])
+
+        A = np.block([[-X, np.eye(n)], [X, np.eye(n)]])  # t - r >= 0 and t + r >= 0, r = Xw - y
+        shift = np.concatenate([y, -y])
+        constraints = {"type": "ineq", "fun": lambda v: A @ v + shift, "jac": lambda v: A}
+        w_start = np.zeros(d)
+        v0 = np.concatenate([w_start, np.abs(X @ w_start - y) + 1e-3])
+        res = minimize(fun, v0, jac=jac, method="SLSQP", constraints=[constraints],
+                       bounds=[(-1.0, 1.0)] * d + [(0, None)] * n, options={"maxiter": 500, "ftol": 1e-12})
+        w = np.clip(res.x[:d], -1.0, 1.0)
+        objective = self.objective(w, X, y, S, eta_sum)
+        bound = self.lower_bound(w, X, y, S, eta_sum)
+        gap = max(0.0, objective - bound)
+        certified = bool(gap <= self.opt_tol)
+        info = {
+            "caller": caller,
+            "step": step,
+            "hypothesis_class": CLASS_NAME,
+            "backend": self.backend,
+            "n": n + Z.shape[0],
+            "d": d,
+            "signed_weights": False,
+            "status": "optimal" if res.success else "error",
+            "certified": certified,
+            "objective": objective,
+            "bound": bound,
+            "gap": gap,
+            "nodes": int(res.nit),
+            "seconds": time.perf_counter() - start,
+        }
+        record_call(info)
+        return w, info
+
+    def solve_least_squares(self, Z: np.ndarray, u: np.ndarray, *, caller: str, step: str) -> tuple[np.ndarray, dict[str, Any]]:
+        start = time.perf_counter()
+        res = lsq_linear(Z, u, bounds=(-1.0, 1.0), method="bvls")
+        w = np.clip(res.x, -1.0, 1.0)
+        objective = float(np.sum((Z @ w - u) ** 2))
+        info = {
+            "caller": caller,
+            "step": step,
+            "hypothesis_class": CLASS_NAME,
+            "backend": "scipy-bvls",
+            "n": Z.shape[0],
+            "d": Z.shape[1],
+            "signed_weights": False,
+            "status": "optimal" if res.success else "error",
+            "certified": bool(res.success),  # BVLS terminates at an exact KKT point of the box-LS problem
+            "objective": objective,
+            "bound": objective if res.success else -math.inf,
+            "gap": 0.0 if res.success else math.inf,
+            "nodes": int(res.nit),
+            "seconds": time.perf_counter() - start,
+        }
+        record_call(info)
+        return w, info
+
+
+def regularization_parameters(
+    alpha: float, beta: float, sigma: float, d: int, *, lam: float = 0.5, c_eta: float = 1.0, c_m: float = 1.0
+) -> dict[str, Any]:
+    """Theorem 7 choices (notes §4.3, [R-med]); Theta-tilde constants exposed.
+
+    eta = c_eta alpha (per-sample), m = c_m lam^2 max(d, ln(1/beta)) / (sigma^2 alpha^2), and the
+    accuracy-driven gamma_accuracy = sigma alpha / (lam sqrt(ln(1/beta))). The learner's gamma is
+    always calibrated for privacy; it reaches gamma_accuracy once n is large enough (``n_for``).
+    """
+    for name, value in (("alpha", alpha), ("beta", beta), ("sigma", sigma)):
+        v = check_positive(value, name)
+        if v > 1:
+            raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
+    log_b = math.log(1.0 / beta)
+    eta = c_eta * alpha
+    m = max(1, math.ceil(c_m * lam**2 * max(d, log_b) / (sigma**2 * alpha**2)))
+    gamma_acc = sigma * alpha / (lam * math.sqrt(log_b))
+    return {
+        "eta": eta,
+        "m": m,
+        "gamma_accuracy": gamma_acc,
+        # Laplace (standard factor): gamma = m * 2/sqrt(eta n) / eps <= gamma_acc  <=>  n >= 4 m^2 / (eta eps^2 gamma_acc^2)
+        "n_for_laplace_per_eps2": 4 * m * m / (eta * gamma_acc**2),
+        "constants": {"c_eta": c_eta, "c_m": c_m, "lam": lam},
+        "source": "Theorem 7 (App. B), reconstructed; constants unspecified in the paper",
+    }
+
+
+class Regularization(PrivateLearner):
+    """Algorithm 3 (Regularization) on bounded linear predictors; 2 oracle calls.
+
+    Parameters (keywords only): ``epsilon``; ``delta`` (> 0 for ``noise="gaussian"``, 0 for
+    ``"laplace"``); ``hypothesis="linear"`` (the only convex class); ``eta`` (per-sample);
+    ``noise``; ``m`` (None: all public points); ``opt_tol`` (largest certified gap accepted, and
+    folded into the stability radius); ``laplace_factor`` ("standard" or "paper");
+    ``on_uncertified``; ``random_state``.
+
+    Fitted: ``hypothesis_`` (a :class:`LinearPredictor`), ``ledger_``, ``privacy_``, ``gamma_``,
+    ``stability_radius_`` (rho), ``public_targets_`` (u: the DP release ftilde is computed from).
+    """
+
+    algorithm = "Regularization"
+    reference = "Block et al. (seed 000), Algorithm 3 (Regularization) + Algorithm 1 (Perturb); Theorems 3 and 7"
+    supported_classes = (CLASS_NAME,)
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        hypothesis: str = CLASS_NAME,
+        backend: str | None = None,
+        eta: float = 0.1,
+        noise: str = "gaussian",
+        m: int | None = None,
+        opt_tol: float = 1e-6,
+        laplace_factor: str = "standard",
+        time_limit: float | None = None,
+        on_uncertified: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            hypothesis=hypothesis,
+            backend=backend,
+            time_limit=time_limit,
+            on_uncertified=on_uncertified,
+            random_state=random_state,
+        )
+        self.eta = eta
+        self.noise = noise
+        self.m = m
+        self.opt_tol = opt_tol
+        self.laplace_factor = laplace_factor
+
+    @classmethod
+    def from_theory(cls, alpha: float, beta: float, sigma: float, d: int, *, epsilon: float = 1.0, lam: float = 0.5,
+                    c_eta: float = 1.0, c_m: float = 1.0, **params: Any) -> "Regularization":
+        """A Regularization with eta and m from :func:`regularization_parameters` (kept in ``theory``)."""
+        theory = regularization_parameters(alpha, beta, sigma, d, lam=lam, c_eta=c_eta, c_m=c_m)
+        learner = cls(epsilon=epsilon, eta=theory["eta"], m=theory["m"], **params)
+        learner.theory = theory
+        return learner
+
+    def _oracle(self) -> ConvexLinearOracle:  # type: ignore[override]
+        return ConvexLinearOracle(opt_tol=float(self.opt_tol))
+
+    # -- pieces (also used by the audits) --------------------------------------------------------
+    def stability_radius(self, n: int) -> float:
+        """rho = 2/sqrt(eta_sum) + 2 sqrt(opt_tol/eta_sum), eta_sum = n * eta (module docstring)."""
+        eta_sum = n * float(self.eta)
+        return 2.0 / math.sqrt(eta_sum) + 2.0 * math.sqrt(float(self.opt_tol) / eta_sum)
+
+    def regularized_erm(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> np.ndarray:
+        """fbar(Z) (steps 2-3): the certified regularized ERM's values on Z. NOT private on its own."""
+        w, info = self._oracle().solve_regularized(X, 2.0 * y - 1.0, Z, X.shape[0] * float(self.eta), caller=self.algorithm, step="regularized-erm")
+        if not info["certified"]:
+            self._require_exact(_Uncertified(info), "regularized-erm")
+        return Z @ w
+
+    def _gamma(self, rho: float, m: int) -> float:
+        return calibrate_gamma(self.noise, rho, m, self.epsilon_, self.delta_, laplace_factor=self.laplace_factor)
+
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator) -> Any:
+        check_positive(self.eta, "eta")
+        check_positive(self.opt_tol, "opt_tol")
+        if self.backend not in (None, "scipy"):
+            raise ValueError(f"backend for hypothesis='linear' must be None or 'scipy'; got {self.backend!r}")
+        if self.noise not in NOISE_FAMILIES:
+            raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
+        if self.noise == "gaussian" and self.delta_ == 0:
+            raise ValueError("noise='gaussian' gives (eps, delta)-DP: delta must be > 0; got delta=0.0")
+        if self.noise == "laplace" and self.delta_ != 0:
+            raise ValueError(f"noise='laplace' gives pure eps-DP: delta must be 0; got delta={self.delta!r}")
+        if self.laplace_factor not in ("standard", "paper"):
+            raise ValueError(f"laplace_factor must be 'standard' or 'paper'; got {self.laplace_factor!r}")
+        if self.m is not None:
+            if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1 or self.m > Z.shape[0]:
+                raise ValueError(f"m must be None or an integer in [1, {Z.shape[0]}] (the number of public points); got {self.m!r}")
+            Z = Z[: int(self.m)]
+        check_l1_ball(X, "X_private")
+        check_l1_ball(Z, "X_public")
+        m = Z.shape[0]
+        rho = self.stability_radius(X.shape[0])
+        gamma = self._gamma(rho, m)
+        fbar = self.regularized_erm(X, y, Z)
+        u = fbar + gamma * sample_noise(rng, self.noise, m)
+        w, _ = self._oracle().solve_least_squares(Z, u, caller=self.algorithm, step="perturb")
+        self.gamma_ = gamma
+        self.stability_radius_ = rho
+        self.public_targets_ = u
+        self._privacy.update(
+            mechanism=f"Regularization: certified regularized ERM, then Perturb ({self.noise} mechanism on fbar(Z))",
+            noise=self.noise,
+            gamma=gamma,
+            eta_per_sample=float(self.eta),
+            eta_sum=X.shape[0] * float(self.eta),
+            m=m,
+            stability_radius=rho,
+            calibration=(
+                "analytic Gaussian mechanism, l2-sensitivity sqrt(m)*rho"
+                if self.noise == "gaussian"
+                else f"Laplace, gamma = {'m' if self.laplace_factor == 'standard' else 'm^1.5'} * rho / eps"
+            ),
+            oracle_calls_expected=2,
+        )
+        return LinearPredictor(tuple(float(v) for v in w))
+
+    def predict(self, X: Any) -> np.ndarray:
+        self._check_fitted()
+        X = as_features(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features but the learner was fitted with {self.n_features_in_}")
+        return self.hypothesis_.predict(X)
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """<w, x> of the released linear predictor."""
+        self._check_fitted()
+        return self.hypothesis_.decision_function(as_features(X, "X"))
+
+
+@dataclass
+class _Uncertified:
+    """Adapter so the base class's exactness gate can report a convex-oracle answer."""
+
+    info: dict[str, Any]
+
+    @property
+    def certified(self) -> bool:
+        return bool(self.info["certified"])
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("status", "objective", "bound"):
+            return self.info[name]
+        if name == "backend":
+            return self.info["backend"]
+        raise AttributeError(name)

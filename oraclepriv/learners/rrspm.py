@@ -1,0 +1,258 @@
+"""RRSPM — Algorithm 4 (Rounded Report Separator Perturbed Minimum) of Block, Bun, Desai, Shetty,
+Wu, "Oracle-Efficient Differentially Private Learning with Public Data" (seed 000), Section 5 and
+App. C.2 (Theorem 4 / Theorem 8 for privacy, Theorem 10 for accuracy).
+
+    1. Ytilde_i ~ Uni{0,1} on the m public points Z (or given: privacy holds for any fixed
+       Ytilde, notes P17);
+    2. xi_i ~ Lap(scale 2m/eps)  (density prop. to exp(-|x| eps / (2m)); numpy
+       ``rng.laplace(0, 2*m/eps)``; Lemma 19's "|t - t'| <= 2 => ratio <= e^{eps/m}" pins the scale);
+    3. fhat = ERM over  sum_{private} 1[f(X_i) != Y_i] + sum_{public} xi_i 1[f(Z_i) != Ytilde_i]
+       — ONE oracle call with signed weights ("private-erm"); its exactness is what the privacy
+       proof (Lemmas 18-21) needs, so an uncertified answer raises by default;
+    4. output ftilde = Perturb(fhat, gamma = 0, Z): a FRESH oracle call ("perturb") that sees only
+       {(Z_i, fhat(Z_i))} (Algorithm 1 with gamma = 0, see ``perturb.py``). fhat itself is never
+       returned, stored or used to warm-start anything: off Z it depends on the private data in
+       ways no lemma controls (notes §3.1, pitfall P1).
+
+Exactly 2 oracle calls. Privacy: pure eps-DP for every n, m, Z and Ytilde (Theorem 8), with
+respect to replacing one private record, public data fixed.
+
+Gaussian variant (Theorem 4, second half): the paper prints xi_i ~ N(0, C sqrt(m log(1/delta))/eps)
+with an unspecified constant C and gives no proof (pitfall P7). We use instead a *derived, safe*
+calibration, labelled as such in ``privacy_``: with the Lemma 18 coupling xi -> xi + 2 v_h
+(v_h in {-1,+1}^m), the privacy loss at xi is 2<xi, v_h>/s^2 + 2m/s^2; a union bound over the
+N <= |F|_Z| output labelings gives max_h <xi, v_h> <= s sqrt(m) sqrt(2 ln(N/delta)) except with
+probability delta, so the mechanism is (eps, delta)-DP once
+
+    A/s + 2m/s^2 <= eps,   A = 2 sqrt(m) sqrt(2 ln(N/delta)),
+
+i.e. s = 4m / (sqrt(A^2 + 8 m eps) - A). N is bounded by m+1 (thresholds), 2k(m+1) (stumps on k
+features) or Sauer's lemma with VC dimension k+1 (halfspaces in R^k), each capped at 2^m. This is
+the notes' s ~ 2 sqrt(m)(sqrt(2 d log(em/d)) + sqrt(2 ln(1/delta)))/eps made exact.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.learners._base import PrivateLearner, check_epsilon
+from oraclepriv.learners.perturb import perturb
+from oraclepriv.oracle import Oracle
+from oraclepriv.validation import as_labels, check_delta, check_positive
+
+__all__ = ["RRSPM", "gaussian_noise_std", "log_projection_bound", "rrspm_parameters"]
+
+NOISES = ("laplace", "gaussian")
+
+
+def log_projection_bound(hypothesis: str, m: int, n_features: int) -> float:
+    """ln of an upper bound N on |F|_Z|, the number of labelings the class induces on m points."""
+    if m < 1:
+        raise ValueError(f"m must be >= 1; got {m!r}")
+    if hypothesis == "threshold":
+        count = m + 1
+    elif hypothesis == "stump":
+        count = 2 * n_features * (m + 1)
+    elif hypothesis == "halfspace":
+        vc = n_features + 1  # affine halfspaces in R^k
+        count = sum(math.comb(m, i) for i in range(min(vc, m) + 1))
+    else:
+        raise ValueError(f"hypothesis must be 'threshold', 'stump' or 'halfspace'; got {hypothesis!r}")
+    return min(math.log(count), m * math.log(2.0))
+
+
+def gaussian_noise_std(epsilon: float, delta: float, m: int, log_n_outputs: float) -> float:
+    """Safe std s of the Gaussian public weights (derived calibration, module docstring / notes P7).
+
+    Smallest s with  A/s + 2m/s^2 <= epsilon,  A = 2 sqrt(m) sqrt(2 (ln N + ln(1/delta))).
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if delta == 0:
+        raise ValueError("delta must be > 0 for the Gaussian variant of RRSPM; got 0.0")
+    A = 2.0 * math.sqrt(m) * math.sqrt(2.0 * (log_n_outputs + math.log(1.0 / delta)))
+    return 4.0 * m / (math.sqrt(A * A + 8.0 * m * epsilon) - A)
+
+
+def rrspm_parameters(
+    alpha: float,
+    beta: float,
+    sigma: float,
+    d: int,
+    epsilon: float,
+    *,
+    rate: str = "paper",
+    c_m: float = 1.0,
+    c_n: float = 1.0,
+) -> dict[str, Any]:
+    """Public/private sample sizes for RRSPM from the theorems; constants exposed (notes §4.1).
+
+    rate="paper": m = c_m (d + ln(1/beta)) / (alpha^2 sigma^2)          (Theorem 10 / Lemma 22, [R-high]).
+    rate="epsilon-net": m = c_m (d ln(1/(alpha sigma)) + ln(1/beta)) / (alpha sigma)
+                        (derived in the notes: the projection step is realizable; NOT in the paper).
+    n_required = c_n m^2 ln(m/beta) / (alpha epsilon)   (Lemma 23: the noise term m^2 log(m/beta)/(eps n) <= alpha).
+    The paper leaves c_m and c_n unspecified (O(.)); 1.0 is our default, not the paper's.
+    """
+    for name, value in (("alpha", alpha), ("beta", beta), ("sigma", sigma)):
+        v = check_positive(value, name)
+        if v > 1:
+            raise ValueError(f"{name} must be in (0, 1]; got {value!r}")
+    epsilon = check_epsilon(epsilon)
+    if int(d) != d or d < 1:
+        raise ValueError(f"d (VC dimension) must be a positive integer; got {d!r}")
+    if rate == "paper":
+        m_real = c_m * (d + math.log(1 / beta)) / (alpha**2 * sigma**2)
+    elif rate == "epsilon-net":
+        m_real = c_m * (d * math.log(max(1 / (alpha * sigma), math.e)) + math.log(1 / beta)) / (alpha * sigma)
+    else:
+        raise ValueError(f"rate must be 'paper' or 'epsilon-net'; got {rate!r}")
+    m = max(1, math.ceil(m_real))
+    n_required = math.ceil(c_n * m * m * math.log(max(m / beta, math.e)) / (alpha * epsilon))
+    return {
+        "m": m,
+        "n_required": n_required,
+        "laplace_scale": 2 * m / epsilon,
+        "rate": rate,
+        "constants": {"c_m": c_m, "c_n": c_n},
+        "source": "Theorem 10 / Lemmas 22-23 (m), Lemma 23 (n); constants unspecified in the paper",
+    }
+
+
+class RRSPM(PrivateLearner):
+    """Algorithm 4 (RRSPM): eps-DP binary classification with public unlabelled points.
+
+    Parameters (keywords only): ``epsilon``; ``delta`` (0 for ``noise="laplace"``, required > 0
+    for ``noise="gaussian"``); ``hypothesis`` in {"threshold", "stump", "halfspace"}; ``backend``
+    (None: the protocol's default exact backend); ``m`` (None: use every public point given; an
+    int: use the first m); ``time_limit``; ``on_uncertified`` ("raise" or "flag"); ``random_state``.
+
+    Fitted: ``hypothesis_`` (ftilde), ``ledger_`` (this fit's 2 oracle calls), ``privacy_``,
+    ``public_labels_`` (Ytilde), ``public_projection_`` (fhat(Z), the eps-DP intermediate the
+    output is computed from), ``projection_agreement_`` (fraction of Z where ftilde = fhat; 1.0
+    when the second oracle call is exact).
+    """
+
+    algorithm = "RRSPM"
+    #: fit(..., public_labels=Ytilde) fixes the random public labels (audits, notes P17)
+    accepts_public_labels = True
+    reference = "Block et al. (seed 000), Algorithm 4 (RRSPM); privacy: Theorem 8 (Lemmas 18-21)"
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        delta: float = 0.0,
+        hypothesis: str = "halfspace",
+        backend: str | None = None,
+        m: int | None = None,
+        noise: str = "laplace",
+        time_limit: float | None = None,
+        on_uncertified: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        super().__init__(
+            epsilon=epsilon,
+            delta=delta,
+            hypothesis=hypothesis,
+            backend=backend,
+            time_limit=time_limit,
+            on_uncertified=on_uncertified,
+            random_state=random_state,
+        )
+        self.m = m
+        self.noise = noise
+
+    @classmethod
+    def from_theory(
+        cls,
+        alpha: float,
+        beta: float,
+        sigma: float,
+        d: int,
+        *,
+        epsilon: float = 1.0,
+        rate: str = "paper",
+        c_m: float = 1.0,
+        c_n: float = 1.0,
+        **params: Any,
+    ) -> "RRSPM":
+        """An RRSPM with m from :func:`rrspm_parameters`; the derivation is kept in ``theory``."""
+        theory = rrspm_parameters(alpha, beta, sigma, d, epsilon, rate=rate, c_m=c_m, c_n=c_n)
+        learner = cls(epsilon=epsilon, m=theory["m"], **params)
+        learner.theory = theory
+        return learner
+
+    # -- hooks (overridden only by the audit's deliberately broken variants) ------------------
+    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
+        """xi ~ Lap(scale 2m/eps) i.i.d., or N(0, s^2) with the safe s of the Gaussian variant."""
+        if self.noise == "laplace":
+            return rng.laplace(0.0, 2.0 * m / self.epsilon_, m)
+        s = gaussian_noise_std(self.epsilon_, self.delta_, m, log_projection_bound(self.hypothesis, m, n_features))
+        return rng.normal(0.0, s, m)
+
+    def _release(self, oracle: Oracle, Z: np.ndarray, projection: np.ndarray, fhat: Any, rng: np.random.Generator) -> Any:
+        """Algorithm 1 with gamma = 0: fresh call on {(Z_i, fhat(Z_i))} only. ``fhat`` is unused on purpose."""
+        del fhat  # never returned, never a warm start (pitfall P1)
+        out = perturb(oracle, Z, projection.astype(np.float64), 0.0, "laplace", rng, caller=self.algorithm, step="perturb")
+        self._perturb_result = out.result
+        return out.hypothesis
+
+    # -- the algorithm ------------------------------------------------------------------------
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, *, public_labels: Any = None) -> Any:
+        if self.noise not in NOISES:
+            raise ValueError(f"noise must be one of {list(NOISES)}; got {self.noise!r}")
+        if self.noise == "laplace" and self.delta_ != 0:
+            raise ValueError(f"noise='laplace' gives pure eps-DP: delta must be 0; got delta={self.delta!r}")
+        if self.noise == "gaussian" and self.delta_ == 0:
+            raise ValueError("noise='gaussian' gives (eps, delta)-DP: delta must be > 0; got delta=0.0")
+        if self.m is not None:
+            if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1:
+                raise ValueError(f"m must be a positive integer or None; got {self.m!r}")
+            if self.m > Z.shape[0]:
+                raise ValueError(f"m={self.m} but X_public has only {Z.shape[0]} points")
+            Z = Z[: int(self.m)]
+        m = Z.shape[0]
+        if public_labels is None:
+            ytilde = rng.integers(0, 2, size=m).astype(np.int8)
+        else:
+            ytilde = as_labels(public_labels, m, "public_labels")
+        xi = self._public_weights(rng, m, X.shape[1])
+
+        oracle = self._oracle()
+        first = oracle.solve(
+            np.vstack([X, Z]),
+            np.concatenate([y, ytilde]),
+            np.concatenate([np.ones(X.shape[0]), xi]),
+            caller=self.algorithm,
+            step="private-erm",
+        )
+        self._require_exact(first, "private-erm")
+        projection = np.asarray(first.hypothesis.predict(Z), dtype=np.int8)
+        released = self._release(oracle, Z, projection, first.hypothesis, rng)
+
+        self.public_labels_ = ytilde
+        self.public_projection_ = projection
+        self.projection_agreement_ = float(np.mean(np.asarray(released.predict(Z)) == projection))
+        if self.noise == "laplace":
+            self._privacy.update(
+                mechanism="RRSPM: Laplace-weighted ERM (report-noisy-min over F|Z) + public-only projection",
+                noise="laplace",
+                noise_scale=2.0 * m / self.epsilon_,
+                calibration="paper (Algorithm 4, Lap(2m/eps), Theorem 8: pure eps-DP)",
+            )
+        else:
+            log_n = log_projection_bound(self.hypothesis, m, X.shape[1])
+            self._privacy.update(
+                mechanism="RRSPM: Gaussian-weighted ERM + public-only projection",
+                noise="gaussian",
+                noise_std=gaussian_noise_std(self.epsilon_, self.delta_, m, log_n),
+                calibration=(
+                    "derived safe calibration (notes P7; coupling + union bound over |F|Z| <= exp(%.3g)); "
+                    "the paper's C*sqrt(m log(1/delta))/eps has an unspecified C and no proof" % log_n
+                ),
+            )
+        self._privacy.update(m=m, oracle_calls_expected=2)
+        return released

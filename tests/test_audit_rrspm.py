@@ -1,0 +1,94 @@
+"""Privacy audits of RRSPM (Algorithm 4): correct learners pass, every negative control is caught.
+
+Each scenario is audited twice with the same procedure: once on the correct learner (must pass)
+and once on a deliberately broken variant (must fail), so every audit here is shown to be able
+to fail. Seeds are fixed, so the verdicts are deterministic.
+"""
+
+import pytest
+
+from oraclepriv.audit import audit_learner, flip_scenario, leak_scenario, quantile_scenario, tight_construction
+from oraclepriv.audit.controls import (
+    RRSPMGaussianVariance,
+    RRSPMRateAsScale,
+    RRSPMReturnsFhat,
+    RRSPMScaleTwoOverEps,
+    registered_backend,
+)
+from oraclepriv.audit.scenarios import tight_target_probabilities
+from oraclepriv.learners import RRSPM
+
+EPS = 1.0
+
+
+def run(cls, scenario, n_runs, seed=0, **params):
+    return audit_learner(
+        lambda s: cls(epsilon=EPS, hypothesis=scenario.hypothesis, random_state=s, **params),
+        scenario,
+        epsilon=EPS,
+        delta=params.get("delta", 0.0),
+        n_runs=n_runs,
+        seed=seed,
+    )
+
+
+def test_tight_construction_attains_epsilon_and_passes():
+    """§5.2 with m = 1: log P(M(D)=h*)/P(M(D')=h*) = eps exactly; the audit sees ~eps and no more."""
+    sc = tight_construction(1, EPS)
+    res = run(RRSPM, sc, 4000)
+    assert res.passed, res.to_dict()
+    p_a, p_b = tight_target_probabilities(1, EPS)
+    assert res.target_rates[0] == pytest.approx(p_a, abs=0.03)
+    assert res.target_rates[1] == pytest.approx(p_b, abs=0.02)
+    assert res.eps_lower > 0.6  # the audit is sharp enough to see the bound is attained
+    assert res.eps_point == pytest.approx(EPS, abs=0.2)
+
+
+def test_tight_construction_m2_catches_scale_two_over_eps():
+    sc = tight_construction(2, EPS)
+    good = run(RRSPM, sc, 3000)
+    bad = run(RRSPMScaleTwoOverEps, sc, 3000)
+    assert good.passed, good.to_dict()
+    assert good.eps_point == pytest.approx(EPS, abs=0.3)
+    assert not bad.passed, bad.to_dict()
+
+
+def test_flip_scenario_catches_rate_passed_as_scale():
+    sc = flip_scenario()
+    good = run(RRSPM, sc, 1000)
+    bad = run(RRSPMRateAsScale, sc, 1000)
+    assert good.passed, good.to_dict()
+    assert not bad.passed and bad.eps_lower > 3, bad.to_dict()
+
+
+def test_leak_scenario_catches_returning_fhat():
+    sc = leak_scenario()
+    good = run(RRSPM, sc, 1000)
+    bad = run(RRSPMReturnsFhat, sc, 1000)
+    assert good.passed, good.to_dict()
+    assert not bad.passed and bad.eps_lower > 3, bad.to_dict()
+
+
+def test_quantile_scenario_catches_a_non_exact_oracle_that_claims_exactness():
+    sc = quantile_scenario()
+    good = run(RRSPM, sc, 1000)
+    with registered_backend("quantile-claiming", "oraclepriv.audit.controls:ClaimingQuantileSplitBackend") as name:
+        bad = run(RRSPM, sc, 1000, backend=name)
+    assert good.passed, good.to_dict()
+    assert not bad.passed, bad.to_dict()
+
+
+def test_gaussian_variant_passes_and_variance_reading_is_caught():
+    sc = tight_construction(2, EPS)
+    good = run(RRSPM, sc, 2500, noise="gaussian", delta=1e-3)
+    bad = run(RRSPMGaussianVariance, sc, 2500, noise="gaussian", delta=1e-3)
+    assert good.passed, good.to_dict()
+    assert not bad.passed, bad.to_dict()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("m", [1, 2, 3])
+def test_tight_construction_large(m):
+    sc = tight_construction(m, EPS)
+    res = run(RRSPM, sc, 30000, seed=m)
+    assert res.passed and res.eps_point == pytest.approx(EPS, abs=0.1), res.to_dict()
