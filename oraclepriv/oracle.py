@@ -50,6 +50,8 @@ HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
 BACKENDS: dict[str, str] = {
     "sweep": "solvers.sweep:SweepBackend",
     "enumerate": "solvers.enumerate:EnumerateBackend",
+    "highs": "solvers.highs:HighsBackend",
+    "scip": "solvers.scip:ScipBackend",
 }
 
 #: above this n, d = 3 halfspaces go to a MIP backend by default (enumeration is O(n^3 log n))

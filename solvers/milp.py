@@ -1,0 +1,610 @@
+"""Solver-independent MILP formulations of exact weighted 0-1 ERM (thresholds, stumps, halfspaces).
+
+Every formulation here is plain arrays (:class:`MilpArrays`: costs, column bounds, integrality,
+sparse rows), so the HiGHS, SCIP, Pyomo and CP-SAT backends share one model and one decoder.
+They solve the *reduced* problem of the oracle protocol (Block et al., "Oracle-Efficient
+Differentially Private Learning with Public Data", Def. 4; labels already flipped so every
+weight is >= 0):  min_h  sum_i w_i 1[h(x_i) != y_i].
+
+A formulation is built once from the *points* (X and reduced labels y); weights only enter the
+objective (:meth:`costs`), so a persistent backend re-solves after changing costs only.
+
+Halfspaces (h(x) = 1 iff w.x + b >= 0, closed) come in two models:
+
+* :class:`HalfspaceMarginMilp` — the big-M model with a margin gamma, on data scaled per column
+  to [-1, 1] (an affine map; halfspaces are affine-invariant, so (w, b) maps back exactly):
+  ``w in [-1,1]^d``, ``b in [-B, B]`` with ``B = max_i ||x_i||_1 + gamma`` (larger |b| only gives
+  a constant labeling, already reachable at |b| = B), one binary z_g per group of identical
+  (x, y) points, and rows ``y=1: w.x + b >= gamma - M_g z_g``, ``y=0: w.x + b <= -gamma + M_g z_g``
+  with ``M_g = gamma + ||x_g||_1 + B`` (the tightest constant valid for the boxes).
+  It is exact for the class of halfspaces whose *correctly classified* points have margin
+  >= gamma at ||w||_inf <= 1 on the scaled data. Its optimum is an upper bound on the true
+  optimum, and its dual bound is a lower bound on *that restricted* optimum only.
+* :class:`HalfspaceRelaxedMilp` — a margin-free *relaxation*, used to prove lower bounds over
+  all halfspaces: ``||w||_1 = 1`` (sign binaries s_j; this excludes w = 0), ``b in [-R, R]``
+  with ``R = max_i ||x_i||_inf`` (with ||w||_1 = 1, |b| > R gives a constant labeling) and
+  non-strict rows ``y=1: w.x + b >= -M_g z_g``, ``y=0: w.x + b <= M_g z_g``, ``M_g = ||x_g||_inf + R``.
+  Every halfspace with w != 0 that is not constant on the data is feasible (rescaled) at its
+  own cost, so  OPT >= min(relaxed optimum, cost(all ones), cost(all zeros)).  Points *on* the
+  hyperplane count as correct for either label, so the relaxation can be strictly below OPT
+  only if the data are degenerate (a relaxed optimum whose boundary points cannot be perturbed
+  to their own sides, e.g. three collinear points labelled 1, 0, 1). For data in general
+  position the two coincide; see ``margin_lp`` for how a relaxed solution is turned into a
+  real halfspace of the same cost.
+
+Both models merge exact duplicates: identical (x, y) points become one group with summed weight;
+identical x with opposite labels give two groups, the row ``z_a + z_b >= 1`` and the constant
+lower bound ``sum min(W_a, W_b)`` (:meth:`PointGroups.conflict_bound`).
+
+Stumps and thresholds (:class:`StumpMilp`): per (feature j, sign s) a block with a selector
+binary a_js (sum a_js = 1) and a monotone 0/1 staircase t_js,r over the sorted distinct values
+of column j (nondecreasing for s = +1, nonincreasing for s = -1, t <= a). The prediction at
+value r of the chosen block is t_js,r, so the loss is  sum_i w_i y_i + sum_{j,s,r} g_jr t_js,r
+with g_jr = sum_{i: x_ij = v_jr} w_i (1 - 2 y_i). Every stump labeling is a feasible staircase and
+vice versa, so the model is exact; thresholds are the single block (j = 0, s = +1). Decoded
+thresholds sit strictly between distinct training values (or at +-inf), as ``sweep`` does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
+from solvers.sweep import best_stump, cut_value
+
+__all__ = [
+    "DEFAULT_GAMMA",
+    "MilpArrays",
+    "PointGroups",
+    "AffineScaling",
+    "HalfspaceMarginMilp",
+    "HalfspaceRelaxedMilp",
+    "StumpMilp",
+    "margin_lp",
+    "heuristic_halfspaces",
+    "constant_costs",
+    "weight_granularity",
+    "lattice_round_up",
+    "gap_rule",
+    "reduced_loss",
+]
+
+#: default margin on [-1, 1]-scaled data with ||w||_inf <= 1. It must dominate the solver's
+#: feasibility slack on the big-M rows, (1 + max M) * 1e-6 <= (2d + 2) * 1e-6; 1e-3 leaves a
+#: factor >= 40 for d <= 10 (backends tighten the solver tolerance for larger d, see
+#: ``HalfspaceMarginMilp.feasibility_tolerance``).
+DEFAULT_GAMMA = 1e-3
+
+
+@dataclass
+class MilpArrays:
+    """min cost.x + offset  s.t.  row_lower <= A x <= row_upper, col_lower <= x <= col_upper,
+    x_j integer where ``integer[j]``. ``A`` is CSR. ``offset`` is weight-dependent and kept out
+    of the solver (backends add it to the bounds they report)."""
+
+    cost: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    integer: np.ndarray
+    A: sparse.csr_matrix
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    offset: float = 0.0
+
+    @property
+    def num_cols(self) -> int:
+        return int(self.cost.shape[0])
+
+    @property
+    def num_rows(self) -> int:
+        return int(self.A.shape[0])
+
+    def row_activity(self, x: np.ndarray) -> np.ndarray:
+        return self.A @ np.asarray(x, dtype=np.float64)
+
+    def max_violation(self, x: np.ndarray) -> float:
+        """Largest bound, row or integrality violation of a column vector (for warm-start checks)."""
+        x = np.asarray(x, dtype=np.float64)
+        act = self.row_activity(x)
+        parts = [
+            np.maximum(self.col_lower - x, 0.0),
+            np.maximum(x - self.col_upper, 0.0),
+            np.maximum(self.row_lower - act, 0.0),
+            np.maximum(act - self.row_upper, 0.0),
+            np.abs(x[self.integer] - np.round(x[self.integer])),
+        ]
+        return float(max((p.max() if p.size else 0.0) for p in parts))
+
+
+class _RowBuilder:
+    """Accumulates sparse rows as (lower, upper, {col: coef})."""
+
+    def __init__(self) -> None:
+        self.rows: list[np.ndarray] = []
+        self.cols: list[np.ndarray] = []
+        self.vals: list[np.ndarray] = []
+        self.lower: list[float] = []
+        self.upper: list[float] = []
+
+    def add(self, cols, vals, lower: float, upper: float) -> None:
+        cols = np.asarray(cols, dtype=np.int64)
+        vals = np.asarray(vals, dtype=np.float64)
+        keep = vals != 0.0
+        r = len(self.lower)
+        self.rows.append(np.full(int(keep.sum()), r, dtype=np.int64))
+        self.cols.append(cols[keep])
+        self.vals.append(vals[keep])
+        self.lower.append(float(lower))
+        self.upper.append(float(upper))
+
+    def matrix(self, num_cols: int) -> tuple[sparse.csr_matrix, np.ndarray, np.ndarray]:
+        m = len(self.lower)
+        if m == 0:
+            return sparse.csr_matrix((0, num_cols)), np.zeros(0), np.zeros(0)
+        A = sparse.coo_matrix(
+            (np.concatenate(self.vals), (np.concatenate(self.rows), np.concatenate(self.cols))),
+            shape=(m, num_cols),
+        ).tocsr()
+        A.sort_indices()
+        return A, np.asarray(self.lower), np.asarray(self.upper)
+
+
+# ---------------------------------------------------------------------------------------------
+# data preparation: exact duplicates and the affine scaling
+
+
+@dataclass
+class PointGroups:
+    """Identical (x, y) points merged into groups; identical x with opposite labels paired."""
+
+    group_of: np.ndarray  # (n,) group index of every original point
+    X: np.ndarray  # (G, d) one row per group
+    y: np.ndarray  # (G,) int8 label of the group
+    conflicts: np.ndarray  # (K, 2) group pairs with the same x and opposite labels
+
+    @classmethod
+    def from_points(cls, X: np.ndarray, y: np.ndarray) -> "PointGroups":
+        keyed = np.column_stack([X, y.astype(np.float64)])
+        rows, first, group_of = np.unique(keyed, axis=0, return_index=True, return_inverse=True)
+        group_of = np.asarray(group_of).reshape(-1)
+        Xg = np.ascontiguousarray(rows[:, :-1])
+        yg = rows[:, -1].astype(np.int8)
+        # groups sharing the same x: np.unique sorts lexicographically, so a conflicting pair is
+        # two consecutive rows with equal x (label 0 first, then label 1).
+        same_x = np.all(Xg[1:] == Xg[:-1], axis=1) if len(Xg) > 1 else np.zeros(0, dtype=bool)
+        idx = np.flatnonzero(same_x)
+        conflicts = np.column_stack([idx, idx + 1]).astype(np.int64) if idx.size else np.zeros((0, 2), np.int64)
+        return cls(group_of=group_of, X=Xg, y=yg, conflicts=conflicts)
+
+    @property
+    def size(self) -> int:
+        return int(self.X.shape[0])
+
+    def group_weights(self, w: np.ndarray) -> np.ndarray:
+        return np.bincount(self.group_of, weights=w, minlength=self.size).astype(np.float64)
+
+    def conflict_bound(self, w: np.ndarray) -> float:
+        """sum over same-x opposite-label pairs of min(W_0, W_1): every hypothesis pays it."""
+        if not len(self.conflicts):
+            return 0.0
+        W = self.group_weights(w)
+        return float(np.minimum(W[self.conflicts[:, 0]], W[self.conflicts[:, 1]]).sum())
+
+
+@dataclass
+class AffineScaling:
+    """x' = (x - center) / scale per column, mapping each non-constant column onto [-1, 1].
+
+    Constant columns map to 0 (their weight is irrelevant on the data and is returned as 0).
+    A halfspace (w', b') on x' is the halfspace w_j = w'_j / scale_j, b = b' - sum_j w_j center_j
+    on x: the same predictions up to float64 rounding of the two affine maps.
+    """
+
+    center: np.ndarray
+    scale: np.ndarray
+    constant: np.ndarray
+
+    @classmethod
+    def fit(cls, X: np.ndarray) -> "AffineScaling":
+        lo = X.min(axis=0)
+        hi = X.max(axis=0)
+        constant = hi == lo
+        center = np.where(constant, lo, lo / 2.0 + hi / 2.0)
+        scale = np.where(constant, 1.0, hi / 2.0 - lo / 2.0)
+        return cls(center=center, scale=scale, constant=constant)
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        Xs = (X - self.center) / self.scale
+        Xs[:, self.constant] = 0.0
+        return np.clip(Xs, -1.0, 1.0)  # clip only removes float rounding beyond +-1
+
+    def to_original(self, w_scaled: np.ndarray, b_scaled: float) -> tuple[np.ndarray, float]:
+        w_scaled = np.where(self.constant, 0.0, w_scaled)
+        w = w_scaled / self.scale
+        return w, float(b_scaled - np.dot(w, self.center))
+
+    def to_scaled(self, w: np.ndarray, b: float) -> tuple[np.ndarray, float]:
+        w = np.where(self.constant, 0.0, np.asarray(w, dtype=np.float64))
+        return w * self.scale, float(b + np.dot(w, self.center))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "center": self.center.tolist(),
+            "scale": self.scale.tolist(),
+            "constant_columns": np.flatnonzero(self.constant).tolist(),
+        }
+
+
+def reduced_loss(h: Hypothesis, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """The hypothesis's own weighted 0-1 loss on the reduced problem."""
+    return h.loss(X, y, w)
+
+
+def constant_costs(y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """(cost of predicting 1 everywhere, cost of predicting 0 everywhere)."""
+    return float(w[y == 0].sum()), float(w[y == 1].sum())
+
+
+def _constant_halfspace(d: int, label: int) -> Halfspace:
+    return Halfspace(tuple([0.0] * d), 1.0 if label == 1 else -1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# optimality gaps: the weight-lattice rule
+
+
+def weight_granularity(w: np.ndarray, max_power: int = 30) -> float | None:
+    """The coarsest q = 2^-k (k = 0..max_power) with every weight an integer multiple of q.
+
+    Then every objective value (a sum of weights) lies on the lattice qZ, so a proved lower
+    bound LB can be rounded up to the next lattice point and an absolute gap < q proves
+    optimality. Returns None when no such q exists (e.g. Laplace-noised weights) or when the
+    total would exceed 2^52 q (float64 no longer represents the lattice exactly).
+    """
+    pos = np.asarray(w, dtype=np.float64)
+    pos = pos[pos > 0]
+    if pos.size == 0:
+        return None
+    for k in range(max_power + 1):
+        scaled = pos * (2.0**k)  # multiplying by a power of two is exact
+        if np.all(scaled == np.floor(scaled)):
+            return 2.0**-k if float(scaled.sum()) < 2.0**52 else None
+    return None
+
+
+def gap_rule(w: np.ndarray) -> tuple[float, float | None]:
+    """(mip_abs_gap, lattice q). Relative gap is always 0.
+
+    * weights on a lattice qZ (integers, dyadic fractions): abs gap 0.5 q; the reported bound is
+      rounded up to the lattice (``lattice_round_up``), which then equals the optimum.
+    * otherwise: abs gap 1e-10 * max(1, sum w), a tenth of the protocol's certification
+      tolerance 1e-9 * max(1, sum |w|), so a closed gap always certifies.
+    """
+    q = weight_granularity(w)
+    if q is not None:
+        return 0.5 * q, q
+    return 1e-10 * max(1.0, float(np.sum(w))), None
+
+
+def lattice_round_up(bound: float, q: float | None, total: float) -> float:
+    """Round a proved lower bound up to the weight lattice qZ (no-op when q is None).
+
+    The solver's bound carries float noise; a value within max(1e-6, 1e-9 * total / q) lattice
+    units above a lattice point is treated as that point, so noise never rounds past the optimum.
+    """
+    if q is None or not math.isfinite(bound):
+        return bound
+    slack = max(1e-6, 1e-9 * total / q)
+    if slack >= 0.25:
+        return bound
+    return math.ceil(bound / q - slack) * q
+
+
+# ---------------------------------------------------------------------------------------------
+# halfspaces
+
+
+class _HalfspaceBase:
+    def __init__(self, X: np.ndarray, y: np.ndarray):
+        self.n, self.d = X.shape
+        self.scaling = AffineScaling.fit(X)
+        self.groups = PointGroups.from_points(X, y)
+        self.Xs = self.scaling.transform(self.groups.X)  # scaled group points
+        self.yg = self.groups.y
+
+    def costs(self, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
+        """(cost vector, offset) for weights w; the labels y are those the model was built on."""
+        cost = np.zeros(self.milp.num_cols)
+        cost[self.z] = self.groups.group_weights(w)
+        return cost, 0.0
+
+    def correct_mask(self, x: np.ndarray) -> np.ndarray:
+        """Groups the solution marks as correctly classified (z_g rounded to 0)."""
+        return np.asarray(x)[self.z] < 0.5
+
+    def base_details(self) -> dict[str, Any]:
+        return {
+            "n_points": int(self.n),
+            "n_groups": int(self.groups.size),
+            "n_merged": int(self.n - self.groups.size),
+            "n_conflict_pairs": int(len(self.groups.conflicts)),
+            "scaling": self.scaling.to_dict(),
+            "num_cols": self.milp.num_cols,
+            "num_rows": self.milp.num_rows,
+            "num_integer": int(self.milp.integer.sum()),
+        }
+
+
+class HalfspaceMarginMilp(_HalfspaceBase):
+    """Big-M model with margin gamma (module docstring). Columns: w' (d), b', z (G)."""
+
+    kind = "halfspace-margin"
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, gamma: float = DEFAULT_GAMMA):
+        super().__init__(X, y)
+        if not (gamma > 0 and math.isfinite(gamma)):
+            raise ValueError(f"gamma must be a finite number > 0; got {gamma!r}")
+        self.gamma = float(gamma)
+        d, G = self.d, self.groups.size
+        l1 = np.abs(self.Xs).sum(axis=1)
+        self.B = float(l1.max()) + self.gamma
+        self.M = self.gamma + l1 + self.B
+        self.w = np.arange(d)
+        self.b = d
+        self.z = np.arange(d + 1, d + 1 + G)
+        ncols = d + 1 + G
+        lower = np.concatenate([np.where(self.scaling.constant, 0.0, -1.0), [-self.B], np.zeros(G)])
+        upper = np.concatenate([np.where(self.scaling.constant, 0.0, 1.0), [self.B], np.ones(G)])
+        integer = np.zeros(ncols, dtype=bool)
+        integer[self.z] = True
+        rb = _RowBuilder()
+        cols_wb = np.arange(d + 1)
+        for g in range(G):
+            coefs = np.append(self.Xs[g], 1.0)
+            if self.yg[g] == 1:  # w.x + b + M z >= gamma
+                rb.add(np.append(cols_wb, self.z[g]), np.append(coefs, self.M[g]), self.gamma, math.inf)
+            else:  # w.x + b - M z <= -gamma
+                rb.add(np.append(cols_wb, self.z[g]), np.append(coefs, -self.M[g]), -math.inf, -self.gamma)
+        for a, c in self.groups.conflicts:
+            rb.add([self.z[a], self.z[c]], [1.0, 1.0], 1.0, math.inf)
+        A, rl, ru = rb.matrix(ncols)
+        self.milp = MilpArrays(np.zeros(ncols), lower, upper, integer, A, rl, ru)
+
+    def feasibility_tolerance(self, default: float = 1e-6) -> float:
+        """A solver feasibility tolerance small enough that z_g = 0 rows keep a positive margin:
+        gamma > 10 * tol * (1 + max M) (HiGHS applies it to rows and to integrality)."""
+        return min(default, self.gamma / (10.0 * (1.0 + float(self.M.max()))))
+
+    def decode(self, x: np.ndarray) -> Halfspace:
+        x = np.asarray(x, dtype=np.float64)
+        w, b = self.scaling.to_original(x[self.w], x[self.b])
+        return Halfspace(tuple(w), b)
+
+    def encode(self, h: Halfspace) -> np.ndarray | None:
+        """A feasible column vector realising h at the largest scale the box allows."""
+        ws, bs = self.scaling.to_scaled(np.asarray(h.w), h.b)
+        norm = float(np.abs(ws).max()) if ws.size else 0.0
+        if norm > 0:
+            ws, bs = ws / norm, bs / norm
+        if norm == 0 or abs(bs) > self.B:  # constant on the data: same labeling at w = 0, b = +-B
+            ws, bs = np.zeros(self.d), math.copysign(self.B, bs if bs != 0 else 1.0)
+        v = self.Xs @ ws + bs
+        ok = np.where(self.yg == 1, v >= self.gamma, v <= -self.gamma)
+        x = np.concatenate([ws, [bs], np.where(ok, 0.0, 1.0)])
+        return x
+
+    def details(self) -> dict[str, Any]:
+        out = self.base_details()
+        out.update(
+            {
+                "formulation": self.kind,
+                "gamma": self.gamma,
+                "B": self.B,
+                "M_min": float(self.M.min()),
+                "M_max": float(self.M.max()),
+            }
+        )
+        return out
+
+
+class HalfspaceRelaxedMilp(_HalfspaceBase):
+    """Margin-free relaxation (module docstring). Columns: w+ (d), w- (d), s (d), b', z (G)."""
+
+    kind = "halfspace-relaxed"
+
+    def __init__(self, X: np.ndarray, y: np.ndarray):
+        super().__init__(X, y)
+        d, G = self.d, self.groups.size
+        linf = np.abs(self.Xs).max(axis=1)
+        self.R = float(linf.max())
+        self.M = linf + self.R
+        self.wp = np.arange(d)
+        self.wn = np.arange(d, 2 * d)
+        self.s = np.arange(2 * d, 3 * d)
+        self.b = 3 * d
+        self.z = np.arange(3 * d + 1, 3 * d + 1 + G)
+        ncols = 3 * d + 1 + G
+        wub = np.where(self.scaling.constant, 0.0, 1.0)  # constant columns could absorb ||w||_1 = 1
+        lower = np.concatenate([np.zeros(3 * d), [-self.R], np.zeros(G)])
+        upper = np.concatenate([wub, wub, np.ones(d), [self.R], np.ones(G)])
+        integer = np.zeros(ncols, dtype=bool)
+        integer[self.s] = True
+        integer[self.z] = True
+        rb = _RowBuilder()
+        cols_wb = np.concatenate([self.wp, self.wn, [self.b]])
+        for g in range(G):
+            coefs = np.concatenate([self.Xs[g], -self.Xs[g], [1.0]])
+            if self.yg[g] == 1:  # w.x + b + M z >= 0
+                rb.add(np.append(cols_wb, self.z[g]), np.append(coefs, self.M[g]), 0.0, math.inf)
+            else:  # w.x + b - M z <= 0
+                rb.add(np.append(cols_wb, self.z[g]), np.append(coefs, -self.M[g]), -math.inf, 0.0)
+        for a, c in self.groups.conflicts:
+            rb.add([self.z[a], self.z[c]], [1.0, 1.0], 1.0, math.inf)
+        rb.add(np.concatenate([self.wp, self.wn]), np.ones(2 * d), 1.0, 1.0)  # ||w||_1 = 1
+        for j in range(d):
+            rb.add([self.wp[j], self.s[j]], [1.0, -1.0], -math.inf, 0.0)  # w+_j <= s_j
+            rb.add([self.wn[j], self.s[j]], [1.0, 1.0], -math.inf, 1.0)  # w-_j <= 1 - s_j
+        A, rl, ru = rb.matrix(ncols)
+        self.milp = MilpArrays(np.zeros(ncols), lower, upper, integer, A, rl, ru)
+
+    def decode(self, x: np.ndarray) -> Halfspace:
+        x = np.asarray(x, dtype=np.float64)
+        w, b = self.scaling.to_original(x[self.wp] - x[self.wn], x[self.b])
+        return Halfspace(tuple(w), b)
+
+    def encode(self, h: Halfspace) -> np.ndarray | None:
+        """A feasible column vector for h (None for a constant hypothesis: w = 0 is excluded)."""
+        ws, bs = self.scaling.to_scaled(np.asarray(h.w), h.b)
+        norm = float(np.abs(ws).sum())
+        if norm == 0:
+            return None
+        ws, bs = ws / norm, float(np.clip(bs / norm, -self.R, self.R))
+        v = self.Xs @ ws + bs
+        ok = np.where(self.yg == 1, v >= 0, v <= 0)
+        x = np.concatenate([np.maximum(ws, 0.0), np.maximum(-ws, 0.0), (ws >= 0).astype(float), [bs], np.where(ok, 0.0, 1.0)])
+        return x
+
+    def details(self) -> dict[str, Any]:
+        out = self.base_details()
+        out.update({"formulation": self.kind, "R": self.R, "M_min": float(self.M.min()), "M_max": float(self.M.max())})
+        return out
+
+
+def margin_lp(Xs: np.ndarray, y: np.ndarray, correct: np.ndarray, B: float) -> MilpArrays:
+    """LP: maximise t s.t. the points in ``correct`` sit on their side with margin t.
+
+    Columns (w' in [-1,1]^d, b' in [-B, B], t in [0, 1]); cost is -t (minimisation). A
+    solution with t > 0 is a real halfspace that classifies every ``correct`` point correctly
+    with every one of them off the boundary: it turns a relaxed labeling into a hypothesis.
+    """
+    d = Xs.shape[1]
+    ncols = d + 2
+    rb = _RowBuilder()
+    for g in np.flatnonzero(correct):
+        if y[g] == 1:  # w.x + b - t >= 0
+            rb.add(np.arange(ncols), np.concatenate([Xs[g], [1.0, -1.0]]), 0.0, math.inf)
+        else:  # w.x + b + t <= 0
+            rb.add(np.arange(ncols), np.concatenate([Xs[g], [1.0, 1.0]]), -math.inf, 0.0)
+    A, rl, ru = rb.matrix(ncols)
+    cost = np.zeros(ncols)
+    cost[-1] = -1.0
+    lower = np.concatenate([-np.ones(d), [-B, 0.0]])
+    upper = np.concatenate([np.ones(d), [B, 1.0]])
+    return MilpArrays(cost, lower, upper, np.zeros(ncols, dtype=bool), A, rl, ru)
+
+
+def heuristic_halfspaces(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[Halfspace]:
+    """Cheap candidate halfspaces for warm starts: the two constants, the best stump, and the
+    weighted least-squares direction with its exact best offset (a 1-D sweep on the projection)."""
+    n, d = X.shape
+    cands = [_constant_halfspace(d, 1), _constant_halfspace(d, 0)]
+    feature, sign, theta, _ = best_stump(X, y, w)
+    if math.isfinite(theta):
+        wv = np.zeros(d)
+        wv[feature] = sign
+        cands.append(Halfspace(tuple(wv), -sign * theta))
+    scaling = AffineScaling.fit(X)
+    Xs = scaling.transform(X)
+    sw = np.sqrt(w)
+    design = np.column_stack([Xs, np.ones(n)]) * sw[:, None]
+    target = (2.0 * y - 1.0) * sw
+    if np.any(sw > 0):
+        coef, *_ = np.linalg.lstsq(design, target, rcond=None)
+        direction = np.where(scaling.constant, 0.0, coef[:d])
+        if np.any(direction != 0) and np.all(np.isfinite(direction)):
+            u = (Xs @ direction)[:, None]
+            _, s, t, _ = best_stump(u, y, w)
+            if math.isfinite(t):
+                wo, bo = scaling.to_original(s * direction, -s * t)
+                if np.all(np.isfinite(wo)) and math.isfinite(bo):
+                    cands.append(Halfspace(tuple(wo), bo))
+    return cands
+
+
+# ---------------------------------------------------------------------------------------------
+# stumps and thresholds
+
+
+class StumpMilp:
+    """Exact staircase model for stumps (signs +-1) and thresholds (feature 0, sign +1 only)."""
+
+    kind = "stump-staircase"
+
+    def __init__(self, X: np.ndarray, hypothesis_class: str = "stump"):
+        if hypothesis_class not in ("stump", "threshold"):
+            raise ValueError(f"StumpMilp: hypothesis_class must be 'stump' or 'threshold', got {hypothesis_class!r}")
+        self.hypothesis_class = hypothesis_class
+        self.n, self.d = X.shape
+        features = range(self.d) if hypothesis_class == "stump" else [0]
+        signs = (1, -1) if hypothesis_class == "stump" else (1,)
+        self.values: dict[int, np.ndarray] = {}
+        self.rank: dict[int, np.ndarray] = {}
+        for j in features:
+            self.values[j], self.rank[j] = np.unique(X[:, j], return_inverse=True)
+        # blocks: (feature, sign, selector column, staircase columns)
+        self.blocks: list[tuple[int, int, int, np.ndarray]] = []
+        col = 0
+        for j in features:
+            for s in signs:
+                m = len(self.values[j])
+                self.blocks.append((j, s, col, np.arange(col + 1, col + 1 + m)))
+                col += 1 + m
+        ncols = col
+        rb = _RowBuilder()
+        selectors = [blk[2] for blk in self.blocks]
+        rb.add(selectors, np.ones(len(selectors)), 1.0, 1.0)  # exactly one block
+        for j, s, a, t in self.blocks:
+            top = t[-1] if s == 1 else t[0]  # the largest staircase entry
+            rb.add([top, a], [1.0, -1.0], -math.inf, 0.0)  # t <= a
+            for r in range(len(t) - 1):
+                lo, hi = (t[r], t[r + 1]) if s == 1 else (t[r + 1], t[r])
+                rb.add([lo, hi], [1.0, -1.0], -math.inf, 0.0)  # monotone staircase
+        A, rl, ru = rb.matrix(ncols)
+        self.milp = MilpArrays(np.zeros(ncols), np.zeros(ncols), np.ones(ncols), np.ones(ncols, dtype=bool), A, rl, ru)
+
+    def costs(self, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
+        """(cost vector, offset): loss = sum_i w_i y_i + sum g_jr t_js,r."""
+        gain = w * (1.0 - 2.0 * y)
+        cost = np.zeros(self.milp.num_cols)
+        for j, _, _, t in self.blocks:
+            cost[t] = np.bincount(self.rank[j], weights=gain, minlength=len(t))
+        return cost, float(w[y == 1].sum())
+
+    def decode(self, x: np.ndarray) -> Hypothesis:
+        x = np.asarray(x, dtype=np.float64)
+        j, s, _, t = max(self.blocks, key=lambda blk: x[blk[2]])
+        on = np.flatnonzero(x[t] > 0.5)
+        v = self.values[j]
+        m = len(v)
+        if s == 1:  # predict 1 on values >= v[first on]
+            if on.size == 0:
+                theta = math.inf
+            elif on[0] == 0:
+                theta = -math.inf
+            else:
+                theta = cut_value(float(v[on[0] - 1]), float(v[on[0]]), 1)
+        else:  # predict 1 on values <= v[last on]
+            if on.size == 0:
+                theta = -math.inf
+            elif on[-1] == m - 1:
+                theta = math.inf
+            else:
+                theta = cut_value(float(v[on[-1]]), float(v[on[-1] + 1]), -1)
+        if self.hypothesis_class == "threshold":
+            return Threshold(theta)
+        return Stump(int(j), float(theta), int(s))
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "formulation": self.kind,
+            "n_points": int(self.n),
+            "blocks": len(self.blocks),
+            "num_cols": self.milp.num_cols,
+            "num_rows": self.milp.num_rows,
+            "num_integer": int(self.milp.integer.sum()),
+        }

@@ -1,0 +1,309 @@
+"""The solver-independent driver shared by the MIP backends (``highs``, ``scip``).
+
+A concrete backend supplies one thing: a *model adapter* built from a
+:class:`~solvers.milp.MilpArrays` with ``set_costs(cost)`` and
+``run(time_limit, abs_gap=..., feasibility_tolerance=..., start=...) -> MipRun``.
+This module does the rest, identically for every solver:
+
+* one persistent model per formulation, reused when the points are the same (X and reduced
+  labels, compared by a BLAKE2 fingerprint): a new call only changes the costs;
+* gaps that prove integer optimality (relative 0; absolute and bound rounding from
+  :func:`~solvers.milp.gap_rule` / :func:`~solvers.milp.lattice_round_up`);
+* warm starts from cheap heuristics (halfspaces), and the best re-scored candidate returned;
+* the two certification modes for halfspaces (``certify``):
+
+  - ``"margin-free"`` (default): ``bound = max(conflict bound, min(relaxed dual bound,
+    cost(all 1), cost(all 0)))`` from :class:`~solvers.milp.HalfspaceRelaxedMilp`, a lower bound
+    over *all* halfspaces, so ``certified`` means optimal over all halfspaces. (The relaxation
+    already contains both constant labelings at b = +-R; the ``min`` is kept as a guard.) The
+    relaxed solution is turned into a real halfspace by the max-margin LP
+    :func:`~solvers.milp.margin_lp`; if the result does not attain the bound (degenerate data or
+    a time limit), the gamma-margin model is searched too for a better hypothesis, and the
+    answer stays honestly uncertified if the gap remains.
+  - ``"margin"``: only the gamma-margin model; ``bound`` is its dual bound, proved over
+    halfspaces whose correctly classified points have margin >= gamma at ||w||_inf <= 1 on the
+    [-1, 1]-scaled data and *not* over all halfspaces; ``certified`` means optimal over that class.
+
+* the big-M trap (HiGHS issues #1721, #3034: "optimal" answers violating big-M rows at default
+  tolerances): hypotheses are rebuilt from (w, b) or from an LP over the solution's labeling,
+  never from z values, and the protocol re-scores them, so a violated row can only show up as
+  objective > bound (uncertified), never as a false certificate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
+from solvers.base import Backend, BackendAnswer, ReducedProblem
+from solvers.milp import (
+    DEFAULT_GAMMA,
+    HalfspaceMarginMilp,
+    HalfspaceRelaxedMilp,
+    MilpArrays,
+    StumpMilp,
+    constant_costs,
+    gap_rule,
+    heuristic_halfspaces,
+    lattice_round_up,
+    margin_lp,
+    reduced_loss,
+)
+
+__all__ = ["MipBackend", "MipRun", "CERTIFY_MODES", "fingerprint"]
+
+CERTIFY_MODES = ("margin-free", "margin")
+
+
+@dataclass
+class MipRun:
+    """What one solver run returned (objective values exclude the formulation's offset)."""
+
+    status: str  # optimal / time_limit / infeasible / error
+    raw_status: str  # the solver's own status name
+    x: np.ndarray | None  # column values of the best solution found, if any
+    dual_bound: float  # proved lower bound on the model's optimum; -inf if none
+    primal: float
+    nodes: int
+    gap: float
+    seconds: float
+    start_accepted: bool | None = None
+
+
+def fingerprint(kind: str, X: np.ndarray, y: np.ndarray, extra: tuple = ()) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(repr((kind, X.shape, extra)).encode())
+    digest.update(np.ascontiguousarray(X).tobytes())
+    digest.update(np.ascontiguousarray(y, dtype=np.int8).tobytes())
+    return digest.hexdigest()
+
+
+@dataclass
+class _Candidates:
+    """Hypotheses found so far, scored on the reduced problem; the best is returned."""
+
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    items: list[tuple[float, str, Hypothesis]] = field(default_factory=list)
+
+    def add(self, source: str, h: Hypothesis | None) -> None:
+        if h is not None:
+            self.items.append((reduced_loss(h, self.X, self.y, self.w), source, h))
+
+    def best(self) -> tuple[float, str, Hypothesis]:
+        return min(self.items, key=lambda item: item[0])
+
+
+def _check_int_option(backend: str, name: str, value: Any, minimum: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        kind = "a positive integer" if minimum == 1 else "a non-negative integer"
+        raise ValueError(f"backend {backend!r}: {name} must be {kind}; got {value!r}")
+    return int(value)
+
+
+class MipBackend(Backend):
+    """Exact weighted 0-1 ERM by MIP for thresholds, stumps and halfspaces (module docstring).
+
+    Options: ``time_limit`` (seconds, whole call), ``certify`` ("margin-free" | "margin"),
+    ``gamma`` (margin on [-1,1]-scaled data, default 1e-3), ``warm_start`` (halfspaces: start
+    from the best of the constants, the best stump and the least-squares direction; default
+    True), ``threads``, ``random_seed``, ``output_flag`` (solver log; default False).
+    """
+
+    classes = frozenset({"threshold", "stump", "halfspace"})
+    options = frozenset({"certify", "gamma", "warm_start", "threads", "random_seed", "output_flag"})
+
+    def __init__(self, time_limit: float | None = None, **options: Any) -> None:
+        super().__init__(time_limit, **options)
+        cfg = self.config
+        self.certify = cfg.get("certify", "margin-free")
+        if self.certify not in CERTIFY_MODES:
+            raise ValueError(f"backend {self.name!r}: certify must be one of {list(CERTIFY_MODES)}; got {self.certify!r}")
+        try:
+            gamma = float(cfg.get("gamma", DEFAULT_GAMMA))
+        except (TypeError, ValueError):
+            raise ValueError(f"backend {self.name!r}: gamma must be a number in [1e-6, 0.5]; got {cfg.get('gamma')!r}") from None
+        if not (1e-6 <= gamma <= 0.5):
+            raise ValueError(
+                f"backend {self.name!r}: gamma must be in [1e-6, 0.5] (margin on [-1,1]-scaled data; below 1e-6 it "
+                f"drowns in the solver's feasibility tolerance); got {cfg.get('gamma')!r}"
+            )
+        self.gamma = gamma
+        self.threads = _check_int_option(self.name, "threads", cfg.get("threads"), 1)
+        self.random_seed = _check_int_option(self.name, "random_seed", cfg.get("random_seed"), 0)
+        self.warm_start = bool(cfg.get("warm_start", True))
+        self.output_flag = bool(cfg.get("output_flag", False))
+        if self.certify == "margin-free":
+            self.certificate = (
+                "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
+                "(certify='margin-free'): bound = min(dual bound of the margin-free relaxation with "
+                "||w||_1 = 1, constant labelings), a proved lower bound over all halfspaces"
+            )
+        else:
+            self.certificate = (
+                "thresholds/stumps: exact staircase MIP; halfspaces (certify='margin'): bound is the "
+                f"dual bound of the gamma={gamma:g} margin model, proved only over halfspaces whose correct "
+                "points have margin >= gamma at ||w||_inf <= 1 on [-1,1]-scaled data, not over all halfspaces"
+            )
+        self._models: dict[str, tuple[str, Any, Any]] = {}  # kind -> (fingerprint, formulation, model)
+
+    # -- what a concrete backend provides --------------------------------------------------------
+
+    def new_model(self, milp: MilpArrays):  # pragma: no cover - abstract
+        """A solver model of ``milp`` with ``set_costs`` and ``run`` (see the module docstring)."""
+        raise NotImplementedError
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def _model(self, kind: str, X: np.ndarray, y: np.ndarray, build: Callable[[], Any]) -> tuple[Any, Any, bool]:
+        """The cached (formulation, model) for these points, or a fresh one; and a reused flag."""
+        fp = fingerprint(kind, X, y, (self.gamma,))
+        cached = self._models.get(kind)
+        if cached is not None and cached[0] == fp:
+            return cached[1], cached[2], True
+        formulation = build()
+        model = self.new_model(formulation.milp)
+        self._models[kind] = (fp, formulation, model)
+        return formulation, model, False
+
+    @staticmethod
+    def _remaining(deadline: float | None) -> float | None:
+        if deadline is None:
+            return None
+        return max(deadline - time.perf_counter(), 1e-3)
+
+    # -- solve ---------------------------------------------------------------------------------
+
+    def solve(self, problem: ReducedProblem) -> BackendAnswer:
+        deadline = None if self.time_limit is None else time.perf_counter() + float(self.time_limit)
+        if problem.hypothesis_class in ("threshold", "stump"):
+            return self._solve_stump(problem, deadline)
+        return self._solve_halfspace(problem, deadline)
+
+    def _solve_stump(self, problem: ReducedProblem, deadline: float | None) -> BackendAnswer:
+        X, y, w = problem.X, problem.y, problem.w
+        cls = problem.hypothesis_class
+        form, model, reused = self._model(f"staircase-{cls}", X, y, lambda: StumpMilp(X, cls))
+        cost, offset = form.costs(y, w)
+        model.set_costs(cost)
+        abs_gap, q = gap_rule(w)
+        run = model.run(self._remaining(deadline), abs_gap=abs_gap)
+        bound = lattice_round_up(run.dual_bound + offset, q, float(w.sum())) if math.isfinite(run.dual_bound) else -math.inf
+        bound = max(bound, 0.0)  # weights are >= 0
+        if run.x is not None:
+            hypothesis = form.decode(run.x)
+        else:  # no incumbent (time limit before any solution): an honest, uncertified constant
+            hypothesis = Threshold(math.inf) if cls == "threshold" else Stump(0, math.inf, 1)
+        details = form.details()
+        details.update(self._run_details("mip", run, q, abs_gap, reused))
+        return BackendAnswer(hypothesis, bound=bound, status=run.status, nodes=run.nodes, details=details)
+
+    def _solve_halfspace(self, problem: ReducedProblem, deadline: float | None) -> BackendAnswer:
+        X, y, w = problem.X, problem.y, problem.w
+        d = problem.d
+        total = float(w.sum())
+        tol = 1e-9 * max(1.0, total)  # the protocol's certification tolerance
+        abs_gap, q = gap_rule(w)
+        c_ones, c_zeros = constant_costs(y, w)
+        cands = _Candidates(X, y, w)
+        cands.add("constant-1", Halfspace(tuple([0.0] * d), 1.0))
+        cands.add("constant-0", Halfspace(tuple([0.0] * d), -1.0))
+        if np.all(X == X[0]):  # one distinct point: only the two constant labelings exist
+            _, source, h = cands.best()
+            return BackendAnswer(
+                h, bound=min(c_ones, c_zeros), status="optimal", nodes=0,
+                details={"formulation": "constant (all points identical)", "hypothesis_source": source},
+            )
+        if self.warm_start:
+            for i, h in enumerate(heuristic_halfspaces(X, y, w)[2:]):
+                cands.add(f"heuristic-{i}", h)
+        details: dict[str, Any] = {"certify": self.certify, "warm_start": self.warm_start}
+
+        def search_margin(tag: str) -> tuple[MipRun, HalfspaceMarginMilp]:
+            form, model, reused = self._model("halfspace-margin", X, y, lambda: HalfspaceMarginMilp(X, y, self.gamma))
+            model.set_costs(form.costs(y, w)[0])
+            start = form.encode(cands.best()[2]) if self.warm_start else None
+            run = model.run(self._remaining(deadline), abs_gap=abs_gap, feasibility_tolerance=form.feasibility_tolerance(), start=start)
+            if run.x is not None:
+                cands.add(f"{tag}-mip", form.decode(run.x))
+                cands.add(f"{tag}-polished", self._polish(form, form.correct_mask(run.x)))
+            details[f"{tag}_model"] = form.details()
+            details.update(self._run_details(tag, run, q, abs_gap, reused))
+            return run, form
+
+        if self.certify == "margin":
+            run, form = search_margin("margin")
+            nodes = run.nodes
+            conflict = form.groups.conflict_bound(w)
+            bound = max(lattice_round_up(run.dual_bound, q, total), conflict, 0.0)
+            details["conflict_bound"] = conflict
+            status = run.status
+        else:
+            form, model, reused = self._model("halfspace-relaxed", X, y, lambda: HalfspaceRelaxedMilp(X, y))
+            model.set_costs(form.costs(y, w)[0])
+            start = None
+            if self.warm_start:
+                for _, _, h in sorted(cands.items, key=lambda item: item[0]):
+                    start = form.encode(h)
+                    if start is not None:
+                        break
+            run = model.run(self._remaining(deadline), abs_gap=abs_gap, start=start)
+            nodes = run.nodes
+            details["relaxed_model"] = form.details()
+            details.update(self._run_details("relaxed", run, q, abs_gap, reused))
+            relaxed_bound = lattice_round_up(run.dual_bound, q, total)
+            conflict = form.groups.conflict_bound(w)
+            bound = max(conflict, min(relaxed_bound, c_ones, c_zeros), 0.0)
+            details.update({"relaxed_bound": relaxed_bound, "conflict_bound": conflict, "constant_costs": [c_ones, c_zeros]})
+            status = run.status
+            if run.x is not None:
+                cands.add("relaxed-mip", form.decode(run.x))
+                polished = self._polish(form, form.correct_mask(run.x))
+                cands.add("relaxed-polished", polished)
+                details["relaxed_polish_ok"] = polished is not None
+            if cands.best()[0] > bound + tol and (deadline is None or time.perf_counter() < deadline):
+                # degenerate data or a time limit: search the margin model for a better hypothesis
+                margin_run, _ = search_margin("margin")
+                nodes += margin_run.nodes
+                if margin_run.status != "optimal" and status == "optimal":
+                    status = margin_run.status
+        loss, source, hypothesis = cands.best()
+        details["hypothesis_source"] = source
+        details["hypothesis_reduced_loss"] = loss
+        details["candidates"] = {src: value for value, src, _ in cands.items}
+        return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=nodes, details=details)
+
+    def _polish(self, form, correct: np.ndarray) -> Halfspace | None:
+        """Max-margin LP over the groups a MIP solution classifies correctly (None if margin 0)."""
+        lp = margin_lp(form.Xs, form.yg, correct, B=float(form.d + 1))
+        run = self.new_model(lp).run(None)
+        if run.status != "optimal" or run.x is None or run.x[-1] <= 1e-9:
+            return None
+        w_orig, b_orig = form.scaling.to_original(run.x[: form.d], run.x[form.d])
+        if not (np.all(np.isfinite(w_orig)) and math.isfinite(b_orig)):
+            return None
+        return Halfspace(tuple(w_orig), b_orig)
+
+    @staticmethod
+    def _run_details(tag: str, run: MipRun, q: float | None, abs_gap: float, reused: bool) -> dict[str, Any]:
+        return {
+            f"{tag}_status": run.raw_status,
+            f"{tag}_dual_bound": run.dual_bound,
+            f"{tag}_primal": run.primal,
+            f"{tag}_mip_gap": run.gap,
+            f"{tag}_nodes": run.nodes,
+            f"{tag}_seconds": run.seconds,
+            f"{tag}_start_accepted": run.start_accepted,
+            f"{tag}_model_reused": reused,
+            "weight_lattice": q,
+            "mip_abs_gap": abs_gap,
+        }
