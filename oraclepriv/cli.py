@@ -1,7 +1,10 @@
 """The ``oraclepriv`` command line (typer).
 
     oraclepriv erm DATA.csv --class halfspace [--backend B] [--time-limit S] [--json]
-    oraclepriv bench oracles [--quick] [--out FILE]
+    oraclepriv learn PRIVATE.csv --public PUBLIC.csv --algorithm rrspm --epsilon 1 --class halfspace [--json]
+    oraclepriv demo
+    oraclepriv audit rrspm [--runs N]
+    oraclepriv bench oracles|learners [--quick] [--out FILE]
     oraclepriv instances build|check|list
 
 Errors in the input (bad CSV, NaN, labels outside {0,1}, unknown class/backend, ...) are
@@ -129,6 +132,14 @@ def instances_list() -> None:
 
     for entry in json.loads((instances_dir() / "manifest.json").read_text(encoding="utf-8")):
         typer.echo(f"{entry['file']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}")
+
+
+from oraclepriv import cli_learners  # noqa: E402  (learner commands live in their own module)
+
+app.command("learn")(cli_learners.learn)
+app.command("demo")(cli_learners.demo)
+app.add_typer(cli_learners.audit_app, name="audit")
+bench_app.command("learners")(cli_learners.bench_learners)
 
 
 def main() -> None:  # pragma: no cover - console entry point

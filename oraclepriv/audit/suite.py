@@ -1,0 +1,77 @@
+"""The RRSPM audit suite behind ``oraclepriv audit rrspm``: every scenario is run on the correct
+learner (must pass) and on the deliberately broken variants it is built to catch (must fail).
+
+A row's ``verdict`` is "ok" when the audit's outcome is the expected one (pass for the correct
+learner, fail for a negative control) and "UNEXPECTED" otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from oraclepriv.audit.controls import (
+    ClaimingQuantileSplitBackend,
+    RRSPMReturnsFhat,
+    RRSPMScaleTwoOverEps,
+    RRSPMRateAsScale,
+    registered_backend,
+)
+from oraclepriv.audit.runner import audit_learner
+from oraclepriv.audit.scenarios import flip_scenario, leak_scenario, quantile_scenario, tight_construction
+from oraclepriv.learners.rrspm import RRSPM
+
+__all__ = ["rrspm_audit_suite"]
+
+
+def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
+    """(label, scenario, learner class, extra params, must_pass)."""
+    tight1 = tight_construction(1)
+    tight2 = tight_construction(2)
+    flip, leak, quantile = flip_scenario(), leak_scenario(), quantile_scenario()
+    return [
+        ("RRSPM", tight1, RRSPM, {}, True),
+        ("RRSPM", tight2, RRSPM, {}, True),
+        ("control: Laplace scale 2/eps", tight2, RRSPMScaleTwoOverEps, {}, False),
+        ("RRSPM", flip, RRSPM, {}, True),
+        ("control: Laplace scale eps/(2m)", flip, RRSPMRateAsScale, {}, False),
+        ("RRSPM", leak, RRSPM, {}, True),
+        ("control: returns fhat", leak, RRSPMReturnsFhat, {}, False),
+        ("RRSPM", quantile, RRSPM, {}, True),
+        ("control: non-exact oracle claiming optimality", quantile, RRSPM, {"backend": "claiming-quantile"}, False),
+    ]
+
+
+def rrspm_audit_suite(
+    n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None
+) -> list[dict[str, Any]]:
+    """Audit RRSPM and its negative controls; one row per (scenario, learner)."""
+    rows = []
+    target = f"{ClaimingQuantileSplitBackend.__module__}:{ClaimingQuantileSplitBackend.__name__}"
+    with registered_backend("claiming-quantile", target):
+        for label, scenario, cls, params, must_pass in _cases():
+            result = audit_learner(
+                lambda s, cls=cls, params=params, scenario=scenario: cls(
+                    epsilon=epsilon, hypothesis=scenario.hypothesis, random_state=s, **params
+                ),
+                scenario,
+                epsilon=epsilon,
+                n_runs=n_runs,
+                seed=seed,
+                learner_name=label,
+            )
+            row = {
+                "scenario": scenario.name,
+                "learner": label,
+                "epsilon": epsilon,
+                "n_runs": n_runs,
+                "eps_lower": result.eps_lower,
+                "eps_point": result.eps_point,
+                "passed": result.passed,
+                "expected": "pass" if must_pass else "fail",
+                "verdict": "ok" if result.passed == must_pass else "UNEXPECTED",
+                "seconds": result.seconds,
+            }
+            rows.append(row)
+            if progress is not None:
+                progress(row)
+    return rows

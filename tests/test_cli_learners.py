@@ -1,0 +1,99 @@
+"""`oraclepriv learn`, `demo`, `audit rrspm` and `bench learners` from the command line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from oraclepriv.cli import app
+from oraclepriv.demo import run_demo
+from oraclepriv.io import write_csv_problem
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def data(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    y = (X[:, 0] >= 0).astype(int)
+    Z = rng.normal(size=(10, 2))
+    private, public = tmp_path / "private.csv", tmp_path / "public.csv"
+    write_csv_problem(private, X, y)
+    write_csv_problem(public, Z, None)
+    return private, public, tmp_path
+
+
+def test_learn_rrspm_json_reports_two_calls_and_privacy(data):
+    private, public, _ = data
+    args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1", "--class", "stump", "--seed", "3", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["algorithm"] == "RRSPM" and out["n_oracle_calls"] == 2
+    assert [c["step"] for c in out["oracle_calls"]] == ["private-erm", "perturb"]
+    assert out["oracle_calls"][1]["n"] == 10  # the projection call sees the public points only
+    assert out["privacy"]["epsilon"] == 1.0 and out["privacy"]["delta"] == 0.0
+    assert "replace one private record" in out["privacy"]["neighbouring"]
+    assert out["hypothesis"]["type"] == "stump"
+    again = runner.invoke(app, args)
+    assert json.loads(again.stdout)["hypothesis"] == out["hypothesis"]  # --seed makes it reproducible
+
+
+def test_learn_halfspace_gaussian_variant(data):
+    private, public, _ = data
+    result = runner.invoke(
+        app,
+        ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1", "--delta", "1e-5", "--seed", "1", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["privacy"]["noise"] == "gaussian" and out["privacy"]["delta"] == 1e-5
+    assert out["hypothesis"]["type"] == "halfspace"
+
+
+@pytest.mark.parametrize(
+    "extra, fragment",
+    [
+        (["--epsilon", "0"], "epsilon"),
+        (["--epsilon", "-1"], "epsilon"),
+        (["--epsilon", "1", "--delta", "0.5"], "delta"),
+        (["--epsilon", "1", "--class", "circle"], "circle"),
+    ],
+)
+def test_learn_bad_parameters(data, extra, fragment):
+    private, public, _ = data
+    result = runner.invoke(app, ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", *extra])
+    assert result.exit_code == 2
+    assert fragment in result.stderr
+
+
+def test_learn_public_features_must_match(data):
+    private, _, tmp = data
+    other = tmp / "other.csv"
+    write_csv_problem(other, np.zeros((4, 3)), None)
+    result = runner.invoke(app, ["learn", str(private), "--public", str(other), "--algorithm", "rrspm", "--epsilon", "1"])
+    assert result.exit_code == 2 and "feature columns" in result.stderr
+
+
+def test_demo_story_holds_on_small_sizes():
+    lines = []
+    report = run_demo(n_private=600, n_public=8, audit_runs=600, echo=lines.append)
+    assert report["erm"]["certified"]
+    assert report["rrspm"]["oracle_calls"] == 2 and report["rrspm"]["steps"] == ["private-erm", "perturb"]
+    verdicts = {v["learner"]: v["passed"] for v in report["audit"]}
+    assert verdicts == {"RRSPM": True, "broken: returns fhat": False}
+    assert any("CAUGHT" in line for line in lines)
+
+
+def test_audit_rrspm_command_small(tmp_path):
+    out = tmp_path / "audit.json"
+    result = runner.invoke(app, ["audit", "rrspm", "--runs", "1500", "--seed", "1", "--out", str(out)])
+    rows = json.loads(out.read_text())
+    assert {r["expected"] for r in rows} == {"pass", "fail"}
+    controls = [r for r in rows if r["expected"] == "fail"]
+    assert controls and all(not r["passed"] for r in controls), controls
+    assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)
