@@ -4,7 +4,11 @@ Learning with Public Data" (seed 000), one module per algorithm:
 * :mod:`~oraclepriv.learners.perturb` — Algorithm 1 (Perturb), the shared last step;
 * :mod:`~oraclepriv.learners.perturbation` — Algorithm 2 (Perturbation), J + 1 oracle calls;
 * :mod:`~oraclepriv.learners.regularization` — Algorithm 3 (Regularization), 2 oracle calls;
-* :mod:`~oraclepriv.learners.rrspm` — Algorithm 4 (RRSPM), 2 oracle calls.
+* :mod:`~oraclepriv.learners.rrspm` — Algorithm 4 (RRSPM), 2 oracle calls;
+
+and of Bassily, Moran, Nandi, "Learning from Mixtures of Private and Public Populations" (seed 002):
+
+* :mod:`~oraclepriv.learners.ppm` — Algorithm 2 (A_LearnHalf, Helly-based PPM learner), no oracle call.
 
 Every learner is a scikit-learn-style estimator: ``fit(X_private, y_private, X_public=Z)``
 returns self; fitted ``hypothesis_``, ``ledger_`` (this fit's oracle calls) and ``privacy_``;
@@ -13,6 +17,7 @@ returns self; fitted ``hypothesis_``, ``ledger_`` (this fit's oracle calls) and 
 
 from oraclepriv.learners._base import NEIGHBOURING, NotFittedError, PrivateLearner, UncertifiedOracleError
 from oraclepriv.learners.perturbation import Perturbation
+from oraclepriv.learners.ppm import PPMHalfspaces
 from oraclepriv.learners.regularization import LinearPredictor, Regularization
 from oraclepriv.learners.rrspm import RRSPM
 
@@ -21,6 +26,7 @@ __all__ = [
     "NEIGHBOURING",
     "NotFittedError",
     "Perturbation",
+    "PPMHalfspaces",
     "PrivateLearner",
     "RRSPM",
     "Regularization",

@@ -1,0 +1,1 @@
+"""Experiments: sweeps, learning curves and plots (figures come out of oraclepriv commands)."""

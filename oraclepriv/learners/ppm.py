@@ -1,0 +1,368 @@
+"""PPM learning of halfspaces: Algorithm 2 ``A_LearnHalf`` of Bassily, Moran & Nandi, "Learning from
+Mixtures of Private and Public Populations" (seed 002, §4), as the estimator :class:`PPMHalfspaces`.
+
+Model (label-determined privacy, §3-4): every example carries a privacy bit; label 1 = private,
+label 0 = public. The learner is pure ε-DP with respect to the private records for every
+realisation of the privacy bits and of the public records (Lemma 4.1); neighbouring datasets
+replace one private (x, y) by any (x', y'), privacy bits and public records fixed.
+
+    1. S_pub <- the examples whose GIVEN privacy bit says public (never recomputed from y: P2)
+    2. (C̃_pub, Aff) <- A_ConstrHalf(S_pub)                         [oraclepriv.ppm.constr_half]
+    3. G <- {ONES, AFF0} ∪ {1(x ∉ Aff ∩ h_1 ∩ .. ∩ h_j) : j <= d}    [oraclepriv.ppm.class_g]
+    4. m(g) <- mistakes of g on ALL n examples, exactly               [oraclepriv.ppm.scoring]
+    5. ĝ ~ exp(-ε m(g) / 2)  (exponential mechanism, sampled exactly) [oraclepriv.ppm.exp_mech]
+
+No ERM oracle is called: Helly's theorem (Lemma 4.3) is only used in the proof that some g* ∈ G
+is as good as the ERM halfspace (Lemma 4.5). ``ledger_`` therefore records zero oracle calls;
+``selection_`` records the class sizes and the selected member instead.
+
+Options beyond the paper (notes §2.4, M3): ``private_label=0`` is the flipped convention
+(public <=> label 1: run on 1 - y, invert the predictions); ``label_determined=False`` is
+relaxation (ii) (public points may carry both labels; the code path is the same).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.ledger import Ledger
+from oraclepriv.learners._base import NotFittedError, make_rng
+from oraclepriv.ppm.class_g import AFF0, ONES, ClassG
+from oraclepriv.ppm.constr_half import DEFAULT_RANK_TOL, DEFAULT_TOL, SUPPORT_MODES, CandidateFamily, a_constr_half
+from oraclepriv.ppm.exp_mech import check_epsilon, sample_from_histogram
+from oraclepriv.ppm.hypothesis import PolytopeComplement
+from oraclepriv.ppm.scoring import ScoredClass, score_class
+from oraclepriv.validation import as_features, as_labels
+
+__all__ = [
+    "PPMHalfspaces",
+    "LearnHalfResult",
+    "a_learn_half",
+    "check_public_mask",
+    "exact_log_probabilities",
+    "DEFAULT_MAX_HYPOTHESES",
+    "REFERENCE",
+]
+
+REFERENCE = "Bassily, Moran, Nandi: Learning from Mixtures of Private and Public Populations, Alg. 2 (A_LearnHalf)"
+NEIGHBOURING = "replace one private record (x, y) by any (x', y'); public records and privacy bits fixed"
+#: refuse to score classes larger than this (d = 2, n_pub = 300 is ~4e9; see notes §4 "Feasible sizes")
+DEFAULT_MAX_HYPOTHESES = 5 * 10**9
+
+
+def check_public_mask(public_mask: Any, n: int, name: str = "public_mask") -> np.ndarray:
+    """The privacy-status bits: a boolean array of length n (True = public). Required, never inferred."""
+    if public_mask is None:
+        raise ValueError(
+            f"{name} is required: PPM learning needs the privacy-status bit of every example "
+            "(True = public); it is never inferred from the labels"
+        )
+    arr = np.asarray(public_mask)
+    if arr.dtype != np.bool_:
+        example = arr.reshape(-1)[0] if arr.size else None
+        raise ValueError(
+            f"{name} must be boolean (True = public, False = private); got dtype {arr.dtype} "
+            f"(first value {example!r}). Convert explicitly, e.g. np.asarray(mask, dtype=bool)"
+        )
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{name} must have shape ({n},) like y; got shape {arr.shape} (shape mismatch)")
+    return arr
+
+
+@dataclass
+class LearnHalfResult:
+    """One run of A_LearnHalf: the released hypothesis and public-only bookkeeping."""
+
+    hypothesis: PolytopeComplement
+    descriptor: tuple
+    family: CandidateFamily
+    G: ClassG
+    public_used: np.ndarray  # indices (into X) of the public examples given to A_ConstrHalf
+    seconds: dict
+
+
+def _select_public(X: np.ndarray, public_mask: np.ndarray, max_public: int | None, rng: np.random.Generator) -> np.ndarray:
+    """Indices of the public examples passed to Alg 1; optionally capped at ``max_public`` distinct
+    points, chosen uniformly at random (public-only and data-independent randomness: notes G10, P6)."""
+    idx = np.flatnonzero(public_mask)
+    if max_public is None or idx.size == 0:
+        return idx
+    distinct, inverse = np.unique(X[idx], axis=0, return_inverse=True)
+    if distinct.shape[0] <= max_public:
+        return idx
+    chosen = rng.choice(distinct.shape[0], size=max_public, replace=False)
+    # keep every public copy of a chosen point (multiplicities are harmless: Alg 1 dedupes)
+    return idx[np.isin(inverse.reshape(-1), chosen)]
+
+
+def a_learn_half(
+    X: np.ndarray,
+    y: np.ndarray,
+    public_mask: np.ndarray,
+    epsilon: float,
+    rng: np.random.Generator,
+    *,
+    support: str = "paper",
+    tol: float = DEFAULT_TOL,
+    rank_tol: float = DEFAULT_RANK_TOL,
+    max_public: int | None = None,
+    max_hypotheses: int = DEFAULT_MAX_HYPOTHESES,
+    inverted: bool = False,
+) -> LearnHalfResult:
+    """Algorithm 2 on validated arrays (y in {0,1} with 1 = private class; public_mask boolean)."""
+    import time
+
+    t0 = time.perf_counter()
+    public_used = _select_public(X, public_mask, max_public, rng)
+    family = a_constr_half(X[public_used], support=support, tol=tol, rank_tol=rank_tol)
+    G = ClassG(family)
+    if G.size > max_hypotheses:
+        raise ValueError(
+            f"|G| = {G.size:.3g} exceeds max_hypotheses={max_hypotheses:.3g} (d={X.shape[1]}, "
+            f"{family.points.shape[0]} distinct public points, |C̃|={family.size}); the cost grows like "
+            "n_pub^(d^2). Cap the public sample with max_public=... (public-only, allowed by notes G10) "
+            "or raise max_hypotheses"
+        )
+    t1 = time.perf_counter()
+    scored = score_class(G, X, y)
+    hist = scored.histogram()  # private: never stored or released (notes P7)
+    t2 = time.perf_counter()
+    m_star, r = sample_from_histogram(hist, epsilon, rng)
+    descriptor = scored.locate(m_star, r)
+    hypothesis = G.hypothesis(descriptor, inverted=inverted)
+    t3 = time.perf_counter()
+    return LearnHalfResult(
+        hypothesis=hypothesis, descriptor=descriptor, family=family, G=G, public_used=public_used,
+        seconds={"construct": t1 - t0, "score": t2 - t1, "select": t3 - t2, "total": t3 - t0},
+    )
+
+
+def exact_log_probabilities(
+    X: np.ndarray,
+    y: np.ndarray,
+    public_mask: np.ndarray,
+    epsilon: float,
+    *,
+    support: str = "paper",
+    tol: float = DEFAULT_TOL,
+    rank_tol: float = DEFAULT_RANK_TOL,
+) -> tuple[dict[tuple, float], CandidateFamily, ScoredClass]:
+    """The exact output distribution of A_LearnHalf (tiny instances: enumerates every g ∈ G).
+
+    Uses the production scorer and ``locate`` (so it audits the code the learner runs):
+    log Pr[g] = -ε m(g)/2 - log Σ_m N_m e^{-εm/2}. Returns (descriptor -> log-probability, family, scored).
+    ``epsilon = inf`` gives the uniform distribution over the minimisers.
+    """
+    eps = check_epsilon(epsilon)
+    family = a_constr_half(X[np.flatnonzero(public_mask)], support=support, tol=tol, rank_tol=rank_tol)
+    G = ClassG(family)
+    scored = score_class(G, X, y)
+    hist = scored.histogram()
+    support_m = np.flatnonzero(hist)
+    if math.isinf(eps):
+        m0 = int(support_m[0])
+        return {g: -math.log(int(hist[m0])) for g, m in scored.members() if m == m0}, family, scored
+    logw = np.log(hist[support_m].astype(np.float64)) - eps * support_m / 2.0
+    top = logw.max()
+    log_z = top + math.log(np.exp(logw - top).sum())
+    out = {g: -eps * m / 2.0 - log_z for g, m in scored.members()}
+    if len(out) != G.size:
+        raise AssertionError(f"enumerated {len(out)} distinct members, |G| = {G.size}")
+    return out, family, scored
+
+
+class PPMHalfspaces:
+    """ε-DP PPM learner for halfspaces (Bassily-Moran-Nandi Alg 2) with an improper output.
+
+    Parameters (keywords): ``epsilon`` (> 0; ``inf`` = non-private argmin debug mode),
+    ``private_label`` (1: paper convention, label 1 = private; 0: flipped convention),
+    ``label_determined`` (True: public examples must carry label 1 - private_label; False:
+    relaxation (ii), public examples of both labels), ``support`` ("paper": W = subsets of 1..d
+    public points; "affine-basis": the notes §3.4 reduction), ``max_public`` (cap on distinct public
+    points, chosen at random: public-only), ``max_hypotheses``, ``tol``/``rank_tol`` (public,
+    scale-relative tolerances), ``random_state``.
+
+    ``fit(X, y, public_mask)`` — ``public_mask[i]`` is True iff example i is public. Labels of private
+    examples are not checked against the model (a neighbouring dataset may carry any label; an
+    error would itself leak). Fitted: ``hypothesis_`` (:class:`PolytopeComplement`), ``privacy_``,
+    ``ledger_`` (zero oracle calls), ``selection_``, ``n_features_in_``, ``n_public_``, ``n_private_``.
+    """
+
+    algorithm = "PPM-A_LearnHalf"
+
+    def __init__(
+        self,
+        epsilon: float = 1.0,
+        *,
+        private_label: int = 1,
+        label_determined: bool = True,
+        support: str = "paper",
+        max_public: int | None = None,
+        max_hypotheses: int = DEFAULT_MAX_HYPOTHESES,
+        tol: float = DEFAULT_TOL,
+        rank_tol: float = DEFAULT_RANK_TOL,
+        random_state: Any = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.private_label = private_label
+        self.label_determined = label_determined
+        self.support = support
+        self.max_public = max_public
+        self.max_hypotheses = max_hypotheses
+        self.tol = tol
+        self.rank_tol = rank_tol
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ sklearn plumbing
+    _PARAMS = ("epsilon", "private_label", "label_determined", "support", "max_public", "max_hypotheses",
+               "tol", "rank_tol", "random_state")
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self._PARAMS}
+
+    def set_params(self, **params: Any) -> "PPMHalfspaces":
+        for key, value in params.items():
+            if key not in self._PARAMS:
+                raise ValueError(f"PPMHalfspaces: unknown parameter {key!r}; valid: {list(self._PARAMS)}")
+            setattr(self, key, value)
+        return self
+
+    def __repr__(self) -> str:
+        return "PPMHalfspaces(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()) + ")"
+
+    # ------------------------------------------------------------------ validation
+    def _validate(self, X: Any, y: Any, public_mask: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        eps = check_epsilon(self.epsilon)
+        if self.private_label not in (0, 1) or isinstance(self.private_label, bool):
+            raise ValueError(f"private_label must be 0 or 1; got {self.private_label!r}")
+        if not isinstance(self.label_determined, (bool, np.bool_)):
+            raise ValueError(f"label_determined must be True or False; got {self.label_determined!r}")
+        if self.support not in SUPPORT_MODES:
+            raise ValueError(f"support must be one of {SUPPORT_MODES}; got {self.support!r}")
+        if self.max_public is not None and (not isinstance(self.max_public, (int, np.integer)) or self.max_public < 1):
+            raise ValueError(f"max_public must be a positive integer or None; got {self.max_public!r}")
+        for name in ("tol", "rank_tol"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
+                raise ValueError(f"{name} must be a number in (0, 1); got {v!r}")
+        X = as_features(X, "X")
+        y = as_labels(y, X.shape[0], "y")
+        mask = check_public_mask(public_mask, X.shape[0])
+        public_label = 1 - int(self.private_label)
+        if self.label_determined and mask.any():
+            bad = np.flatnonzero(y[mask] != public_label)
+            if bad.size:
+                i = int(np.flatnonzero(mask)[bad[0]])
+                raise ValueError(
+                    f"y[{i}] = {int(y[i])} but example {i} is public: under the label-determined model with "
+                    f"private_label={self.private_label} public examples have label {public_label}. "
+                    "Use label_determined=False for relaxation (ii) (public examples of both labels)"
+                )
+        self.epsilon_ = eps
+        # internal convention of the paper: label 1 = private class
+        y_internal = y if self.private_label == 1 else (1 - y).astype(np.int8)
+        return X, y_internal, mask
+
+    # ------------------------------------------------------------------ fit / predict
+    def fit(self, X: Any, y: Any, public_mask: Any) -> "PPMHalfspaces":
+        """Run A_LearnHalf on (X, y) with the given privacy-status bits; returns self."""
+        X, y_internal, mask = self._validate(X, y, public_mask)
+        rng = make_rng(self.random_state)
+        with Ledger() as ledger:  # the algorithm makes no oracle call; the ledger proves it
+            result = a_learn_half(
+                X, y_internal, mask, self.epsilon_, rng, support=self.support, tol=self.tol,
+                rank_tol=self.rank_tol, max_public=self.max_public, max_hypotheses=self.max_hypotheses,
+                inverted=(self.private_label == 0),
+            )
+        fam, G = result.family, result.G
+        self.hypothesis_ = result.hypothesis
+        self.ledger_ = ledger
+        self.n_features_in_ = int(X.shape[1])
+        self.n_public_ = int(mask.sum())
+        self.n_private_ = int(X.shape[0] - self.n_public_)
+        self.candidates_ = fam
+        self.class_size_ = G.size
+        self.selection_ = {
+            "mechanism": "exponential mechanism, Pr[g] ∝ exp(-ε·mistakes(g)/2), exact two-pass sampler",
+            "selected": _descriptor_json(result.descriptor),
+            "selected_form": result.hypothesis.form,
+            "selected_n_halfspaces": result.hypothesis.n_halfspaces,
+            "class_size": int(G.size),
+            "class_size_by_part": {k: int(v) for k, v in G.size_by_j().items()},
+            "n_candidates": int(fam.size),
+            "n_subsets": int(fam.n_subsets),
+            "support_mode": fam.support_mode,
+            "n_public_used": int(result.public_used.size),
+            "n_distinct_public": int(fam.points.shape[0]),
+            "aff_dim": None if fam.aff is None else int(fam.aff.dim),
+            "membership_tol": float(fam.tau),
+            "oracle_calls": len(ledger),
+            "oracle_note": "A_LearnHalf makes no ERM-oracle call: Helly's theorem is used only in the "
+                           "proof of Lemma 4.5",
+            "seconds": {k: float(v) for k, v in result.seconds.items()},
+        }
+        self.privacy_ = {
+            "epsilon": float(self.epsilon_),
+            "delta": 0.0,
+            "private": not math.isinf(self.epsilon_),
+            "mechanism": "exponential mechanism (McSherry-Talwar), score -mistakes over all n examples, "
+                         "sensitivity 1 (one private record replaced, label included)",
+            "neighbouring": NEIGHBOURING,
+            "reference": REFERENCE,
+            "lemma": "Lemma 4.1: ε-DP w.r.t. the private portion for every realisation of the privacy bits "
+                     "and of the public portion",
+            "not_protected": "the number and positions of private examples (under label-determined privacy, "
+                             "the number of private-label examples); public examples",
+            "convention": f"private_label={self.private_label}, label_determined={bool(self.label_determined)}",
+        }
+        if math.isinf(self.epsilon_):
+            self.privacy_["warning"] = "epsilon=inf: non-private debug mode (uniform over the minimisers)"
+        return self
+
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "hypothesis_"):
+            raise NotFittedError("PPMHalfspaces is not fitted yet; call fit(X, y, public_mask) first")
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Labels in {0, 1} (in the caller's label convention)."""
+        self._check_fitted()
+        X = as_features(X, "X")
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features but PPMHalfspaces was fitted with {self.n_features_in_} (d mismatch)")
+        return self.hypothesis_.predict(X)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-friendly record: chosen hypothesis, |G|, the selection and the privacy record."""
+        self._check_fitted()
+        params = {k: (v if not isinstance(v, float) or math.isfinite(v) else str(v)) for k, v in self.get_params().items()}
+        if not isinstance(params["random_state"], (int, type(None))):
+            params["random_state"] = repr(params["random_state"])
+        privacy = dict(self.privacy_)
+        if math.isinf(privacy["epsilon"]):
+            privacy["epsilon"] = "inf"
+        return {
+            "algorithm": self.algorithm,
+            "reference": REFERENCE,
+            "params": params,
+            "n": self.n_public_ + self.n_private_,
+            "n_public": self.n_public_,
+            "n_private": self.n_private_,
+            "d": self.n_features_in_,
+            "hypothesis": self.hypothesis_.to_dict(),
+            "class_size": int(self.class_size_),
+            "selection": dict(self.selection_),
+            "n_oracle_calls": len(self.ledger_),
+            "privacy": privacy,
+        }
+
+    to_dict = summary
+
+
+def _descriptor_json(descriptor: tuple) -> Any:
+    if descriptor in (ONES, AFF0):
+        return descriptor[0]
+    return [int(o) for o in descriptor]

@@ -1,0 +1,76 @@
+"""Timings of the PPM learner (Bassily-Moran-Nandi Alg 2) at the sizes the issue targets:
+d = 2 with n_pub = 200 (|G| ~ 8e8, target < 10 s on 2 cores) and d = 1 with n = 10^6.
+
+``bench_ppm()`` returns a JSON-friendly dict; ``oraclepriv bench ppm`` is meant to print it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from typing import Any, Iterable
+
+import numpy as np
+
+__all__ = ["bench_ppm", "BENCH_CASES", "make_case"]
+
+#: name -> (d, n_pub, n_priv)
+BENCH_CASES: dict[str, tuple[int, int, int]] = {
+    "d2_npub200": (2, 200, 200),
+    "d2_npub100": (2, 100, 100),
+    "d1_n1e6": (1, 500_000, 500_000),
+}
+
+
+def make_case(d: int, n_pub: int, n_priv: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Label-determined, realizable data with exactly n_pub public (label 0) and n_priv private points."""
+    w = np.array([1.0, 0.5, -0.25][:d])
+    X0, X1 = [], []
+    while sum(map(len, X0)) < n_pub or sum(map(len, X1)) < n_priv:
+        X = rng.uniform(-1, 1, size=(max(n_pub, n_priv) * 2 + 10, d))
+        pos = X @ w >= 0.2
+        X0.append(X[~pos])
+        X1.append(X[pos])
+    X0 = np.concatenate(X0)[:n_pub]
+    X1 = np.concatenate(X1)[:n_priv]
+    X = np.vstack([X0, X1])
+    y = np.r_[np.zeros(n_pub), np.ones(n_priv)].astype(np.int8)
+    return X, y, y == 0
+
+
+def bench_ppm(cases: Iterable[str] = ("d2_npub200", "d1_n1e6"), repeat: int = 1, random_state: int = 0,
+              epsilon: float = 1.0) -> dict[str, Any]:
+    """Fit PPMHalfspaces ``repeat`` times per case; return wall/CPU seconds and the class sizes."""
+    from oraclepriv.learners.ppm import PPMHalfspaces
+
+    unknown = [c for c in cases if c not in BENCH_CASES]
+    if unknown:
+        raise ValueError(f"unknown bench case(s) {unknown}; available: {sorted(BENCH_CASES)}")
+    if int(repeat) < 1:
+        raise ValueError(f"repeat must be >= 1; got {repeat!r}")
+    rng = np.random.default_rng(random_state)
+    out: dict[str, Any] = {
+        "machine": {"cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
+                    "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None},
+        "epsilon": epsilon,
+        "cases": {},
+    }
+    for name in cases:
+        d, n_pub, n_priv = BENCH_CASES[name]
+        X, y, public = make_case(d, n_pub, n_priv, rng)
+        walls, cpus, parts = [], [], []
+        clf = None
+        for r in range(int(repeat)):
+            t, c = time.perf_counter(), time.process_time()
+            clf = PPMHalfspaces(epsilon=epsilon, random_state=random_state + r).fit(X, y, public)
+            walls.append(time.perf_counter() - t)
+            cpus.append(time.process_time() - c)
+            parts.append(clf.selection_["seconds"])
+        out["cases"][name] = {
+            "d": d, "n": n_pub + n_priv, "n_pub": n_pub,
+            "class_size": int(clf.class_size_), "n_candidates": int(clf.selection_["n_candidates"]),
+            "wall_seconds": walls, "cpu_seconds": cpus, "best_wall_seconds": min(walls),
+            "phases_best_run": parts[int(np.argmin(walls))],
+        }
+    return out
