@@ -140,6 +140,8 @@ app.command("learn")(cli_learners.learn)
 app.command("demo")(cli_learners.demo)
 app.add_typer(cli_learners.audit_app, name="audit")
 bench_app.command("learners")(cli_learners.bench_learners)
+bench_app.command("ppm")(cli_learners.bench_ppm)
+app.add_typer(cli_learners.experiment_app, name="experiment")
 
 
 def main() -> None:  # pragma: no cover - console entry point

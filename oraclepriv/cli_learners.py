@@ -20,6 +20,10 @@ class Algorithm(str, Enum):
     rrspm = "rrspm"
     perturbation = "perturbation"
     regularization = "regularization"
+    ppm = "ppm"
+
+
+PRIVACY_BITS_COLUMN = "public"
 
 
 def _fail(message: str) -> None:
@@ -43,9 +47,9 @@ def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], 
 
 
 def learn(
-    private: Path = typer.Argument(..., help="Private CSV: feature columns and label column y in {0,1}."),
-    public: Path = typer.Option(..., "--public", help="Public CSV: the same feature columns, unlabelled."),
-    algorithm: Algorithm = typer.Option(..., "--algorithm", help="Learner (seed 000: Alg 4, Alg 2, Alg 3)."),
+    private: Path = typer.Argument(..., help="CSV: feature columns and label column y in {0,1} (ppm: plus a 0/1 column 'public')."),
+    public: Optional[Path] = typer.Option(None, "--public", help="Public CSV (seed-000 learners): the same feature columns, unlabelled."),
+    algorithm: Algorithm = typer.Option(..., "--algorithm", help="rrspm | perturbation | regularization (seed 000: Alg 4, 2, 3); ppm (seed 002)."),
     epsilon: float = typer.Option(..., "--epsilon", help="Privacy parameter epsilon > 0."),
     delta: Optional[float] = typer.Option(None, "--delta", help="delta in [0, 1/n); for rrspm a delta > 0 selects Gaussian weights."),
     hypothesis: str = typer.Option("halfspace", "--class", help="threshold | stump | halfspace (regularization: linear)."),
@@ -54,23 +58,55 @@ def learn(
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Per-call oracle time limit (MIP backends)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
-    """Fit a private learner: prints the hypothesis, the oracle calls (ledger) and the privacy record."""
+    """Fit a private learner: prints the hypothesis, the oracle calls (ledger) and the privacy record.
+
+    Seed-000 learners take private labelled data plus unlabelled public points (--public). The PPM
+    learner (seed 002) takes one file in which the 0/1 column 'public' holds each example's privacy bit.
+    """
     try:
-        data = read_csv_problem(private)
-        pub = read_csv_problem(public, require_labels=False)
-        if pub.feature_names != data.feature_names:
-            raise ValueError(
-                f"public data file {str(public)!r} has feature columns {list(pub.feature_names)} but the private "
-                f"data have {list(data.feature_names)}"
-            )
-        if data.weights is not None:
-            raise ValueError(f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
-        learner = _make_learner(algorithm, epsilon, delta, hypothesis, backend, seed, time_limit)
-        learner.fit(data.X, data.y, X_public=pub.X)
+        if algorithm is Algorithm.ppm:
+            learner = _fit_ppm(private, public, epsilon, delta, hypothesis, seed)
+        else:
+            learner = _fit_seed000(private, public, algorithm, epsilon, delta, hypothesis, backend, seed, time_limit)
     except (ValueError, ImportError, RuntimeError) as exc:
         _fail(str(exc))
         return
-    summary = learner.summary()
+    _print_summary(learner.summary(), as_json)
+
+
+def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optional[float], hypothesis: str, seed: Optional[int]):
+    from oraclepriv.learners import PPMHalfspaces
+
+    if public is not None:
+        raise ValueError("--algorithm ppm reads the privacy bits from the data file's 'public' column; do not pass --public")
+    if delta:
+        raise ValueError(f"--algorithm ppm is pure epsilon-DP (exponential mechanism); got --delta {delta}")
+    if hypothesis != "halfspace":
+        raise ValueError(f"--algorithm ppm learns halfspaces; got --class {hypothesis}")
+    data = read_csv_problem(private, mask_column=PRIVACY_BITS_COLUMN)
+    if data.weights is not None:
+        raise ValueError(f"data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
+    return PPMHalfspaces(epsilon=epsilon, random_state=seed).fit(data.X, data.y, data.mask)
+
+
+def _fit_seed000(private: Path, public: Optional[Path], algorithm: Algorithm, epsilon: float, delta: Optional[float],
+                 hypothesis: str, backend: Optional[str], seed: Optional[int], time_limit: Optional[float]):
+    if public is None:
+        raise ValueError(f"--public is required for --algorithm {algorithm.value}")
+    data = read_csv_problem(private)
+    pub = read_csv_problem(public, require_labels=False)
+    if pub.feature_names != data.feature_names:
+        raise ValueError(
+            f"public data file {str(public)!r} has feature columns {list(pub.feature_names)} but the private "
+            f"data have {list(data.feature_names)}"
+        )
+    if data.weights is not None:
+        raise ValueError(f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
+    learner = _make_learner(algorithm, epsilon, delta, hypothesis, backend, seed, time_limit)
+    return learner.fit(data.X, data.y, X_public=pub.X)
+
+
+def _print_summary(summary: dict, as_json: bool) -> None:
     if as_json:
         typer.echo(to_json(summary))
         return
@@ -139,3 +175,40 @@ def bench_learners(
         )
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+
+
+def bench_ppm(
+    repeat: int = typer.Option(1, "--repeat"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Also write the result as JSON to this file."),
+) -> None:
+    """PPM learner (seed 002): d=2 with n_pub=200 (target < 10 s) and d=1 at n=1e6."""
+    from oraclepriv.ppm.bench import bench_ppm as run
+
+    result = run(repeat=repeat)
+    for name, case in result["cases"].items():
+        typer.echo(
+            f"{name:<12} d={case['d']} n={case['n']:<8} n_pub={case['n_pub']:<5} |G|={case['class_size']:.3g} "
+            f"best wall {case['best_wall_seconds']:.2f} s"
+        )
+    if out is not None:
+        out.write_text(to_json(result, indent=2) + "\n", encoding="utf-8")
+
+
+experiment_app = typer.Typer(no_args_is_help=True, help="Experiments that produce the figures in docs/.")
+
+
+@experiment_app.command("ppm-curves")
+def experiment_ppm_curves(
+    out: Path = typer.Option(Path("docs/figures/ppm"), "--out", help="Output folder (PNG + CSVs)."),
+    quick: bool = typer.Option(False, "--quick", help="Tiny sizes (a smoke run)."),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """Learning curves of the PPM learner (d in {1,2}, eps in {0.1,1,inf}, realizable and 10% noise) with slopes."""
+    from oraclepriv.experiments.ppm_curves import run_ppm_curves
+
+    kwargs = {"sizes": {1: [50, 100], 2: [30, 60]}, "repetitions": 2, "n_test": 2000, "draws": 2} if quick else {}
+    result = run_ppm_curves(out, random_state=seed, **kwargs)
+    slopes = result.get("slopes")
+    if slopes is not None:
+        typer.echo(slopes.to_string(index=False))
+    typer.echo(f"wrote {out}")

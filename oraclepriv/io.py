@@ -26,10 +26,14 @@ class WeightedData:
     y: np.ndarray
     weights: np.ndarray | None
     feature_names: tuple[str, ...]
+    mask: np.ndarray | None = None  # the boolean ``mask_column`` (e.g. PPM's privacy bits), if asked for
 
 
-def read_csv_problem(path: str | Path, *, require_labels: bool = True) -> WeightedData:
-    """Load X, y (and weights if present) from a CSV file; errors name the file, column and row."""
+def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_column: str | None = None) -> WeightedData:
+    """Load X, y (and weights if present) from a CSV file; errors name the file, column and row.
+
+    ``mask_column``: a required 0/1 column returned as a boolean ``mask`` and not used as a feature.
+    """
     import pandas as pd
 
     path = Path(path)
@@ -46,7 +50,9 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True) -> Weight
         raise ValueError(f"data file {str(path)!r} has no label column {LABEL_COLUMN!r}; columns: {list(frame.columns)}")
     if len(frame) == 0:
         raise ValueError(f"data file {str(path)!r} has a header but no rows")
-    features = [c for c in frame.columns if c not in (LABEL_COLUMN, WEIGHT_COLUMN)]
+    if mask_column is not None and mask_column not in frame.columns:
+        raise ValueError(f"data file {str(path)!r} has no {mask_column!r} column; columns: {list(frame.columns)}")
+    features = [c for c in frame.columns if c not in (LABEL_COLUMN, WEIGHT_COLUMN, mask_column)]
     if not features:
         raise ValueError(f"data file {str(path)!r} has no feature columns (only {list(frame.columns)})")
     for column in frame.columns:
@@ -68,7 +74,15 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True) -> Weight
             raise ValueError(f"data file {str(path)!r}: label column 'y' row {row + 1} has value '{y[row]:g}'; labels must be 0 or 1")
         y = y.astype(np.int8)
     weights = frame[WEIGHT_COLUMN].to_numpy(dtype=np.float64) if WEIGHT_COLUMN in frame.columns else None
-    return WeightedData(X, y, weights, tuple(features))
+    mask = None
+    if mask_column is not None:
+        values = frame[mask_column].to_numpy()
+        bad = ~np.isin(values, (0.0, 1.0))
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"data file {str(path)!r}: column {mask_column!r} row {row + 1} has value '{values[row]:g}'; it must be 0 or 1")
+        mask = values == 1.0
+    return WeightedData(X, y, weights, tuple(features), mask)
 
 
 def write_csv_problem(path: str | Path, X: np.ndarray, y: np.ndarray | None, weights: np.ndarray | None = None) -> None:

@@ -97,3 +97,26 @@ def test_audit_rrspm_command_small(tmp_path):
     controls = [r for r in rows if r["expected"] == "fail"]
     assert controls and all(not r["passed"] for r in controls), controls
     assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)
+
+
+def test_learn_ppm_reads_privacy_bits_column(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    public = ((y == 0) & (rng.random(40) < 0.7)).astype(int)
+    path = tmp_path / "ppm.csv"
+    path.write_text("x0,x1,y,public\n" + "".join(f"{a!r},{b!r},{c},{p}\n" for (a, b), c, p in zip(X.tolist(), y, public)))
+    result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1", "--seed", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["n_public"] == int(public.sum()) and out["d"] == 2
+    assert out["n_oracle_calls"] == 0  # the paper's algorithm makes no ERM call
+    # errors: a missing privacy-bit column, bits outside {0,1}, --public given
+    path.write_text("x0,x1,y\n1,2,0\n")
+    result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1"])
+    assert result.exit_code == 2 and "'public' column" in result.stderr
+    path.write_text("x0,x1,y,public\n1,2,0,2\n")
+    result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1"])
+    assert result.exit_code == 2 and "column 'public' row 1" in result.stderr
+    result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1", "--public", str(path)])
+    assert result.exit_code == 2 and "do not pass --public" in result.stderr
