@@ -24,6 +24,7 @@ import numpy as np
 
 __all__ = [
     "Hypothesis",
+    "LinearPredictor",
     "Threshold",
     "Stump",
     "Halfspace",
@@ -161,10 +162,33 @@ class Halfspace(Hypothesis):
         return {"type": self.kind, "w": list(self.w), "b": float(self.b)}
 
 
+@dataclass(frozen=True)
+class LinearPredictor(Hypothesis):
+    """f(x) = <w, x> (real-valued; seed 000 Alg. 3's convex class); ``predict`` is 1[f(x) >= 0]."""
+
+    w: tuple[float, ...]
+    kind: ClassVar[str] = "linear"
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim == 1:
+            X = X[:, None]
+        if X.shape[1] != len(self.w):
+            raise ValueError(f"LinearPredictor: X must have shape (n, {len(self.w)}), got {X.shape}")
+        return X @ np.asarray(self.w, dtype=np.float64)
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return (self.decision_function(X) >= 0).astype(np.int8)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.kind, "w": [float(v) for v in self.w]}
+
+
 _KINDS: dict[str, type[Hypothesis]] = {
     Threshold.kind: Threshold,
     Stump.kind: Stump,
     Halfspace.kind: Halfspace,
+    LinearPredictor.kind: LinearPredictor,
 }
 
 
@@ -177,4 +201,6 @@ def hypothesis_from_dict(data: dict[str, Any]) -> Hypothesis:
         return Stump(int(data["feature"]), _float_or_inf(data["threshold"]), int(data["sign"]))
     if kind == "halfspace":
         return Halfspace(tuple(data["w"]), float(data["b"]))
+    if kind == "linear":
+        return LinearPredictor(tuple(float(v) for v in data["w"]))
     raise ValueError(f"hypothesis_from_dict: unknown hypothesis type {kind!r}; expected one of {sorted(_KINDS)}")

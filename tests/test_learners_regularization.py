@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oraclepriv.learners import Regularization, UncertifiedOracleError
-from oraclepriv.learners.regularization import ConvexLinearOracle, regularization_parameters
+from oraclepriv.convex_oracle import make_convex_oracle
+from oraclepriv.learners.regularization import regularization_parameters
+from solvers.convex_linear import ConvexLinearBackend
 
 
 def l1_data(n, m, d, seed=0):
@@ -40,21 +42,20 @@ def test_convex_oracle_matches_grid_search_and_bound_is_valid(seed, eta):
     X, y, Z = l1_data(15, 4, 1, seed)
     y = 2.0 * y - 1
     S = Z.T @ Z / len(Z)
-    oracle = ConvexLinearOracle()
-    w, info = oracle.solve_regularized(X, y, Z, eta, caller="t", step="s")
+    result = make_convex_oracle().regularized_erm(X, y, Z, eta, caller="t", step="s")
     grid = np.linspace(-1, 1, 2001)
-    best = min(oracle.objective(np.array([g]), X, y, S, eta) for g in grid)
-    assert info["objective"] <= best + 1e-6
-    assert info["bound"] <= best + 1e-9  # a valid lower bound on the true optimum
-    assert info["certified"]
+    best = min(ConvexLinearBackend.objective(np.array([g]), X, y, S, eta) for g in grid)
+    assert result.objective <= best + 1e-6
+    assert result.bound <= best + 1e-9  # a valid lower bound on the true optimum
+    assert result.certified
     # the Lagrangian bound holds at any point, not only at the optimum
     for g in (-1.0, -0.3, 0.4, 1.0):
-        assert oracle.lower_bound(np.array([g]), X, y, S, eta) <= best + 1e-9
+        assert ConvexLinearBackend.lower_bound(np.array([g]), X, y, S, eta) <= best + 1e-9
 
 
 def test_uncertified_solution_raises(monkeypatch):
     X, y, Z = l1_data(30, 5, 2)
-    monkeypatch.setattr(ConvexLinearOracle, "lower_bound", staticmethod(lambda *a: -1e9))
+    monkeypatch.setattr(ConvexLinearBackend, "lower_bound", staticmethod(lambda *a: -1e9))
     with pytest.raises(UncertifiedOracleError, match="regularized-erm"):
         Regularization(epsilon=1.0, delta=1e-3).fit(X, y, X_public=Z)
     clf = Regularization(epsilon=1.0, delta=1e-3, on_uncertified="flag").fit(X, y, X_public=Z)

@@ -82,8 +82,8 @@ class RegularizationEtaNotScaled(Regularization):
     """BROKEN (P9): objective sum_i l + eta ||f||_m^2 with the per-sample eta, radius 2/sqrt(eta n)."""
 
     def regularized_erm(self, X, y, Z):
-        w, info = self._oracle().solve_regularized(X, 2.0 * y - 1.0, Z, float(self.eta), caller=self.algorithm, step="regularized-erm")
-        return Z @ w
+        result = self._oracle().regularized_erm(X, 2.0 * y - 1.0, Z, float(self.eta), caller=self.algorithm, step="regularized-erm")
+        return Z @ result.w
 
 
 class PerturbationWithoutNoise(Perturbation):

@@ -13,16 +13,9 @@ implements the convex class of the notes (§6, "classes with exact ERM"): bounde
 The {0,1}-valued classes of the oracle protocol (threshold, stump, halfspace) are NOT convex: the
 paper runs Algorithm 3 on conv(F) with a stronger oracle, which we do not have; they are refused.
 
-The convex oracle (same protocol idea: exact answer + proved bound + certificate + ledger record):
-* regularized ERM, a convex QP in (w, t):  min 1/2 sum t_i + eta_sum w' S w,  t_i >= |<w,X_i> - y_i|,
-  -1 <= w <= 1, with S = Z'Z / m. Solved by scipy SLSQP, then CERTIFIED by a Lagrangian lower
-  bound: for any s in [-1,1]^n and any w0, by |r| >= s r and convexity of w'Sw,
-      F(w) >= -s'y/2 - eta_sum w0'S w0 - || X's/2 + 2 eta_sum S w0 ||_1      for all feasible w;
-  s is chosen by an LP (HiGHS via scipy.optimize.linprog) maximising this bound. At the exact
-  optimum the bound is tight (KKT), so the certified gap is the solver's true suboptimality.
-* Perturb's least squares  min ||Z w - u||^2,  -1 <= w <= 1: bounded-variable least squares
-  (scipy.optimize.lsq_linear, BVLS active set: exact up to float arithmetic). This call only
-  affects accuracy (Perturb is post-processing of u).
+The convex oracle is :mod:`oraclepriv.convex_oracle` (backend ``solvers/convex_linear.py``):
+regularized ERM solved by SLSQP and certified by a Lagrangian lower bound from an LP, and
+Perturb's bounded least squares by BVLS; both calls are recorded in the ledger.
 
 Stability (Lemma 2, sum form): ||fbar_D - fbar_D'||_m <= 2 / sqrt(eta_sum) (the paper's constant;
 1/sqrt(eta_sum) also follows from l in [0,1], we keep the paper's). A certified gap g <= opt_tol
@@ -36,41 +29,19 @@ gamma: analytic Gaussian mechanism with l2-sensitivity sqrt(m) rho, or Laplace g
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linprog, lsq_linear, minimize
 
+from oraclepriv.convex_oracle import ConvexOracle, make_convex_oracle
+from oraclepriv.hypotheses import LinearPredictor
 from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, sample_noise
-from oraclepriv.ledger import record_call
 from oraclepriv.validation import as_features, check_positive
 
-__all__ = ["LinearPredictor", "ConvexLinearOracle", "Regularization", "regularization_parameters"]
+__all__ = ["LinearPredictor", "Regularization", "regularization_parameters"]
 
-CLASS_NAME = "linear"
-
-
-@dataclass(frozen=True)
-class LinearPredictor:
-    """f(x) = <w, x>; ``predict`` gives the {0,1} label 1[f(x) >= 0]."""
-
-    w: tuple[float, ...]
-    kind = CLASS_NAME
-
-    def decision_function(self, X: np.ndarray) -> np.ndarray:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim == 1:
-            X = X[:, None]
-        return X @ np.asarray(self.w)
-
-    def predict(self, X: np.ndarray) -> np.ndarray:
-        return (self.decision_function(X) >= 0).astype(np.int8)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "w": [float(v) for v in self.w]}
+CLASS_NAME = LinearPredictor.kind
 
 
 def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
@@ -84,100 +55,6 @@ def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
             "(rescale the features)"
         )
     return X
-
-
-class ConvexLinearOracle:
-    """Exact, certified oracle for the bounded linear class (module docstring); records to the ledger."""
-
-    backend = "scipy-slsqp+highs-dual"
-
-    def __init__(self, opt_tol: float = 1e-6) -> None:
-        self.opt_tol = opt_tol
-
-    @staticmethod
-    def objective(w: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> float:
-        return float(0.5 * np.abs(X @ w - y).sum() + eta_sum * (w @ S @ w))
-
-    @staticmethod
-    def lower_bound(w0: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> float:
-        """max_s of the Lagrangian bound at w0 (LP over s in [-1,1]^n, then re-evaluated in float64)."""
-        n, d = X.shape
-        g0 = 2.0 * eta_sum * (S @ w0)
-        # variables (s_1..s_n, e_1..e_d): maximise -y's/2 - sum e  s.t.  e >= +-(X's/2 + g0)
-        c = np.concatenate([0.5 * y, np.ones(d)])
-        A = np.block([[0.5 * X.T, -np.eye(d)], [-0.5 * X.T, -np.eye(d)]])
-        b = np.concatenate([-g0, g0])
-        bounds = [(-1.0, 1.0)] * n + [(0, None)] * d
-        res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs")
-        s = np.clip(res.x[:n], -1.0, 1.0) if res.x is not None else np.zeros(n)
-        return float(-0.5 * (y @ s) - eta_sum * (w0 @ S @ w0) - np.abs(0.5 * (X.T @ s) + g0).sum())
-
-    def solve_regularized(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float, *, caller: str, step: str) -> tuple[np.ndarray, dict[str, Any]]:
-        start = time.perf_counter()
-        n, d = X.shape
-        S = Z.T @ Z / Z.shape[0]
-
-        def fun(v):
-            w, t = v[:d], v[d:]
-            return 0.5 * t.sum() + eta_sum * (w @ S @ w)
-
-        def jac(v):
-            return np.concatenate([2.0 * eta_sum * (S @ v[:d]), 0.5 * np.ones(n)])
-
-        A = np.block([[-X, np.eye(n)], [X, np.eye(n)]])  # t - r >= 0 and t + r >= 0, r = Xw - y
-        shift = np.concatenate([y, -y])
-        constraints = {"type": "ineq", "fun": lambda v: A @ v + shift, "jac": lambda v: A}
-        w_start = np.zeros(d)
-        v0 = np.concatenate([w_start, np.abs(X @ w_start - y) + 1e-3])
-        res = minimize(fun, v0, jac=jac, method="SLSQP", constraints=[constraints],
-                       bounds=[(-1.0, 1.0)] * d + [(0, None)] * n, options={"maxiter": 500, "ftol": 1e-12})
-        w = np.clip(res.x[:d], -1.0, 1.0)
-        objective = self.objective(w, X, y, S, eta_sum)
-        bound = self.lower_bound(w, X, y, S, eta_sum)
-        gap = max(0.0, objective - bound)
-        certified = bool(gap <= self.opt_tol)
-        info = {
-            "caller": caller,
-            "step": step,
-            "hypothesis_class": CLASS_NAME,
-            "backend": self.backend,
-            "n": n + Z.shape[0],
-            "d": d,
-            "signed_weights": False,
-            "status": "optimal" if res.success else "error",
-            "certified": certified,
-            "objective": objective,
-            "bound": bound,
-            "gap": gap,
-            "nodes": int(res.nit),
-            "seconds": time.perf_counter() - start,
-        }
-        record_call(info)
-        return w, info
-
-    def solve_least_squares(self, Z: np.ndarray, u: np.ndarray, *, caller: str, step: str) -> tuple[np.ndarray, dict[str, Any]]:
-        start = time.perf_counter()
-        res = lsq_linear(Z, u, bounds=(-1.0, 1.0), method="bvls")
-        w = np.clip(res.x, -1.0, 1.0)
-        objective = float(np.sum((Z @ w - u) ** 2))
-        info = {
-            "caller": caller,
-            "step": step,
-            "hypothesis_class": CLASS_NAME,
-            "backend": "scipy-bvls",
-            "n": Z.shape[0],
-            "d": Z.shape[1],
-            "signed_weights": False,
-            "status": "optimal" if res.success else "error",
-            "certified": bool(res.success),  # BVLS terminates at an exact KKT point of the box-LS problem
-            "objective": objective,
-            "bound": objective if res.success else -math.inf,
-            "gap": 0.0 if res.success else math.inf,
-            "nodes": int(res.nit),
-            "seconds": time.perf_counter() - start,
-        }
-        record_call(info)
-        return w, info
 
 
 def regularization_parameters(
@@ -265,8 +142,8 @@ class Regularization(PrivateLearner):
         learner.theory = theory
         return learner
 
-    def _oracle(self) -> ConvexLinearOracle:  # type: ignore[override]
-        return ConvexLinearOracle(opt_tol=float(self.opt_tol))
+    def _oracle(self) -> ConvexOracle:  # type: ignore[override]
+        return make_convex_oracle(self.backend, opt_tol=float(self.opt_tol))
 
     # -- pieces (also used by the audits) --------------------------------------------------------
     def stability_radius(self, n: int) -> float:
@@ -276,10 +153,9 @@ class Regularization(PrivateLearner):
 
     def regularized_erm(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> np.ndarray:
         """fbar(Z) (steps 2-3): the certified regularized ERM's values on Z. NOT private on its own."""
-        w, info = self._oracle().solve_regularized(X, 2.0 * y - 1.0, Z, X.shape[0] * float(self.eta), caller=self.algorithm, step="regularized-erm")
-        if not info["certified"]:
-            self._require_exact(_Uncertified(info), "regularized-erm")
-        return Z @ w
+        result = self._oracle().regularized_erm(X, 2.0 * y - 1.0, Z, X.shape[0] * float(self.eta), caller=self.algorithm, step="regularized-erm")
+        self._require_exact(result, "regularized-erm")
+        return Z @ result.w
 
     def _gamma(self, rho: float, m: int) -> float:
         return calibrate_gamma(self.noise, rho, m, self.epsilon_, self.delta_, laplace_factor=self.laplace_factor)
@@ -308,7 +184,7 @@ class Regularization(PrivateLearner):
         gamma = self._gamma(rho, m)
         fbar = self.regularized_erm(X, y, Z)
         u = fbar + gamma * sample_noise(rng, self.noise, m)
-        w, _ = self._oracle().solve_least_squares(Z, u, caller=self.algorithm, step="perturb")
+        w = self._oracle().least_squares(Z, u, caller=self.algorithm, step="perturb").w
         self.gamma_ = gamma
         self.stability_radius_ = rho
         self.public_targets_ = u
@@ -340,21 +216,3 @@ class Regularization(PrivateLearner):
         """<w, x> of the released linear predictor."""
         self._check_fitted()
         return self.hypothesis_.decision_function(as_features(X, "X"))
-
-
-@dataclass
-class _Uncertified:
-    """Adapter so the base class's exactness gate can report a convex-oracle answer."""
-
-    info: dict[str, Any]
-
-    @property
-    def certified(self) -> bool:
-        return bool(self.info["certified"])
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("status", "objective", "bound"):
-            return self.info[name]
-        if name == "backend":
-            return self.info["backend"]
-        raise AttributeError(name)

@@ -1,0 +1,90 @@
+"""The convex ERM oracle: the protocol seed 000's Algorithm 3 calls for its convex class.
+
+Algorithm 3 (Block et al., "Oracle-Efficient Differentially Private Learning with Public Data")
+needs F convex, so its oracle solves convex problems over bounded linear predictors
+F = {x -> <w, x> : ||w||_inf <= 1} instead of weighted 0-1 problems. This module is to that
+oracle what :mod:`oraclepriv.oracle` is to the 0-1 oracle: learners call it, it loads the
+backend lazily (``solvers/convex_linear.py``), and it records every call in the open ledgers
+with the same fields (caller, step, class, backend, n, d, status, certified, objective, bound,
+gap, nodes, seconds).
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.hypotheses import LinearPredictor
+from oraclepriv.ledger import record_call
+from oraclepriv.validation import check_positive
+
+__all__ = ["CONVEX_BACKENDS", "ConvexOracle", "ConvexResult", "make_convex_oracle"]
+
+CONVEX_BACKENDS: dict[str, str] = {"scipy": "solvers.convex_linear:ConvexLinearBackend"}
+
+
+@dataclass
+class ConvexResult:
+    """One convex-oracle answer: ``certified`` iff objective - bound <= opt_tol (a proved bound)."""
+
+    hypothesis: LinearPredictor
+    objective: float
+    bound: float
+    certified: bool
+    status: str
+    gap: float
+    nodes: int | None
+    seconds: float
+    backend: str
+
+    @property
+    def w(self) -> np.ndarray:
+        return np.asarray(self.hypothesis.w)
+
+
+class ConvexOracle:
+    """Regularized ERM and bounded least squares over bounded linear predictors (see module docstring)."""
+
+    def __init__(self, backend: str | None = None, opt_tol: float = 1e-6) -> None:
+        name = backend or "scipy"
+        if name not in CONVEX_BACKENDS:
+            raise ValueError(f"unknown convex backend {name!r}; available: {sorted(CONVEX_BACKENDS)}")
+        module_name, class_name = CONVEX_BACKENDS[name].split(":")
+        self.name = name
+        self.solver = getattr(importlib.import_module(module_name), class_name)(opt_tol=check_positive(opt_tol, "opt_tol"))
+
+    def _finish(self, w: np.ndarray, info: dict[str, Any], caller: str | None, step: str | None, start: float) -> ConvexResult:
+        seconds = time.perf_counter() - start
+        record_call({"caller": caller, "step": step, **info, "seconds": seconds})
+        return ConvexResult(
+            hypothesis=LinearPredictor(tuple(float(v) for v in w)),
+            objective=info["objective"],
+            bound=info["bound"],
+            certified=bool(info["certified"]),
+            status=info["status"],
+            gap=info["gap"],
+            nodes=info.get("nodes"),
+            seconds=seconds,
+            backend=info["backend"],
+        )
+
+    def regularized_erm(self, X: np.ndarray, y_pm: np.ndarray, Z: np.ndarray, eta_sum: float, *, caller: str | None = None, step: str | None = None) -> ConvexResult:
+        """argmin_w  sum_i |<w, X_i> - y_i| / 2 + eta_sum * ||<w, .>||_m^2  (||.||_m over Z), y in {-1, +1}."""
+        start = time.perf_counter()
+        w, info = self.solver.solve_regularized(X, y_pm, Z, eta_sum)
+        return self._finish(w, info, caller, step, start)
+
+    def least_squares(self, Z: np.ndarray, u: np.ndarray, *, caller: str | None = None, step: str | None = None) -> ConvexResult:
+        """argmin_w  sum_i (<w, Z_i> - u_i)^2  over ||w||_inf <= 1 (Perturb's projection, Alg. 1)."""
+        start = time.perf_counter()
+        w, info = self.solver.solve_least_squares(Z, u)
+        return self._finish(w, info, caller, step, start)
+
+
+def make_convex_oracle(backend: str | None = None, **options: Any) -> ConvexOracle:
+    """``make_convex_oracle(opt_tol=1e-6)``: the convex oracle of Algorithm 3 (backend "scipy")."""
+    return ConvexOracle(backend, **options)
