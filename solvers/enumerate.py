@@ -98,14 +98,53 @@ def _line_value(sorted_gains_by_segment: np.ndarray, starts: np.ndarray) -> np.n
 # 2-D: pivot sweep
 
 
-def _exact_angular_sort(order: np.ndarray, P: np.ndarray, p: np.ndarray, sgn: np.ndarray) -> np.ndarray:
-    """Sort ``order`` exactly by angle (mod pi) around p; sgn[i] = -1 if direction i was flipped."""
+def _angular_groups(proposal: np.ndarray, sgn: np.ndarray, orient) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Verify a proposed angular order exactly (re-sorting exactly if floats got it wrong) and group it.
 
-    def compare(i: int, j: int) -> int:
-        s = int(orient2d(p, P[i], P[j])[0]) * int(sgn[i]) * int(sgn[j])
-        return -s  # cross(V_i, V_j) > 0  =>  i comes first
+    ``proposal``: point indices sorted by float angle of their direction modulo pi; ``sgn[i] = -1``
+    if point i's direction was flipped into the upper half-plane; ``orient(a, b)`` the exact sign
+    of cross(D_a, D_b) for index arrays. Returns (order, flipped, group id per position), where
+    a group is a set of exactly parallel directions (points on one line/plane with the pivot).
+    """
 
-    return np.array(sorted(order.tolist(), key=functools.cmp_to_key(compare)), dtype=np.int64)
+    def adjacent(order: np.ndarray) -> np.ndarray:
+        s = sgn[order]
+        return orient(order[:-1], order[1:]) * s[:-1] * s[1:]  # >= 0 iff non-decreasing angle
+
+    order = proposal
+    adj = adjacent(order)
+    if (adj < 0).any():  # near-parallel directions misordered by float angles: sort exactly
+        def compare(u: int, v: int) -> int:
+            return -int(orient(np.array([u]), np.array([v]))[0]) * int(sgn[u]) * int(sgn[v])
+
+        order = np.array(sorted(order.tolist(), key=functools.cmp_to_key(compare)), dtype=np.int64)
+        adj = adjacent(order)
+        assert not (adj < 0).any()
+    group = np.concatenate(([0], np.cumsum(adj != 0)))
+    return order, sgn[order] < 0, group
+
+
+def _side_gains(group: np.ndarray, flipped: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per group k (a line/plane through the pivot): gains of the off-hyperplane points on its left
+    and right (prefix sums), the gain of the group itself, and the group sizes.
+
+    Left of the hyperplane with direction V_k: unflipped points of later groups and flipped points
+    of earlier groups; right: the rest of the off-hyperplane points.
+    """
+    n_groups = int(group[-1]) + 1
+    gu = np.bincount(group, weights=np.where(flipped, 0.0, g), minlength=n_groups)
+    gf = np.bincount(group, weights=np.where(flipped, g, 0.0), minlength=n_groups)
+    cu, cf = np.cumsum(gu), np.cumsum(gf)
+    left = (cu[-1] - cu) + (cf - gf)
+    right = (cu - gu) + (cf[-1] - cf)
+    return left, right, gu + gf, np.bincount(group, minlength=n_groups)
+
+
+def _side_mask(group: np.ndarray, flipped: np.ndarray, k: int, left: bool) -> np.ndarray:
+    """Positions (in angular order) of the points strictly left (or right) of group k's hyperplane."""
+    later = (group > k) & ~flipped | (group < k) & flipped
+    earlier = (group < k) & ~flipped | (group > k) & flipped
+    return later if left else earlier
 
 
 class _PivotSweep(NamedTuple):
@@ -123,31 +162,13 @@ def _pivot_sweep_2d(P: np.ndarray, G: np.ndarray, i: int, exact: bool) -> _Pivot
     D = P[others] - p
     flip = (D[:, 1] < 0) | ((D[:, 1] == 0) & (D[:, 0] < 0))
     V = np.where(flip[:, None], -D, D)
-    proposal = np.argsort(np.arctan2(V[:, 1], V[:, 0]), kind="stable")
-    order = others[proposal]
-    fl = flip[proposal]
-    sgn = np.where(fl, -1, 1).astype(np.int8)
-    adj = orient2d(p, P[order[:-1]], P[order[1:]], exact) * sgn[:-1] * sgn[1:]
-    if (adj < 0).any():  # float angles misordered near-parallel directions: sort exactly
-        sgn_full = np.ones(n, dtype=np.int8)
-        sgn_full[others[flip]] = -1
-        order = _exact_angular_sort(order, P, p, sgn_full)
-        fl = sgn_full[order] < 0
-        sgn = np.where(fl, -1, 1).astype(np.int8)
-        adj = orient2d(p, P[order[:-1]], P[order[1:]], exact) * sgn[:-1] * sgn[1:]
-        assert not (adj < 0).any()
-    group = np.concatenate(([0], np.cumsum(adj != 0)))
-    n_groups = int(group[-1]) + 1
+    proposal = others[np.argsort(np.arctan2(V[:, 1], V[:, 0]), kind="stable")]
+    sgn = np.ones(n, dtype=np.int8)
+    sgn[others[flip]] = -1
+    order, fl, group = _angular_groups(proposal, sgn, lambda a, b: orient2d(p, P[a], P[b], exact))
     g = G[order]
-    gu = np.bincount(group, weights=np.where(fl, 0.0, g), minlength=n_groups)
-    gf = np.bincount(group, weights=np.where(fl, g, 0.0), minlength=n_groups)
-    cu, cf = np.cumsum(gu), np.cumsum(gf)
-    # left of the line through p with direction V_k: unflipped points of later groups and
-    # flipped points of earlier groups; right: the rest of the off-line points.
-    left = (cu[-1] - cu) + (cf - gf)
-    right = (cu - gu) + (cf[-1] - cf)
-    size = np.bincount(group, minlength=n_groups)
-    online = np.maximum(G[i], 0.0) + np.maximum(gu + gf, 0.0)  # singleton groups: {p, q} free
+    left, right, g_group, size = _side_gains(group, fl, g)
+    online = np.maximum(G[i], 0.0) + np.maximum(g_group, 0.0)  # singleton groups: {p, q} free
     multi = np.flatnonzero(size >= 2)
     if len(multi):
         members = np.flatnonzero(size[group] >= 2)
@@ -178,12 +199,8 @@ def _best_2d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
     if isinstance(best, tuple):
         i, k = best
         sweep = _pivot_sweep_2d(P, G, i, exact)
-        grp, fl, order = sweep.group, sweep.flipped, sweep.order
-        if sweep.left_better[k]:
-            side = ((grp > k) & ~fl) | ((grp < k) & fl)
-        else:
-            side = ((grp < k) & ~fl) | ((grp > k) & fl)
-        mask[order[side]] = True
+        grp, order = sweep.group, sweep.order
+        mask[order[_side_mask(grp, sweep.flipped, k, sweep.left_better[k])]] = True
         on_line = np.concatenate(([i], order[grp == k]))
         key = np.lexsort((P[on_line, 1], P[on_line, 0]))
         rank = np.empty(len(on_line))
@@ -242,34 +259,14 @@ def _axis_sweep_3d(P: np.ndarray, G: np.ndarray, i: int, j: int, exact: bool, pl
     D = P[rest] - p
     V = np.stack((D @ b1, D @ b2), axis=1)
     V = np.where(flip[:, None], -V, V)
-    proposal = np.argsort(np.arctan2(V[:, 1], V[:, 0]), kind="stable")
-    order = rest[proposal]
-    fl = flip[proposal]
-    sgn = np.where(fl, -1, 1).astype(np.int8)
-    adj = orient3d(p, q, P[order[:-1]], P[order[1:]], exact) * sgn[:-1] * sgn[1:]
-    if (adj < 0).any():
-        sgn_full = np.ones(n, dtype=np.int8)
-        sgn_full[rest[flip]] = -1
-
-        def compare(u: int, v: int) -> int:
-            return -int(orient3d(p, q, P[u], P[v])[0]) * int(sgn_full[u]) * int(sgn_full[v])
-
-        order = np.array(sorted(order.tolist(), key=functools.cmp_to_key(compare)), dtype=np.int64)
-        fl = sgn_full[order] < 0
-        sgn = np.where(fl, -1, 1).astype(np.int8)
-        adj = orient3d(p, q, P[order[:-1]], P[order[1:]], exact) * sgn[:-1] * sgn[1:]
-        assert not (adj < 0).any()
-    group = np.concatenate(([0], np.cumsum(adj != 0)))
-    n_groups = int(group[-1]) + 1
-    g = G[order]
-    gu = np.bincount(group, weights=np.where(fl, 0.0, g), minlength=n_groups)
-    gf = np.bincount(group, weights=np.where(fl, g, 0.0), minlength=n_groups)
-    cu, cf = np.cumsum(gu), np.cumsum(gf)
-    left = (cu[-1] - cu) + (cf - gf)
-    right = (cu - gu) + (cf[-1] - cf)
-    size = np.bincount(group, minlength=n_groups)
+    proposal = rest[np.argsort(np.arctan2(V[:, 1], V[:, 0]), kind="stable")]
+    sgn = np.ones(n, dtype=np.int8)
+    sgn[rest[flip]] = -1
+    order, fl, group = _angular_groups(proposal, sgn, lambda u, v: orient3d(p, q, P[u], P[v], exact))
+    left, right, g_group, size = _side_gains(group, fl, G[order])
+    n_groups = len(size)
     base = max(G[i], 0.0) + max(G[j], 0.0)
-    online = base + np.maximum(gu + gf, 0.0)  # {p, q, r}: every labeling is separable in the plane
+    online = base + np.maximum(g_group, 0.0)  # {p, q, r}: every labeling is separable in the plane
     complex_groups = np.flatnonzero(size >= 2) if len(on_axis) == 0 else np.arange(n_groups)
     for k in complex_groups:
         # a plane with many points is met from every pair inside it: solve each plane once
@@ -308,11 +305,7 @@ def _best_3d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
     if isinstance(best, tuple):
         i, j, k = best
         value, left_better, order, group, fl, on_axis = _axis_sweep_3d(P, G, i, j, exact, plane_cache)
-        if left_better[k]:
-            side = ((group > k) & ~fl) | ((group < k) & fl)
-        else:
-            side = ((group < k) & ~fl) | ((group > k) & fl)
-        mask[order[side]] = True
+        mask[order[_side_mask(group, fl, k, left_better[k])]] = True
         on_plane = np.concatenate(([i, j], on_axis, order[group == k]))
         sub = _plane_best(P, G, on_plane, exact)
         mask[on_plane[sub.mask]] = True
