@@ -203,4 +203,9 @@ def hypothesis_from_dict(data: dict[str, Any]) -> Hypothesis:
         return Halfspace(tuple(data["w"]), float(data["b"]))
     if kind == "linear":
         return LinearPredictor(tuple(float(v) for v in data["w"]))
-    raise ValueError(f"hypothesis_from_dict: unknown hypothesis type {kind!r}; expected one of {sorted(_KINDS)}")
+    if kind == "ppm_polytope_complement":  # the PPM learner's improper output (seed 002)
+        from oraclepriv.ppm.hypothesis import polytope_complement_from_dict
+
+        return polytope_complement_from_dict(data)
+    known = sorted(_KINDS) + ["ppm_polytope_complement"]
+    raise ValueError(f"hypothesis_from_dict: unknown hypothesis type {kind!r}; expected one of {known}")

@@ -192,3 +192,18 @@ def test_halfspace_normalises_w():
     h = Halfspace(np.array([[1, 2]]), 3)
     assert h.w == (1.0, 2.0) and h.b == 3.0 and h.dim == 2
     assert Halfspace([1, 2], 3) == h  # list and array inputs compare equal
+
+
+def test_round_trip_of_every_released_hypothesis_type():
+    """The learners' outputs (LinearPredictor of Alg. 3, PPM's polytope complement) round-trip too."""
+    from oraclepriv.hypotheses import LinearPredictor
+    from oraclepriv.learners import PPMHalfspaces
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    ppm = PPMHalfspaces(epsilon=1.0, random_state=0).fit(X, y, (y == 0) & (rng.random(30) < 0.8))
+    for h in (LinearPredictor((0.5, -0.25)), ppm.hypothesis_):
+        back = hypothesis_from_dict(json.loads(json.dumps(h.to_dict())))
+        assert np.array_equal(back.predict(X), h.predict(X))
+        assert back.to_dict() == h.to_dict()
