@@ -6,6 +6,8 @@
     oraclepriv audit rrspm [--runs N]
     oraclepriv bench oracles|learners [--quick] [--out FILE]
     oraclepriv instances build|check|list
+    oraclepriv instances export-mps NAME [--backend highs|scip|pyomo] [--out FILE]
+    oraclepriv bench mip [--suite issue|library] [--backends a,b] [--time-limit S] [--out DIR] [--quick]
 
 Errors in the input (bad CSV, NaN, labels outside {0,1}, unknown class/backend, ...) are
 printed to stderr as one line naming the problem, with exit code 2.
@@ -132,6 +134,86 @@ def instances_list() -> None:
 
     for entry in json.loads((instances_dir() / "manifest.json").read_text(encoding="utf-8")):
         typer.echo(f"{entry['file']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}")
+
+
+@instances_app.command("export-mps")
+def instances_export_mps(
+    name: str = typer.Argument(..., help="Instance name (see `oraclepriv instances list`)."),
+    backend: str = typer.Option("highs", "--backend", help="MPS writer: highs | scip | pyomo."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output .mps file (default: NAME.mps in the current folder)."),
+    formulation: Optional[str] = typer.Option(
+        None, "--formulation", help="Halfspaces: relaxed (default, margin-free) | margin; stumps/thresholds: staircase."
+    ),
+) -> None:
+    """Write an instance's MIP model (objective = signed loss, offset included) as MPS."""
+    from oraclepriv.instances import export_mps
+
+    try:
+        info = export_mps(name, out if out is not None else Path(f"{name}.mps"), backend=backend, formulation=formulation)
+    except (ValueError, ImportError) as exc:
+        _fail(str(exc))
+        return
+    typer.echo(
+        f"wrote {info['path']}  ({info['formulation']}, {info['num_cols']} columns of which {info['num_integer']} integer, "
+        f"{info['num_rows']} rows, objective offset {info['objective_offset']:.12g}; writer {info['backend']})"
+    )
+
+
+@bench_app.command("mip")
+def bench_mip_command(
+    suite: str = typer.Option("issue", "--suite", help="issue (halfspace suite of issue #3) | library (bundled instances)."),
+    backends: Optional[str] = typer.Option(None, "--backends", help="Comma-separated backends (default: every MIP backend registered)."),
+    time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Seconds per oracle call (default 60; --quick: 5)."),
+    out: Path = typer.Option(Path("mipbench-results"), "--out", help="Folder for rows.csv/json, summary.json/md, profile.png."),
+    quick: bool = typer.Option(False, "--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures)."),
+) -> None:
+    """MIP backends side by side: solved (certified) counts, shifted geometric mean time, performance
+    profile, and a cross-backend agreement check (a disagreement exits with code 1)."""
+    from oraclepriv import mipbench
+
+    chosen = [b.strip() for b in backends.split(",") if b.strip()] if backends else mipbench.default_backends()
+    limit = time_limit if time_limit is not None else (mipbench.QUICK_TIME_LIMIT if quick else 60.0)
+    try:
+        if suite not in mipbench.SUITES:
+            raise ValueError(f"unknown suite {suite!r}; expected one of {list(mipbench.SUITES)}")
+        if time_limit is not None and not (time_limit > 0 and time_limit < float("inf")):
+            raise ValueError(f"--time-limit must be a finite number > 0; got {time_limit!r}")
+        mipbench.check_backends(chosen)
+        instances = mipbench.load_suite(suite, quick=quick)
+    except (ValueError, ImportError) as exc:
+        _fail(str(exc))
+        return
+    command = mipbench.command_line(suite, backends.split(",") if backends else None, time_limit, out, quick)
+    typer.echo(f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s")
+
+    def progress(row: dict) -> None:
+        flag = "certified" if row["certified"] else "NOT certified"
+        typer.echo(
+            f"  {row['instance']:<28} {row['backend']:<12} {row['status']:<10} {flag:<13} objective {row['objective']:.10g}  "
+            f"bound {row['bound']:.10g}  {row['seconds']:.3f} s" + (f"  [{row['error']}]" if row.get("error") else "")
+        )
+
+    rows = mipbench.run_benchmark(instances, chosen, limit, progress=progress)
+    problems, warnings = mipbench.agreement_problems(rows, instances)
+    summary = mipbench.summarize(rows)
+    paths = mipbench.write_outputs(out, rows, summary, problems, warnings, command=command, suite=suite, time_limit=limit)
+    typer.echo(f"\n{'backend':<12} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  speed-up vs naive-highs")
+    for s in summary:
+        speedup = f"{s['speedup_vs_baseline']:.2f}x" if s["speedup_vs_baseline"] else "-"
+        typer.echo(
+            f"{s['backend']:<12} {s['solved']:>4}/{s['instances']:<3} {s['wrong_certificates']:>6} {s['time_limit_hits']:>8} "
+            f"{s['errors']:>7} {s['sgm_seconds']:>9.3f}  {speedup}"
+        )
+    for warning in warnings:
+        typer.echo(f"warning (restricted certificate): {warning}")
+    typer.echo(f"wrote {', '.join(str(p) for p in paths.values())}")
+    if problems:
+        banner = "!" * 78
+        typer.echo(f"{banner}\nCROSS-BACKEND DISAGREEMENT ({len(problems)}): certified answers are inconsistent\n{banner}", err=True)
+        for problem in problems:
+            typer.echo(f"DISAGREEMENT: {problem}", err=True)
+        raise typer.Exit(code=1)
+    typer.echo("agreement: all certified objectives agree; no proved bound exceeds a found objective")
 
 
 from oraclepriv import cli_learners  # noqa: E402  (learner commands live in their own module)

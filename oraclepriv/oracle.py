@@ -52,6 +52,9 @@ BACKENDS: dict[str, str] = {
     "enumerate": "solvers.enumerate:EnumerateBackend",
     "highs": "solvers.highs:HighsBackend",
     "scip": "solvers.scip:ScipBackend",
+    "naive-highs": "solvers.naive:NaiveHighsBackend",
+    "pyomo": "solvers.pyomo:PyomoBackend",
+    "cpsat": "solvers.cpsat:CpSatBackend",
 }
 
 #: above this n, d = 3 halfspaces go to a MIP backend by default (enumeration is O(n^3 log n))

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from oraclepriv.cli import app
-from oraclepriv.instances import INSTANCE_SPECS, build_library, check_library, instances_dir
+from oraclepriv.instances import INSTANCE_SPECS, build_library, check_library, instance_milp, instances_dir, load_instance
 from oraclepriv.io import write_csv_problem
 
 runner = CliRunner()
@@ -110,7 +110,88 @@ def test_bundled_instances_match_manifest_and_generators(tmp_path):
     rebuilt = {e["name"]: e for e in build_library(tmp_path, solve=False)}
     for name, entry in manifest.items():
         assert rebuilt[name]["sha256"] == entry["sha256"], f"{name}: generator output differs from the shipped file"
-        assert entry["proved_optimal"] is True
+        assert entry["best_objective"] is not None and entry["solved_by"] is not None
+        if entry["solved_by"] in ("sweep", "enumerate"):  # exact combinatorial oracles always prove
+            assert entry["proved_optimal"] is True, name
+        # best known objective and best proved bound are consistent; proved means they meet
+        assert entry["best_bound"] <= entry["best_objective"] + 1e-9 * max(1.0, abs(entry["best_objective"]))
+        if entry["proved_optimal"]:
+            assert entry["best_objective"] - entry["best_bound"] <= 1e-6 * max(1.0, abs(entry["best_objective"]))
+
+
+def test_library_families_are_present():
+    manifest = {e["name"]: e for e in json.loads((instances_dir() / "manifest.json").read_text())}
+    mip_sized = [e for e in manifest.values() if e["generator"] == "rrspm_signed" and e["d"] == 5 and e["class"] == "halfspace"]
+    assert mip_sized and all(e["signed_weights"] for e in mip_sized)
+    real = {e["params"]["dataset"] for e in manifest.values() if e["generator"] == "sklearn"}
+    assert real == {"breast_cancer", "wine", "iris_versicolor_virginica"}
+    for e in manifest.values():
+        if e["generator"] == "sklearn":
+            assert e["source"].startswith("scikit-learn") and len(e["features"]) == e["d"] == len(e["feature_units"])
+            assert {"stump", "halfspace"} >= {e["class"]}
+
+
+def test_real_data_instances_are_exact_integer_copies_of_scikit_learn():
+    from sklearn.datasets import load_breast_cancer, load_iris, load_wine
+
+    _, X, y, w = load_instance("iris-vv-2f")
+    iris = load_iris()
+    keep = iris.target > 0
+    np.testing.assert_array_equal(X, np.round(iris.data[keep][:, 2:4] * 10))  # petal length/width in mm
+    np.testing.assert_array_equal(y, (iris.target[keep] == 2).astype(int))
+    assert np.all(w == 1.0) and y.sum() == 50
+    entry = next(e for e in json.loads((instances_dir() / "manifest.json").read_text()) if e["name"] == "iris-vv-2f")
+    assert entry["best_objective"] == 3.0 and entry["proved_optimal"]  # not separable
+    _, X, y, _ = load_instance("wine-class0-stump")
+    wine = load_wine()
+    assert X.shape == wine.data.shape and y.sum() == 59 and np.all(X == np.round(X))
+    np.testing.assert_allclose(X[:, 0] / 100, wine.data[:, 0])  # alcohol, 2 decimals
+    _, X, y, _ = load_instance("breast-cancer-5f")
+    assert X.shape == (569, 5) and y.sum() == (load_breast_cancer().target == 1).sum() == 357
+
+
+@pytest.mark.parametrize("backend", ["highs", "scip", "pyomo"])
+@pytest.mark.parametrize("name", ["iris-vv-stump", "iris-vv-2f"])
+def test_export_mps_rereads_with_the_expected_size_and_optimum(tmp_path, backend, name):
+    import highspy
+
+    path = tmp_path / f"{name}.mps"
+    result = runner.invoke(app, ["instances", "export-mps", name, "--backend", backend, "--out", str(path)])
+    assert result.exit_code == 0, result.output
+    milp, offset, details = instance_milp(name)
+    assert f"{milp.num_cols} columns" in result.stdout and f"{milp.num_rows} rows" in result.stdout
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readModel(str(path)) == highspy.HighsStatus.kOk
+    lp = h.getLp()
+    # Pyomo's writer represents a nonzero objective constant as one extra fixed column and row
+    extra = 1 if (backend == "pyomo" and offset != 0) else 0
+    assert (h.getNumCol(), h.getNumRow()) == (milp.num_cols + extra, milp.num_rows + extra)
+    assert sum(int(t) == 1 for t in lp.integrality_) == int(milp.integer.sum())
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.setOptionValue("mip_abs_gap", 0.5)
+    h.run()
+    entry = next(e for e in json.loads((instances_dir() / "manifest.json").read_text()) if e["name"] == name)
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert h.getInfo().objective_function_value == pytest.approx(entry["best_objective"], abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["no-such-instance"], "unknown instance 'no-such-instance'"),
+        (["iris-vv-2f", "--backend", "gurobi"], "backend must be one of"),
+        (["iris-vv-2f", "--formulation", "staircase"], "formulation must be one of ['relaxed', 'margin']"),
+        (["iris-vv-stump", "--formulation", "margin"], "formulation must be one of ['staircase']"),
+        (["iris-vv-2f", "--out", "model.lp"], "must end in .mps"),
+    ],
+)
+def test_export_mps_bad_input(tmp_path, args, fragment):
+    if "--out" not in args:
+        args = [*args, "--out", str(tmp_path / "m.mps")]
+    result = runner.invoke(app, ["instances", "export-mps", *args])
+    assert result.exit_code == 2
+    assert fragment in result.stderr
 
 
 def test_instances_check_detects_a_modified_file(tmp_path):

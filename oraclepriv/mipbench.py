@@ -1,0 +1,498 @@
+"""The MIP oracle benchmark (``oraclepriv bench mip``), MIPLIB-style.
+
+Per instance and backend one fresh oracle call (model build included, as a user pays it) with a
+time limit; a row records status, certified, objective (re-scored by the hypothesis), bound,
+gap, seconds and nodes. Per backend, the summary follows MIPLIB conventions (Gleixner et al.,
+"MIPLIB 2017", Math. Prog. Comp. 2021; Mittelmann's benchmarks):
+
+* ``solved`` = number of *certified* answers (a run that stops at "optimal" without a certificate
+  is not solved);
+* shifted geometric mean of the time, ``SGM = exp(mean(ln(max(1, t_i + s)))) - s`` with shift
+  s = 10 s, every unsolved run (time limit, uncertified, error) counted at the time limit;
+* a Dolan-More performance profile (Dolan & More, "Benchmarking optimization software with
+  performance profiles", Math. Prog. 91, 2002): rho_s(tau) = fraction of instances on which
+  backend s is certified within tau times the fastest certified backend (PNG, matplotlib Agg).
+
+Cross-backend consistency (the exactness check, printed loudly, and a non-zero exit code of the
+CLI): on one instance, (1) any two certified objectives must be equal within a tolerance, and
+(2) no backend's proved bound may exceed any hypothesis's re-scored objective (a bound above a
+found objective is a false proof); for library instances the manifest's proved optimum is one
+more certified answer and its best known objective one more hypothesis. The naive baseline
+certifies optimality over a restricted class only; its certificates are checked the same way, a
+wrong one is a warning (documented behaviour) and does not count as solved.
+
+Suites: ``issue`` (issue #3's halfspace suite from :mod:`oraclepriv.mipbench_suite`, n in
+{100, 200, 400} x d in {2, 5, 10}, unit weights) and ``library`` (every instance of the bundled
+library, all classes). ``quick`` shrinks both to tiny sizes for smoke tests.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+__all__ = [
+    "BenchInstance",
+    "SUITES",
+    "SGM_SHIFT",
+    "default_backends",
+    "load_suite",
+    "run_benchmark",
+    "shifted_geometric_mean",
+    "summarize",
+    "agreement_problems",
+    "solved",
+    "RESTRICTED_CERTIFICATE_BACKENDS",
+    "performance_profile",
+    "plot_performance_profile",
+    "markdown_summary",
+    "write_outputs",
+    "solver_versions",
+    "command_line",
+]
+
+SUITES = ("issue", "library")
+SGM_SHIFT = 10.0
+#: MIP-capable backends in the order they are tried by default; "naive-highs" only when registered
+_MIP_BACKENDS = ("highs", "scip", "pyomo", "cpsat", "naive-highs")
+#: backends whose certificate covers a restricted class only (see their module docstrings)
+RESTRICTED_CERTIFICATE_BACKENDS = frozenset({"naive-highs"})
+#: agreement tolerance relative to max(1, sum |w|): ten times the protocol's certification tolerance
+AGREEMENT_RTOL = 1e-8
+QUICK_TIME_LIMIT = 5.0
+
+
+@dataclass
+class BenchInstance:
+    name: str
+    hypothesis_class: str
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    best_known: float | None = None  # library: manifest best objective
+    proved: bool = False  # library: manifest says best_known is proved optimal
+    proved_by: str | None = None
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def tolerance(self) -> float:
+        return AGREEMENT_RTOL * max(1.0, float(np.abs(self.w).sum()))
+
+
+def default_backends() -> list[str]:
+    """The MIP backends registered in this installation (``naive-highs`` included when present)."""
+    from oraclepriv.oracle import BACKENDS
+
+    return [b for b in _MIP_BACKENDS if b in BACKENDS]
+
+
+def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
+    """The instances of a suite (see the module docstring)."""
+    if suite == "issue":
+        from oraclepriv.mipbench_suite import halfspace_suite
+
+        sizes = {"ns": (30, 60), "ds": (2, 3)} if quick else {}
+        return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in halfspace_suite(**sizes)]
+    if suite == "library":
+        from oraclepriv.instances import load_instance, load_manifest
+
+        out = []
+        for entry in load_manifest():
+            if quick and not (entry["n"] <= 100 and entry["d"] <= 3):
+                continue
+            _, X, y, w = load_instance(entry["name"])
+            out.append(
+                BenchInstance(entry["name"], entry["class"], X, y, w, entry.get("best_objective"),
+                              bool(entry.get("proved_optimal")), entry.get("solved_by"))
+            )
+        return out
+    raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
+
+
+def check_backends(backends: Iterable[str]) -> list[str]:
+    from oraclepriv.oracle import BACKENDS
+
+    backends = list(backends)
+    if not backends:
+        raise ValueError("backends must name at least one backend")
+    unknown = [b for b in backends if b not in BACKENDS]
+    if unknown:
+        raise ValueError(f"unknown backend(s) {unknown}; available backends: {sorted(BACKENDS)}")
+    if len(set(backends)) != len(backends):
+        raise ValueError(f"backends must not repeat; got {backends}")
+    return backends
+
+
+def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[str, Any]:
+    """One oracle call; errors become a row with status "error" (the benchmark goes on)."""
+    from oraclepriv.oracle import make_oracle
+
+    row: dict[str, Any] = {
+        "instance": instance.name,
+        "class": instance.hypothesis_class,
+        "n": instance.n,
+        "d": instance.d,
+        "backend": backend,
+        "time_limit": time_limit,
+    }
+    from solvers.base import UnsupportedProblemError
+
+    start = time.perf_counter()
+    try:
+        result = make_oracle(instance.hypothesis_class, backend=backend, time_limit=time_limit).solve(
+            instance.X, instance.y, instance.w, caller="bench-mip", step=instance.name
+        )
+    except UnsupportedProblemError as exc:  # e.g. naive-highs on a stump instance: not applicable
+        row.update(status="unsupported", certified=False, objective=math.nan, bound=-math.inf, gap=math.inf,
+                   seconds=0.0, nodes=None, error=str(exc))
+        return row
+    except (ValueError, ImportError, RuntimeError) as exc:  # unsupported problem, missing solver, solver failure
+        row.update(status="error", certified=False, objective=math.nan, bound=-math.inf, gap=math.inf,
+                   seconds=time.perf_counter() - start, nodes=None, error=f"{type(exc).__name__}: {exc}")
+        return row
+    row.update(
+        status=result.status,
+        certified=bool(result.certified),
+        objective=float(result.objective),
+        bound=float(result.bound),
+        gap=float(result.gap),
+        seconds=float(result.seconds),
+        nodes=result.nodes,
+        error="",
+    )
+    return row
+
+
+def run_benchmark(
+    instances: list[BenchInstance],
+    backends: list[str],
+    time_limit: float,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every backend on every instance (instance-major order); ``progress`` sees each row."""
+    backends = check_backends(backends)
+    if not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit) and time_limit > 0):
+        raise ValueError(f"time_limit must be a finite number > 0; got {time_limit!r}")
+    rows = []
+    for instance in instances:
+        for backend in backends:
+            row = run_one(instance, backend, float(time_limit))
+            rows.append(row)
+            if progress is not None:
+                progress(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# summaries
+
+
+def shifted_geometric_mean(times: Iterable[float], shift: float = SGM_SHIFT) -> float:
+    """exp(mean(ln(max(1, t + shift)))) - shift (MIPLIB / Mittelmann, shift 10 s)."""
+    values = np.asarray(list(times), dtype=np.float64)
+    if values.size == 0:
+        return math.nan
+    return float(math.exp(np.mean(np.log(np.maximum(1.0, values + shift)))) - shift)
+
+
+def solved(row: dict[str, Any]) -> bool:
+    """Certified, and (after :func:`agreement_problems`) not a restricted certificate found wrong."""
+    return bool(row["certified"] and row.get("certificate_valid", True))
+
+
+def scored_time(row: dict[str, Any]) -> float:
+    """The time a row counts with: its seconds if solved, else the time limit."""
+    return min(float(row["seconds"]), row["time_limit"]) if solved(row) else float(row["time_limit"])
+
+
+def summarize(rows: list[dict[str, Any]], baseline: str | None = "naive-highs") -> list[dict[str, Any]]:
+    """One MIPLIB-style summary per backend (and the SGM speed-up over ``baseline`` if it ran).
+    Instances a backend does not support (status "unsupported") are left out of its summary.
+    Call :func:`agreement_problems` first so that wrong restricted certificates do not count."""
+    backends = list(dict.fromkeys(r["backend"] for r in rows))
+    out = []
+    for b in backends:
+        mine = [r for r in rows if r["backend"] == b and r["status"] != "unsupported"]
+        out.append(
+            {
+                "backend": b,
+                "instances": len(mine),
+                "solved": sum(solved(r) for r in mine),
+                "wrong_certificates": sum(r["certified"] and not solved(r) for r in mine),
+                "time_limit_hits": sum(r["status"] == "time_limit" for r in mine),
+                "uncertified_other": sum((not r["certified"]) and r["status"] not in ("time_limit", "error") for r in mine),
+                "errors": sum(r["status"] == "error" for r in mine),
+                "sgm_seconds": shifted_geometric_mean(scored_time(r) for r in mine),
+                "max_seconds_certified": max((r["seconds"] for r in mine if r["certified"]), default=math.nan),
+            }
+        )
+    # speed-up over the baseline, on the instances both ran (SGM ratio, baseline / backend)
+    supported = {(r["backend"], r["instance"]): r for r in rows if r["status"] != "unsupported"}
+    for s in out:
+        common = [name for (b, name) in supported if b == s["backend"] and (baseline, name) in supported]
+        s["speedup_vs_baseline"] = None
+        if baseline in backends and common:
+            base_sgm = shifted_geometric_mean(scored_time(supported[(baseline, n)]) for n in common)
+            mine_sgm = shifted_geometric_mean(scored_time(supported[(s["backend"], n)]) for n in common)
+            s["speedup_vs_baseline"] = base_sgm / mine_sgm if mine_sgm > 0 else None
+    return out
+
+
+def agreement_problems(rows: list[dict[str, Any]], instances: list[BenchInstance]) -> tuple[list[str], list[str]]:
+    """Cross-backend consistency (module docstring): (problems, warnings).
+
+    ``problems`` are violations among backends whose certificate covers *all* hypotheses of the
+    class (two certified objectives differ, or a proved bound exceeds some found objective): a
+    bug, and the CLI exits non-zero. Backends in :data:`RESTRICTED_CERTIFICATE_BACKENDS` certify
+    optimality over a restricted class only (the naive model: margin 1e-4, unit box); their
+    certificates are checked against the others too, but a mismatch is a *warning* (the
+    restricted certificate is wrong about the true optimum, as documented) and the row is marked
+    ``certificate_valid = False`` so it does not count as solved. Rows gain that key.
+    """
+    by_name = {inst.name: inst for inst in instances}
+    problems: list[str] = []
+    warnings: list[str] = []
+    for r in rows:
+        r["certificate_valid"] = bool(r["certified"])
+    for name in dict.fromkeys(r["instance"] for r in rows):
+        inst = by_name[name]
+        tol = inst.tolerance
+        mine = [r for r in rows if r["instance"] == name and r["status"] not in ("error", "unsupported")]
+        full = [r for r in mine if r["backend"] not in RESTRICTED_CERTIFICATE_BACKENDS]
+        restricted = [r for r in mine if r["backend"] in RESTRICTED_CERTIFICATE_BACKENDS]
+        certified = [(r["backend"], r["objective"]) for r in full if r["certified"]]
+        objectives = [(r["backend"], r["objective"]) for r in mine if math.isfinite(r["objective"])]
+        if inst.best_known is not None:
+            objectives.append(("manifest best known", inst.best_known))
+            if inst.proved:
+                certified.append((f"manifest (proved by {inst.proved_by})", inst.best_known))
+        for i, (a, va) in enumerate(certified):
+            for b, vb in certified[i + 1:]:
+                if abs(va - vb) > tol:
+                    problems.append(f"{name}: certified objectives disagree: {a} = {va!r} vs {b} = {vb!r} (tolerance {tol:.3g})")
+        for r in full:
+            for b, value in objectives:
+                if math.isfinite(r["bound"]) and r["bound"] > value + tol:
+                    problems.append(
+                        f"{name}: {r['backend']} proved a lower bound {r['bound']!r} above the objective {value!r} of a "
+                        f"hypothesis found by {b} (tolerance {tol:.3g}): a false proof"
+                    )
+        best_found = min((v for _, v in objectives), default=math.inf)
+        for r in restricted:
+            if not r["certified"]:
+                continue
+            wrong = [f"{b} = {v!r}" for b, v in certified if abs(r["objective"] - v) > tol]
+            if r["objective"] > best_found + tol:
+                wrong.append(f"a better hypothesis exists (objective {best_found!r})")
+            if wrong:
+                r["certificate_valid"] = False
+                warnings.append(
+                    f"{name}: {r['backend']} certified {r['objective']!r} over its restricted class, but the true optimum "
+                    f"differs ({'; '.join(wrong)}); counted as not solved"
+                )
+    return problems, warnings
+
+
+def performance_profile(rows: list[dict[str, Any]]) -> tuple[list[str], np.ndarray]:
+    """(backends, ratios[instance, backend]): time / fastest certified time; inf when uncertified."""
+    backends = list(dict.fromkeys(r["backend"] for r in rows))
+    names = list(dict.fromkeys(r["instance"] for r in rows))
+    t = np.full((len(names), len(backends)), np.inf)
+    for r in rows:
+        if solved(r):
+            t[names.index(r["instance"]), backends.index(r["backend"])] = max(float(r["seconds"]), 1e-3)
+    best = t.min(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        ratios = np.where(np.isfinite(best), t / best, np.inf)
+    return backends, ratios
+
+
+def plot_performance_profile(rows: list[dict[str, Any]], path: Path | str, title: str = "") -> None:
+    """Dolan-More profile rho_s(tau) on a log2 axis, written as PNG (matplotlib Agg)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    backends, ratios = performance_profile(rows)
+    finite = ratios[np.isfinite(ratios)]
+    tau_max = max(2.0, float(finite.max()) * 1.5) if finite.size else 2.0
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    n = ratios.shape[0]
+    for k, b in enumerate(backends):
+        r = np.sort(ratios[:, k])
+        r = r[np.isfinite(r)]
+        xs = np.concatenate([[1.0], r, [tau_max]])
+        ys = np.concatenate([[0.0], np.arange(1, r.size + 1) / n, [r.size / n]])
+        ax.step(xs, ys, where="post", label=f"{b} ({r.size}/{n} certified)")
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(1.0, tau_max)
+    ax.set_ylim(0.0, 1.02)
+    ax.set_xlabel("tau (time / fastest certified time)")
+    ax.set_ylabel("fraction of instances certified within tau")
+    ax.set_title(title or "performance profile (Dolan-More)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+# ---------------------------------------------------------------------------------------------
+# reports
+
+
+def solver_versions() -> dict[str, str]:
+    """Versions of the solver packages (those importable)."""
+    from importlib import metadata
+
+    out = {}
+    for package in ("highspy", "ortools", "pyomo", "scikit-learn", "matplotlib"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            out[package] = "not installed"
+    return out
+
+
+def _fmt(value: Any, digits: int = 6) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def markdown_summary(
+    rows: list[dict[str, Any]],
+    summary: list[dict[str, Any]],
+    problems: list[str],
+    warnings: list[str],
+    command: str,
+    suite: str,
+    time_limit: float,
+    profile_png: str | None = None,
+) -> str:
+    """The benchmark as a Markdown section (for docs/), stating command, machine and versions."""
+    from oraclepriv.bench import machine_description
+
+    versions = ", ".join(f"{k} {v}" for k, v in solver_versions().items())
+    lines = [
+        f"# MIP oracle benchmark: suite `{suite}`",
+        "",
+        f"Produced by `{command}` on: {machine_description()}; {versions}.",
+        "",
+        f"Time limit {time_limit:g} s per oracle call (model build included). *Solved* = certified "
+        f"(objective re-scored by the hypothesis meets a proved bound). SGM = shifted geometric mean of the "
+        f"time, shift {SGM_SHIFT:g} s, every unsolved run counted at the time limit.",
+        "",
+        "| backend | instances | solved | wrong certificates | time-limit hits | uncertified (other) | errors | SGM time (s) "
+        "| speed-up vs naive-highs (common instances) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['backend']} | {s['instances']} | {s['solved']} | {s['wrong_certificates']} | {s['time_limit_hits']} | {s['uncertified_other']} | "
+            f"{s['errors']} | {_fmt(s['sgm_seconds'], 4)} | {_fmt(s['speedup_vs_baseline'], 3) if s['speedup_vs_baseline'] else '-'} |"
+        )
+    lines += ["", "## Cross-backend agreement", ""]
+    if problems:
+        lines.append(f"**FAILED: {len(problems)} disagreement(s)**")
+        lines += [f"- {p}" for p in problems]
+    else:
+        lines.append("All certified objectives agree; no proved bound exceeds any found objective.")
+    if warnings:
+        restricted = ", ".join(sorted(RESTRICTED_CERTIFICATE_BACKENDS))
+        lines += ["", f"Restricted-class certificates ({restricted}) that are wrong about the true optimum "
+                  "(documented behaviour of that model; counted as not solved):", ""]
+        lines += [f"- {w}" for w in warnings]
+    if profile_png:
+        lines += ["", f"![performance profile]({profile_png})"]
+    lines += [
+        "",
+        "## Per instance",
+        "",
+        "| instance | class | n | d | backend | status | certified | objective | bound | seconds | nodes |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['instance']} | {r['class']} | {r['n']} | {r['d']} | {r['backend']} | {r['status']} | {_fmt(r['certified'])} | "
+            f"{_fmt(r['objective'], 10)} | {_fmt(r['bound'], 10)} | {_fmt(r['seconds'], 4)} | {_fmt(r['nodes'])} |"
+        )
+    errors = [r for r in rows if r.get("error")]
+    if errors:
+        lines += ["", "## Errors and unsupported combinations", ""]
+        lines += [f"- {r['instance']} / {r['backend']} ({r['status']}): {r['error']}" for r in errors]
+    return "\n".join(lines) + "\n"
+
+
+def write_outputs(
+    out: Path,
+    rows: list[dict[str, Any]],
+    summary: list[dict[str, Any]],
+    problems: list[str],
+    warnings: list[str],
+    *,
+    command: str,
+    suite: str,
+    time_limit: float,
+) -> dict[str, Path]:
+    """rows.csv, rows.json, summary.json, summary.md and profile.png in ``out``."""
+    from oraclepriv.io import to_json
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {name: out / name for name in ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")}
+    columns = ["instance", "class", "n", "d", "backend", "status", "certified", "objective", "bound", "gap", "seconds",
+               "nodes", "time_limit", "certificate_valid", "error"]
+    with open(paths["rows.csv"], "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        for r in rows:
+            writer.writerow({k: r.get(k) for k in columns})
+    paths["rows.json"].write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+    meta = {"command": command, "suite": suite, "time_limit": time_limit, "sgm_shift": SGM_SHIFT,
+            "versions": solver_versions(), "summary": summary, "agreement_problems": problems,
+            "restricted_certificate_warnings": warnings}
+    paths["summary.json"].write_text(to_json(meta, indent=2) + "\n", encoding="utf-8")
+    plot_performance_profile(rows, paths["profile.png"], title=f"suite {suite}, time limit {time_limit:g} s")
+    paths["summary.md"].write_text(
+        markdown_summary(rows, summary, problems, warnings, command, suite, time_limit, profile_png=paths["profile.png"].name),
+        encoding="utf-8",
+    )
+    return paths
+
+
+def command_line(suite: str, backends: list[str] | None, time_limit: float | None, out: Path | str | None, quick: bool) -> str:
+    """The ``oraclepriv bench mip`` command line that reproduces a run (for reports)."""
+    parts = ["oraclepriv", "bench", "mip", "--suite", suite]
+    if backends:
+        parts += ["--backends", ",".join(backends)]
+    if time_limit is not None:
+        parts += ["--time-limit", f"{time_limit:g}"]
+    if out is not None:
+        parts += ["--out", str(out)]
+    if quick:
+        parts.append("--quick")
+    return " ".join(shlex.quote(p) for p in parts)

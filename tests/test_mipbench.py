@@ -1,0 +1,161 @@
+"""``oraclepriv bench mip``: MIPLIB-style summary arithmetic, the performance profile, the
+cross-backend agreement check (with a lying backend as negative control), and a --quick smoke run."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from oraclepriv import mipbench
+from oraclepriv.cli import app
+from oraclepriv.mipbench import BenchInstance, agreement_problems, performance_profile, shifted_geometric_mean, summarize
+
+runner = CliRunner()
+
+
+def row(instance, backend, *, certified=True, objective=1.0, bound=None, seconds=1.0, status="optimal", limit=60.0):
+    return {
+        "instance": instance, "class": "halfspace", "n": 3, "d": 2, "backend": backend, "time_limit": limit,
+        "status": status, "certified": certified, "objective": objective,
+        "bound": objective if bound is None else bound, "gap": 0.0, "seconds": seconds, "nodes": 0, "error": "",
+    }
+
+
+def inst(name, best=None, proved=False):
+    return BenchInstance(name, "halfspace", np.zeros((3, 2)), np.zeros(3, dtype=np.int8), np.ones(3), best, proved, "enumerate")
+
+
+# -- arithmetic ------------------------------------------------------------------------------------
+
+
+def test_shifted_geometric_mean_values():
+    assert shifted_geometric_mean([0.0, 0.0]) == pytest.approx(0.0)
+    assert shifted_geometric_mean([10.0, 10.0]) == pytest.approx(10.0)
+    assert shifted_geometric_mean([1.0, 100.0]) == pytest.approx(math.sqrt(11 * 110) - 10)
+    # the shift damps tiny times: 0.001 s and 0.1 s are nearly equal at shift 10
+    assert shifted_geometric_mean([0.001]) == pytest.approx(0.001)
+    assert math.isnan(shifted_geometric_mean([]))
+
+
+def test_summary_counts_unsolved_runs_at_the_time_limit():
+    rows = [
+        row("a", "fast", seconds=1.0), row("b", "fast", seconds=3.0),
+        row("a", "slow", seconds=20.0), row("b", "slow", certified=False, status="time_limit", seconds=60.2, bound=0.0),
+        row("a", "lazy", certified=False, status="optimal", seconds=0.5, bound=0.0),  # uncertified "optimal": not solved
+        row("b", "lazy", status="unsupported", certified=False, seconds=0.0),
+    ]
+    agreement_problems(rows, [inst("a"), inst("b")])
+    summary = {s["backend"]: s for s in summarize(rows, baseline="slow")}
+    assert summary["fast"]["solved"] == 2 and summary["fast"]["sgm_seconds"] == pytest.approx(shifted_geometric_mean([1, 3]))
+    assert summary["slow"]["solved"] == 1 and summary["slow"]["time_limit_hits"] == 1
+    assert summary["slow"]["sgm_seconds"] == pytest.approx(shifted_geometric_mean([20, 60]))
+    assert summary["lazy"]["instances"] == 1 and summary["lazy"]["solved"] == 0 and summary["lazy"]["uncertified_other"] == 1
+    assert summary["lazy"]["sgm_seconds"] == pytest.approx(60.0)
+    assert summary["fast"]["speedup_vs_baseline"] == pytest.approx(shifted_geometric_mean([20, 60]) / shifted_geometric_mean([1, 3]))
+    # speed-up on common instances only: lazy ran only "a" (b unsupported)
+    assert summary["lazy"]["speedup_vs_baseline"] == pytest.approx(20.0 / 60.0)
+
+
+def test_performance_profile_ratios():
+    rows = [row("a", "x", seconds=1.0), row("a", "y", seconds=4.0), row("b", "x", certified=False, bound=0.0), row("b", "y", seconds=2.0)]
+    backends, ratios = performance_profile(rows)
+    assert backends == ["x", "y"]
+    np.testing.assert_array_equal(ratios, [[1.0, 4.0], [np.inf, 1.0]])
+
+
+# -- agreement ---------------------------------------------------------------------------------------
+
+
+def test_agreement_accepts_consistent_answers():
+    rows = [row("a", "x", objective=2.0), row("a", "y", objective=2.0),
+            row("a", "z", certified=False, objective=3.0, bound=1.0, status="time_limit")]
+    assert agreement_problems(rows, [inst("a", best=2.0, proved=True)]) == ([], [])
+
+
+def test_agreement_catches_disagreeing_certificates_and_false_bounds():
+    rows = [row("a", "x", objective=2.0), row("a", "y", objective=3.0)]
+    problems, _ = agreement_problems(rows, [inst("a")])
+    assert any("certified objectives disagree" in p for p in problems)
+    assert any("y proved a lower bound 3.0 above the objective 2.0" in p for p in problems)
+    # an uncertified run can still expose a false proof: its hypothesis beats a certified bound
+    rows = [row("a", "x", objective=2.0), row("a", "z", certified=False, objective=1.0, bound=0.0, status="time_limit")]
+    problems, _ = agreement_problems(rows, [inst("a")])
+    assert len(problems) == 1 and "a false proof" in problems[0]
+    # the manifest's proved optimum takes part
+    problems, _ = agreement_problems([row("a", "x", objective=2.0)], [inst("a", best=1.0, proved=True)])
+    assert any("manifest" in p for p in problems)
+
+
+def test_wrong_restricted_certificate_is_a_warning_and_not_solved():
+    rows = [row("a", "highs", objective=2.0), row("a", "naive-highs", objective=3.0, seconds=0.1)]
+    problems, warnings = agreement_problems(rows, [inst("a")])
+    assert problems == [] and len(warnings) == 1 and "restricted class" in warnings[0]
+    summary = {s["backend"]: s for s in summarize(rows)}
+    assert summary["naive-highs"]["solved"] == 0 and summary["naive-highs"]["wrong_certificates"] == 1
+
+
+# -- the command ---------------------------------------------------------------------------------------
+
+
+def test_bench_mip_quick_smoke(tmp_path):
+    out = tmp_path / "bench"
+    result = runner.invoke(app, ["bench", "mip", "--quick", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    backends = mipbench.default_backends()
+    assert {"highs", "scip", "pyomo", "cpsat"} <= set(backends)
+    with open(out / "rows.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    instances = mipbench.load_suite("issue", quick=True)
+    assert len(rows) == len(instances) * len(backends)
+    assert {r["backend"] for r in rows} == set(backends)
+    meta = json.loads((out / "summary.json").read_text())
+    assert meta["agreement_problems"] == [] and meta["time_limit"] == mipbench.QUICK_TIME_LIMIT
+    by_backend = {s["backend"]: s for s in meta["summary"]}
+    assert by_backend["highs"]["solved"] == len(instances), "the exact MIP backend certifies every tiny instance"
+    # every certified objective on an instance is the same number
+    for name in {r["instance"] for r in rows}:
+        values = {float(r["objective"]) for r in rows if r["instance"] == name and r["certified"] == "True"}
+        assert len(values) == 1
+    md = (out / "summary.md").read_text()
+    assert "oraclepriv bench mip --suite issue --out" in md and "--quick" in md and "CPUs" in md and "highspy" in md
+    assert (out / "profile.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "agreement: all certified objectives agree" in result.stdout
+
+
+def test_bench_mip_exits_nonzero_on_a_lying_backend(tmp_path, monkeypatch):
+    """Negative control: highs reports a bound one unit above the truth (a false proof). The
+    agreement check must print it loudly and the command must exit with code 1."""
+    from solvers.highs import HighsBackend
+
+    real_solve = HighsBackend.solve
+
+    def lying_solve(self, problem):
+        answer = real_solve(self, problem)
+        answer.bound += 1.0
+        return answer
+
+    monkeypatch.setattr(HighsBackend, "solve", lying_solve)
+    result = runner.invoke(app, ["bench", "mip", "--quick", "--backends", "highs,scip", "--out", str(tmp_path / "b")])
+    assert result.exit_code == 1, result.output
+    assert "CROSS-BACKEND DISAGREEMENT" in result.stderr and "a false proof" in result.stderr
+    assert "FAILED" in (tmp_path / "b" / "summary.md").read_text()
+
+
+@pytest.mark.parametrize(
+    "args,fragment",
+    [
+        (["--suite", "miplib"], "unknown suite 'miplib'"),
+        (["--backends", "highs,gurobi"], "unknown backend(s) ['gurobi']"),
+        (["--backends", "highs,highs"], "must not repeat"),
+        (["--time-limit", "-1"], "--time-limit must be a finite number > 0"),
+    ],
+)
+def test_bench_mip_bad_input(tmp_path, args, fragment):
+    result = runner.invoke(app, ["bench", "mip", "--quick", "--out", str(tmp_path / "x"), *args])
+    assert result.exit_code == 2
+    assert fragment in result.stderr
