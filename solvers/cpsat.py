@@ -125,8 +125,8 @@ def integer_costs(cost: np.ndarray, w: np.ndarray) -> IntegerCosts:
         return IntegerCosts([0] * cost.size, 1.0, 0.0, None)
     target = 1e-10 * max(1.0, float(np.abs(w).sum()))  # a tenth of the certification tolerance
     s = math.ceil(math.log2(max(0.5 * nonzero / target, 1.0)))
-    s_max = math.floor(math.log2(2.0**53 / max(total, 1e-300)))  # keep sum |c_int| < 2^53
-    s = min(s, s_max)
+    s_max = math.floor(53.0 - math.log2(max(total, 1e-300)))  # keep sum |c_int| < 2^53
+    s = min(s, s_max, 900)  # 2^900 keeps the scale finite even for subnormal total weight
     scale = 2.0**s
     values = np.round(cost * scale)
     error = float(np.abs(cost - values / scale).sum())

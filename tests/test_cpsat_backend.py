@@ -216,3 +216,11 @@ def test_missing_ortools_gives_a_clear_error(monkeypatch):
     monkeypatch.setitem(sys.modules, "ortools.sat.python.cp_model", None)
     with pytest.raises(SolverNotInstalledError, match=r"backend 'cpsat' needs the ortools package.*pip install"):
         make_oracle("stump", backend="cpsat")
+
+
+@pytest.mark.parametrize("weights", [[0, 0, 0, 0, 0, 2.2250738585072014e-308], [1e-300, 0, 0, 0, 0, 1e-310], [1e300, 1, 0, 0, 0, 1e300]])
+def test_extreme_weights_scale_without_overflow(weights):
+    """Regression (found by the property test): a subnormal total weight overflowed the integer scaling."""
+    X = np.array([[0.0], [0.0], [0.0], [0.0], [0.0], [1.0]])
+    res = make_oracle("halfspace", backend="cpsat").solve(X, np.zeros(6, dtype=int), np.asarray(weights, dtype=float))
+    assert res.objective == 0.0 and res.certified
