@@ -142,7 +142,8 @@ def test_integer_costs_bound_the_real_objective(seed, scale, m):
     w = np.abs(rng.laplace(scale=scale, size=m))
     cost = w * rng.choice([-1.0, 1.0], size=m)
     ic = integer_costs(cost, w)
-    assert ic.lattice is None and ic.error <= 1e-10 * max(1.0, w.sum()) + 1e-14 * np.abs(cost).sum()
+    # large Laplace draws can be exact multiples of a power of two: then the scaling is exact
+    assert (ic.lattice is not None and ic.error == 0.0) or ic.error <= 1e-10 * max(1.0, w.sum()) + 1e-14 * np.abs(cost).sum()
     for _ in range(20):
         x = rng.integers(0, 2, size=m)
         assert float(cost @ x) >= float(np.dot(ic.values, x)) / ic.scale - ic.error
