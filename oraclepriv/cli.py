@@ -105,11 +105,13 @@ def bench_oracles_command(
 
 @instances_app.command("build")
 def instances_build(out: Optional[Path] = typer.Option(None, "--out", help="Target folder (default: the repo's instances/).")) -> None:
-    """Regenerate every bundled instance from its generator and seed, and rewrite the manifest."""
-    from oraclepriv.instances import build_library
+    """Regenerate every bundled instance and learning task from its generator and seed; rewrite the manifests."""
+    from oraclepriv.instances import build_learning_tasks, build_library
 
     for entry in build_library(out):
         typer.echo(f"{entry['name']:<24} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}  proved={entry['proved_optimal']}")
+    for entry in build_learning_tasks(out):
+        typer.echo(f"{entry['name']:<24} learning task: n={entry['n']} private, m={entry['m']} public, d={entry['d']}")
 
 
 @instances_app.command("check")

@@ -200,3 +200,18 @@ def test_instances_check_detects_a_modified_file(tmp_path):
     victim.write_text(victim.read_text().replace("1", "2", 1))
     problems = check_library(tmp_path)
     assert len(problems) == 1 and "checksum mismatch" in problems[0]
+
+
+def test_bundled_learning_tasks_match_their_generator(tmp_path):
+    from oraclepriv.instances import LEARNING_TASKS, build_learning_tasks, load_learning_task
+
+    shipped = {e["name"]: e for e in json.loads((instances_dir() / "learning_tasks.json").read_text())}
+    rebuilt = {e["name"]: e for e in build_learning_tasks(tmp_path)}
+    assert set(shipped) == set(rebuilt) == {spec.name for spec in LEARNING_TASKS}
+    for name in shipped:
+        assert rebuilt[name]["sha256"] == shipped[name]["sha256"], f"{name}: generator output differs from the shipped files"
+    X, y, Z = load_learning_task("task-l1-3d-n300")
+    assert X.shape == (300, 3) and Z.shape == (50, 3) and set(np.unique(y)) <= {0, 1}
+    assert np.abs(X).sum(axis=1).max() <= 1.0 + 1e-12  # Algorithm 3's input domain
+    with pytest.raises(ValueError, match="unknown learning task 'nope'"):
+        load_learning_task("nope")

@@ -1,8 +1,9 @@
 """Overhead benchmark of the private learners: total fit time / time spent in oracle calls.
 
 The papers count oracle calls; the claim "oracle-efficient" also means the learner's own work
-around the calls is negligible. For each learner we fit on small synthetic instances and report
-fit seconds, the ledger's oracle seconds, their ratio (target <= 1.2) and the call count.
+around the calls is negligible. For each learner we fit on the bundled learning tasks
+(``instances/learning_tasks.json``) and report fit seconds, the ledger's oracle seconds, their
+ratio (target <= 1.2, issue #4) and the call count.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from oraclepriv.instances import load_learning_task
 from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
@@ -33,12 +35,12 @@ def synthetic_instance(n: int, m: int, d: int, seed: int = 0, *, l1_ball: bool =
 
 
 def default_cases() -> list[dict[str, Any]]:
-    """Small instances for every learner (name, factory, instance size)."""
+    """Every learner of seed 000 on a bundled learning task (``instances/learning_tasks.json``)."""
     return [
-        {"name": "rrspm-stump", "make": lambda s: RRSPM(epsilon=1.0, hypothesis="stump", random_state=s), "n": 2000, "m": 50, "d": 3},
-        {"name": "rrspm-halfspace-d2", "make": lambda s: RRSPM(epsilon=1.0, hypothesis="halfspace", random_state=s), "n": 200, "m": 20, "d": 2},
-        {"name": "perturbation-stump", "make": lambda s: Perturbation(epsilon=1.0, delta=1e-6, hypothesis="stump", J=10, random_state=s), "n": 2000, "m": 50, "d": 3},
-        {"name": "regularization-linear", "make": lambda s: Regularization(epsilon=1.0, delta=1e-6, random_state=s), "n": 200, "m": 50, "d": 3, "l1_ball": True},
+        {"name": "rrspm-stump", "task": "task-5d-n20000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis="stump", random_state=s)},
+        {"name": "rrspm-halfspace-d2", "task": "task-2d-n2000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis="halfspace", random_state=s)},
+        {"name": "perturbation-stump", "task": "task-5d-n20000", "make": lambda s: Perturbation(epsilon=1.0, delta=1e-6, hypothesis="stump", J=10, random_state=s)},
+        {"name": "regularization-linear", "task": "task-l1-3d-n300", "make": lambda s: Regularization(epsilon=1.0, delta=1e-6, random_state=s)},
     ]
 
 
@@ -47,7 +49,10 @@ def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, 
     """One row per case: median fit seconds, oracle seconds, ratio, oracle calls."""
     rows = []
     for case in cases or default_cases():
-        X, y, Z = synthetic_instance(case["n"], case["m"], case["d"], seed, l1_ball=case.get("l1_ball", False))
+        if "task" in case:
+            X, y, Z = load_learning_task(case["task"])
+        else:
+            X, y, Z = synthetic_instance(case["n"], case["m"], case["d"], seed, l1_ball=case.get("l1_ball", False))
         fits, oracles, calls = [], [], []
         for r in range(repeats):
             learner = case["make"](seed + r)
@@ -59,9 +64,10 @@ def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, 
         fit_s, oracle_s = float(np.median(fits)), float(np.median(oracles))
         row = {
             "learner": case["name"],
-            "n": case["n"],
-            "m": case["m"],
-            "d": case["d"],
+            "instance": case.get("task", "synthetic"),
+            "n": X.shape[0],
+            "m": Z.shape[0],
+            "d": X.shape[1],
             "oracle_calls": int(calls[0]),
             "fit_seconds": fit_s,
             "oracle_seconds": oracle_s,
