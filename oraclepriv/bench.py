@@ -15,7 +15,7 @@ import numpy as np
 
 from oraclepriv.oracle import make_oracle
 
-__all__ = ["bench_stump_sweep", "bench_enumerate", "bench_oracles", "markdown_report", "machine_description"]
+__all__ = ["bench_stump_sweep", "bench_enumerate", "bench_oracles", "markdown_report", "markdown_table", "machine_description"]
 
 
 def _median_seconds(fn: Callable[[], Any], repeats: int) -> float:
@@ -129,4 +129,20 @@ def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
                 f"| halfspace oracle ({row['benchmark']}) | {row['n']} | {row['d']} | {row['seconds']:.3f} s | - | "
                 f"{'target < %g s' % target if target else '-'} | {row['certified']} |"
             )
+    return "\n".join(lines) + "\n"
+
+
+def markdown_table(title: str, command: str, rows: list[dict[str, Any]], columns: list[str], note: str = "") -> str:
+    """A generic benchmark table: title, the command and machine that produced it, one row per dict."""
+
+    def cell(value: Any) -> str:
+        if isinstance(value, float):
+            return f"{value:.4g}"
+        return str(value)
+
+    lines = [f"# {title}", "", f"Produced by `{command}` on: {machine_description()}.", ""]
+    if note:
+        lines += [note, ""]
+    lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row.get(c, "")) for c in columns) + " |" for row in rows]
     return "\n".join(lines) + "\n"

@@ -163,6 +163,7 @@ def audit_rrspm(
 def bench_learners(
     repeats: int = typer.Option(3, "--repeats"),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the rows as JSON to this file."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file."),
 ) -> None:
     """Each learner's total fit time divided by the time of its oracle calls (target <= 1.2)."""
     from oraclepriv.learners.bench import bench_learners as run
@@ -175,11 +176,19 @@ def bench_learners(
         )
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+    if report is not None:
+        from oraclepriv.bench import markdown_table
+
+        command = f"oraclepriv bench learners --repeats {repeats} --report {report}"
+        columns = ["learner", "instance", "n", "m", "d", "oracle_calls", "fit_seconds", "oracle_seconds", "ratio"]
+        note = "ratio = total fit time / time inside oracle calls (median over repeats); target <= 1.2 (issue #4)."
+        report.write_text(markdown_table("Learner overhead", command, rows, columns, note), encoding="utf-8")
 
 
 def bench_ppm(
     repeat: int = typer.Option(1, "--repeat"),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the result as JSON to this file."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file."),
 ) -> None:
     """PPM learner (seed 002): d=2 with n_pub=200 (target < 10 s) and d=1 at n=1e6."""
     from oraclepriv.ppm.bench import bench_ppm as run
@@ -192,6 +201,14 @@ def bench_ppm(
         )
     if out is not None:
         out.write_text(to_json(result, indent=2) + "\n", encoding="utf-8")
+    if report is not None:
+        from oraclepriv.bench import markdown_table
+
+        rows = [{"case": name, **case} for name, case in result["cases"].items()]
+        command = f"oraclepriv bench ppm --repeat {repeat} --report {report}"
+        columns = ["case", "d", "n", "n_pub", "class_size", "n_candidates", "best_wall_seconds"]
+        note = "PPM learner (seed 002, Alg. 2) fit time; targets: d=2 with n_pub=200 < 10 s on 2 cores; d=1 at n=1e6 (issue #5)."
+        report.write_text(markdown_table("PPM learner", command, rows, columns, note), encoding="utf-8")
 
 
 experiment_app = typer.Typer(no_args_is_help=True, help="Experiments that produce the figures in docs/.")
