@@ -10,7 +10,12 @@ tolerance).
 
 What ``certified`` means (``certify`` option, halfspaces; thresholds and stumps are always exact):
 
-* ``certify="margin-free"`` (default): the reported ``bound`` is a proved lower bound over *all*
+* ``certify="margin-free"``, ``method="cuts"`` (default): combinatorial Benders -- HiGHS solves
+  the hitting-set master over exactly verified non-separable cores
+  (:class:`~solvers.milp.HalfspaceHittingSet`, :mod:`solvers.cores`); ``bound`` is the master's
+  dual bound, a proved lower bound over *all* halfspaces (details in
+  :class:`~solvers.mipbackend.MipBackend`).
+* ``certify="margin-free"``, ``method="bigm"``: the reported ``bound`` is a proved lower bound over *all*
   halfspaces, ``max(conflict bound, min(relaxed MIP dual bound, cost(all 1), cost(all 0)))``
   from :class:`~solvers.milp.HalfspaceRelaxedMilp`, so ``certified`` means optimal over all
   halfspaces. The hypothesis comes from the relaxed solution turned into a real halfspace by

@@ -64,6 +64,7 @@ __all__ = [
     "AffineScaling",
     "HalfspaceMarginMilp",
     "HalfspaceRelaxedMilp",
+    "HalfspaceHittingSet",
     "StumpMilp",
     "margin_lp",
     "heuristic_halfspaces",
@@ -472,6 +473,61 @@ class HalfspaceRelaxedMilp(_HalfspaceBase):
     def details(self) -> dict[str, Any]:
         out = self.base_details()
         out.update({"formulation": self.kind, "R": self.R, "M_min": float(self.M.min()), "M_max": float(self.M.max())})
+        return out
+
+
+class HalfspaceHittingSet(_HalfspaceBase):
+    """Hitting-set master of the combinatorial-Benders halfspace oracle. Columns: z (G).
+
+    ``min sum_g W_g z_g  s.t.  sum_{g in S} z_g >= 1  for every core S, z binary``, where a core
+    is a set of groups no halfspace classifies all correctly (verified exactly,
+    :func:`solvers.cores.verify_core`). For any halfspace h, z = 1[h wrong on g] satisfies every
+    core row (the groups h gets right are strictly separable, so they contain no core), so the
+    master's optimum -- and its dual bound -- is a lower bound on the cost of *every* halfspace:
+    a margin-free certificate. When the master's optimal z keeps a separable set, that set's
+    max-margin halfspace attains the bound and is optimal (Codato & Fischetti 2006).
+    The rows do not depend on the weights, so a core pool is re-used across re-weightings.
+    """
+
+    kind = "halfspace-hitting-set"
+
+    def __init__(self, X: np.ndarray, y: np.ndarray, cores: list[tuple[int, ...]] | None = None):
+        super().__init__(X, y)
+        self.z = np.arange(self.groups.size)
+        self.cores: list[tuple[int, ...]] = []
+        self._seen: set[tuple[int, ...]] = set()
+        self.add_cores(cores or [])
+
+    def add_cores(self, cores) -> int:
+        """Add cores (iterables of group indices); returns how many were new."""
+        added = 0
+        for core in cores:
+            key = tuple(sorted(int(g) for g in core))
+            if key and key not in self._seen:
+                self._seen.add(key)
+                self.cores.append(key)
+                added += 1
+        return added
+
+    @property
+    def milp(self) -> MilpArrays:  # type: ignore[override]
+        G = self.groups.size
+        rows = np.repeat(np.arange(len(self.cores)), [len(c) for c in self.cores])
+        cols = np.fromiter((g for c in self.cores for g in c), dtype=np.int64, count=int(rows.size))
+        A = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(len(self.cores), G))
+        m = len(self.cores)
+        return MilpArrays(np.zeros(G), np.zeros(G), np.ones(G), np.ones(G, dtype=bool), A, np.ones(m), np.full(m, math.inf))
+
+    def costs(self, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
+        return self.groups.group_weights(w), 0.0
+
+    def encode_correct(self, correct: np.ndarray) -> np.ndarray:
+        """Master start vector for a set of groups classified correctly."""
+        return np.where(np.asarray(correct, dtype=bool), 0.0, 1.0)
+
+    def details(self) -> dict[str, Any]:
+        out = self.base_details()
+        out.update({"formulation": self.kind, "cores": len(self.cores)})
         return out
 
 

@@ -12,7 +12,19 @@ This module does the rest, identically for every solver:
 * warm starts from cheap heuristics (halfspaces), and the best re-scored candidate returned;
 * the two certification modes for halfspaces (``certify``):
 
-  - ``"margin-free"`` (default): ``bound = max(conflict bound, min(relaxed dual bound,
+  - ``"margin-free"`` with ``method="cuts"`` (the default): combinatorial Benders / implicit
+    hitting set (Codato & Fischetti, Oper. Res. 2006; Pfetsch, SIAM J. Optim. 2008). The
+    master :class:`~solvers.milp.HalfspaceHittingSet` ("misclassify at least one point of every
+    non-separable core") is solved by the backend's MIP solver; its optimal labeling is checked
+    by a Farkas LP (:class:`~solvers.cores.Separator`), and every non-separable kept set yields
+    new cores (each verified in exact rational arithmetic on the original data before it becomes
+    a row) until the master's optimum is realisable. ``bound`` is the master's dual bound, a
+    proved lower bound over *all* halfspaces; ``certified`` means optimal over all halfspaces.
+    A primal heuristic (warm-start candidates, repaired by dropping one point per core, then
+    greedily re-adding points while the kept set stays separable) provides the incumbent that
+    every master run starts from. Cores depend only on the points and reduced labels, so they
+    are kept across calls with new weights.
+  - ``"margin-free"`` with ``method="bigm"``: ``bound = max(conflict bound, min(relaxed dual bound,
     cost(all 1), cost(all 0)))`` from :class:`~solvers.milp.HalfspaceRelaxedMilp`, a lower bound
     over *all* halfspaces, so ``certified`` means optimal over all halfspaces. (The relaxation
     already contains both constant labelings at b = +-R; the ``min`` is kept as a guard.) The
@@ -42,8 +54,10 @@ import numpy as np
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 from solvers.base import Backend, BackendAnswer, ReducedProblem
+from solvers.cores import CoreStatus, Separator
 from solvers.milp import (
     DEFAULT_GAMMA,
+    HalfspaceHittingSet,
     HalfspaceMarginMilp,
     HalfspaceRelaxedMilp,
     MilpArrays,
@@ -56,9 +70,10 @@ from solvers.milp import (
     reduced_loss,
 )
 
-__all__ = ["MipBackend", "MipRun", "CERTIFY_MODES", "fingerprint"]
+__all__ = ["MipBackend", "MipRun", "CERTIFY_MODES", "METHODS", "fingerprint"]
 
 CERTIFY_MODES = ("margin-free", "margin")
+METHODS = ("cuts", "bigm")
 
 
 @dataclass
@@ -114,13 +129,15 @@ class MipBackend(Backend):
     """Exact weighted 0-1 ERM by MIP for thresholds, stumps and halfspaces (module docstring).
 
     Options: ``time_limit`` (seconds, whole call), ``certify`` ("margin-free" | "margin"),
+    ``method`` (halfspaces with certify="margin-free": "cuts" = combinatorial Benders on
+    exactly verified cores, default; "bigm" = the margin-free big-M relaxation),
     ``gamma`` (margin on [-1,1]-scaled data, default 1e-3), ``warm_start`` (halfspaces: start
     from the best of the constants, the best stump and the least-squares direction; default
     True), ``threads``, ``random_seed``, ``output_flag`` (solver log; default False).
     """
 
     classes = frozenset({"threshold", "stump", "halfspace"})
-    options = frozenset({"certify", "gamma", "warm_start", "threads", "random_seed", "output_flag"})
+    options = frozenset({"certify", "method", "gamma", "warm_start", "threads", "random_seed", "output_flag"})
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
@@ -138,11 +155,20 @@ class MipBackend(Backend):
                 f"drowns in the solver's feasibility tolerance); got {cfg.get('gamma')!r}"
             )
         self.gamma = gamma
+        self.method = cfg.get("method", "cuts")
+        if self.method not in METHODS:
+            raise ValueError(f"backend {self.name!r}: method must be one of {list(METHODS)}; got {self.method!r}")
         self.threads = _check_int_option(self.name, "threads", cfg.get("threads"), 1)
         self.random_seed = _check_int_option(self.name, "random_seed", cfg.get("random_seed"), 0)
         self.warm_start = bool(cfg.get("warm_start", True))
         self.output_flag = bool(cfg.get("output_flag", False))
-        if self.certify == "margin-free":
+        if self.certify == "margin-free" and self.method == "cuts":
+            self.certificate = (
+                "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
+                "(certify='margin-free', method='cuts'): bound = dual bound of the hitting-set master over "
+                "exactly verified non-separable cores, a proved lower bound over all halfspaces"
+            )
+        elif self.certify == "margin-free":
             self.certificate = (
                 "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
                 "(certify='margin-free'): bound = min(dual bound of the margin-free relaxation with "
@@ -155,6 +181,7 @@ class MipBackend(Backend):
                 "points have margin >= gamma at ||w||_inf <= 1 on [-1,1]-scaled data, not over all halfspaces"
             )
         self._models: dict[str, tuple[str, Any, Any]] = {}  # kind -> (fingerprint, formulation, model)
+        self._hitting: tuple[str, HalfspaceHittingSet, Separator] | None = None
 
     # -- what a concrete backend provides --------------------------------------------------------
 
@@ -240,6 +267,8 @@ class MipBackend(Backend):
             details.update(self._run_details(tag, run, q, abs_gap, reused))
             return run, form
 
+        if self.certify == "margin-free" and self.method == "cuts":
+            return self._solve_halfspace_cuts(problem, deadline, cands, details, search_margin)
         if self.certify == "margin":
             run, form = search_margin("margin")
             nodes = run.nodes
@@ -280,6 +309,160 @@ class MipBackend(Backend):
         details["hypothesis_source"] = source
         details["hypothesis_reduced_loss"] = loss
         details["candidates"] = {src: value for value, src, _ in cands.items}
+        return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=nodes, details=details)
+
+    # -- combinatorial Benders (method="cuts") -----------------------------------------------------
+
+    def _hitting_set(self, X: np.ndarray, y: np.ndarray) -> tuple[HalfspaceHittingSet, Separator, bool]:
+        """The cached (master formulation with its core pool, separator) for these points."""
+        fp = fingerprint("halfspace-hitting-set", X, y)
+        if self._hitting is not None and self._hitting[0] == fp:
+            return self._hitting[1], self._hitting[2], True
+        from solvers.highs import import_highspy  # the separation LPs always run on HiGHS
+
+        form = HalfspaceHittingSet(X, y)
+        sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
+        self._hitting = (fp, form, sep)
+        return form, sep, False
+
+    @staticmethod
+    def _repair(sep: Separator, keep: np.ndarray, W: np.ndarray, yg: np.ndarray) -> tuple[np.ndarray, list[np.ndarray], int]:
+        """Drop one point per core until ``keep`` is separable: (separable subset, cores, unverified).
+
+        The dropped point of a core is taken from its smaller label class (a Radon partition of a
+        flipped point against its surroundings has it alone on its side): a zero-weight point if
+        there is one, else the largest Farkas multiplier per unit weight."""
+        keep = np.array(keep, dtype=bool)
+        cores: list[np.ndarray] = []
+        unverified = 0
+        while True:
+            status, S = sep.find_core(keep)
+            if status == CoreStatus.SEPARABLE:
+                return keep, cores, unverified
+            if S is None or S.size == 0:  # LP trouble with no proposal: give up on this subset
+                return np.zeros_like(keep), cores, unverified + 1
+            if status == CoreStatus.CORE:
+                cores.append(S)
+            else:
+                unverified += 1
+            lam = sep.last_multipliers if len(sep.last_multipliers) == S.size else np.ones(S.size)
+            ones = yg[S] == 1
+            side = ones if 0 < ones.sum() <= (~ones).sum() or not (~ones).any() else ~ones
+            cand, score = S[side], lam[side]
+            free = W[cand] <= 0
+            pick = cand[np.argmax(free)] if free.any() else cand[np.argmax(score / W[cand])]
+            keep[pick] = False
+
+    @staticmethod
+    def _add_back(sep: Separator, keep: np.ndarray, W: np.ndarray) -> np.ndarray:
+        """Greedy 1-opt: re-add dropped points (heaviest first) while the kept set stays separable."""
+        keep = np.array(keep, dtype=bool)
+        for g in sorted(np.flatnonzero(~keep), key=lambda g: -W[g]):
+            if W[g] <= 0:
+                continue
+            keep[g] = True
+            if sep.find_core(keep)[0] != CoreStatus.SEPARABLE:
+                keep[g] = False
+        return keep
+
+    def _solve_halfspace_cuts(self, problem: ReducedProblem, deadline: float | None, cands: "_Candidates",
+                              details: dict[str, Any], search_margin) -> BackendAnswer:
+        X, y, w = problem.X, problem.y, problem.w
+        total = float(w.sum())
+        tol = 1e-9 * max(1.0, total)
+        abs_gap, q = gap_rule(w)
+        form, sep, reused = self._hitting_set(X, y)
+        W = form.groups.group_weights(w)
+        yg = form.yg
+        cores_before = len(form.cores)
+        lp_before = sep.lp_calls
+        unverified = 0
+
+        def correct_of(h: Hypothesis) -> np.ndarray:
+            return h.predict(form.groups.X) == yg
+
+        def improve(keep: np.ndarray, tag: str) -> None:
+            keep = self._add_back(sep, keep, W)
+            cands.add(tag, self._polish(form, keep))
+
+        # primal heuristic: repair the all-points set and the warm-start candidates' correct sets
+        keep, cores, bad = self._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg)
+        unverified += bad
+        form.add_cores(cores)
+        improve(keep, "repair-all")
+        if self.warm_start:
+            for _, source, h in sorted(cands.items, key=lambda item: item[0])[:3]:
+                if source.startswith("heuristic"):
+                    improve(correct_of(h), f"{source}-addback")
+        best_loss = cands.best()[0]
+        bound = -math.inf
+        rounds = nodes = 0
+        status = "optimal"
+        master_seconds = 0.0
+        last_run: MipRun | None = None
+        while True:
+            if best_loss <= bound + tol:
+                break
+            if deadline is not None and time.perf_counter() >= deadline:
+                status = "time_limit"
+                break
+            milp = form.milp
+            model = self.new_model(milp)
+            model.set_costs(W)
+            start = form.encode_correct(correct_of(cands.best()[2]))
+            run = model.run(self._remaining(deadline), abs_gap=abs_gap, start=start)
+            last_run = run
+            rounds += 1
+            nodes += run.nodes
+            master_seconds += run.seconds
+            if math.isfinite(run.dual_bound):
+                bound = max(bound, lattice_round_up(run.dual_bound, q, total))
+            if best_loss <= bound + tol:
+                break
+            if run.status != "optimal" or run.x is None:
+                status = run.status if run.status != "optimal" else "error"
+                break
+            keep = run.x < 0.5
+            repaired, cores, bad = self._repair(sep, keep, W, yg)
+            unverified += bad
+            added = form.add_cores(cores)
+            if not cores:  # the master's labeling is realisable: its max-margin halfspace is optimal
+                cands.add(f"master-{rounds}", self._polish(form, keep))
+                best_loss = cands.best()[0]
+                if best_loss > bound + tol:  # degenerate data / float trouble: stay honest
+                    status = "optimal" if added == 0 and bad == 0 else status
+                    details["cuts_stalled"] = "master labeling separable but its halfspace does not attain the bound"
+                    break
+                continue
+            improve(repaired, f"master-{rounds}-repaired")
+            best_loss = cands.best()[0]
+            if added == 0:  # every proposed core was unverified or known: cannot make progress
+                details["cuts_stalled"] = "no new exactly verified core"
+                break
+        if cands.best()[0] > bound + tol and "cuts_stalled" in details and (deadline is None or time.perf_counter() < deadline):
+            search_margin("margin")  # a last look for a better hypothesis (bound stays the master's)
+        loss, source, hypothesis = cands.best()
+        bound = max(bound, form.groups.conflict_bound(w), 0.0) if math.isfinite(bound) else max(form.groups.conflict_bound(w), 0.0)
+        details["cuts_model"] = form.details()
+        details.update(
+            {
+                "method": "cuts",
+                "cuts_rounds": rounds,
+                "cores_total": len(form.cores),
+                "cores_new": len(form.cores) - cores_before,
+                "cores_unverified": unverified,
+                "separation_lps": sep.lp_calls - lp_before,
+                "master_seconds_total": master_seconds,
+                "cuts_model_reused": reused,
+                "weight_lattice": q,
+                "mip_abs_gap": abs_gap,
+                "hypothesis_source": source,
+                "hypothesis_reduced_loss": loss,
+                "candidates": {src: value for value, src, _ in cands.items},
+            }
+        )
+        if last_run is not None:
+            details.update(self._run_details("master", last_run, q, abs_gap, reused))
         return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=nodes, details=details)
 
     def _polish(self, form, correct: np.ndarray) -> Halfspace | None:

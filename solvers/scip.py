@@ -2,7 +2,9 @@
 
 Same formulations (:mod:`solvers.milp`) and the same search/certification flow
 (:class:`solvers.mipbackend.MipBackend`, which documents what ``certified`` means per
-``certify`` mode) as ``highs``; only the solver adapter differs. The model is built once per set
+``certify`` mode) as ``highs``; only the solver adapter differs. With the default
+``method="cuts"`` SCIP solves the hitting-set masters while the small separation LPs
+(:class:`solvers.cores.Separator`) run on HiGHS. The model is built once per set
 of points with ``pywraplp.Solver.CreateSolver("SCIP")``; a later call on the same points only
 changes objective coefficients (MPSolver re-extracts the model for SCIP on ``Solve``, so the
 saving is the Python-side build). Integer optimality is proven with SCIP's native

@@ -111,7 +111,7 @@ def test_halfspace_margin_free_is_exact_on_general_position_data(backend, seed, 
     X = rng.normal(size=(n, d))
     y = rng.integers(0, 2, size=n)
     w = signed_weights(rng, n, integer_weights)
-    res = make_oracle("halfspace", backend=backend).solve(X, y, w)
+    res = make_oracle("halfspace", backend=backend, method="bigm" if seed % 2 else "cuts").solve(X, y, w)
     truth = brute_force_halfspace(X, y, w)
     tol = 1e-7 * max(1.0, np.abs(w).sum())
     assert res.status == "optimal"
@@ -135,7 +135,7 @@ def test_halfspace_margin_free_is_honest_on_degenerate_data(backend, seed, n, d,
     X = rng.integers(0, 3, size=(n, d)).astype(float)
     y = rng.integers(0, 2, size=n)
     w = signed_weights(rng, n, integer_weights)
-    res = make_oracle("halfspace", backend=backend).solve(X, y, w)
+    res = make_oracle("halfspace", backend=backend, method="bigm" if seed % 2 else "cuts").solve(X, y, w)
     truth = brute_force_halfspace(X, y, w)
     tol = 1e-7 * max(1.0, np.abs(w).sum())
     assert res.bound <= truth + tol
@@ -220,9 +220,11 @@ def test_conflicting_duplicates_give_a_constant_bound(backend):
     assert groups.size == 4 and len(groups.conflicts) == 1
     assert groups.conflict_bound(w) == 2.0
     assert groups.group_weights(w).sum() == w.sum()
-    res = make_oracle("halfspace", backend=backend).solve(X, y, w)
+    res = make_oracle("halfspace", backend=backend, method="bigm").solve(X, y, w)
     assert res.certified and res.objective == brute_force_halfspace(X, y, w)
     assert res.details["conflict_bound"] == 2.0 and res.details["relaxed_model"]["n_merged"] == 1
+    cuts = make_oracle("halfspace", backend=backend, method="cuts").solve(X, y, w)
+    assert cuts.certified and cuts.objective == res.objective and cuts.details["cuts_model"]["n_merged"] == 1
 
 
 # -- persistence ------------------------------------------------------------------------------
@@ -237,10 +239,11 @@ def test_resolve_with_new_weights_reuses_the_model_and_matches_a_fresh_one(backe
     y = rng.integers(0, 2, size=n)
     w1 = rng.exponential(size=n) * np.where(rng.random(n) < 0.3, -1, 1)
     w2 = np.abs(rng.laplace(size=n)) * np.sign(w1)  # same signs -> same reduced labels
-    oracle = make_oracle(cls, backend=backend)
+    options = {"method": "bigm"} if cls == "halfspace" else {}  # the cuts method: tests/test_mip_cuts.py
+    oracle = make_oracle(cls, backend=backend, **options)
     first = oracle.solve(X, y, w1)
     again = oracle.solve(X, y, w2)
-    fresh = make_oracle(cls, backend=backend).solve(X, y, w2)
+    fresh = make_oracle(cls, backend=backend, **options).solve(X, y, w2)
     reused_key = "relaxed_model_reused" if cls == "halfspace" else "mip_model_reused"
     assert first.details[reused_key] is False
     assert again.details[reused_key] is True
@@ -357,6 +360,7 @@ def test_stump_milp_staircase_is_small():
     [
         ({"bogus": 1}, "unknown option"),
         ({"certify": "sometimes"}, "certify must be one of"),
+        ({"method": "lagrange"}, "method must be one of"),
         ({"gamma": 0.0}, "gamma must be in"),
         ({"gamma": "wide"}, "gamma must be a number"),
         ({"threads": 0}, "threads must be a positive integer"),

@@ -1,0 +1,167 @@
+"""Non-separable subsets ("cores") of a labelled point set, found by LP and verified exactly.
+
+Used by the combinatorial-Benders / implicit-hitting-set halfspace oracle of
+:mod:`solvers.mipbackend` (``method="cuts"``): the hitting-set master of
+:class:`solvers.milp.HalfspaceHittingSet` needs, for a set K of points it wants to classify
+correctly, either a proof that K is realisable by a halfspace or a small subset of K that is not.
+
+Facts used (for finite point sets; P = points labelled 1, N = points labelled 0):
+
+* A labelling is induced by a closed halfspace 1[w.x + b >= 0] iff P and N are *strictly*
+  separable iff conv(P) and conv(N) are disjoint (see :mod:`solvers.enumerate`).
+* Farkas: conv(P) meets conv(N) iff there is lambda >= 0 with
+  sum_i lambda_i s_i (x_i, 1) = 0 and sum_i lambda_i = 1  (s_i = +1 on P, -1 on N): then
+  sum_P lambda = sum_N lambda = 1/2 and the two weighted means coincide.
+* A basic solution of that system (d + 2 equality rows) has at most d + 2 non-zeros with
+  linearly independent columns, so its support S is a minimal non-separable set (Radon /
+  Caratheodory); in general position |S| = d + 2.
+
+Every halfspace misclassifies at least one point of a non-separable S, so the "core cut"
+sum_{i in S} z_i >= 1 is valid for every halfspace (margin-free, any weights): this is the
+combinatorial Benders cut of Codato & Fischetti ("Combinatorial Benders' cuts for mixed-integer
+linear programming", Oper. Res. 54(4), 2006) for the minimum-misclassification problem, i.e.
+an irreducible infeasible subsystem (IIS) cut as in Pfetsch's branch-and-cut for the maximum
+feasible subsystem problem (SIAM J. Optim. 19(1), 2008).
+
+Exactness: the LP runs in float64 on [-1, 1]-scaled data, so a core it proposes is re-checked
+in exact rational arithmetic on the *original* float64 coordinates (:func:`verify_core`:
+integer Gaussian elimination, Bareiss) before it may be used as a cut. A proposal that fails the
+exact check is never used as a cut (see :class:`Separator`).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+__all__ = ["verify_core", "Separator", "CoreStatus"]
+
+
+def _row_to_ints(values: list[float]) -> list[int]:
+    """Multiply a row of floats by one power of two so every entry is an exact integer."""
+    ratios = [float(v).as_integer_ratio() for v in values]
+    shift = max((den.bit_length() - 1 for _, den in ratios), default=0)  # denominators are powers of 2
+    return [num << (shift - (den.bit_length() - 1)) for num, den in ratios]
+
+
+def verify_core(X: np.ndarray, y: np.ndarray, support) -> bool:
+    """Exactly decide whether the points ``support`` (indices into X, y) are a *certified* core.
+
+    Solves  sum_i lambda_i s_i (x_i, 1) = 0,  sum_i lambda_i = 1  over the support in rational
+    arithmetic. Returns True iff the columns are linearly independent, the system is consistent
+    and its (then unique) solution is >= 0 — which proves conv(P_S) and conv(N_S) intersect, so
+    no halfspace classifies all of S correctly. False means "not proved" (the caller drops it).
+    """
+    S = [int(i) for i in support]
+    k = len(S)
+    if k < 2:
+        return False
+    d = X.shape[1]
+    s = [1 if y[i] == 1 else -1 for i in S]
+    rows: list[list[int]] = []
+    for j in range(d):
+        rows.append(_row_to_ints([s[c] * float(X[S[c], j]) for c in range(k)]) + [0])
+    rows.append([s[c] for c in range(k)] + [0])
+    rows.append([1] * k + [1])
+    m = len(rows)
+    # Bareiss fraction-free elimination on the augmented matrix, pivoting on the k unknowns
+    prev = 1
+    for c in range(k):
+        p = next((r for r in range(c, m) if rows[r][c] != 0), None)
+        if p is None:
+            return False  # dependent columns: not a basic (minimal) certificate
+        rows[c], rows[p] = rows[p], rows[c]
+        piv = rows[c][c]
+        for r in range(c + 1, m):
+            factor = rows[r][c]
+            for j in range(c + 1, k + 1):
+                rows[r][j] = (rows[r][j] * piv - factor * rows[c][j]) // prev
+            rows[r][c] = 0
+        prev = piv
+    if any(rows[r][k] != 0 for r in range(k, m)):
+        return False  # inconsistent
+    lam = [Fraction(0)] * k
+    for c in range(k - 1, -1, -1):
+        acc = Fraction(rows[c][k]) - sum(Fraction(rows[c][j]) * lam[j] for j in range(c + 1, k))
+        lam[c] = acc / rows[c][c]
+    return all(v >= 0 for v in lam) and sum(lam) == 1
+
+
+class CoreStatus:
+    SEPARABLE = "separable"
+    CORE = "core"
+    UNVERIFIED = "unverified"  # the LP says non-separable but the exact check did not confirm it
+
+
+class Separator:
+    """A persistent Farkas LP over all points; ``find_core(keep)`` restricts it to a subset.
+
+    Columns lambda_i >= 0 (upper bound 0 for points outside the subset), rows
+    sum_i lambda_i s_i x'_i = 0 (d rows, x' the [-1, 1]-scaled data), sum_i lambda_i s_i = 0,
+    sum_i lambda_i = 1. Infeasible <=> the subset is strictly separable. Re-runs are
+    warm-started by HiGHS from the previous basis (only column bounds change).
+    """
+
+    def __init__(self, highspy, Xs: np.ndarray, y: np.ndarray, X_exact: np.ndarray):
+        self.highspy = highspy
+        self.Xs = np.asarray(Xs, dtype=np.float64)
+        self.y = np.asarray(y)
+        self.X_exact = np.asarray(X_exact, dtype=np.float64)
+        n, d = self.Xs.shape
+        self.n, self.d = n, d
+        sgn = np.where(self.y == 1, 1.0, -1.0)
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("threads", 1)
+        h.setOptionValue("presolve", "off")  # tiny LPs re-solved from a warm basis
+        h.addVars(n, np.zeros(n), np.full(n, math.inf))
+        A = np.vstack([(sgn[:, None] * self.Xs).T, sgn[None, :], np.ones((1, n))])  # (d + 2, n)
+        rows = [np.flatnonzero(A[r]) for r in range(d + 2)]
+        starts = np.cumsum([0] + [len(r) for r in rows[:-1]]).astype(np.int32)
+        index = np.concatenate(rows).astype(np.int32)
+        value = np.concatenate([A[r, rows[r]] for r in range(d + 2)])
+        rhs = np.zeros(d + 2)
+        rhs[-1] = 1.0
+        h.addRows(d + 2, rhs, rhs, int(index.size), starts, index, value)
+        self.h = h
+        self.idx = np.arange(n, dtype=np.int32)
+        self._upper = np.full(n, math.inf)
+        self.lp_calls = 0
+        self.unverified = 0
+        #: the Farkas multipliers of the last proposal, aligned with its support
+        self.last_multipliers = np.zeros(0)
+
+    def find_core(self, keep: np.ndarray) -> tuple[str, np.ndarray | None]:
+        """(SEPARABLE, None) | (CORE, exactly verified core indices) | (UNVERIFIED, proposal)."""
+        keep = np.asarray(keep, dtype=bool)
+        if not (np.any(keep & (self.y == 1)) and np.any(keep & (self.y == 0))):
+            return CoreStatus.SEPARABLE, None
+        upper = np.where(keep, math.inf, 0.0)
+        changed = np.flatnonzero(upper != self._upper).astype(np.int32)
+        if changed.size:
+            self.h.changeColsBounds(changed.size, changed, np.zeros(changed.size), upper[changed])
+            self._upper = upper
+        self.lp_calls += 1
+        self.h.run()
+        S = self.highspy.HighsModelStatus
+        status = self.h.getModelStatus()
+        if status == S.kInfeasible:
+            return CoreStatus.SEPARABLE, None
+        if status != S.kOptimal:  # numerical trouble: retry from scratch once
+            self.h.clearSolver()
+            self.h.run()
+            status = self.h.getModelStatus()
+            if status == S.kInfeasible:
+                return CoreStatus.SEPARABLE, None
+            if status != S.kOptimal:
+                self.unverified += 1
+                return CoreStatus.UNVERIFIED, None
+        lam = np.asarray(self.h.getSolution().col_value)
+        support = np.flatnonzero((lam > 0) & keep)
+        self.last_multipliers = lam[support]
+        if verify_core(self.X_exact, self.y, support):
+            return CoreStatus.CORE, support
+        self.unverified += 1
+        return CoreStatus.UNVERIFIED, support
