@@ -137,6 +137,7 @@ def audit_rrspm(
     epsilon: float = typer.Option(1.0, "--epsilon"),
     seed: int = typer.Option(0, "--seed"),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write the rows as JSON to this file."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file."),
 ) -> None:
     """RRSPM on every audit scenario, and the negative controls each scenario must catch.
 
@@ -156,6 +157,16 @@ def audit_rrspm(
     rows = rrspm_audit_suite(n_runs=runs, epsilon=epsilon, seed=seed, progress=show)
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+    if report is not None:
+        from oraclepriv.bench import markdown_table
+
+        command = f"oraclepriv audit rrspm --runs {runs} --epsilon {epsilon:g} --seed {seed} --report {report}"
+        columns = ["scenario", "learner", "n_runs", "eps_lower", "eps_point", "passed", "expected", "verdict"]
+        note = (
+            f"Claimed epsilon = {epsilon:g}. eps_lower: 95% Clopper-Pearson lower confidence bound on the privacy loss "
+            "(Bonferroni over events); an audit fails when eps_lower > epsilon. Controls are deliberately broken learners."
+        )
+        report.write_text(markdown_table("RRSPM privacy audit", command, rows, columns, note), encoding="utf-8")
     if any(row["verdict"] != "ok" for row in rows):
         raise typer.Exit(code=1)
 
