@@ -16,6 +16,8 @@ Conventions (ARCHITECTURE.md):
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -50,13 +52,14 @@ def _check_threshold(value: Any, owner: str) -> None:
         raise ValueError(f"{owner}: threshold must be a number or +-inf, got {value!r}")
 
 
-class Hypothesis:
+class Hypothesis(ABC):
     """Common interface of every hypothesis the oracles return."""
 
     kind: ClassVar[str] = ""
 
-    def predict(self, X: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Labels in {0, 1} (int8) for the rows of X."""
 
     def loss(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> float:
         """Weighted 0-1 loss sum_i w_i 1[h(x_i) != y_i] (weights of any sign; default 1)."""
@@ -65,8 +68,9 @@ class Hypothesis:
             weights = np.ones(len(y))
         return weighted_zero_one_loss(self.predict(X), y, weights)
 
-    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """A plain, JSON-friendly dict; ``hypothesis_from_dict`` inverts it."""
 
 
 @dataclass(frozen=True)

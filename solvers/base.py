@@ -9,6 +9,8 @@ hypothesis itself, converts the bound back to the signed problem and decides ``c
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -62,7 +64,7 @@ class BackendAnswer:
             raise ValueError(f"BackendAnswer: status must be one of {STATUSES}, got {self.status!r}")
 
 
-class Backend:
+class Backend(ABC):
     """Base class: capability flags + ``solve``.
 
     ``options`` lists the keyword options ``make_oracle`` may pass to this backend (beyond the
@@ -91,5 +93,6 @@ class Backend:
                 f"it supports {sorted(self.classes)}"
             )
 
-    def solve(self, problem: ReducedProblem) -> BackendAnswer:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def solve(self, problem: ReducedProblem) -> BackendAnswer:
+        """Search the reduced problem; return the hypothesis found and what is proved about the optimum."""

@@ -44,6 +44,8 @@ This module does the rest, identically for every solver:
 
 from __future__ import annotations
 
+from abc import abstractmethod
+
 import hashlib
 import math
 import time
@@ -185,9 +187,9 @@ class MipBackend(Backend):
 
     # -- what a concrete backend provides --------------------------------------------------------
 
-    def new_model(self, milp: MilpArrays):  # pragma: no cover - abstract
+    @abstractmethod
+    def new_model(self, milp: MilpArrays):
         """A solver model of ``milp`` with ``set_costs`` and ``run`` (see the module docstring)."""
-        raise NotImplementedError
 
     # -- persistence ---------------------------------------------------------------------------
 

@@ -19,6 +19,8 @@ random record verbatim is (0, 1/n)-DP, so such a delta certifies nothing.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import math
 from typing import Any
 
@@ -93,7 +95,7 @@ def check_public(X_public: Any, d: int, name: str = "X_public") -> np.ndarray:
     return Z
 
 
-class PrivateLearner:
+class PrivateLearner(ABC):
     """Base class of the private learners (scikit-learn estimator conventions).
 
     Subclasses implement ``_fit(X, y, Z, rng)`` which returns the released hypothesis and fills
@@ -222,8 +224,9 @@ class PrivateLearner:
         self.privacy_ = privacy
         return self
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:  # pragma: no cover
-        raise NotImplementedError
+    @abstractmethod
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
+        """The algorithm: return the released hypothesis and fill ``self._privacy``."""
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "hypothesis_"):

@@ -33,6 +33,8 @@ an integer of magnitude <= 8n < 2^24; float64 is used beyond that):
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import math
 import os
 from dataclasses import dataclass
@@ -132,22 +134,23 @@ class ScoringData:
         return Sa, Sap
 
 
-class Segment:
+class Segment(ABC):
     """A chunk of G with an exact histogram of mistake counts and a way to find its members."""
 
     name = ""
     size = 0
 
-    def histogram(self) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def histogram(self) -> np.ndarray:
+        """Exact histogram of mistake counts over the segment's members."""
 
-    def locate(self, m: int, r: int) -> tuple:  # pragma: no cover - abstract
+    @abstractmethod
+    def locate(self, m: int, r: int) -> tuple:
         """The r-th member (0-based, segment order) among those with exactly m mistakes."""
-        raise NotImplementedError
 
-    def members(self):  # pragma: no cover - abstract
+    @abstractmethod
+    def members(self):
         """Yield (descriptor, mistakes) for every member (small classes only: audits and tests)."""
-        raise NotImplementedError
 
 
 class ConstantSegment(Segment):
