@@ -15,7 +15,12 @@ __all__ = ["as_features", "as_labels", "as_weights", "check_positive", "check_de
 def _describe_bad(values: np.ndarray, mask: np.ndarray) -> str:
     index = np.argwhere(mask)[0]
     where = tuple(int(i) for i in index) if len(index) > 1 else int(index[0])
-    return f"index {where} has value {values[tuple(index)]!r}"
+    return f"index {where} has value {_plain(values[tuple(index)])!r}"
+
+
+def _plain(value):
+    """Show 2, nan, 'a' rather than np.int64(2), np.float64(nan), np.str_('a') in messages."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def as_features(X, name: str = "X", *, allow_1d: bool = True) -> np.ndarray:
@@ -52,7 +57,7 @@ def as_labels(y, n: int, name: str = "y") -> np.ndarray:
     try:
         numeric = arr.astype(np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must contain labels in {{0, 1}}; got non-numeric values such as {arr[0]!r}") from None
+        raise ValueError(f"{name} must contain labels in {{0, 1}}; got non-numeric values such as {_plain(arr[0])!r}") from None
     bad = ~((numeric == 0) | (numeric == 1))
     if bad.any():
         raise ValueError(f"{name} must contain labels in {{0, 1}}; {_describe_bad(arr, bad)}")

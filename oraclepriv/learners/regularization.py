@@ -51,7 +51,7 @@ def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
     if bad.size:
         i = int(bad[0])
         raise ValueError(
-            f"{name} row {i} has l1 norm {norms[i]!r} > 1; the bounded linear class needs ||x||_1 <= 1 "
+            f"{name} row {i} has l1 norm {float(norms[i])!r} > 1; the bounded linear class needs ||x||_1 <= 1 "
             "(rescale the features)"
         )
     return X
