@@ -1,5 +1,5 @@
-"""The combinatorial-Benders halfspace oracle (``method="cuts"``, the MIP backends' default for
-certify="margin-free"), its core cuts, the ``naive-highs`` baseline and the benchmark suite.
+"""The combinatorial-Benders halfspace oracle (``method="cuts"``, which the default ``method="auto"``
+uses for lattice weights), its core cuts, the ``naive-highs`` baseline and the benchmark suite.
 
 Cut validity is checked against brute force: every core the backend adds must be non-separable
 (brute-force LP on the core alone), and the misclassified set of *every* brute-force optimal
@@ -164,14 +164,25 @@ def test_resolve_with_new_weights_reuses_the_core_pool():
     y = (X[:, 0] + 0.7 * rng.normal(size=60) > 0).astype(int)
     w1 = rng.exponential(size=60)
     w2 = rng.exponential(size=60)
-    oracle = make_oracle("halfspace", backend="highs")
+    oracle = make_oracle("halfspace", backend="highs", method="cuts")
     first = oracle.solve(X, y, w1)
     again = oracle.solve(X, y, w2)
-    fresh = make_oracle("halfspace", backend="highs").solve(X, y, w2)
+    fresh = make_oracle("halfspace", backend="highs", method="cuts").solve(X, y, w2)
     assert first.details["cuts_model_reused"] is False and again.details["cuts_model_reused"] is True
     assert again.details["cores_total"] >= first.details["cores_total"]
     assert again.certified and fresh.certified
     assert again.objective == pytest.approx(fresh.objective, abs=1e-9 * w2.sum())
+
+
+def test_auto_method_picks_cuts_for_lattice_weights_and_bigm_otherwise():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 3))
+    y = (X[:, 0] > 0).astype(int)
+    oracle = make_oracle("halfspace", backend="highs")  # method="auto" is the default
+    lattice = oracle.solve(X, y, rng.integers(-3, 4, size=30).astype(float))
+    real = oracle.solve(X, y, rng.laplace(size=30))
+    assert lattice.details["method_used"] == "cuts" and real.details["method_used"] == "bigm"
+    assert lattice.certified and real.certified
 
 
 def test_bad_method_is_rejected():
