@@ -240,3 +240,16 @@ def experiment_ppm_curves(
     if slopes is not None:
         typer.echo(slopes.to_string(index=False))
     typer.echo(f"wrote {out}")
+
+
+@experiment_app.command("rrspm-tradeoff")
+def experiment_rrspm_tradeoff(
+    out: Path = typer.Option(Path("docs/figures/rrspm"), "--out", help="Output folder (PNGs + CSVs + README)."),
+    quick: bool = typer.Option(False, "--quick", help="Tiny sizes (a smoke run)."),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """RRSPM (seed 000, Alg. 4): the m-n trade-off (U-shape), sigma-smooth shift, and a non-smooth control."""
+    from oraclepriv.experiments.rrspm_tradeoff import run_rrspm_experiments
+
+    run_rrspm_experiments(out, quick=quick, random_state=seed)
+    typer.echo(f"wrote {out}")
