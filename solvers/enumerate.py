@@ -420,7 +420,8 @@ class EnumerateBackend(Backend):
         details["margin_scaled"] = margin
         details["representative_misplaced_points"] = misplaced
         status = "optimal"
-        if misplaced and achieved[index] < best.gain:
+        tolerance = 1e-9 * max(1.0, float(w.sum()))  # the protocol's certification tolerance
+        if misplaced and achieved[index] < best.gain - tolerance:
             # the bound is still the exact optimum, but no float64 halfspace we could construct
             # attains it: the labeling's margin is below float64/LP resolution. Say so.
             status = "error"

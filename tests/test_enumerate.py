@@ -220,3 +220,11 @@ def test_decimal_grid_answers_are_sound_thorough():
         assert_sound(res, X, y, w, brute_halfspace(X, y, w))
 
     run()
+
+
+def test_status_agrees_with_certificate_for_negligible_weights():
+    """Regression (found by hypothesis): a representative off by a weight far below the certification
+    tolerance is optimal, so the status must say "optimal", not "error"."""
+    X = np.array([[0, 0], [0, -1], [1, 0], [0, 0], [2, 1]], dtype=float)
+    res = ORACLE.solve(X, [0, 1, 0, 0, 0], [1, -8.29e-88, -8.29e-88, 0, 1])
+    assert res.certified and res.status == "optimal"
