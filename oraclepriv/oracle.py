@@ -52,6 +52,7 @@ BACKENDS: dict[str, str] = {
     "enumerate": "solvers.enumerate:EnumerateBackend",
     "highs": "solvers.highs:HighsBackend",
     "scip": "solvers.scip:ScipBackend",
+    "scip-bc": "solvers.scip_bc:ScipBcBackend",
     "naive-highs": "solvers.naive:NaiveHighsBackend",
     "pyomo": "solvers.pyomo:PyomoBackend",
     "cpsat": "solvers.cpsat:CpSatBackend",

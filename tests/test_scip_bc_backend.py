@@ -1,0 +1,319 @@
+"""The ``scip-bc`` backend: SCIP branch-and-cut with lazy, exactly verified core cuts (PySCIPOpt).
+
+Exactness is checked against the independent brute force of ``tests/brute_force.py`` (tiny
+instances, signed weights, degenerate grids) and against ``enumerate`` (larger d <= 3 instances):
+the bound must be a lower bound, and a certificate must mean the true optimum. Cut validity is
+checked directly: every core the backend added is non-separable (brute-force LP), and every
+optimal labeling misclassifies a point of every core. Negative controls: an injected fake core
+and a constraint handler without variable locks both produce a wrong bound that
+``check_answer`` -- the assertion the exactness tests use -- catches.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brute_force import brute_halfspace, halfspace_realizable
+from oraclepriv import make_oracle
+from solvers.base import SolverNotInstalledError, UnsupportedProblemError
+from strategies import instances, points
+
+pytest.importorskip("pyscipopt")  # a declared dependency; the import is what the test needs
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def check_answer(res, truth: float, w: np.ndarray) -> None:
+    """The exactness assertions: bound <= optimum <= objective; certified => objective = optimum."""
+    tol = 1e-7 * max(1.0, float(np.abs(w).sum()))
+    assert res.bound <= truth + tol, f"bound {res.bound} exceeds the true optimum {truth}: not a proved bound"
+    assert res.objective >= truth - tol, f"objective {res.objective} below the true optimum {truth}"
+    if res.certified:
+        assert res.objective == pytest.approx(truth, abs=tol)
+
+
+def optimal_labelings(X, y, w, tol):
+    labelings = np.array(list(itertools.product((0, 1), repeat=len(y))), dtype=np.int8)
+    losses = ((labelings != y) * w).sum(axis=1)
+    best, found = None, []
+    for k in np.argsort(losses, kind="stable"):
+        if best is not None and losses[k] > best + tol:
+            break
+        if halfspace_realizable(X, labelings[k]):
+            best = float(losses[k]) if best is None else best
+            found.append(labelings[k])
+    return best, found
+
+
+def noisy_halfspace(rng, n, d, noise=0.8):
+    X = rng.normal(size=(n, d))
+    y = (X @ rng.normal(size=d) + noise * rng.normal(size=n) > 0).astype(int)
+    return X, y
+
+
+# -- exactness ------------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(data=st.data(), d=st.integers(1, 3))
+def test_exact_against_brute_force_and_every_cut_is_valid(data, d):
+    X, y, w = data.draw(instances(points(d, min_n=1, max_n=7)))
+    oracle = make_oracle("halfspace", backend="scip-bc")
+    res = oracle.solve(X, y, w)
+    tol = 1e-7 * max(1.0, float(np.abs(w).sum()))
+    truth, optima = optimal_labelings(X, y, w, tol)
+    assert truth == pytest.approx(brute_halfspace(X, y, w), abs=tol)
+    check_answer(res, truth, w)
+    assert res.objective == res.hypothesis.loss(X, y, w)
+    cache = oracle._backends["scip-bc"]._cache
+    if cache is None:
+        return  # all points identical: answered without a model
+    _, form, _ = cache
+    yr = np.where(w < 0, 1 - y, y)
+    for core in form.cores:
+        assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)]), f"core {core} is separable"
+        members = np.isin(form.groups.group_of, core)
+        for labeling in optima:
+            assert (labeling != yr)[members].any(), f"core {core} cuts off an optimal labeling"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_certifies_and_matches_enumerate_on_degenerate_grids(seed):
+    """Integer grids: many duplicates, opposite-label duplicates and collinear triples."""
+    rng = np.random.default_rng(seed)
+    n, d = (40, 2) if seed % 2 == 0 else (30, 3)
+    X = rng.integers(-2, 3, size=(n, d)).astype(float)
+    y = rng.integers(0, 2, size=n)
+    w = rng.integers(-3, 4, size=n).astype(float) if seed < 2 else rng.laplace(size=n)
+    res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+    ref = make_oracle("halfspace", backend="enumerate").solve(X, y, w)
+    assert ref.certified
+    check_answer(res, ref.objective, w)
+    assert res.certified and res.status == "optimal"
+    assert res.details["accepted_unverified"] == 0
+
+
+def test_certifies_general_position_instances_with_signed_weights():
+    rng = np.random.default_rng(4)
+    for n, d in [(40, 2), (60, 3)]:
+        X, y = noisy_halfspace(rng, n, d)
+        w = rng.integers(-3, 4, size=n).astype(float)
+        res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+        ref = make_oracle("halfspace", backend="enumerate").solve(X, y, w)
+        assert res.certified and res.status == "optimal" and res.backend == "scip-bc"
+        assert res.objective == pytest.approx(ref.objective, abs=1e-9 * np.abs(w).sum())
+        assert res.details["method"] == "branch-and-cut" and res.details["cores_unverified"] == 0
+
+
+def test_higher_dimension_agrees_with_the_cuts_backend():
+    rng = np.random.default_rng(7)
+    X, y = noisy_halfspace(rng, 50, 5, noise=0.5)
+    w = rng.exponential(size=50)
+    res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+    ref = make_oracle("halfspace", backend="highs").solve(X, y, w)
+    assert res.certified and ref.certified
+    assert res.objective == pytest.approx(ref.objective, abs=1e-9 * w.sum())
+
+
+def test_resolve_with_new_weights_seeds_the_known_cores():
+    rng = np.random.default_rng(2)
+    X, y = noisy_halfspace(rng, 60, 3, noise=0.7)
+    w1, w2 = rng.exponential(size=60), rng.exponential(size=60)
+    oracle = make_oracle("halfspace", backend="scip-bc")
+    first = oracle.solve(X, y, w1)
+    again = oracle.solve(X, y, w2)
+    fresh = make_oracle("halfspace", backend="scip-bc").solve(X, y, w2)
+    assert first.details["model_reused"] is False and again.details["model_reused"] is True
+    assert again.details["cores_seeded"] >= first.details["cores_total"] > 0
+    assert again.certified and fresh.certified
+    assert again.objective == pytest.approx(fresh.objective, abs=1e-9 * w2.sum())
+
+
+# -- negative controls ------------------------------------------------------------------------------
+
+
+def test_fake_core_is_caught_by_the_exactness_check(monkeypatch):
+    """A separator that calls a separable pair a 'core' makes SCIP add an invalid cut: the bound then
+    exceeds the true optimum and ``check_answer`` fails."""
+    import solvers.cores as cores
+
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([0, 0, 1, 1])  # separable: optimum 0
+    w = np.ones(4)
+    real = cores.Separator.find_core
+
+    def lying(self, keep):
+        status, S = real(self, keep)
+        if status == cores.CoreStatus.SEPARABLE and keep[2] and keep[3]:
+            return cores.CoreStatus.CORE, np.array([2, 3])
+        return status, S
+
+    monkeypatch.setattr(cores.Separator, "find_core", lying)
+    res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+    with pytest.raises(AssertionError, match="not a proved bound"):
+        check_answer(res, brute_halfspace(X, y, w), w)
+    monkeypatch.undo()
+    check_answer(make_oracle("halfspace", backend="scip-bc").solve(X, y, w), 0.0, w)
+
+
+def test_missing_variable_locks_are_caught(monkeypatch):
+    """Without down-locks SCIP's dual fixing sets unlocked z to 0 (cost >= 0) in presolve and loses
+    the lazy cuts on them: the control shows the locks are load-bearing and the check sees it."""
+    import solvers.scip_bc as scip_bc
+
+    make_oracle("halfspace", backend="scip-bc")  # builds the handler class
+    rng = np.random.default_rng(11)
+    X, y = noisy_halfspace(rng, 30, 2, noise=1.0)
+    w = np.ones(30)
+    truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
+
+    def solve_with_fresh_cache():
+        # no seeded cores: every z is unlocked unless the handler locks it
+        oracle = make_oracle("halfspace", backend="scip-bc")
+        backend = oracle._backend_instance("scip-bc")
+        real_repair = scip_bc.MipBackend._repair
+        first = [True]
+
+        def repair(sep, keep, W, yg):
+            if first[0]:  # the initial heuristic repair: keep its cores out of the model
+                first[0] = False
+                out = real_repair(sep, keep, W, yg)
+                return out[0], [], out[2]
+            return real_repair(sep, keep, W, yg)
+
+        with monkeypatch.context() as m:
+            m.setattr(scip_bc.MipBackend, "_repair", staticmethod(repair))
+            return backend, oracle.solve(X, y, w)
+
+    _, good = solve_with_fresh_cache()
+    check_answer(good, truth, w)
+    assert good.certified
+    monkeypatch.setattr(scip_bc.CoreHandler, "conslock", lambda self, *args: None)
+    _, bad = solve_with_fresh_cache()
+    with pytest.raises(AssertionError, match="not a proved bound"):
+        check_answer(bad, truth, w)
+
+
+def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
+    """The float LP wrongly calls the (separable) full set non-separable and the exact check rightly
+    refuses its core. The backend must then *accept* the labeling: SCIP uses check verdicts as
+    proofs. Here the repaired start has cost 1 = min weight, so presolve fixes every z to 0 and asks
+    ``conscheck`` about the one labeling left; the broken variant, which rejects on the LP's word,
+    certifies objective 1 while the optimum is 0 -- check_answer catches it."""
+    import pyscipopt
+
+    import solvers.cores as cores
+    import solvers.scip_bc as scip_bc
+
+    X = np.array([[0.0], [1.0], [1.5], [3.0]])
+    y = np.array([0, 0, 1, 1])  # separable: optimum 0
+    w = np.ones(4)
+    real = cores.Separator.find_core
+
+    def lying(self, keep):
+        status, S = real(self, keep)
+        if keep.all():
+            self.unverified += 1
+            return cores.CoreStatus.UNVERIFIED, np.array([1, 2, 3])  # "non-separable", without a proof
+        return status, S
+
+    monkeypatch.setattr(cores.Separator, "find_core", lying)
+    monkeypatch.setattr(scip_bc, "heuristic_halfspaces", lambda X, y, w: [])  # start = repaired set, cost 1
+    oracle = make_oracle("halfspace", backend="scip-bc")
+    res = oracle.solve(X, y, w)
+    check_answer(res, 0.0, w)
+    assert res.certified and res.objective == 0.0
+    assert oracle._backends["scip-bc"]._cache[1].cores == []  # nothing unverified became a cut
+    assert res.details["accepted_unverified"] > 0
+
+    real_check = scip_bc.CoreHandler.conscheck
+
+    def rejecting_check(self, constraints, solution, *args):  # broken: trusts the float LP's verdict
+        status, _ = self.sep.find_core(self._values(solution) < 0.5)
+        if status == cores.CoreStatus.UNVERIFIED:
+            return {"result": pyscipopt.SCIP_RESULT.INFEASIBLE}
+        return real_check(self, constraints, solution, *args)
+
+    monkeypatch.setattr(scip_bc.CoreHandler, "conscheck", rejecting_check)
+    broken = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+    with pytest.raises(AssertionError, match="not a proved bound"):
+        check_answer(broken, 0.0, w)
+
+
+def test_without_any_verified_core_nothing_is_certified(monkeypatch):
+    """If the exact check confirms no core at all, SCIP gets no cut and no rejection: the bound
+    falls to 0 (a relaxation), the answer is not certified and the status says "error"."""
+    import solvers.cores as cores
+
+    rng = np.random.default_rng(5)
+    X, y = noisy_halfspace(rng, 30, 2, noise=1.0)
+    w = np.ones(30)
+    truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
+    assert truth > 0
+    monkeypatch.setattr(cores, "verify_core", lambda X, y, support: False)
+    oracle = make_oracle("halfspace", backend="scip-bc")
+    res = oracle.solve(X, y, w)
+    check_answer(res, truth, w)
+    assert oracle._backends["scip-bc"]._cache[1].cores == []
+    assert res.details["accepted_unverified"] > 0 and res.details["cores_unverified"] > 0
+    assert res.bound == 0.0 and not res.certified and res.status == "error"
+
+
+# -- limits, options, errors ------------------------------------------------------------------------
+
+
+def test_time_limit_reports_time_limit_and_is_not_certified():
+    from oraclepriv.mipbench_suite import halfspace_instance
+
+    _, X, y, w = halfspace_instance(400, 10, 0)
+    res = make_oracle("halfspace", backend="scip-bc", time_limit=0.5).solve(X, y, w)
+    assert res.status == "time_limit"
+    assert not res.certified and res.bound < res.objective
+    assert res.objective == res.hypothesis.loss(X, y, w)
+    assert res.seconds < 10.0
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"bogus": 1}, "unknown option"),
+        ({"method": "cuts"}, "unknown option"),
+        ({"threads": 0}, "threads must be a positive integer"),
+        ({"threads": "2"}, "threads must be a positive integer"),
+        ({"threads": True}, "threads must be a positive integer"),
+        ({"output_flag": "yes"}, "output_flag must be True or False"),
+        ({"time_limit": -1.0}, "time_limit"),
+        ({"time_limit": float("nan")}, "time_limit"),
+    ],
+)
+def test_bad_options_are_rejected_by_name(options, match):
+    with pytest.raises(ValueError, match=match):
+        make_oracle("halfspace", backend="scip-bc", **options)
+
+
+@pytest.mark.parametrize("cls", ["threshold", "stump"])
+def test_other_classes_are_rejected(cls):
+    with pytest.raises(UnsupportedProblemError, match=f"does not support hypothesis class '{cls}'"):
+        make_oracle(cls, backend="scip-bc").solve(np.array([[0.0], [1.0]]), [0, 1])
+
+
+def test_missing_pyscipopt_gives_a_clear_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pyscipopt", None)
+    with pytest.raises(SolverNotInstalledError, match=r"backend 'scip-bc' needs the pyscipopt package.*pip install"):
+        make_oracle("halfspace", backend="scip-bc")
+
+
+def test_options_reach_scip_and_output_is_silent(capfd):
+    rng = np.random.default_rng(3)
+    X, y = noisy_halfspace(rng, 30, 2)
+    res = make_oracle("halfspace", backend="scip-bc", threads=1, output_flag=False, time_limit=30).solve(X, y)
+    assert res.certified
+    out, _ = capfd.readouterr()
+    assert out == ""
