@@ -361,7 +361,7 @@ def solver_versions() -> dict[str, str]:
     from importlib import metadata
 
     out = {}
-    for package in ("highspy", "ortools", "pyomo", "scikit-learn", "matplotlib"):
+    for package in ("highspy", "ortools", "pyscipopt", "pyomo", "scikit-learn", "matplotlib"):
         try:
             out[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
