@@ -10,8 +10,8 @@ tolerance).
 
 What ``certified`` means (``certify`` option, halfspaces; thresholds and stumps are always exact):
 
-* ``certify="margin-free"``, ``method="cuts"`` (the default ``method="auto"`` uses it for lattice
-  weights, ``"bigm"`` otherwise; see ``solvers.mipbackend``): combinatorial Benders -- HiGHS solves
+* ``certify="margin-free"``, ``method="cuts"`` (default; ``method="auto"`` uses it for lattice
+  weights and ``"bigm"`` otherwise, see ``solvers.mipbackend``): combinatorial Benders -- HiGHS solves
   the hitting-set master over exactly verified non-separable cores
   (:class:`~solvers.milp.HalfspaceHittingSet`, :mod:`solvers.cores`); ``bound`` is the master's
   dual bound, a proved lower bound over *all* halfspaces (details in

@@ -12,11 +12,12 @@ This module does the rest, identically for every solver:
 * warm starts from cheap heuristics (halfspaces), and the best re-scored candidate returned;
 * the two certification modes for halfspaces (``certify``):
 
-  - ``method="auto"`` (the default) picks ``"cuts"`` when the weights lie on a power-of-two
-    lattice (e.g. unit weights) and ``"bigm"`` otherwise (real signed weights, as RRSPM's first call
-    has): measured, cuts wins on the former and loses badly on the latter (n=60, d=4, Laplace weights:
-    cuts not certified in 60 s, bigm 27 s).
-  - ``"margin-free"`` with ``method="cuts"``: combinatorial Benders / implicit
+  - ``method="auto"`` picks ``"cuts"`` when the weights lie on a power-of-two lattice (e.g. unit
+    weights) and ``"bigm"`` otherwise (real signed weights, as RRSPM's first call has): measured,
+    cuts loses badly on the latter (n=60, d=4, Laplace weights: cuts not certified in 60 s, bigm
+    27 s), but bigm's relaxation is not tight on degenerate data (collinear points), where it stays
+    honestly uncertified; so the default stays "cuts" (exact on all data).
+  - ``"margin-free"`` with ``method="cuts"`` (the default): combinatorial Benders / implicit
     hitting set (Codato & Fischetti, Oper. Res. 2006; Pfetsch, SIAM J. Optim. 2008). The
     master :class:`~solvers.milp.HalfspaceHittingSet` ("misclassify at least one point of every
     non-separable core") is solved by the backend's MIP solver; its optimal labeling is checked
@@ -136,7 +137,7 @@ class MipBackend(Backend):
 
     Options: ``time_limit`` (seconds, whole call), ``certify`` ("margin-free" | "margin"),
     ``method`` (halfspaces with certify="margin-free": "cuts" = combinatorial Benders on
-    exactly verified cores; "bigm" = the margin-free big-M relaxation; "auto", the default: cuts
+    exactly verified cores, the default; "bigm" = the margin-free big-M relaxation; "auto": cuts
     for lattice weights, bigm otherwise),
     ``gamma`` (margin on [-1,1]-scaled data, default 1e-3), ``warm_start`` (halfspaces: start
     from the best of the constants, the best stump and the least-squares direction; default
@@ -162,7 +163,7 @@ class MipBackend(Backend):
                 f"drowns in the solver's feasibility tolerance); got {cfg.get('gamma')!r}"
             )
         self.gamma = gamma
-        self.method = cfg.get("method", "auto")
+        self.method = cfg.get("method", "cuts")
         if self.method not in METHODS:
             raise ValueError(f"backend {self.name!r}: method must be one of {list(METHODS)}; got {self.method!r}")
         self.threads = _check_int_option(self.name, "threads", cfg.get("threads"), 1)

@@ -1,5 +1,5 @@
-"""The combinatorial-Benders halfspace oracle (``method="cuts"``, which the default ``method="auto"``
-uses for lattice weights), its core cuts, the ``naive-highs`` baseline and the benchmark suite.
+"""The combinatorial-Benders halfspace oracle (``method="cuts"``, the MIP backends' default for
+certify="margin-free"), its core cuts, the ``naive-highs`` baseline and the benchmark suite.
 
 Cut validity is checked against brute force: every core the backend adds must be non-separable
 (brute-force LP on the core alone), and the misclassified set of *every* brute-force optimal
@@ -178,7 +178,7 @@ def test_auto_method_picks_cuts_for_lattice_weights_and_bigm_otherwise():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 3))
     y = (X[:, 0] > 0).astype(int)
-    oracle = make_oracle("halfspace", backend="highs")  # method="auto" is the default
+    oracle = make_oracle("halfspace", backend="highs", method="auto")
     lattice = oracle.solve(X, y, rng.integers(-3, 4, size=30).astype(float))
     real = oracle.solve(X, y, rng.laplace(size=30))
     assert lattice.details["method_used"] == "cuts" and real.details["method_used"] == "bigm"
