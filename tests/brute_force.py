@@ -133,3 +133,18 @@ def brute_halfspace(X: np.ndarray, y: np.ndarray, w: np.ndarray, max_n: int = 8)
         if halfspace_realizable(X, labelings[i]):
             return loss
     raise AssertionError("unreachable: constant labelings are always realisable")
+
+
+def optimal_labelings(X: np.ndarray, y: np.ndarray, w: np.ndarray, tol: float) -> tuple[float | None, list[np.ndarray]]:
+    """(optimal signed loss, every halfspace-realisable labeling within ``tol`` of it), by enumerating all
+    2^n labelings in loss order with the LP realisability check above (tiny n only)."""
+    labelings = np.array(list(itertools.product((0, 1), repeat=len(y))), dtype=np.int8)
+    losses = ((labelings != np.asarray(y)) * np.asarray(w, dtype=np.float64)).sum(axis=1)
+    best, found = None, []
+    for k in np.argsort(losses, kind="stable"):
+        if best is not None and losses[k] > best + tol:
+            break
+        if halfspace_realizable(X, labelings[k]):
+            best = float(losses[k]) if best is None else best
+            found.append(labelings[k])
+    return best, found

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 
+from brute_force import optimal_labelings
 from oraclepriv import make_oracle
 from oraclepriv.hypotheses import Halfspace
 from solvers.base import SolverNotInstalledError
@@ -161,19 +162,6 @@ def best_margin(X: np.ndarray, y: np.ndarray, labeling: np.ndarray) -> float:
     c[-1] = -1.0
     res = linprog(c, A_ub=A, b_ub=np.zeros(len(A)), bounds=[(-1, 1)] * d + [(None, None), (None, 1.0)], method="highs")
     return -res.fun
-
-
-def optimal_labelings(X: np.ndarray, y: np.ndarray, w: np.ndarray, tol: float) -> tuple[float, list[np.ndarray]]:
-    labelings = np.array(list(itertools.product((0, 1), repeat=len(y))), dtype=np.int8)
-    losses = ((labelings != y) * w).sum(axis=1)
-    best, found = None, []
-    for k in np.argsort(losses, kind="stable"):
-        if best is not None and losses[k] > best + tol:
-            break
-        if realizable(X, labelings[k]):
-            best = float(losses[k]) if best is None else best
-            found.append(labelings[k])
-    return best, found
 
 
 @pytest.mark.parametrize("backend", MIP_BACKENDS)

@@ -9,14 +9,13 @@ control feeds the backend a fake (separable) "core" and shows the bound check ca
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brute_force import brute_halfspace, halfspace_realizable
+from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
 from oraclepriv import make_oracle
 from oraclepriv.mipbench_suite import NOISE_RATE, halfspace_instance, halfspace_suite
 from solvers.cores import CoreStatus, Separator, verify_core
@@ -25,20 +24,6 @@ from strategies import instances, points
 
 MIP_BACKENDS = ["highs", "scip"]
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def optimal_labelings(X, y, w, tol):
-    """All labelings realisable by a halfspace whose signed loss is within tol of the optimum."""
-    labelings = np.array(list(itertools.product((0, 1), repeat=len(y))), dtype=np.int8)
-    losses = ((labelings != y) * w).sum(axis=1)
-    best, found = None, []
-    for k in np.argsort(losses, kind="stable"):
-        if best is not None and losses[k] > best + tol:
-            break
-        if halfspace_realizable(X, labelings[k]):
-            best = float(losses[k]) if best is None else best
-            found.append(labelings[k])
-    return best, found
 
 
 def backend_cores(oracle, backend):

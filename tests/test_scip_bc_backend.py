@@ -11,14 +11,13 @@ and a constraint handler without variable locks both produce a wrong bound that
 
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brute_force import brute_halfspace, halfspace_realizable
+from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
 from oraclepriv import make_oracle
 from solvers.base import SolverNotInstalledError, UnsupportedProblemError
 from strategies import instances, points
@@ -35,19 +34,6 @@ def check_answer(res, truth: float, w: np.ndarray) -> None:
     assert res.objective >= truth - tol, f"objective {res.objective} below the true optimum {truth}"
     if res.certified:
         assert res.objective == pytest.approx(truth, abs=tol)
-
-
-def optimal_labelings(X, y, w, tol):
-    labelings = np.array(list(itertools.product((0, 1), repeat=len(y))), dtype=np.int8)
-    losses = ((labelings != y) * w).sum(axis=1)
-    best, found = None, []
-    for k in np.argsort(losses, kind="stable"):
-        if best is not None and losses[k] > best + tol:
-            break
-        if halfspace_realizable(X, labelings[k]):
-            best = float(losses[k]) if best is None else best
-            found.append(labelings[k])
-    return best, found
 
 
 def noisy_halfspace(rng, n, d, noise=0.8):
@@ -328,7 +314,7 @@ def test_symmetry_handling_is_off_regression_rrspm_5d_n100():
     """Regression: with SCIP's symmetry handling on, equal (unit) private weights made z variables look
     interchangeable and the dual bound of rrspm-5d-n100 came out 6 above the true optimum (-517.26,
     proved by highs). The bound must never exceed a real halfspace's loss."""
-    from oraclepriv.instances import load_instance, manifest_entry
+    from oraclepriv.instances import load_instance
 
     entry, X, y, w = load_instance("rrspm-5d-n100")
     res = make_oracle("halfspace", backend="scip-bc", time_limit=60).solve(X, y, w)
