@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brute_force import brute_halfspace
+from brute_force import brute_halfspace, brute_stump
 from oraclepriv import make_oracle
 from solvers.base import SolverNotInstalledError
 from strategies import grid_points, instances, real_points
@@ -184,8 +184,10 @@ def test_solver_not_installed_names_the_solver(name):
         installed = bool(NewFactory(name).available())
     else:
         installed = bool(pyo.SolverFactory(name).available(exception_flag=False))
-    if installed:
-        pytest.skip(f"{name} is installed here")
+    if installed:  # e.g. scip_direct once pyscipopt is present: then it must work, exactly
+        res = make_oracle("stump", backend="pyomo", solver=name).solve([[0.0], [1.0], [2.0]], [0, 1, 1], [1.0, -2.0, 3.0])
+        assert res.certified and res.objective == pytest.approx(brute_stump(np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 1]), np.array([1.0, -2.0, 3.0])))
+        return
     with pytest.raises(SolverNotInstalledError, match=rf"Pyomo solver '{name}' is not available"):
         make_oracle("halfspace", backend="pyomo", solver=name)
 
