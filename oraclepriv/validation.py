@@ -24,7 +24,13 @@ def _plain(value):
 
 
 def as_features(X, name: str = "X", *, allow_1d: bool = True) -> np.ndarray:
-    """Return X as a C-contiguous float64 array of shape (n, d), n >= 1, d >= 1, all finite."""
+    """Return X as a float64 array of shape (n, d), n >= 1, d >= 1, all finite.
+
+    The memory layout of a contiguous input is kept: a C- or Fortran-ordered float64 array is
+    returned without a copy (pandas' ``DataFrame.to_numpy()`` is Fortran-ordered; forcing C order
+    cost a full transposing copy of the private data in every learner fit). Anything else is
+    copied to C order.
+    """
     try:
         arr = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -40,6 +46,8 @@ def as_features(X, name: str = "X", *, allow_1d: bool = True) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         raise ValueError(f"{name} must be finite; {_describe_bad(arr, bad)}")
+    if arr.flags.c_contiguous or arr.flags.f_contiguous:
+        return arr
     return np.ascontiguousarray(arr)
 
 

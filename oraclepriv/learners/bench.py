@@ -45,8 +45,13 @@ def default_cases() -> list[dict[str, Any]]:
 
 
 def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, seed: int = 0,
-                   progress: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """One row per case: median fit seconds, oracle seconds, ratio, oracle calls."""
+                   progress: Callable[[str], None] | None = None, min_seconds: float = 0.0) -> list[dict[str, Any]]:
+    """One row per case: median fit seconds, oracle seconds, ratio, oracle calls.
+
+    Each case is fitted at least ``repeats`` times and until ``min_seconds`` of fitting have
+    accumulated (a 3 ms fit needs hundreds of repeats for a stable median). ``ratio`` is the median
+    of the per-fit ratios; ``ratio_q25``/``ratio_q75`` give its spread.
+    """
     rows = []
     for case in cases or default_cases():
         if "task" in case:
@@ -55,14 +60,17 @@ def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, 
             X, y, Z = synthetic_instance(case["n"], case["m"], case["d"], seed, l1_ball=case.get("l1_ball", False))
         fits, oracles, calls = [], [], []
         case["make"](seed).fit(X, y, X_public=Z)  # warm-up: imports, caches (e.g. the Gaussian calibration)
-        for r in range(repeats):
+        r = 0
+        while r < repeats or sum(fits) < min_seconds:
             learner = case["make"](seed + r)
             start = time.perf_counter()
             learner.fit(X, y, X_public=Z)
             fits.append(time.perf_counter() - start)
             oracles.append(learner.ledger_.total_seconds())
             calls.append(len(learner.ledger_))
+            r += 1
         fit_s, oracle_s = float(np.median(fits)), float(np.median(oracles))
+        ratios = np.array(fits) / np.maximum(np.array(oracles), 1e-12)
         row = {
             "learner": case["name"],
             "instance": case.get("task", "synthetic"),
@@ -72,7 +80,10 @@ def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, 
             "oracle_calls": int(calls[0]),
             "fit_seconds": fit_s,
             "oracle_seconds": oracle_s,
-            "ratio": fit_s / oracle_s if oracle_s > 0 else float("inf"),
+            "fits": len(fits),
+            "ratio": float(np.median(ratios)),
+            "ratio_q25": float(np.quantile(ratios, 0.25)),
+            "ratio_q75": float(np.quantile(ratios, 0.75)),
         }
         rows.append(row)
         if progress is not None:

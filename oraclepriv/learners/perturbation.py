@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.learners._base import stack_rows, PrivateLearner
 from oraclepriv.learners.perturb import calibrate_gamma, perturb
 from oraclepriv.validation import check_delta, check_positive
 
@@ -172,7 +172,7 @@ class Perturbation(PrivateLearner):
         """
         n, m = X.shape[0], Z.shape[0]
         eta_sum = n * float(self.eta)
-        Xall = np.vstack([X, Z])
+        Xall = stack_rows(X, Z)
         labels = np.concatenate([y, np.zeros(m, dtype=np.int8)])
         total = np.zeros(m)
         for j, xi in enumerate(xis):

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.learners._base import PrivateLearner, check_epsilon
+from oraclepriv.learners._base import stack_rows, PrivateLearner, check_epsilon
 from oraclepriv.learners.perturb import perturb
 from oraclepriv.oracle import Oracle
 from oraclepriv.validation import as_labels, check_delta, check_positive
@@ -223,7 +223,7 @@ class RRSPM(PrivateLearner):
 
         oracle = self._oracle()
         first = oracle.solve(
-            np.vstack([X, Z]),
+            stack_rows(X, Z),
             np.concatenate([y, ytilde]),
             np.concatenate([np.ones(X.shape[0]), xi]),
             caller=self.algorithm,
