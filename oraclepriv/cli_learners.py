@@ -31,10 +31,12 @@ def _fail(message: str) -> None:
     raise typer.Exit(code=2)
 
 
-def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], hypothesis: str, backend: Optional[str], seed: Optional[int], time_limit: Optional[float]):
+def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], hypothesis: str, backend: Optional[str],
+                  seed: Optional[int], time_limit: Optional[float], on_uncertified: str = "raise"):
     from oraclepriv.learners import RRSPM, Perturbation, Regularization
 
-    common = {"epsilon": epsilon, "backend": backend, "random_state": seed, "time_limit": time_limit}
+    common = {"epsilon": epsilon, "backend": backend, "random_state": seed, "time_limit": time_limit,
+              "on_uncertified": on_uncertified}
     if algorithm is Algorithm.rrspm:
         if delta:
             return RRSPM(hypothesis=hypothesis, noise="gaussian", delta=delta, **common)
@@ -56,6 +58,10 @@ def learn(
     backend: Optional[str] = typer.Option(None, "--backend", help="Oracle backend (default: chosen per problem)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: OS entropy)."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Per-call oracle time limit (MIP backends)."),
+    on_uncertified: str = typer.Option(
+        "raise", "--on-uncertified",
+        help="raise | fallback | flag: what an uncertified private-data oracle call does (see oraclepriv.robust).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Fit a private learner: prints the hypothesis, the oracle calls (ledger) and the privacy record.
@@ -67,7 +73,8 @@ def learn(
         if algorithm is Algorithm.ppm:
             learner = _fit_ppm(private, public, epsilon, delta, hypothesis, seed)
         else:
-            learner = _fit_seed000(private, public, algorithm, epsilon, delta, hypothesis, backend, seed, time_limit)
+            learner = _fit_seed000(private, public, algorithm, epsilon, delta, hypothesis, backend, seed, time_limit,
+                                   on_uncertified)
     except (ValueError, ImportError, RuntimeError) as exc:
         _fail(str(exc))
         return
@@ -90,7 +97,8 @@ def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optio
 
 
 def _fit_seed000(private: Path, public: Optional[Path], algorithm: Algorithm, epsilon: float, delta: Optional[float],
-                 hypothesis: str, backend: Optional[str], seed: Optional[int], time_limit: Optional[float]):
+                 hypothesis: str, backend: Optional[str], seed: Optional[int], time_limit: Optional[float],
+                 on_uncertified: str = "raise"):
     if public is None:
         raise ValueError(f"--public is required for --algorithm {algorithm.value}")
     data = read_csv_problem(private)
@@ -102,7 +110,7 @@ def _fit_seed000(private: Path, public: Optional[Path], algorithm: Algorithm, ep
         )
     if data.weights is not None:
         raise ValueError(f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
-    learner = _make_learner(algorithm, epsilon, delta, hypothesis, backend, seed, time_limit)
+    learner = _make_learner(algorithm, epsilon, delta, hypothesis, backend, seed, time_limit, on_uncertified)
     return learner.fit(data.X, data.y, X_public=pub.X)
 
 

@@ -46,8 +46,8 @@ __all__ = [
 
 HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
 
-#: backend name -> "module:Class"; modules are imported lazily, on first use.
-BACKENDS: dict[str, str] = {
+#: backend name -> "module:Class" (modules are imported lazily, on first use), or a Backend subclass
+BACKENDS: dict[str, Any] = {
     "sweep": "solvers.sweep:SweepBackend",
     "enumerate": "solvers.enumerate:EnumerateBackend",
     "highs": "solvers.highs:HighsBackend",
@@ -99,7 +99,10 @@ def default_backend(hypothesis_class: str, n: int, d: int) -> str:
 def _load_backend_class(name: str) -> type[Backend]:
     if name not in BACKENDS:
         raise ValueError(f"unknown backend {name!r}; available backends: {sorted(BACKENDS)}")
-    module_name, class_name = BACKENDS[name].split(":")
+    target = BACKENDS[name]
+    if isinstance(target, type):  # registered programmatically (e.g. a test's deliberately broken backend)
+        return target
+    module_name, class_name = target.split(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

@@ -62,6 +62,7 @@ def test_learn_halfspace_gaussian_variant(data):
         (["--epsilon", "-1"], "epsilon"),
         (["--epsilon", "1", "--delta", "0.5"], "delta"),
         (["--epsilon", "1", "--class", "circle"], "circle"),
+        (["--epsilon", "1", "--on-uncertified", "retry"], "on_uncertified"),
     ],
 )
 def test_learn_bad_parameters(data, extra, fragment):
@@ -69,6 +70,18 @@ def test_learn_bad_parameters(data, extra, fragment):
     result = runner.invoke(app, ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", *extra])
     assert result.exit_code == 2
     assert fragment in result.stderr
+
+
+def test_learn_on_uncertified_fallback_recovers_a_timed_out_mip(data):
+    """--time-limit too short for highs, --on-uncertified fallback: the exact default re-solves it."""
+    private, public, _ = data
+    result = runner.invoke(app, ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1",
+                                 "--backend", "highs", "--time-limit", "0.001", "--on-uncertified", "fallback", "--seed", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    steps = [(c["step"], c["backend"], c["certified"]) for c in out["oracle_calls"]]
+    assert steps[:2] == [("private-erm", "highs", False), ("private-erm/fallback", "enumerate", True)]
+    assert out["privacy"]["on_uncertified"] == "fallback" and out["privacy"]["proof_applies"] is True
 
 
 def test_learn_public_features_must_match(data):

@@ -19,6 +19,13 @@ Each is a minimal change to a correct component, mirroring a real implementation
   certifies it and only the audit can catch it. Register either for a block with
   :func:`registered_backend`.
 
+* :class:`TargetingBackend` — a *certifiable* heuristic (exact, or honestly uncertified) that fails
+  adversarially: on instances containing a target record, optionally only when the exact answer
+  would label given points a given way (Neel-Roth-Wu's targeting heuristic, robustification notes
+  §4.1-4.2). Used to test the ``on_uncertified`` modes of :mod:`oraclepriv.robust`;
+* :class:`RRSPMRetryOnFailure` — BROKEN robustification: after an uncertified call, refit with fresh
+  noise ("Las Vegas" retry; notes §4.1 show it is not private).
+
 These exist for tests and audits only; nothing else imports them.
 """
 
@@ -47,6 +54,9 @@ __all__ = [
     "RegularizationEtaNotScaled",
     "PerturbationWithoutNoise",
     "registered_backend",
+    "TargetingBackend",
+    "targeting_backend",
+    "RRSPMRetryOnFailure",
 ]
 
 
@@ -139,8 +149,8 @@ class ClaimingQuantileSplitBackend(QuantileSplitBackend):
 
 
 @contextlib.contextmanager
-def registered_backend(name: str = "quantile-heuristic", target: str = "oraclepriv.audit.controls:QuantileSplitBackend") -> Iterator[str]:
-    """Temporarily add a backend to the protocol's registry (``oraclepriv.oracle.BACKENDS``)."""
+def registered_backend(name: str = "quantile-heuristic", target: Any = "oraclepriv.audit.controls:QuantileSplitBackend") -> Iterator[str]:
+    """Temporarily add a backend ("module:Class" or a Backend subclass) to ``oraclepriv.oracle.BACKENDS``."""
     previous: Any = BACKENDS.get(name)
     BACKENDS[name] = target
     try:
@@ -150,3 +160,61 @@ def registered_backend(name: str = "quantile-heuristic", target: str = "oraclepr
             BACKENDS.pop(name, None)
         else:
             BACKENDS[name] = previous
+
+
+class TargetingBackend(Backend):
+    """A certifiable heuristic that fails on purpose: exact sweep, except on targeted instances.
+
+    Options: ``target_x`` (coordinates of the targeted private record), ``target_label`` (its label
+    in the *reduced* problem the backend sees; private records have weight +1, so that is their
+    label), and optionally ``when_points``/``when_labels``: fail only if the exact answer labels
+    ``when_points`` as ``when_labels``. On failure it answers the constant-0 hypothesis with status
+    "time_limit" and no bound (honestly uncertified); otherwise the exact sweep answer, certified.
+    """
+
+    name = "targeting-heuristic"
+    classes = frozenset({"threshold", "stump"})
+    options = frozenset({"target_x", "target_label", "when_points", "when_labels"})
+    defaults: dict[str, Any] = {}
+
+    def __init__(self, time_limit: float | None = None, **options: Any) -> None:
+        super().__init__(time_limit, **{**self.defaults, **options})
+        if "target_x" not in self.config or "target_label" not in self.config:
+            raise ValueError("TargetingBackend needs the options target_x and target_label")
+    certificate = "exact (sort + prefix sums) unless it fails on a targeted instance (then no bound)"
+
+    def solve(self, problem: ReducedProblem) -> BackendAnswer:
+        from solvers.sweep import SweepBackend
+
+        exact = SweepBackend().solve(problem)
+        x = np.asarray(self.config["target_x"], dtype=np.float64).reshape(1, -1)
+        hit = np.all(problem.X == x, axis=1) & (problem.y == int(self.config["target_label"])) & (problem.w == 1.0)
+        if hit.any() and "when_points" in self.config:
+            points = np.asarray(self.config["when_points"], dtype=np.float64).reshape(-1, problem.d)
+            hit = hit & bool(np.array_equal(exact.hypothesis.predict(points), np.asarray(self.config["when_labels"])))
+        if not hit.any():
+            return exact
+        constant = Threshold(math.inf) if problem.hypothesis_class == "threshold" else Stump(0, math.inf, 1)
+        return BackendAnswer(constant, bound=-math.inf, status="time_limit", nodes=0, details={"method": "targeted failure"})
+
+
+def targeting_backend(target_x, target_label: int, when_points=None, when_labels=None) -> type[TargetingBackend]:
+    """A :class:`TargetingBackend` subclass with these options built in (learners pass no backend options)."""
+    defaults: dict[str, Any] = {"target_x": [float(v) for v in np.ravel(target_x)], "target_label": int(target_label)}
+    if when_points is not None:
+        defaults.update(when_points=np.asarray(when_points, dtype=np.float64).tolist(), when_labels=list(when_labels))
+    return type("ConfiguredTargetingBackend", (TargetingBackend,), {"defaults": defaults})
+
+
+class RRSPMRetryOnFailure(RRSPM):
+    """BROKEN: on an uncertified private call, draw fresh noise and run again (up to 20 times)."""
+
+    def _fit(self, X, y, Z, rng, **fit_params):
+        from oraclepriv.learners._base import UncertifiedOracleError
+
+        for _ in range(20):
+            try:
+                return super()._fit(X, y, Z, rng, **fit_params)
+            except UncertifiedOracleError:
+                continue  # the rng has advanced: fresh Ytilde and xi
+        raise UncertifiedOracleError("RRSPMRetryOnFailure: 20 failures in a row")

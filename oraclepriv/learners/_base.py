@@ -9,8 +9,10 @@ One job: everything the four learner modules would otherwise each re-implement â
 * capture of this fit's oracle calls in a :class:`~oraclepriv.ledger.Ledger` (``ledger_``);
 * the exactness gate: a private-data oracle call whose answer is not ``certified`` voids the
   privacy proofs (pitfall P4 of the implementation notes), so by default it **raises**
-  :class:`UncertifiedOracleError`; ``on_uncertified="flag"`` records it in ``privacy_`` instead
-  (``privacy_["proof_applies"] = False``) for experiments with non-exact backends;
+  :class:`UncertifiedOracleError`; ``on_uncertified="fallback"`` re-solves such a call with an
+  exact backend and no time limit (so the proof applies); ``on_uncertified="flag"`` records it in
+  ``privacy_`` instead (``privacy_["proof_applies"] = False``) for experiments with non-exact
+  backends. The guarantees of the three modes: :mod:`oraclepriv.robust`;
 * the privacy record ``privacy_`` and a JSON-friendly ``summary()``.
 
 Documented choice for ``delta >= 1/n``: refuse (``ValueError``). A mechanism that publishes one
@@ -28,6 +30,7 @@ import numpy as np
 
 from oraclepriv.ledger import Ledger
 from oraclepriv.oracle import HYPOTHESIS_CLASSES, Oracle, OracleResult, make_oracle
+from oraclepriv.robust import ON_UNCERTIFIED_MODES, FallbackOracle, describe_mode, fallback_oracle
 from oraclepriv.validation import as_features, as_labels, check_delta, check_positive
 
 __all__ = [
@@ -45,7 +48,7 @@ __all__ = [
 #: the neighbouring notion every learner here is private with respect to (paper, Def. 1)
 NEIGHBOURING = "replace one private record; public data fixed"
 
-ON_UNCERTIFIED = ("raise", "flag")
+ON_UNCERTIFIED = ON_UNCERTIFIED_MODES
 
 
 class UncertifiedOracleError(RuntimeError):
@@ -191,7 +194,9 @@ class PrivateLearner(ABC):
         self.delta_ = check_delta_for_n(self.delta, X.shape[0], "delta")
         return X, y, Z
 
-    def _oracle(self) -> Oracle:
+    def _oracle(self) -> Oracle | FallbackOracle:
+        if self.on_uncertified == "fallback":
+            return fallback_oracle(self.hypothesis, self.backend, self.time_limit)
         options: dict[str, Any] = {}
         if self.time_limit is not None:
             options["time_limit"] = self.time_limit
@@ -230,6 +235,7 @@ class PrivateLearner(ABC):
             "delta": self.delta_,
             "neighbouring": NEIGHBOURING,
             "reference": self.reference,
+            **describe_mode(self.on_uncertified),
         }
         privacy.update(self._privacy)
         privacy["uncertified_private_calls"] = list(self._uncertified_steps)

@@ -143,6 +143,11 @@ class Regularization(PrivateLearner):
         return learner
 
     def _oracle(self) -> ConvexOracle:  # type: ignore[override]
+        if self.on_uncertified == "fallback":
+            raise ValueError(
+                "on_uncertified='fallback' needs a second, exact backend for the same class; the convex "
+                "class of Algorithm 3 has one backend (convex-linear): use 'raise' or 'flag'"
+            )
         return make_convex_oracle(self.backend, opt_tol=float(self.opt_tol))
 
     # -- pieces (also used by the audits) --------------------------------------------------------

@@ -127,7 +127,7 @@ class RRSPM(PrivateLearner):
     Parameters (keywords only): ``epsilon``; ``delta`` (0 for ``noise="laplace"``, required > 0
     for ``noise="gaussian"``); ``hypothesis`` in {"threshold", "stump", "halfspace"}; ``backend``
     (None: the protocol's default exact backend); ``m`` (None: use every public point given; an
-    int: use the first m); ``time_limit``; ``on_uncertified`` ("raise" or "flag"); ``random_state``.
+    int: use the first m); ``time_limit``; ``on_uncertified`` ("raise", "fallback" or "flag"; see :mod:`oraclepriv.robust`); ``random_state``.
 
     Fitted: ``hypothesis_`` (ftilde), ``ledger_`` (this fit's 2 oracle calls), ``privacy_``,
     ``public_labels_`` (Ytilde), ``public_projection_`` (fhat(Z), the eps-DP intermediate the
