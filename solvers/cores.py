@@ -26,13 +26,20 @@ feasible subsystem problem (SIAM J. Optim. 19(1), 2008).
 Exactness: the LP runs in float64 on [-1, 1]-scaled data, so a core it proposes is re-checked
 in exact rational arithmetic on the *original* float64 coordinates (:func:`verify_core`:
 integer Gaussian elimination, Bareiss) before it may be used as a cut. A proposal that fails the
-exact check is never used as a cut (see :class:`Separator`).
+exact check is never used as a cut (see :class:`Separator`). The check is fraction-free: Bareiss
+elimination, then back substitution of D * lambda in integers (D the last pivot; Cramer), and its
+verdicts are memoised per support (:meth:`Separator.verify`).
+
+Separation of fractional points (``scip-bc``): :meth:`Separator.min_cost_core` solves the same
+Farkas system with an objective min sum_i c_i lambda_i (c = the LP point, Pfetsch 2008); its
+optimal vertex is a minimal non-separable set of cheap points, a *proposal* that becomes a cut
+only after :meth:`Separator.verify`.
 """
 
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -74,19 +81,37 @@ def verify_core(X: np.ndarray, y: np.ndarray, support) -> bool:
             return False  # dependent columns: not a basic (minimal) certificate
         rows[c], rows[p] = rows[p], rows[c]
         piv = rows[c][c]
+        rc = rows[c]
         for r in range(c + 1, m):
-            factor = rows[r][c]
-            for j in range(c + 1, k + 1):
-                rows[r][j] = (rows[r][j] * piv - factor * rows[c][j]) // prev
-            rows[r][c] = 0
+            rr = rows[r]
+            factor = rr[c]
+            if factor == 0:
+                if piv != prev:  # the Bareiss step is then rr[j] * piv // prev (exact)
+                    for j in range(c + 1, k + 1):
+                        rr[j] = rr[j] * piv // prev
+            else:
+                for j in range(c + 1, k + 1):
+                    rr[j] = (rr[j] * piv - factor * rc[j]) // prev
+            rr[c] = 0
         prev = piv
     if any(rows[r][k] != 0 for r in range(k, m)):
         return False  # inconsistent
-    lam = [Fraction(0)] * k
+    # the leading k x k block is upper triangular with non-zero diagonal and last pivot D = its
+    # determinant up to sign, so (Cramer) D * lambda is an integer vector: back substitution in
+    # integers, every division exact (a remainder would mean an arithmetic bug: refuse, never accept)
+    D = rows[k - 1][k - 1]
+    num = [0] * k
     for c in range(k - 1, -1, -1):
-        acc = Fraction(rows[c][k]) - sum(Fraction(rows[c][j]) * lam[j] for j in range(c + 1, k))
-        lam[c] = acc / rows[c][c]
-    return all(v >= 0 for v in lam) and sum(lam) == 1
+        rc = rows[c]
+        acc = D * rc[k] - sum(rc[j] * num[j] for j in range(c + 1, k))
+        q, rem = divmod(acc, rc[c])
+        if rem:
+            return False
+        num[c] = q
+    if D < 0:
+        num = [-v for v in num]
+        D = -D
+    return all(v >= 0 for v in num) and sum(num) == D
 
 
 class CoreStatus:
@@ -111,6 +136,21 @@ class Separator:
         self.X_exact = np.asarray(X_exact, dtype=np.float64)
         n, d = self.Xs.shape
         self.n, self.d = n, d
+        self.h = self._new_lp()
+        self._h_cost: Any = None  # a second copy with an objective, for min_cost_core (built on first use)
+        self._cost = np.zeros(n)
+        self._upper_cost = np.full(n, math.inf)
+        self._verified: dict[tuple[int, ...], bool] = {}
+        self.idx = np.arange(n, dtype=np.int32)
+        self._upper = np.full(n, math.inf)
+        self.lp_calls = 0
+        self.unverified = 0
+        #: the Farkas multipliers of the last proposal, aligned with its support
+        self.last_multipliers = np.zeros(0)
+
+    def _new_lp(self):
+        n, d = self.n, self.d
+        highspy = self.highspy
         sgn = np.where(self.y == 1, 1.0, -1.0)
         h = highspy.Highs()
         h.setOptionValue("output_flag", False)
@@ -125,13 +165,50 @@ class Separator:
         rhs = np.zeros(d + 2)
         rhs[-1] = 1.0
         h.addRows(d + 2, rhs, rhs, int(index.size), starts, index, value)
-        self.h = h
-        self.idx = np.arange(n, dtype=np.int32)
-        self._upper = np.full(n, math.inf)
-        self.lp_calls = 0
-        self.unverified = 0
-        #: the Farkas multipliers of the last proposal, aligned with its support
-        self.last_multipliers = np.zeros(0)
+        return h
+
+    def verify(self, support) -> bool:
+        """:func:`verify_core` on ``support``, memoised (a core's verdict depends only on its points)."""
+        key = tuple(sorted(int(i) for i in support))
+        ok = self._verified.get(key)
+        if ok is None:
+            ok = bool(verify_core(self.X_exact, self.y, key))
+            self._verified[key] = ok
+            if not ok:
+                self.unverified += 1
+        return ok
+
+    def min_cost_core(self, keep: np.ndarray, cost: np.ndarray) -> np.ndarray | None:
+        """A core *proposal* (not verified: call :meth:`verify`) minimising sum_i cost_i lambda_i over
+        the Farkas system restricted to ``keep`` (Pfetsch 2008: with cost = an LP point x, the vertex
+        found is a minimal non-separable set whose points have small x, the candidates for violated
+        cover cuts). None if ``keep`` is separable or the LP fails."""
+        keep = np.asarray(keep, dtype=bool)
+        if not (np.any(keep & (self.y == 1)) and np.any(keep & (self.y == 0))):
+            return None
+        if self._h_cost is None:
+            self._h_cost = self._new_lp()
+            # between the LPs of one separation call only the costs change, so the last basis stays
+            # primal feasible: primal simplex (measured: half the iterations and time of dual)
+            self._h_cost.setOptionValue("simplex_strategy", 4)
+        h = self._h_cost
+        upper = np.where(keep, math.inf, 0.0)
+        changed = np.flatnonzero(upper != self._upper_cost).astype(np.int32)
+        if changed.size:
+            h.changeColsBounds(changed.size, changed, np.zeros(changed.size), upper[changed])
+            self._upper_cost = upper
+        cost = np.where(keep, np.asarray(cost, dtype=np.float64), 0.0)
+        changed = np.flatnonzero(cost != self._cost).astype(np.int32)
+        if changed.size:
+            h.changeColsCost(changed.size, changed, cost[changed])
+            self._cost = cost
+        self.lp_calls += 1
+        h.run()
+        if h.getModelStatus() != self.highspy.HighsModelStatus.kOptimal:
+            return None
+        lam = np.asarray(h.getSolution().col_value)
+        support = np.flatnonzero((lam > 0) & keep)
+        return support if support.size >= 2 else None
 
     def find_core(self, keep: np.ndarray) -> tuple[str, np.ndarray | None]:
         """(SEPARABLE, None) | (CORE, exactly verified core indices) | (UNVERIFIED, proposal)."""
@@ -161,7 +238,6 @@ class Separator:
         lam = np.asarray(self.h.getSolution().col_value)
         support = np.flatnonzero((lam > 0) & keep)
         self.last_multipliers = lam[support]
-        if verify_core(self.X_exact, self.y, support):
+        if self.verify(support):
             return CoreStatus.CORE, support
-        self.unverified += 1
         return CoreStatus.UNVERIFIED, support

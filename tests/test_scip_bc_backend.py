@@ -7,6 +7,11 @@ checked directly: every core the backend added is non-separable (brute-force LP)
 optimal labeling misclassifies a point of every core. Negative controls: an injected fake core
 and a constraint handler without variable locks both produce a wrong bound that
 ``check_answer`` -- the assertion the exactness tests use -- catches.
+
+The separation of fractional points (x-objective Farkas LP, ``min_cost_core``) is checked against
+``enumerate`` on mid-size instances with signed weights (every added core non-separable), and by a
+negative control: proposals that are not cores are refused by the exact check, and bypassing the
+check (``Separator.verify`` accepting everything) yields a bound above the optimum that is caught.
 """
 
 from __future__ import annotations
@@ -338,3 +343,72 @@ def test_rrspm_like_instances_match_enumerate(seed):
     assert ref.certified
     assert res.bound <= ref.objective + res.tolerance, "scip-bc reported a bound above the true optimum"
     assert res.certified and res.objective == pytest.approx(ref.objective, abs=res.tolerance)
+
+
+# -- the x-objective separation (Pfetsch) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_separation_of_fractional_points_matches_enumerate_with_signed_weights(seed):
+    """Mid-size instances where the Farkas-LP separation with objective x does the work: every added
+    core is non-separable (brute-force LP), and the answer is the exact optimum."""
+    rng = np.random.default_rng(100 + seed)
+    n, d = (50, 2) if seed % 2 == 0 else (40, 3)
+    X, y = noisy_halfspace(rng, n, d, noise=0.7)
+    w = rng.integers(-3, 4, size=n).astype(float) if seed < 3 else rng.laplace(size=n)
+    oracle = make_oracle("halfspace", backend="scip-bc")
+    res = oracle.solve(X, y, w)
+    ref = make_oracle("halfspace", backend="enumerate").solve(X, y, w)
+    assert ref.certified
+    check_answer(res, ref.objective, w)
+    assert res.certified and res.status == "optimal"
+    assert res.details["accepted_unverified"] == 0
+    _, form, _ = oracle._backends["scip-bc"]._cache
+    for core in form.cores:
+        assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)]), f"core {core} is separable"
+
+
+def test_separation_runs_and_adds_cuts_on_a_suite_instance():
+    from oraclepriv.mipbench_suite import halfspace_instance
+
+    _, X, y, w = halfspace_instance(100, 5, 0)
+    res = make_oracle("halfspace", backend="scip-bc", time_limit=60).solve(X, y, w)
+    assert res.certified and res.objective == 8.0
+    assert res.details["sepa_calls"] > 0 and res.details["cuts_sepa"] > 0
+    assert res.details["cores_unverified"] == 0
+
+
+def test_separation_proposals_are_only_cuts_after_the_exact_check(monkeypatch):
+    """Negative control for the separation path: a proposer that offers single points (never a
+    core: one point is always classifiable) is refused by the exact check, and the answer stays
+    exact; if the check is bypassed (verify accepts everything) the fake cuts z_g >= 1 raise the
+    bound above the optimum and either the backend's guard or check_answer catches it."""
+    import solvers.cores as cores
+
+    rng = np.random.default_rng(11)
+    X, y = noisy_halfspace(rng, 30, 2, noise=1.0)
+    w = np.ones(30)
+    truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
+
+    def single_points(self, keep, cost):
+        free = np.flatnonzero(keep)
+        return None if free.size == 0 else np.array([free[np.argmin(np.asarray(cost)[free])]])
+
+    monkeypatch.setattr(cores.Separator, "min_cost_core", single_points)
+    oracle = make_oracle("halfspace", backend="scip-bc")
+    res = oracle.solve(X, y, w)
+    check_answer(res, truth, w)
+    assert res.certified and res.details["cores_unverified"] > 0  # the proposals were refused...
+    _, form, _ = oracle._backends["scip-bc"]._cache
+    assert all(len(core) >= 2 for core in form.cores)  # ...and none became a row
+    for core in form.cores:
+        assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)])
+
+    monkeypatch.setattr(cores.Separator, "verify", lambda self, support: True)
+    broken = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+    assert broken.details["cuts_sepa"] > 0
+    if broken.details["scip_bound_contradicted"]:
+        assert broken.bound <= truth + 1e-9  # the guard withdrew SCIP's bound
+    else:
+        with pytest.raises(AssertionError, match="not a proved bound"):
+            check_answer(broken, truth, w)
