@@ -43,12 +43,16 @@ def as_features(X, name: str = "X", *, allow_1d: bool = True) -> np.ndarray:
         raise ValueError(f"{name} is empty (shape {arr.shape}); at least one example is required")
     if arr.shape[1] == 0:
         raise ValueError(f"{name} has no features (shape {arr.shape})")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        raise ValueError(f"{name} must be finite; {_describe_bad(arr, bad)}")
+    if not _all_finite(arr):
+        raise ValueError(f"{name} must be finite; {_describe_bad(arr, ~np.isfinite(arr))}")
     if arr.flags.c_contiguous or arr.flags.f_contiguous:
         return arr
     return np.ascontiguousarray(arr)
+
+
+def _all_finite(arr: np.ndarray) -> bool:
+    """True iff every entry is finite (one temporary; the entry-wise mask is built only on failure)."""
+    return bool(np.isfinite(arr).all())
 
 
 def as_labels(y, n: int, name: str = "y") -> np.ndarray:
@@ -62,6 +66,11 @@ def as_labels(y, n: int, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
     if arr.dtype == bool:
         return arr.astype(np.int8)
+    if arr.dtype.kind in "iu":  # integer labels: one pass, no float copy; int8 input is returned as is
+        bad = (arr != 0) & (arr != 1)
+        if bad.any():
+            raise ValueError(f"{name} must contain labels in {{0, 1}}; {_describe_bad(arr, bad)}")
+        return arr if arr.dtype == np.int8 else arr.astype(np.int8)
     try:
         numeric = arr.astype(np.float64)
     except (TypeError, ValueError):
@@ -86,9 +95,8 @@ def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
         raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        raise ValueError(f"{name} must be finite; {_describe_bad(arr, bad)}")
+    if not _all_finite(arr):
+        raise ValueError(f"{name} must be finite; {_describe_bad(arr, ~np.isfinite(arr))}")
     return arr
 
 

@@ -50,7 +50,12 @@ shared machine): seconds before -> after: n100 d2 0.09 -> 0.07, d5 0.17 -> 0.06,
 n200 d2 0.43 -> 0.10, d5 1.43 -> 0.27, d10 16.7 -> 3.7; n400 d2 1.96 -> 0.22, d5 14.7 -> 2.5,
 d10 timeout -> timeout (bound 24 -> 26, objective 38 -> 36); SGM 6.17 -> 3.35 s (naive-highs 18.3).
 The limit is the relaxation, not speed: sepnoise-n400-d10 still times out (bound 26-27 at 60 s,
-~30 after 400 s, vs. objective 36), and on n200-d10 the root bound of the full core closure is
+~30 after 400 s, vs. objective 36). A hard cap explains it: for points in general position every
+core has exactly d + 2 points (fewer points are affinely independent, so their two label classes
+have disjoint hulls), so z = 1/(d + 2) everywhere satisfies *every* core cut and the LP bound of
+the complete core closure is at most n/(d + 2): 400/12 = 33.3 (34 after lattice rounding) on
+n400-d10, below the best objective any backend found (36). Closing it needs branching far below
+the root or inequalities stronger than covers. On n200-d10 the root bound of the full core closure is
 ~11 vs. the optimum 16 (the tree needs ~130-150 nodes). Rank-2 sets T (every g in T has a verified core
 inside T - {g}, so sum_T z >= 2) were tried: strong (n200-d10 root bound 10.5 -> 12.7) but, grown
 by one Farkas LP per point, ~70 LPs per cut, far too slow (60 s for that root); not kept.

@@ -12,7 +12,9 @@ import pytest
 
 from oraclepriv import make_oracle
 from oraclepriv.learners import RRSPM, Perturbation
-from oraclepriv.learners._base import stack_rows
+import threading
+
+from oraclepriv.learners._workspace import union
 from oraclepriv.validation import as_features
 
 BACKEND_CASES = [
@@ -41,13 +43,38 @@ def test_as_features_keeps_fortran_order_without_copy():
 
 @pytest.mark.parametrize("order", ["C", "F"])
 @pytest.mark.parametrize("other", ["C", "F"])
-def test_stack_rows_keeps_top_layout_and_values(order, other):
+def test_union_keeps_the_private_layout_and_values(order, other):
     rng = np.random.default_rng(0)
     top = np.asarray(rng.normal(size=(7, 3)), order=order)
     bottom = np.asarray(rng.normal(size=(2, 3)), order=other)
-    out = stack_rows(top, bottom)
-    np.testing.assert_array_equal(out, np.vstack([top, bottom]))
-    assert (out.flags.f_contiguous and not out.flags.c_contiguous) == (order == "F")
+    y, yt, xi = rng.integers(0, 2, 7).astype(np.int8), np.array([1, 0], dtype=np.int8), np.array([-2.5, 4.0])
+    with union(top, bottom, y, yt, xi) as (rows, labels, weights):
+        np.testing.assert_array_equal(rows, np.vstack([top, bottom]))
+        np.testing.assert_array_equal(labels, np.concatenate([y, yt]))
+        np.testing.assert_array_equal(weights, np.concatenate([np.ones(7), xi]))
+        assert (rows.flags.f_contiguous and not rows.flags.c_contiguous) == (order == "F")
+
+
+def test_union_reuses_buffers_but_never_while_busy_or_across_threads():
+    X, Z = np.ones((5, 2)), np.zeros((2, 2))
+    y, yt = np.ones(5, dtype=np.int8), np.zeros(2, dtype=np.int8)
+    with union(X, Z, y, yt, 1.0) as first:
+        with union(2 * X, Z, y, yt, 3.0) as nested:  # busy: fresh arrays, the outer ones untouched
+            assert not any(np.shares_memory(a, b) for a, b in zip(first, nested))
+        np.testing.assert_array_equal(first[0][:5], X)
+        np.testing.assert_array_equal(first[2], [1, 1, 1, 1, 1, 1, 1])
+    with union(3 * X, Z, y, yt, 2.0) as again:  # released: the same buffers, rewritten
+        assert all(np.shares_memory(a, b) for a, b in zip(first, again))
+        np.testing.assert_array_equal(again[0][:5], 3 * X)
+        np.testing.assert_array_equal(again[2][5:], [2.0, 2.0])
+    seen = {}
+    def other_thread():
+        with union(X, Z, y, yt, 1.0) as arrays:
+            seen["shares"] = any(np.shares_memory(a, b) for a, b in zip(arrays, again))
+    t = threading.Thread(target=other_thread)
+    t.start()
+    t.join()
+    assert seen == {"shares": False}
 
 
 @pytest.mark.parametrize("cls,backend,d", BACKEND_CASES)

@@ -42,7 +42,6 @@ __all__ = [
     "check_delta_for_n",
     "check_public",
     "make_rng",
-    "stack_rows",
 ]
 
 #: the neighbouring notion every learner here is private with respect to (paper, Def. 1)
@@ -68,21 +67,6 @@ def make_rng(random_state: Any) -> np.random.Generator:
             raise ValueError(f"random_state must be a non-negative integer, a Generator or None; got {random_state!r}")
         return np.random.default_rng(random_state)
     raise ValueError(f"random_state must be None, a non-negative int, a SeedSequence or a Generator; got {random_state!r}")
-
-
-def stack_rows(top: np.ndarray, bottom: np.ndarray) -> np.ndarray:
-    """The rows of ``top`` then ``bottom`` (private then public points) in ``top``'s memory layout.
-
-    ``np.vstack`` of a Fortran-ordered private matrix and a C-ordered public one returns C order,
-    i.e. a transposing copy of the whole private data, and the stump sweep then copies every
-    column back out. Keeping the private block's layout makes the copy a straight per-column
-    ``memcpy`` and, for Fortran order, the sweep's columns free.
-    """
-    order = "F" if top.flags.f_contiguous and not top.flags.c_contiguous else "C"
-    out = np.empty((top.shape[0] + bottom.shape[0], top.shape[1]), dtype=np.float64, order=order)
-    out[: top.shape[0]] = top
-    out[top.shape[0]:] = bottom
-    return out
 
 
 def check_epsilon(value: Any, name: str = "epsilon") -> float:

@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.learners._base import stack_rows, PrivateLearner
+from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import calibrate_gamma, perturb
 from oraclepriv.validation import check_delta, check_positive
 
@@ -172,14 +173,13 @@ class Perturbation(PrivateLearner):
         """
         n, m = X.shape[0], Z.shape[0]
         eta_sum = n * float(self.eta)
-        Xall = stack_rows(X, Z)
-        labels = np.concatenate([y, np.zeros(m, dtype=np.int8)])
         total = np.zeros(m)
-        for j, xi in enumerate(xis):
-            weights = np.concatenate([np.ones(n), 2.0 * eta_sum * xi / math.sqrt(m)])
-            result = oracle.solve(Xall, labels, weights, caller=self.algorithm, step=f"perturbed-erm-{j + 1}")
-            self._require_exact(result, f"perturbed-erm-{j + 1}")
-            total += 2.0 * result.hypothesis.predict(Z) - 1.0
+        with union(X, Z, y, np.zeros(m, dtype=np.int8)) as (Xall, labels, weights):
+            for j, xi in enumerate(xis):
+                weights[n:] = 2.0 * eta_sum * xi / math.sqrt(m)  # the GP's linear term on Z
+                result = oracle.solve(Xall, labels, weights, caller=self.algorithm, step=f"perturbed-erm-{j + 1}")
+                self._require_exact(result, f"perturbed-erm-{j + 1}")
+                total += 2.0 * result.hypothesis.predict(Z) - 1.0
         return total / len(xis)
 
     def _gamma(self, rho: float, m: int, mech_delta: float) -> float:

@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.learners._base import stack_rows, PrivateLearner, check_epsilon
+from oraclepriv.learners._base import PrivateLearner, check_epsilon
+from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import perturb
 from oraclepriv.oracle import Oracle
 from oraclepriv.validation import as_labels, check_delta, check_positive
@@ -222,13 +223,8 @@ class RRSPM(PrivateLearner):
         xi = self._public_weights(rng, m, X.shape[1])
 
         oracle = self._oracle()
-        first = oracle.solve(
-            stack_rows(X, Z),
-            np.concatenate([y, ytilde]),
-            np.concatenate([np.ones(X.shape[0]), xi]),
-            caller=self.algorithm,
-            step="private-erm",
-        )
+        with union(X, Z, y, ytilde, xi) as (rows, labels, weights):  # private records weight 1, then Z
+            first = oracle.solve(rows, labels, weights, caller=self.algorithm, step="private-erm")
         self._require_exact(first, "private-erm")
         projection = np.asarray(first.hypothesis.predict(Z), dtype=np.int8)
         released = self._release(oracle, Z, projection, first.hypothesis, rng)
