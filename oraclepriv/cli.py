@@ -104,11 +104,18 @@ def bench_oracles_command(
 
 
 @instances_app.command("build")
-def instances_build(out: Optional[Path] = typer.Option(None, "--out", help="Target folder (default: the repo's instances/).")) -> None:
-    """Regenerate every bundled instance and learning task from its generator and seed; rewrite the manifests."""
+def instances_build(
+    out: Optional[Path] = typer.Option(None, "--out", help="Target folder (default: the repo's instances/)."),
+    time_limit: float = typer.Option(60.0, "--time-limit", help="Seconds per instance for the best-known objective / proved bound."),
+) -> None:
+    """Regenerate every bundled instance and learning task from its generator and seed; rewrite the manifests.
+
+    Best objectives and bounds proved earlier are kept when this run does worse (see build_library)."""
     from oraclepriv.instances import build_learning_tasks, build_library
 
-    for entry in build_library(out):
+    if not (time_limit > 0):
+        raise typer.BadParameter(f"--time-limit must be > 0; got {time_limit!r}")
+    for entry in build_library(out, time_limit=time_limit):
         typer.echo(f"{entry['name']:<24} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}  proved={entry['proved_optimal']}")
     for entry in build_learning_tasks(out):
         typer.echo(f"{entry['name']:<24} learning task: n={entry['n']} private, m={entry['m']} public, d={entry['d']}")
