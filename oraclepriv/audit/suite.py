@@ -11,10 +11,12 @@ from typing import Any, Callable
 
 from oraclepriv.audit.controls import (
     ClaimingQuantileSplitBackend,
+    RRSPMRetryOnFailure,
     RRSPMReturnsFhat,
     RRSPMScaleTwoOverEps,
     RRSPMRateAsScale,
     registered_backend,
+    targeting_backend,
 )
 from oraclepriv.audit.runner import audit_learner
 from oraclepriv.audit.scenarios import flip_scenario, leak_scenario, quantile_scenario, tight_construction
@@ -38,6 +40,14 @@ def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
         ("control: returns fhat", leak, RRSPMReturnsFhat, {}, False),
         ("RRSPM", quantile, RRSPM, {}, True),
         ("control: non-exact oracle claiming optimality", quantile, RRSPM, {"backend": "claiming-quantile"}, False),
+        # robustification (oraclepriv/robust.py) against a solver that fails only on instances holding the record
+        # that differs between the neighbours ("targeting" always; "targeting-when" only if the answer labels Z (0, 0))
+        ("RRSPM, on_uncertified=fallback, targeting solver", leak, RRSPM,
+         {"backend": "targeting", "on_uncertified": "fallback"}, True),
+        ("RRSPM, on_uncertified=fallback, targeting-when solver", leak, RRSPM,
+         {"backend": "targeting-when", "on_uncertified": "fallback"}, True),
+        ("control: retry with fresh noise after a failure", leak, RRSPMRetryOnFailure, {"backend": "targeting-when"}, False),
+        ("control: on_uncertified=flag, targeting solver", leak, RRSPM, {"backend": "targeting", "on_uncertified": "flag"}, False),
     ]
 
 
@@ -47,7 +57,11 @@ def rrspm_audit_suite(
     """Audit RRSPM and its negative controls; one row per (scenario, learner)."""
     rows = []
     target = f"{ClaimingQuantileSplitBackend.__module__}:{ClaimingQuantileSplitBackend.__name__}"
-    with registered_backend("claiming-quantile", target):
+    leak = leak_scenario()
+    always = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]))
+    when = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]), when_points=leak.X_public, when_labels=[0, 0])
+    with registered_backend("claiming-quantile", target), registered_backend("targeting", always), \
+            registered_backend("targeting-when", when):
         for label, scenario, cls, params, must_pass in _cases():
             result = audit_learner(
                 lambda s, cls=cls, params=params, scenario=scenario: cls(
