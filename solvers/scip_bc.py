@@ -54,8 +54,10 @@ The limit is the relaxation, not speed: sepnoise-n400-d10 still times out (bound
 core has exactly d + 2 points (fewer points are affinely independent, so their two label classes
 have disjoint hulls), so z = 1/(d + 2) everywhere satisfies *every* core cut and the LP bound of
 the complete core closure is at most n/(d + 2): 400/12 = 33.3 (34 after lattice rounding) on
-n400-d10, below the best objective any backend found (36). Closing it needs branching far below
-the root or inequalities stronger than covers. On n200-d10 the root bound of the full core closure is
+n400-d10, below its optimum, 36. Closing it needs branching far below the root or inequalities
+stronger than covers: with a 1800 s limit scip-bc proves 36 optimal in 550 s and 2300 nodes
+(``oraclepriv bench mip --suite issue --backends scip-bc --time-limit 1800 --out
+docs/bench-mip-long``); halving the deep-node separation budget left it at ~2500 nodes. On n200-d10 the root bound of the full core closure is
 ~11 vs. the optimum 16 (the tree needs ~130-150 nodes). Rank-2 sets T (every g in T has a verified core
 inside T - {g}, so sum_T z >= 2) were tried: strong (n200-d10 root bound 10.5 -> 12.7) but, grown
 by one Farkas LP per point, ~70 LPs per cut, far too slow (60 s for that root); not kept.
