@@ -9,16 +9,17 @@ hypothesis itself, converts the bound back to the signed problem and decides ``c
 
 from __future__ import annotations
 
+import hashlib
 from abc import ABC, abstractmethod
-
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from oraclepriv.hypotheses import Hypothesis
+if TYPE_CHECKING:  # a runtime import would be circular when solvers.base is imported first
+    from oraclepriv.hypotheses import Hypothesis
 
-__all__ = ["Backend", "BackendAnswer", "ReducedProblem", "UnsupportedProblemError", "SolverNotInstalledError"]
+__all__ = ["Backend", "BackendAnswer", "ReducedProblem", "UnsupportedProblemError", "SolverNotInstalledError", "fingerprint"]
 
 STATUSES = ("optimal", "time_limit", "infeasible", "error")
 
@@ -96,3 +97,13 @@ class Backend(ABC):
     @abstractmethod
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         """Search the reduced problem; return the hypothesis found and what is proved about the optimum."""
+
+
+def fingerprint(kind: str, X: np.ndarray, y: np.ndarray, extra: tuple = ()) -> str:
+    """A digest of (kind, points, reduced labels, extra): backends key the models they keep between
+    calls on it (a weight-only re-solve on the same points reuses the model)."""
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(repr((kind, X.shape, extra)).encode())
+    digest.update(np.ascontiguousarray(X).tobytes())
+    digest.update(np.ascontiguousarray(y, dtype=np.int8).tobytes())
+    return digest.hexdigest()

@@ -58,7 +58,6 @@ involved reach 2^52, beyond exact float64 re-scoring) raises :class:`~solvers.ba
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import math
 import time
@@ -68,7 +67,14 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.hypotheses import Halfspace, Stump, Threshold
-from solvers.base import Backend, BackendAnswer, ReducedProblem, SolverNotInstalledError, UnsupportedProblemError
+from solvers.base import (
+    Backend,
+    BackendAnswer,
+    ReducedProblem,
+    SolverNotInstalledError,
+    UnsupportedProblemError,
+    fingerprint,
+)
 from solvers.milp import AffineScaling, PointGroups, StumpMilp, constant_costs, weight_granularity
 
 __all__ = ["CpSatBackend", "IntegerCosts", "integer_costs", "dyadic_grid", "exact_coefficient_bound", "import_cp_model", "HALFSPACE_MODELS"]
@@ -194,14 +200,6 @@ def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) 
         span = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
         raise ValueError(f"backend 'cpsat': {name} must be an integer {span}; got {value!r}")
     return int(value)
-
-
-def _fingerprint(kind: str, X: np.ndarray, y: np.ndarray, extra: tuple = ()) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(repr((kind, X.shape, extra)).encode())
-    digest.update(np.ascontiguousarray(X).tobytes())
-    digest.update(np.ascontiguousarray(y, dtype=np.int8).tobytes())
-    return digest.hexdigest()
 
 
 class _StumpModel:
@@ -344,7 +342,7 @@ class CpSatBackend(Backend):
         self._cache: dict[str, tuple[str, Any]] = {}
 
     def _cached(self, kind: str, X: np.ndarray, y: np.ndarray, build) -> tuple[Any, bool]:
-        fp = _fingerprint(kind, X, y, (self.halfspace_model, self.resolution_bits))
+        fp = fingerprint(kind, X, y, (self.halfspace_model, self.resolution_bits))
         hit = self._cache.get(kind)
         if hit is not None and hit[0] == fp:
             return hit[1], True

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 from abc import abstractmethod
 
-import hashlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -60,7 +59,7 @@ from typing import Any, Callable
 import numpy as np
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
-from solvers.base import Backend, BackendAnswer, ReducedProblem
+from solvers.base import Backend, BackendAnswer, ReducedProblem, fingerprint
 from solvers.cores import CoreStatus, Separator
 from solvers.milp import (
     DEFAULT_GAMMA,
@@ -96,14 +95,6 @@ class MipRun:
     gap: float
     seconds: float
     start_accepted: bool | None = None
-
-
-def fingerprint(kind: str, X: np.ndarray, y: np.ndarray, extra: tuple = ()) -> str:
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(repr((kind, X.shape, extra)).encode())
-    digest.update(np.ascontiguousarray(X).tobytes())
-    digest.update(np.ascontiguousarray(y, dtype=np.int8).tobytes())
-    return digest.hexdigest()
 
 
 @dataclass

@@ -322,3 +322,13 @@ def test_result_fields_and_to_dict():
     data = res.to_dict()
     assert data["hypothesis"] == res.hypothesis.to_dict() and data["certified"] is True
     assert isinstance(res.hypothesis, Stump) and not isinstance(res.hypothesis, Halfspace)
+
+
+@pytest.mark.parametrize("module", ["solvers.base", "solvers.sweep", "solvers.mipbackend", "solvers.scip_bc", "solvers.cpsat"])
+def test_a_solver_module_imports_on_its_own(module):
+    """``import solvers.base`` before ``oraclepriv`` used to be circular (base -> oraclepriv -> oracle -> base)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
