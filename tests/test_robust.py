@@ -67,6 +67,18 @@ def test_fallback_makes_the_learner_identical_to_the_exact_one(backend_cls):
     assert fallbacks >= 20  # the heuristic did fail, so the fallback path was exercised
 
 
+def test_fallback_that_also_fails_raises(monkeypatch):
+    """If the fallback cannot certify either, the fit must abort, never release a flagged answer."""
+    import oraclepriv.learners._base as base
+
+    with registered_backend("targeting", ALWAYS) as name:
+        monkeypatch.setattr(base, "fallback_oracle", lambda cls, backend, time_limit: FallbackOracle(
+            make_oracle(cls, backend=name), make_oracle(cls, backend=name)))
+        learner = RRSPM(epsilon=EPS, hypothesis="threshold", backend=name, on_uncertified="fallback", random_state=0)
+        with pytest.raises(UncertifiedOracleError, match="private-erm"):
+            learner.fit(SC.X_prime, SC.y_prime, X_public=SC.X_public)
+
+
 def test_fallback_passes_the_audit():
     res = audit(RRSPM, ALWAYS, "fallback")
     assert res.passed, res.to_dict()

@@ -196,7 +196,7 @@ class PrivateLearner(ABC):
             f"(status={result.status!r}, objective={result.objective!r}, bound={result.bound!r}, "
             f"backend={result.backend!r}); the privacy proof needs an exact argmin (notes P4)"
         )
-        if self.on_uncertified == "raise":
+        if self.on_uncertified != "flag":  # "raise", and "fallback" whose exact fallback failed too
             raise UncertifiedOracleError(message)
         self._uncertified_steps.append(step)
 
