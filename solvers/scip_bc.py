@@ -62,6 +62,32 @@ docs/bench-mip-long``); halving the deep-node separation budget left it at ~2500
 inside T - {g}, so sum_T z >= 2) were tried: strong (n200-d10 root bound 10.5 -> 12.7) but, grown
 by one Farkas LP per point, ~70 LPs per cut, far too slow (60 s for that root); not kept.
 
+Primal side. SCIP's heuristics are off; the handler offers separable sets: the repaired rounded
+point every REPAIR_EVERY-th separation call, and *rank rounding* of the root LP point (claim the k
+groups with the largest x wrong for up to ROUNDING_TRIES values of k, repair, add back the
+ROUNDING_ADD_BACK cheapest) at root calls 5, 15, 45, ... and once when the root has converged. On
+sepnoise-n400-d10 a 5 s call used to end at 39 (start heuristics 40, optimum 36); with rank
+rounding it ends at 36. A labeling offered this way is still checked by ``conscheck``; a test with a
+broken rounding (it offers the all-correct labeling) shows SCIP refusing it.
+
+Tried for n400-d10 and not kept (measured on this 2-CPU VM; session 3 of issue #3):
+* propagation of *implied-correct* points at nodes (a free point that every halfspace correct on
+  the fixed-correct groups classifies correctly, proved by an exactly verified core of the fixed
+  groups plus the flipped point, is fixed to z = 0): 3.2 fixings per node, yet 2620 nodes and 830 s
+  to prove 36 against 2300 nodes and 593 s without it;
+* SCIP's reliability (strong) branching or inference branching instead of pseudo-costs, and LP
+  pricing variants: dual bounds 25-27 at 60 s either way; SoPlex dual simplex is ~89% of the time
+  (2.46 M iterations over ~1000-row LPs in the 593 s run);
+* rank-2 sets from pairs of tight cores: of ~400 pair checks per round about one pair's union
+  stays non-separable after deleting the shared point;
+* conditional rank cuts k z_e + sum_T z >= k (T the tight cores through e minus e, k the exact
+  minimum number of errors on T when e is correct, by a sub-solve): violated by up to 3 at the root
+  of n200-d10, but the root bound rose only 11.5 -> 13.0 (optimum 16) after 117 sub-solves (~50 s).
+Why the covering LP is weak here: at the root of n400-d10 (bound 22.2) no z is 1; even the points
+that are deep on the wrong side get z <= 0.49, the rest of their cores being covered by a thin
+blanket of z ~ 0.06-0.08 on the points near the boundary. Forcing such a point correct costs some
+Tukey-depth-like number of errors, which fractional covers by (d + 2)-point cores cannot express.
+
 This is the branch-and-cut for the maximum feasible subsystem problem of Pfetsch (SIAM J. Optim. 19(1), 2008) with the combinatorial
 Benders cuts of Codato & Fischetti (Oper. Res. 54(4), 2006), run inside one search tree instead
 of the re-solved hitting-set master of ``mipbackend`` (``method="cuts"``; HiGHS has no lazy
@@ -130,6 +156,11 @@ SEPA_PENALTY = 0.2
 #: the first and every REPAIR_EVERY-th separation call also repair {g : x_g < 0.5} (a primal
 #: heuristic; at every root call it cost n200-d10 ~1.5 s for no fewer nodes)
 REPAIR_EVERY = 10
+#: rank rounding of the converged root LP point (:meth:`_CoreHandler._rank_rounding`): at most
+#: this many k values, spread over [s / 2, 3 s] for s = sum_g x_g
+ROUNDING_TRIES = 24
+#: ... of which the ROUNDING_ADD_BACK cheapest repaired sets get the greedy add-back
+ROUNDING_ADD_BACK = 4
 
 
 def import_pyscipopt():
@@ -161,8 +192,13 @@ def _handler_class(pyscipopt):
             self.best_keep: list[tuple[float, np.ndarray]] = []  # separable sets met, cheapest first
             self.unverified = 0  # core proposals that failed the exact check
             self.accepted_unverified = 0  # LP-non-separable labelings accepted for want of a proof
+            self._tz = None  # the transformed variables (on first use)
+            self.rounded = False  # rank rounding of the converged root LP done
+            self.root_calls = 0
+            self.next_rounding = 5
             self.stats = {"enforce_calls": 0, "check_calls": 0, "sepa_calls": 0, "cuts_enforce": 0, "cuts_sepa": 0,
-                          "heuristic_solutions": 0}
+                          "heuristic_solutions": 0, "rounding_tries": 0,
+                          "rounding_best": None}
 
         # -- helpers -------------------------------------------------------------------------
         def _values(self, solution) -> np.ndarray:
@@ -193,9 +229,18 @@ def _handler_class(pyscipopt):
             self.best_keep.insert(0, (cost, keep.copy()))
             del self.best_keep[3:]
             if cost < self.model.getPrimalbound() - 1e-9:
+                values = np.where(keep, 0.0, 1.0)
+                # SCIP refuses (an error, not a verdict) values that contradict a global fixing,
+                # e.g. a reduced-cost fixing that proves no better solution has that value: skip those
+                if self._tz is None:
+                    self._tz = [self.model.getTransformedVar(v) for v in self.z]
+                for g, v in enumerate(self._tz):
+                    lb, ub = v.getLbGlobal(), v.getUbGlobal()
+                    if lb == ub and lb != values[g]:
+                        return
                 sol = self.model.createSol()
                 for g, v in enumerate(self.z):
-                    self.model.setSolVal(sol, v, 0.0 if keep[g] else 1.0)
+                    self.model.setSolVal(sol, v, values[g])
                 if self.model.trySol(sol, printreason=False):
                     self.stats["heuristic_solutions"] += 1
 
@@ -280,11 +325,52 @@ def _handler_class(pyscipopt):
                 cost[S] += SEPA_PENALTY
             return out
 
+        def _rank_rounding(self, x: np.ndarray) -> list[tuple[int, ...]]:
+            """Primal heuristic on the converged root LP point x: for several k, claim the k groups
+            with the largest x wrong, repair the rest to a separable set (drop rule of
+            ``MipBackend._repair``), re-add what fits (``_add_back``) and offer the result. The LP
+            ranks the likely errors well (sepnoise-n400-d10: the start heuristics give 40, rounding
+            36 in ~0.5 s; the tree had needed 10 s or more). Returns the verified cores met that x
+            violates (they become cuts)."""
+            order = np.argsort(-x, kind="stable")
+            mass = float(x.sum())
+            positive = int(np.count_nonzero(x > _VIOLATION_TOL))
+            lo, hi = max(1, int(mass // 2)), min(positive, int(math.ceil(3 * mass)))
+            ks = sorted(set(np.linspace(lo, hi, num=ROUNDING_TRIES).round().astype(int))) if hi >= lo else []
+            found: list[tuple[int, ...]] = []
+            repaired: list[tuple[float, np.ndarray]] = []
+            for k in ks:
+                keep = np.ones(x.size, dtype=bool)
+                keep[order[:k]] = False
+                keep, more, bad = MipBackend._repair(self.sep, keep, self.W, self.yg)
+                self.unverified += bad
+                self.stats["rounding_tries"] += 1
+                found += [tuple(sorted(int(g) for g in c)) for c in more if x[c].sum() < 1.0 - _VIOLATION_TOL]
+                if bad == 0:
+                    repaired.append((float(self.W[~keep].sum()), keep))
+            # the greedy add-back costs one LP per dropped group: only for the cheapest repairs
+            for _, keep in sorted(repaired, key=lambda r: r[0])[:ROUNDING_ADD_BACK]:
+                keep = MipBackend._add_back(self.sep, keep, self.W)
+                cost = float(self.W[~keep].sum())
+                if self.stats["rounding_best"] is None or cost < self.stats["rounding_best"]:
+                    self.stats["rounding_best"] = cost
+                self._note_separable(keep)
+            return found
+
         def conssepalp(self, constraints, nusefulconss):
             self.stats["sepa_calls"] += 1
             added = self._add_pending()
             x = self._values(None)
             cores = self._min_x_cores(x)
+            if self.model.getDepth() == 0 and not self.rounded:
+                # round the root LP point when the root has converged (no violated core found) and,
+                # on a long root, at root calls 5, 15, 45, ... (a time-limited call gets an early incumbent)
+                self.root_calls += 1
+                self.rounded = not cores
+                if (self.rounded or self.root_calls == self.next_rounding) and \
+                        self.model.getPrimalbound() > self.model.getDualbound() + 1e-9:
+                    self.next_rounding = 3 * self.root_calls
+                    cores += self._rank_rounding(x)
             if self.stats["sepa_calls"] % REPAIR_EVERY == 1 % REPAIR_EVERY:
                 # primal side (SCIP's own heuristics are off): the rounded point, repaired by the
                 # drop rule of MipBackend._repair, is a separable set, offered as a solution; the

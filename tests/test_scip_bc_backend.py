@@ -16,6 +16,8 @@ check (``Separator.verify`` accepting everything) yields a bound above the optim
 
 from __future__ import annotations
 
+import sys
+
 
 import numpy as np
 import pytest
@@ -412,3 +414,48 @@ def test_separation_proposals_are_only_cuts_after_the_exact_check(monkeypatch):
     else:
         with pytest.raises(AssertionError, match="not a proved bound"):
             check_answer(broken, truth, w)
+
+
+# -- rank rounding of the root LP (primal heuristic) -----------------------------------------------
+
+
+def _rounding_instance():
+    rng = np.random.default_rng(5)
+    X, y = noisy_halfspace(rng, 60, 3, noise=1.0)
+    w = rng.integers(-3, 4, size=60).astype(float)
+    return X, y, w
+
+
+def test_rank_rounding_runs_and_offers_real_labelings():
+    """On an instance whose root leaves a gap the rounding runs; its best cost is that of a
+    realisable labeling, so never below the exact optimum (enumerate)."""
+    X, y, w = _rounding_instance()
+    res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+    ref = make_oracle("halfspace", backend="enumerate").solve(X, y, w)
+    check_answer(res, ref.objective, w)
+    assert res.certified and res.details["rounding_tries"] > 0
+    # rounding_best is in reduced weights (|w| after the sign reduction), like the reduced loss
+    assert res.details["rounding_best"] >= res.details["hypothesis_reduced_loss"] - 1e-9
+
+
+def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
+    """Negative control: an add-back that keeps *every* group (a labeling no halfspace realises) is
+    offered to SCIP, whose check (the Farkas LP plus an exactly verified core) refuses it."""
+    import solvers.scip_bc as scip_bc
+
+    X, y, w = _rounding_instance()
+    truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
+    real_add_back = scip_bc.MipBackend._add_back
+    calls = {"broken": 0}
+
+    def keep_everything(sep, keep, W):
+        if sys._getframe(1).f_code.co_name == "_rank_rounding":
+            calls["broken"] += 1
+            return np.ones_like(keep)
+        return real_add_back(sep, keep, W)
+
+    monkeypatch.setattr(scip_bc.MipBackend, "_add_back", staticmethod(keep_everything))
+    res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+    assert calls["broken"] >= 1 and res.details["rounding_best"] == 0.0  # the bogus labeling was offered...
+    check_answer(res, truth, w)  # ...and refused: the answer is still the exact optimum
+    assert res.certified and res.details["hypothesis_reduced_loss"] > 0  # accepting it would have been wrong
