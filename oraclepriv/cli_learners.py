@@ -20,6 +20,7 @@ class Algorithm(str, Enum):
     rrspm = "rrspm"
     perturbation = "perturbation"
     regularization = "regularization"
+    subsample = "subsample"
     ppm = "ppm"
 
 
@@ -32,11 +33,18 @@ def _fail(message: str) -> None:
 
 
 def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], hypothesis: str, backend: Optional[str],
-                  seed: Optional[int], time_limit: Optional[float], on_uncertified: str = "raise"):
-    from oraclepriv.learners import RRSPM, Perturbation, Regularization
+                  seed: Optional[int], time_limit: Optional[float], on_uncertified: Optional[str] = None,
+                  teachers: int = 16):
+    from oraclepriv.learners import RRSPM, Perturbation, Regularization, SubsampleAggregate
 
-    common = {"epsilon": epsilon, "backend": backend, "random_state": seed, "time_limit": time_limit,
-              "on_uncertified": on_uncertified}
+    common = {"epsilon": epsilon, "backend": backend, "random_state": seed, "time_limit": time_limit}
+    if on_uncertified is not None:
+        common["on_uncertified"] = on_uncertified
+    if algorithm is Algorithm.subsample:
+        # no --delta: Laplace noise, pure eps-DP; a delta > 0 selects the Gaussian mechanism
+        if delta:
+            return SubsampleAggregate(n_teachers=teachers, noise="gaussian", delta=delta, hypothesis=hypothesis, **common)
+        return SubsampleAggregate(n_teachers=teachers, noise="laplace", delta=0.0, hypothesis=hypothesis, **common)
     if algorithm is Algorithm.rrspm:
         if delta:
             return RRSPM(hypothesis=hypothesis, noise="gaussian", delta=delta, **common)
@@ -51,17 +59,23 @@ def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], 
 def learn(
     private: Path = typer.Argument(..., help="CSV: feature columns and label column y in {0,1} (ppm: plus a 0/1 column 'public')."),
     public: Optional[Path] = typer.Option(None, "--public", help="Public CSV (seed-000 learners): the same feature columns, unlabelled."),
-    algorithm: Algorithm = typer.Option(..., "--algorithm", help="rrspm | perturbation | regularization (seed 000: Alg 4, 2, 3); ppm (seed 002)."),
+    algorithm: Algorithm = typer.Option(
+        ..., "--algorithm",
+        help="rrspm | perturbation | regularization (seed 000: Alg 4, 2, 3); subsample (subsample-and-aggregate, "
+             "private for any oracle); ppm (seed 002).",
+    ),
     epsilon: float = typer.Option(..., "--epsilon", help="Privacy parameter epsilon > 0."),
     delta: Optional[float] = typer.Option(None, "--delta", help="delta in [0, 1/n); for rrspm a delta > 0 selects Gaussian weights."),
     hypothesis: str = typer.Option("halfspace", "--class", help="threshold | stump | halfspace (regularization: linear)."),
     backend: Optional[str] = typer.Option(None, "--backend", help="Oracle backend (default: chosen per problem)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: OS entropy)."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Per-call oracle time limit (MIP backends)."),
-    on_uncertified: str = typer.Option(
-        "raise", "--on-uncertified",
-        help="raise | fallback | flag: what an uncertified private-data oracle call does (see oraclepriv.robust).",
+    on_uncertified: Optional[str] = typer.Option(
+        None, "--on-uncertified",
+        help="raise | fallback | flag: what an uncertified private-data oracle call does (see oraclepriv.robust); "
+             "default: raise (subsample: flag, its privacy does not depend on the oracle).",
     ),
+    teachers: int = typer.Option(16, "--teachers", help="subsample: number of disjoint blocks / teachers k."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Fit a private learner: prints the hypothesis, the oracle calls (ledger) and the privacy record.
@@ -74,7 +88,7 @@ def learn(
             learner = _fit_ppm(private, public, epsilon, delta, hypothesis, seed)
         else:
             learner = _fit_seed000(private, public, algorithm, epsilon, delta, hypothesis, backend, seed, time_limit,
-                                   on_uncertified)
+                                   on_uncertified, teachers)
     except (ValueError, ImportError, RuntimeError) as exc:
         _fail(str(exc))
         return
@@ -98,7 +112,7 @@ def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optio
 
 def _fit_seed000(private: Path, public: Optional[Path], algorithm: Algorithm, epsilon: float, delta: Optional[float],
                  hypothesis: str, backend: Optional[str], seed: Optional[int], time_limit: Optional[float],
-                 on_uncertified: str = "raise"):
+                 on_uncertified: Optional[str] = None, teachers: int = 16):
     if public is None:
         raise ValueError(f"--public is required for --algorithm {algorithm.value}")
     data = read_csv_problem(private)
@@ -110,7 +124,7 @@ def _fit_seed000(private: Path, public: Optional[Path], algorithm: Algorithm, ep
         )
     if data.weights is not None:
         raise ValueError(f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
-    learner = _make_learner(algorithm, epsilon, delta, hypothesis, backend, seed, time_limit, on_uncertified)
+    learner = _make_learner(algorithm, epsilon, delta, hypothesis, backend, seed, time_limit, on_uncertified, teachers)
     return learner.fit(data.X, data.y, X_public=pub.X)
 
 
@@ -139,13 +153,21 @@ def demo(seed: int = typer.Option(0, "--seed", help="Random seed.")) -> None:
         raise typer.Exit(code=1)
 
 
+# options shared by the audit commands
+_AUDIT_RUNS = typer.Option(4000, "--runs", help="Runs of the whole learner per neighbouring dataset.")
+_AUDIT_EPSILON = typer.Option(1.0, "--epsilon")
+_AUDIT_SEED = typer.Option(0, "--seed")
+_AUDIT_OUT = typer.Option(None, "--out", help="Also write the rows as JSON to this file.")
+_AUDIT_REPORT = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file.")
+
+
 @audit_app.command("rrspm")
 def audit_rrspm(
-    runs: int = typer.Option(4000, "--runs", help="Runs of the whole learner per neighbouring dataset."),
-    epsilon: float = typer.Option(1.0, "--epsilon"),
-    seed: int = typer.Option(0, "--seed"),
-    out: Optional[Path] = typer.Option(None, "--out", help="Also write the rows as JSON to this file."),
-    report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file."),
+    runs: int = _AUDIT_RUNS,
+    epsilon: float = _AUDIT_EPSILON,
+    seed: int = _AUDIT_SEED,
+    out: Optional[Path] = _AUDIT_OUT,
+    report: Optional[Path] = _AUDIT_REPORT,
 ) -> None:
     """RRSPM on every audit scenario, and the negative controls each scenario must catch.
 
@@ -156,25 +178,48 @@ def audit_rrspm(
     """
     from oraclepriv.audit.suite import rrspm_audit_suite
 
+    _run_audit_command("rrspm", "RRSPM privacy audit", rrspm_audit_suite, runs, epsilon, seed, out, report)
+
+
+@audit_app.command("subsample")
+def audit_subsample(
+    runs: int = _AUDIT_RUNS,
+    epsilon: float = _AUDIT_EPSILON,
+    seed: int = _AUDIT_SEED,
+    out: Optional[Path] = _AUDIT_OUT,
+    report: Optional[Path] = _AUDIT_REPORT,
+) -> None:
+    """SubsampleAggregate (private for any oracle) with an exact and a targeting solver, and its negative controls."""
+    from oraclepriv.audit.suite import subsample_audit_suite
+
+    _run_audit_command("subsample", "SubsampleAggregate privacy audit", subsample_audit_suite, runs, epsilon, seed, out, report,
+                       "Scenario teacher-flip: exact log-ratio of the correct learner ln((1-p)/p) = 0.83 with p = e^-0.5/2. "
+                       "The targeting solver fails (honestly uncertified) on every instance holding D's differing record.")
+
+
+def _run_audit_command(name: str, title: str, suite, runs: int, epsilon: float, seed: int, out: Optional[Path],
+                       report: Optional[Path], extra_note: str = "") -> None:
     def show(row: dict) -> None:
         typer.echo(
-            f"{row['scenario']:<14} {row['learner']:<46} eps_lower={row['eps_lower']:.3f} eps_point={row['eps_point']:.3f} "
+            f"{row['scenario']:<14} {row['learner']:<50} eps_lower={row['eps_lower']:.3f} eps_point={row['eps_point']:.3f} "
             f"passed={str(row['passed']):<5} expected={row['expected']:<4} {row['verdict']}"
         )
 
-    rows = rrspm_audit_suite(n_runs=runs, epsilon=epsilon, seed=seed, progress=show)
+    rows = suite(n_runs=runs, epsilon=epsilon, seed=seed, progress=show)
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
     if report is not None:
         from oraclepriv.bench import markdown_table
 
-        command = f"oraclepriv audit rrspm --runs {runs} --epsilon {epsilon:g} --seed {seed} --report {report}"
+        command = f"oraclepriv audit {name} --runs {runs} --epsilon {epsilon:g} --seed {seed} --report {report}"
         columns = ["scenario", "learner", "n_runs", "eps_lower", "eps_point", "passed", "expected", "verdict"]
         note = (
             f"Claimed epsilon = {epsilon:g}. eps_lower: 95% Clopper-Pearson lower confidence bound on the privacy loss "
             "(Bonferroni over events); an audit fails when eps_lower > epsilon. Controls are deliberately broken learners."
         )
-        report.write_text(markdown_table("RRSPM privacy audit", command, rows, columns, note), encoding="utf-8")
+        if extra_note:
+            note += " " + extra_note
+        report.write_text(markdown_table(title, command, rows, columns, note), encoding="utf-8")
     if any(row["verdict"] != "ok" for row in rows):
         raise typer.Exit(code=1)
 

@@ -133,3 +133,20 @@ def test_learn_ppm_reads_privacy_bits_column(tmp_path):
     assert result.exit_code == 2 and "column 'public' row 1" in result.stderr
     result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1", "--public", str(path)])
     assert result.exit_code == 2 and "do not pass --public" in result.stderr
+
+
+def test_learn_subsample_laplace_and_gaussian(data):
+    private, public, _ = data
+    base = ["learn", str(private), "--public", str(public), "--algorithm", "subsample", "--epsilon", "1", "--class", "stump",
+            "--teachers", "12", "--seed", "2", "--json"]
+    result = runner.invoke(app, base)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["algorithm"] == "subsample-aggregate" and out["n_oracle_calls"] == 13
+    assert out["privacy"]["noise"] == "laplace" and out["privacy"]["guarantee"] == "pure eps-DP"
+    assert out["privacy"]["on_uncertified"] == "flag" and out["privacy"]["proof_applies"] is True
+    assert [c["n"] for c in out["oracle_calls"][:12]] == [25] * 12 and out["oracle_calls"][-1]["n"] == 10
+    gauss = json.loads(runner.invoke(app, base + ["--delta", "1e-6"]).stdout)
+    assert gauss["privacy"]["noise"] == "gaussian" and gauss["privacy"]["delta"] == 1e-6
+    bad = runner.invoke(app, base[:-1] + ["--teachers", "1"])
+    assert bad.exit_code == 2 and "n_teachers" in bad.stderr

@@ -24,7 +24,10 @@ Each is a minimal change to a correct component, mirroring a real implementation
   would label given points a given way (Neel-Roth-Wu's targeting heuristic, robustification notes
   §4.1-4.2). Used to test the ``on_uncertified`` modes of :mod:`oraclepriv.robust`;
 * :class:`RRSPMRetryOnFailure` — BROKEN robustification: after an uncertified call, refit with fresh
-  noise ("Las Vegas" retry; notes §4.1 show it is not private).
+  noise ("Las Vegas" retry; notes §4.1 show it is not private);
+* :class:`SubsampleAggregateSharedData` — BROKEN subsample-and-aggregate: every teacher trains on
+  the whole private set (bootstrap-style "ensembles" do this) while the noise is still calibrated
+  for one teacher's vote, rho = 1/k.
 
 These exist for tests and audits only; nothing else imports them.
 """
@@ -41,6 +44,7 @@ from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
+from oraclepriv.learners.subsample import SubsampleAggregate
 from oraclepriv.oracle import BACKENDS
 from solvers.base import Backend, BackendAnswer, ReducedProblem
 
@@ -57,6 +61,7 @@ __all__ = [
     "TargetingBackend",
     "targeting_backend",
     "RRSPMRetryOnFailure",
+    "SubsampleAggregateSharedData",
 ]
 
 
@@ -218,3 +223,10 @@ class RRSPMRetryOnFailure(RRSPM):
             except UncertifiedOracleError:
                 continue  # the rng has advanced: fresh Ytilde and xi
         raise UncertifiedOracleError("RRSPMRetryOnFailure: 20 failures in a row")
+
+
+class SubsampleAggregateSharedData(SubsampleAggregate):
+    """BROKEN: every teacher sees all private records (one record then moves all k votes)."""
+
+    def _blocks(self, n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
+        return [np.arange(n) for _ in range(k)]

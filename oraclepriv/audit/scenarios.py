@@ -19,6 +19,9 @@
 * :func:`quantile_scenario` — the replaced record moves the median of the training points across
   a public point: exact ERM is indifferent, a histogram/quantile split-finding heuristic is not.
 * :func:`linear_flat_scenario` — Algorithm 3's bounded linear class with a maximal stability shift.
+* :func:`teacher_flip_scenario` — for :class:`~oraclepriv.learners.SubsampleAggregate`: 9 private
+  records on distinct x, one label flipped; the ERM on *all* 9 records moves from constant 0 to
+  labelling Z as 1, while a teacher that holds one record only changes its own vote.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ __all__ = [
     "leak_scenario",
     "quantile_scenario",
     "linear_flat_scenario",
+    "teacher_flip_scenario",
 ]
 
 
@@ -148,4 +152,39 @@ def linear_flat_scenario(n: int = 200) -> Neighbours:
         hypothesis="linear",
         probes=np.empty((0, 1)),
         notes="fbar_D = 0, fbar_D' = min(1, 1/(2 eta_sum)) on Z = {1}",
+    )
+
+
+def teacher_flip_scenario() -> Neighbours:
+    """Thresholds; 9 records at x = 1.500, 1.501, ..., 1.508 with labels 1,0,1,0,1,0,1,0 and then 0 (D)
+    or 1 (D'); one public point Z = {1.6} to the right of all of them.
+
+    * ERM on all 9 records: under D the constant 0 is the unique optimum (4 errors; any cut <= 1.6
+      costs >= 5), so Z is labelled 0; under D' every optimum labels Z as 1. A learner whose
+      "teachers" all see the whole data set (the broken control) moves fbar(Z) from 0 to 1.
+    * One teacher per record (k = 9 blocks of one): a one-record ERM labels every point like its
+      record (constant hypothesis), so fbar(Z) = 4/9 under D and 5/9 under D': shift 1/k, the
+      stability radius the learner is calibrated for.
+    With Laplace noise of scale m/(k eps) = 1/9 (eps = 1) the released label is 1[fbar(Z) + L > 1/2]
+    (least squares on one public point), so P(label 1) = p = e^-0.5 / 2 under D and 1 - p under D':
+    the exact log-ratio ln((1 - p)/p) = 0.83 <= eps (``expected_log_ratio``).
+    The differing record, (1.508, 0) under D, is unique, so a targeting solver can single it out.
+    """
+    X = (1.5 + 0.001 * np.arange(9))[:, None]
+    y = np.array([1, 0, 1, 0, 1, 0, 1, 0, 0], dtype=np.int8)
+    y_prime = y.copy()
+    y_prime[-1] = 1
+    p = 0.5 * math.exp(-0.5)
+    return Neighbours(
+        name="teacher-flip",
+        X=X,
+        y=y,
+        X_prime=X.copy(),
+        y_prime=y_prime,
+        X_public=np.array([[1.6]]),
+        hypothesis="threshold",
+        probes=np.empty((0, 1)),
+        notes="ERM on all records labels Z 0 under D and 1 under D'; one-record teachers shift fbar(Z) by 1/9",
+        expected_log_ratio=math.log((1 - p) / p),
+        target_outcome=(1,),
     )

@@ -1,5 +1,6 @@
-"""The RRSPM audit suite behind ``oraclepriv audit rrspm``: every scenario is run on the correct
-learner (must pass) and on the deliberately broken variants it is built to catch (must fail).
+"""The audit suites behind ``oraclepriv audit rrspm`` and ``oraclepriv audit subsample``: every
+scenario is run on the correct learner (must pass) and on the deliberately broken variants it is
+built to catch (must fail).
 
 A row's ``verdict`` is "ok" when the audit's outcome is the expected one (pass for the correct
 learner, fail for a negative control) and "UNEXPECTED" otherwise.
@@ -15,14 +16,22 @@ from oraclepriv.audit.controls import (
     RRSPMReturnsFhat,
     RRSPMScaleTwoOverEps,
     RRSPMRateAsScale,
+    SubsampleAggregateSharedData,
     registered_backend,
     targeting_backend,
 )
 from oraclepriv.audit.runner import audit_learner
-from oraclepriv.audit.scenarios import flip_scenario, leak_scenario, quantile_scenario, tight_construction
+from oraclepriv.audit.scenarios import (
+    flip_scenario,
+    leak_scenario,
+    quantile_scenario,
+    teacher_flip_scenario,
+    tight_construction,
+)
 from oraclepriv.learners.rrspm import RRSPM
+from oraclepriv.learners.subsample import SubsampleAggregate
 
-__all__ = ["rrspm_audit_suite"]
+__all__ = ["rrspm_audit_suite", "subsample_audit_suite"]
 
 
 def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
@@ -51,41 +60,71 @@ def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
     ]
 
 
+def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress) -> list[dict[str, Any]]:
+    rows = []
+    for label, scenario, cls, params, must_pass in cases:
+        result = audit_learner(
+            lambda s, cls=cls, params=params, scenario=scenario: cls(
+                **{"epsilon": epsilon, "hypothesis": scenario.hypothesis, "random_state": s, **params}
+            ),
+            scenario,
+            epsilon=epsilon,
+            n_runs=n_runs,
+            seed=seed,
+            learner_name=label,
+        )
+        row = {
+            "scenario": scenario.name,
+            "learner": label,
+            "epsilon": epsilon,
+            "n_runs": n_runs,
+            "eps_lower": result.eps_lower,
+            "eps_point": result.eps_point,
+            "passed": result.passed,
+            "expected": "pass" if must_pass else "fail",
+            "verdict": "ok" if result.passed == must_pass else "UNEXPECTED",
+            "seconds": result.seconds,
+        }
+        rows.append(row)
+        if progress is not None:
+            progress(row)
+    return rows
+
+
 def rrspm_audit_suite(
     n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None
 ) -> list[dict[str, Any]]:
     """Audit RRSPM and its negative controls; one row per (scenario, learner)."""
-    rows = []
     target = f"{ClaimingQuantileSplitBackend.__module__}:{ClaimingQuantileSplitBackend.__name__}"
     leak = leak_scenario()
     always = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]))
     when = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]), when_points=leak.X_public, when_labels=[0, 0])
     with registered_backend("claiming-quantile", target), registered_backend("targeting", always), \
             registered_backend("targeting-when", when):
-        for label, scenario, cls, params, must_pass in _cases():
-            result = audit_learner(
-                lambda s, cls=cls, params=params, scenario=scenario: cls(
-                    epsilon=epsilon, hypothesis=scenario.hypothesis, random_state=s, **params
-                ),
-                scenario,
-                epsilon=epsilon,
-                n_runs=n_runs,
-                seed=seed,
-                learner_name=label,
-            )
-            row = {
-                "scenario": scenario.name,
-                "learner": label,
-                "epsilon": epsilon,
-                "n_runs": n_runs,
-                "eps_lower": result.eps_lower,
-                "eps_point": result.eps_point,
-                "passed": result.passed,
-                "expected": "pass" if must_pass else "fail",
-                "verdict": "ok" if result.passed == must_pass else "UNEXPECTED",
-                "seconds": result.seconds,
-            }
-            rows.append(row)
-            if progress is not None:
-                progress(row)
-    return rows
+        return _run_cases(_cases(), n_runs, epsilon, seed, progress)
+
+
+def _subsample_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
+    """(label, scenario, learner class, extra params, must_pass) for SubsampleAggregate (k = 9, Laplace)."""
+    flip = teacher_flip_scenario()
+    base = {"n_teachers": 9, "noise": "laplace", "delta": 0.0}
+    return [
+        ("SubsampleAggregate", flip, SubsampleAggregate, base, True),
+        ("control: every teacher sees all records", flip, SubsampleAggregateSharedData, base, False),
+        # a solver that fails (honestly uncertified) on every instance holding D's differing record
+        ("SubsampleAggregate, targeting solver, abstain", flip, SubsampleAggregate, {**base, "backend": "targeting"}, True),
+        ("SubsampleAggregate, targeting solver, keep", flip, SubsampleAggregate,
+         {**base, "backend": "targeting", "teacher_failure": "keep"}, True),
+        ("control: all records per teacher, targeting solver", flip, SubsampleAggregateSharedData,
+         {**base, "backend": "targeting"}, False),
+    ]
+
+
+def subsample_audit_suite(
+    n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None
+) -> list[dict[str, Any]]:
+    """Audit SubsampleAggregate (exact and targeting solvers) and its negative controls."""
+    flip = teacher_flip_scenario()
+    target = targeting_backend(flip.X[-1], int(flip.y[-1]))
+    with registered_backend("targeting", target):
+        return _run_cases(_subsample_cases(), n_runs, epsilon, seed, progress)

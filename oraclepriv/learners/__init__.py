@@ -6,6 +6,10 @@ Learning with Public Data" (seed 000), one module per algorithm:
 * :mod:`~oraclepriv.learners.regularization` — Algorithm 3 (Regularization), 2 oracle calls;
 * :mod:`~oraclepriv.learners.rrspm` — Algorithm 4 (RRSPM), 2 oracle calls;
 
+and, private for ANY oracle (design (B) of the robustification notes):
+
+* :mod:`~oraclepriv.learners.subsample` — subsample-and-aggregate, Perturb as the aggregator;
+
 and of Bassily, Moran, Nandi, "Learning from Mixtures of Private and Public Populations" (seed 002):
 
 * :mod:`~oraclepriv.learners.ppm` — Algorithm 2 (A_LearnHalf, Helly-based PPM learner), no oracle call.
@@ -20,6 +24,7 @@ from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.ppm import PPMHalfspaces
 from oraclepriv.learners.regularization import LinearPredictor, Regularization
 from oraclepriv.learners.rrspm import RRSPM
+from oraclepriv.learners.subsample import SubsampleAggregate
 
 __all__ = [
     "LinearPredictor",
@@ -30,5 +35,6 @@ __all__ = [
     "PrivateLearner",
     "RRSPM",
     "Regularization",
+    "SubsampleAggregate",
     "UncertifiedOracleError",
 ]

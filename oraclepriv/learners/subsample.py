@@ -1,0 +1,162 @@
+"""SubsampleAggregate — a learner whose privacy does not depend on the oracle at all.
+
+Design (B) of the robustification notes (``design/notes/robustification-neel-et-al.md`` §4.2:
+"the solver never sees all of the data"): the subsample-and-aggregate framework of Nissim,
+Raskhodnikova and Smith ("Smooth sensitivity and sampling in private data analysis", STOC 2007),
+in the public-data form of PATE (Papernot et al., ICLR 2017) and of Bassily, Thakurta and Thakkar
+("Model-agnostic private learning", NeurIPS 2018), with Perturb (seed 000, Algorithm 1) as the
+private aggregation step:
+
+1. split the private records at random into k disjoint blocks (sizes differ by at most one; the
+   split uses only the learner's random generator, never the data);
+2. teacher t = ERM on block t (one oracle call each, unit weights, a *fresh* oracle per teacher so
+   no solver state -- core pools, warm starts -- carries information between blocks);
+3. fbar(Z_i) = mean over teachers of their labels of the public point Z_i (a teacher whose answer is
+   not certified either keeps it or abstains with 1/2, ``teacher_failure``);
+4. release Perturb(fbar, Q, gamma, Z): targets t = fbar(Z) + gamma zeta, least-squares ERM on the
+   public points only.
+
+Privacy, for EVERY oracle (exact, time-limited, heuristic, adversarial). Replacing one private
+record changes one block, hence one teacher, whose vote on each public point moves by at most 1
+(or 1/2 to or from an abstention); so ||fbar_D - fbar_D'||_inf <= 1/k on Z, i.e. Perturb's
+stability radius is rho = 1/k by construction: l2-sensitivity sqrt(m)/k, l1-sensitivity m/k of the
+released vector fbar(Z) + gamma zeta. gamma is then the analytic Gaussian mechanism std for
+(eps, delta) (``noise="gaussian"``, delta > 0) or m/(k eps) for Laplace noise (``noise="laplace"``,
+pure eps-DP). Everything after the release, the final oracle call included, is post-processing.
+For a fixed split the mechanism is (eps, delta)-DP; the split is independent of the data, so the
+mixture is too. What the oracle affects is accuracy only: the guarantee holds even under the
+targeting heuristic of the notes' §4.1 (tested, and audited by ``oraclepriv audit subsample``).
+
+Cost: k + 1 oracle calls on n/k private points each (plus m public points), and accuracy of a
+learner trained on n/k points, aggregated. The noise on fbar is gamma ~ sqrt(m) / (k eps): k must
+grow like sqrt(m)/eps for the teachers' majority to survive it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.learners._base import PrivateLearner, UncertifiedOracleError
+from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, perturb
+
+__all__ = ["SubsampleAggregate", "TEACHER_FAILURE_MODES", "split_blocks"]
+
+TEACHER_FAILURE_MODES = ("abstain", "keep")
+
+
+def split_blocks(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """A uniformly random split of range(n) into k blocks whose sizes differ by at most one."""
+    return [np.sort(b) for b in np.array_split(rng.permutation(n), k)]
+
+
+class SubsampleAggregate(PrivateLearner):
+    """Subsample-and-aggregate with Perturb as the aggregator (module docstring).
+
+    Parameters (besides those of :class:`~oraclepriv.learners._base.PrivateLearner`):
+
+    * ``n_teachers`` — k, the number of disjoint blocks (2 <= k <= n);
+    * ``noise`` — "gaussian" ((eps, delta)-DP, needs delta > 0) or "laplace" (eps-DP);
+    * ``teacher_failure`` — what an uncertified teacher answer does: "abstain" (vote 1/2 on every
+      public point; default) or "keep" (vote with the answer as it is);
+    * ``on_uncertified`` — as for the other learners, but here it only decides *accuracy-side*
+      handling: "flag" (default; then ``teacher_failure`` applies), "fallback" (re-solve such a
+      call exactly; if that fails too, ``teacher_failure`` applies), "raise" (abort the fit). The
+      privacy guarantee is the same in every mode.
+    """
+
+    algorithm = "subsample-aggregate"
+    reference = (
+        "subsample-and-aggregate (Nissim, Raskhodnikova, Smith 2007) in PATE form (Papernot et al. 2017; "
+        "Bassily, Thakurta, Thakkar 2018), aggregated by Perturb (Block et al., seed 000, Algorithm 1); "
+        "design (B) of the robustification notes"
+    )
+    supported_classes = ("threshold", "stump", "halfspace")
+
+    def __init__(
+        self,
+        *,
+        n_teachers: int = 16,
+        noise: str = "gaussian",
+        teacher_failure: str = "abstain",
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        hypothesis: str = "halfspace",
+        backend: str | None = None,
+        time_limit: float | None = None,
+        on_uncertified: str = "flag",
+        random_state: Any = None,
+    ) -> None:
+        super().__init__(
+            epsilon=epsilon, delta=delta, hypothesis=hypothesis, backend=backend, time_limit=time_limit,
+            on_uncertified=on_uncertified, random_state=random_state,
+        )
+        self.n_teachers = n_teachers
+        self.noise = noise
+        self.teacher_failure = teacher_failure
+
+    def _check_params(self, n: int) -> int:
+        k = self.n_teachers
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= n:
+            raise ValueError(f"n_teachers must be an integer with 2 <= n_teachers <= n = {n} private records; got {k!r}")
+        if self.noise not in NOISE_FAMILIES:
+            raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
+        if self.noise == "gaussian" and not self.delta_ > 0:
+            raise ValueError(f"noise='gaussian' needs delta > 0 (it is (eps, delta)-DP); got delta={self.delta!r}. "
+                             "Use noise='laplace' for pure eps-DP.")
+        if self.teacher_failure not in TEACHER_FAILURE_MODES:
+            raise ValueError(f"teacher_failure must be one of {list(TEACHER_FAILURE_MODES)}; got {self.teacher_failure!r}")
+        return int(k)
+
+    def _blocks(self, n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
+        """Step 1: the disjoint random blocks (one job, so tests and controls can see the split)."""
+        return split_blocks(n, k, rng)
+
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
+        if fit_params:
+            raise TypeError(f"SubsampleAggregate.fit got unexpected keyword arguments {sorted(fit_params)}")
+        k = self._check_params(X.shape[0])
+        m = Z.shape[0]
+        blocks = self._blocks(X.shape[0], k, rng)
+        votes = np.empty((k, m))
+        uncertified: list[int] = []
+        for t, block in enumerate(blocks):
+            oracle = self._oracle()  # fresh per teacher: no solver state shared between blocks
+            result = oracle.solve(X[block], y[block], np.ones(block.size), caller=self.algorithm, step=f"teacher-{t}")
+            if result.certified:
+                votes[t] = result.hypothesis.predict(Z)
+                continue
+            if self.on_uncertified == "raise":
+                raise UncertifiedOracleError(
+                    f"{self.algorithm}: teacher {t}'s oracle call was not certified (status={result.status!r}, "
+                    f"backend={result.backend!r}); on_uncertified='raise' aborts (privacy would not need it: "
+                    "use on_uncertified='flag' to let the teacher abstain or keep its answer)"
+                )
+            uncertified.append(t)
+            votes[t] = 0.5 if self.teacher_failure == "abstain" else result.hypothesis.predict(Z)
+        center = votes.mean(axis=0)
+        rho = 1.0 / k
+        gamma = calibrate_gamma(self.noise, rho, m, self.epsilon_, self.delta_)
+        released = perturb(self._oracle(), Z, center, gamma, self.noise, rng, caller=self.algorithm, step="perturb")
+        self.teacher_votes_ = votes
+        self.center_ = center
+        self._privacy = {
+            "mechanism": (
+                f"{k} teachers on disjoint random blocks, fbar = mean vote on Z, Perturb with "
+                f"{self.noise} noise gamma = {gamma:.6g} calibrated for stability radius rho = 1/k"
+            ),
+            "guarantee": "pure eps-DP" if self.noise == "laplace" else "(eps, delta)-DP",
+            "robustness": "privacy holds for any oracle answers (each teacher sees one block; design (B))",
+            "oracle_dependence": "none: exactness affects accuracy only",
+            "n_teachers": k,
+            "block_sizes": sorted({int(b.size) for b in blocks}),
+            "rho": rho,
+            "gamma": gamma,
+            "noise": self.noise,
+            "uncertified_teachers": uncertified,
+            "teacher_failure": self.teacher_failure,
+            "final_call_certified": bool(released.result.certified),
+            "proof_applies": True,
+        }
+        return released.hypothesis
