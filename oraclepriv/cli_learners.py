@@ -311,3 +311,18 @@ def experiment_rrspm_tradeoff(
 
     run_rrspm_experiments(out, quick=quick, random_state=seed)
     typer.echo(f"wrote {out}")
+
+
+@experiment_app.command("robust-tradeoff")
+def experiment_robust_tradeoff(
+    out: Path = typer.Option(Path("docs/figures/robust"), "--out", help="Output folder (PNG + CSVs + README)."),
+    quick: bool = typer.Option(False, "--quick", help="Tiny sizes (a smoke run)."),
+    seed: int = typer.Option(0, "--seed"),
+) -> None:
+    """SubsampleAggregate (private for any oracle) vs RRSPM vs ERM: excess error vs n, and vs solver failure rate."""
+    from oraclepriv.experiments.robust_tradeoff import run_robust_tradeoff
+
+    result = run_robust_tradeoff(out, quick=quick, random_state=seed)
+    typer.echo(result["slopes"].to_string(index=False))
+    typer.echo(result["ratio"].to_string(index=False))
+    typer.echo(f"wrote {out}")

@@ -84,9 +84,9 @@ def test_replacing_one_record_changes_one_teachers_votes(backend):
     with registered_backend("targeting", target):
         fits = [SubsampleAggregate(n_teachers=k, hypothesis="threshold", backend=backend, random_state=11,
                                    noise="laplace", delta=0.0).fit(A, b, X_public=Z) for A, b in ((X, y), (X2, y2))]
-    changed = np.any(fits[0].teacher_votes_ != fits[1].teacher_votes_, axis=1)
+    changed = np.any(fits[0].nonprivate_diagnostics_["teacher_votes"] != fits[1].nonprivate_diagnostics_["teacher_votes"], axis=1)
     assert changed.sum() <= 1
-    assert np.max(np.abs(fits[0].center_ - fits[1].center_)) <= 1 / k + 1e-12
+    assert np.max(np.abs(fits[0].nonprivate_diagnostics_["center"] - fits[1].nonprivate_diagnostics_["center"])) <= 1 / k + 1e-12
     if backend == "targeting":
         assert len(fits[0].privacy_["uncertified_teachers"]) == 1  # only the block holding the record failed
         assert fits[1].privacy_["uncertified_teachers"] == []
@@ -98,7 +98,7 @@ def test_the_broken_control_moves_every_teacher():
     fits = [SubsampleAggregateSharedData(n_teachers=9, hypothesis="threshold", noise="laplace", delta=0.0,
                                          random_state=0).fit(A, b, X_public=sc.X_public)
             for A, b in ((sc.X, sc.y), (sc.X_prime, sc.y_prime))]
-    assert fits[0].center_[0] == 0.0 and fits[1].center_[0] == 1.0  # sensitivity 1, not 1/k
+    assert fits[0].nonprivate_diagnostics_["center"][0] == 0.0 and fits[1].nonprivate_diagnostics_["center"][0] == 1.0  # sensitivity 1, not 1/k
 
 
 @pytest.mark.parametrize("noise, delta", [("gaussian", 1e-6), ("laplace", 0.0)])
@@ -134,8 +134,8 @@ def test_on_uncertified_raise_aborts_and_flag_keeps_or_abstains():
                                   random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
         fallback = SubsampleAggregate(n_teachers=9, hypothesis="threshold", backend="targeting",
                                       on_uncertified="fallback", random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-    assert abstain.center_[0] == pytest.approx(4.5 / 9) and keep.center_[0] == pytest.approx(4 / 9)
-    assert fallback.privacy_["uncertified_teachers"] == [] and fallback.center_[0] == pytest.approx(4 / 9)
+    assert abstain.nonprivate_diagnostics_["center"][0] == pytest.approx(4.5 / 9) and keep.nonprivate_diagnostics_["center"][0] == pytest.approx(4 / 9)
+    assert fallback.privacy_["uncertified_teachers"] == [] and fallback.nonprivate_diagnostics_["center"][0] == pytest.approx(4 / 9)
     assert any(r["step"].endswith("/fallback") for r in fallback.ledger_.records)
 
 

@@ -64,6 +64,10 @@ class SubsampleAggregate(PrivateLearner):
       handling: "flag" (default; then ``teacher_failure`` applies), "fallback" (re-solve such a
       call exactly; if that fails too, ``teacher_failure`` applies), "raise" (abort the fit). The
       privacy guarantee is the same in every mode.
+
+    Fitted: ``hypothesis_``, ``ledger_`` (k + 1 calls), ``privacy_``, ``public_targets_`` (the released,
+    eps-DP vector fbar(Z) + gamma zeta) and ``nonprivate_diagnostics_`` (the teachers' votes and the
+    un-noised fbar(Z): **not** private, for tests and experiments; publishing them voids the guarantee).
     """
 
     algorithm = "subsample-aggregate"
@@ -139,8 +143,9 @@ class SubsampleAggregate(PrivateLearner):
         rho = 1.0 / k
         gamma = calibrate_gamma(self.noise, rho, m, self.epsilon_, self.delta_)
         released = perturb(self._oracle(), Z, center, gamma, self.noise, rng, caller=self.algorithm, step="perturb")
-        self.teacher_votes_ = votes
-        self.center_ = center
+        self.public_targets_ = released.targets  # fbar(Z) + gamma zeta: the eps-DP release
+        # NOT private (the un-noised votes): for tests and experiments only; publishing them voids the guarantee
+        self.nonprivate_diagnostics_ = {"teacher_votes": votes, "center": center}
         self._privacy = {
             "mechanism": (
                 f"{k} teachers on disjoint random blocks, fbar = mean vote on Z, Perturb with "
