@@ -64,7 +64,22 @@ def test_each_teacher_gets_a_fresh_oracle(monkeypatch):
     monkeypatch.setattr(base, "make_oracle", counting)
     X, y, Z = _data()
     SubsampleAggregate(n_teachers=4, hypothesis="stump", random_state=0).fit(X, y, X_public=Z)
-    assert len({id(o) for o in made}) == len(made) == 5
+    assert len({id(o) for o in made}) == len(made) == 4  # the last (public) call builds its own FallbackOracle
+
+
+def test_a_failed_public_call_is_re_solved_exactly():
+    """The last call sees public points and released targets only (post-processing): an uncertified answer
+    there is re-solved exactly, so a failing solver cannot make the learner release, e.g., a constant."""
+    from oraclepriv.experiments.robust_tradeoff import FlakyBackend
+
+    X, y, Z = _data()
+    always = type("AlwaysFails", (FlakyBackend,), {"rate": 1.0})
+    with registered_backend("always-fails", always):
+        learner = SubsampleAggregate(n_teachers=4, hypothesis="stump", backend="always-fails",
+                                     random_state=0).fit(X, y, X_public=Z)
+    steps = [r["step"] for r in learner.ledger_.records]
+    assert steps[-2:] == ["perturb", "perturb/fallback"] and learner.privacy_["final_call_certified"]
+    assert learner.privacy_["uncertified_teachers"] == [0, 1, 2, 3] and learner.privacy_["proof_applies"]
 
 
 @pytest.mark.parametrize("backend", [None, "targeting"])

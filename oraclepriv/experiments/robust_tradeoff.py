@@ -14,7 +14,7 @@ price of that robustness, and how SubsampleAggregate degrades when its solver fa
 2. **Failing solver.** SubsampleAggregate at one (n, k, m) with a solver that fails (answers the
    constant 0, honestly uncertified) on a fraction q of its calls, decided by a hash of the call's
    data: excess error vs q with ``teacher_failure="abstain"`` and ``"keep"``. Privacy is the same for
-   every q. (RRSPM with such a solver must raise, or fall back to an exact solve: its accuracy is
+   every q. (The learner's last call, on public data only, falls back to an exact solve when it fails.) (RRSPM with such a solver must raise, or fall back to an exact solve: its accuracy is
    then unchanged, its running time is not bounded.)
 """
 
@@ -45,10 +45,10 @@ FULL_CONFIG: dict[str, Any] = {
     "scenarios": {"threshold": (1000, 3000, 10_000, 30_000, 100_000), "stump": (1000, 3000, 10_000, 30_000)},
     "repetitions": 12,
     "rrspm_ms": (2, 3, 4, 6, 10, 16, 25, 40, 63, 100, 158, 251, 398),
-    "teachers": (8, 16, 32, 64, 128, 256, 512),
+    "teachers": (8, 16, 32, 64, 128, 256, 512, 1024, 2048),
     "sa_ms": (2, 4, 8, 16, 32, 64),
-    "failure": {"scenario": "threshold", "n": 30_000, "teachers": 256, "m": 8, "rates": (0.0, 0.1, 0.2, 0.3, 0.5),
-                "repetitions": 12},
+    "failure": {"scenario": "threshold", "n": 30_000, "teachers": 512, "m": 32, "rates": (0.0, 0.1, 0.2, 0.3, 0.5),
+                "repetitions": 24},
 }
 
 QUICK_CONFIG: dict[str, Any] = {

@@ -14,7 +14,8 @@ private aggregation step:
 3. fbar(Z_i) = mean over teachers of their labels of the public point Z_i (a teacher whose answer is
    not certified either keeps it or abstains with 1/2, ``teacher_failure``);
 4. release Perturb(fbar, Q, gamma, Z): targets t = fbar(Z) + gamma zeta, least-squares ERM on the
-   public points only.
+   public points only (an uncertified answer there is re-solved exactly: that call is
+   post-processing, so the fallback costs no privacy).
 
 Privacy, for EVERY oracle (exact, time-limited, heuristic, adversarial). Replacing one private
 record changes one block, hence one teacher, whose vote on each public point moves by at most 1
@@ -40,6 +41,7 @@ import numpy as np
 
 from oraclepriv.learners._base import PrivateLearner, UncertifiedOracleError
 from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, perturb
+from oraclepriv.robust import fallback_oracle
 
 __all__ = ["SubsampleAggregate", "TEACHER_FAILURE_MODES", "split_blocks"]
 
@@ -142,7 +144,11 @@ class SubsampleAggregate(PrivateLearner):
         center = votes.mean(axis=0)
         rho = 1.0 / k
         gamma = calibrate_gamma(self.noise, rho, m, self.epsilon_, self.delta_)
-        released = perturb(self._oracle(), Z, center, gamma, self.noise, rng, caller=self.algorithm, step="perturb")
+        # the last call sees only public points and the released targets (post-processing), so an exact
+        # fallback for an uncertified answer costs no privacy: always on (a failed public call would
+        # otherwise release, e.g., a constant)
+        final = fallback_oracle(self.hypothesis, self.backend, self.time_limit)
+        released = perturb(final, Z, center, gamma, self.noise, rng, caller=self.algorithm, step="perturb")
         self.public_targets_ = released.targets  # fbar(Z) + gamma zeta: the eps-DP release
         # NOT private (the un-noised votes): for tests and experiments only; publishing them voids the guarantee
         self.nonprivate_diagnostics_ = {"teacher_votes": votes, "center": center}
