@@ -218,7 +218,8 @@ def _plot(best, fail, cfg, path: Path) -> None:
         ax.errorbar(g.rate, g.mean_excess, yerr=g.sem_excess, marker="o", capsize=3, label=f"teacher_failure={mode}")
     ax.set_xlabel("fraction of failing oracle calls q")
     ax.set_ylabel("excess error")
-    ax.set_title(f"SubsampleAggregate, {f['scenario']}s, n={f['n']}, k={f['teachers']}, m={f['m']}")
+    ax.set_title(f"SubsampleAggregate with a failing solver\n{f['scenario']}s, n={f['n']}, k={f['teachers']}, m={f['m']}",
+                 fontsize=10)
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
