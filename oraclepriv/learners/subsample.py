@@ -3,7 +3,7 @@
 Design (B) of the robustification notes (``design/notes/robustification-neel-et-al.md`` §4.2:
 "the solver never sees all of the data"): the subsample-and-aggregate framework of Nissim,
 Raskhodnikova and Smith ("Smooth sensitivity and sampling in private data analysis", STOC 2007),
-in the public-data form of PATE (Papernot et al., ICLR 2017) and of Bassily, Thakurta and Thakkar
+in the public-data form of PATE (Papernot et al., ICLR 2017) and of Bassily, Thakkar and Thakurta
 ("Model-agnostic private learning", NeurIPS 2018), with Perturb (seed 000, Algorithm 1) as the
 private aggregation step:
 
@@ -75,7 +75,7 @@ class SubsampleAggregate(PrivateLearner):
     algorithm = "subsample-aggregate"
     reference = (
         "subsample-and-aggregate (Nissim, Raskhodnikova, Smith 2007) in PATE form (Papernot et al. 2017; "
-        "Bassily, Thakurta, Thakkar 2018), aggregated by Perturb (Block et al., seed 000, Algorithm 1); "
+        "Bassily, Thakkar, Thakurta 2018), aggregated by Perturb (Block et al., seed 000, Algorithm 1); "
         "design (B) of the robustification notes"
     )
     supported_classes = ("threshold", "stump", "halfspace")
