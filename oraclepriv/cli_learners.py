@@ -212,7 +212,7 @@ def _run_audit_command(name: str, title: str, suite, runs: int, epsilon: float, 
         from oraclepriv.bench import markdown_table
 
         command = f"oraclepriv audit {name} --runs {runs} --epsilon {epsilon:g} --seed {seed} --report {report}"
-        columns = ["scenario", "learner", "n_runs", "eps_lower", "eps_point", "passed", "expected", "verdict"]
+        columns = ["scenario", "learner", "delta", "n_runs", "eps_lower", "eps_point", "passed", "expected", "verdict"]
         note = (
             f"Claimed epsilon = {epsilon:g}. eps_lower: 95% Clopper-Pearson lower confidence bound on the privacy loss "
             "(Bonferroni over events); an audit fails when eps_lower > epsilon. Controls are deliberately broken learners."

@@ -150,3 +150,15 @@ def test_learn_subsample_laplace_and_gaussian(data):
     assert gauss["privacy"]["noise"] == "gaussian" and gauss["privacy"]["delta"] == 1e-6
     bad = runner.invoke(app, base[:-1] + ["--teachers", "1"])
     assert bad.exit_code == 2 and "n_teachers" in bad.stderr
+
+
+def test_audit_subsample_command_small(tmp_path):
+    out, report = tmp_path / "audit.json", tmp_path / "audit.md"
+    result = runner.invoke(app, ["audit", "subsample", "--runs", "1500", "--seed", "2", "--out", str(out),
+                                 "--report", str(report)])
+    rows = json.loads(out.read_text())
+    assert len(rows) == 7 and {r["expected"] for r in rows} == {"pass", "fail"}
+    assert all(r["verdict"] == "ok" for r in rows), rows
+    assert result.exit_code == 0
+    assert {r["delta"] for r in rows} == {0.0, 1e-6}  # the Gaussian rows are audited at their delta
+    assert "oraclepriv audit subsample --runs 1500" in report.read_text()

@@ -69,6 +69,7 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress) -> list[
             ),
             scenario,
             epsilon=epsilon,
+            delta=float(params.get("delta", 0.0)),
             n_runs=n_runs,
             seed=seed,
             learner_name=label,
@@ -77,6 +78,7 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress) -> list[
             "scenario": scenario.name,
             "learner": label,
             "epsilon": epsilon,
+            "delta": result.delta,
             "n_runs": n_runs,
             "eps_lower": result.eps_lower,
             "eps_point": result.eps_point,
@@ -108,6 +110,7 @@ def _subsample_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
     """(label, scenario, learner class, extra params, must_pass) for SubsampleAggregate (k = 9, Laplace)."""
     flip = teacher_flip_scenario()
     base = {"n_teachers": 9, "noise": "laplace", "delta": 0.0}
+    gauss = {"noise": "gaussian", "delta": 1e-6}
     return [
         ("SubsampleAggregate", flip, SubsampleAggregate, base, True),
         ("control: every teacher sees all records", flip, SubsampleAggregateSharedData, base, False),
@@ -117,6 +120,9 @@ def _subsample_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
          {**base, "backend": "targeting", "teacher_failure": "keep"}, True),
         ("control: all records per teacher, targeting solver", flip, SubsampleAggregateSharedData,
          {**base, "backend": "targeting"}, False),
+        # the (eps, delta) variant: Gaussian noise, audited with the same delta
+        ("SubsampleAggregate, Gaussian, delta 1e-6", flip, SubsampleAggregate, {**base, **gauss}, True),
+        ("control: every teacher sees all records, Gaussian", flip, SubsampleAggregateSharedData, {**base, **gauss}, False),
     ]
 
 
