@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from oraclepriv.audit.controls import SubsampleAggregateSharedData, registered_backend, targeting_backend
 from oraclepriv.audit.runner import audit_learner
@@ -229,3 +231,27 @@ def test_with_a_time_limited_mip_solver_the_fit_completes_and_the_guarantee_stan
     assert all(not records[t]["certified"] for t in learner.privacy_["uncertified_teachers"])
     assert learner.privacy_["final_call_certified"] and learner.privacy_["proof_applies"]
     assert learner.privacy_["oracle_dependence"].startswith("none")
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), hypothesis=st.sampled_from(["threshold", "stump", "halfspace"]),
+       k=st.integers(2, 6), which=st.integers(0, 10**6))
+def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis, k, which):
+    """Random data, random class (halfspaces: exact enumeration in d = 2), random replaced record: with the
+    same random_state the teachers' votes differ in at most one row and fbar moves by at most 1/k."""
+    rng = np.random.default_rng(seed)
+    d = 1 if hypothesis == "threshold" else 2
+    n = int(rng.integers(2 * k, 8 * k + 1))
+    X = rng.normal(size=(n, d)).round(1)  # ties and duplicates included
+    y = rng.integers(0, 2, size=n).astype(np.int8)
+    Z = rng.normal(size=(5, d))
+    X2, y2 = X.copy(), y.copy()
+    i = which % n
+    X2[i] = rng.normal(size=d).round(1)
+    y2[i] = rng.integers(0, 2)
+    fits = [SubsampleAggregate(n_teachers=k, hypothesis=hypothesis, noise="laplace", delta=0.0,
+                               random_state=seed).fit(A, b, X_public=Z) for A, b in ((X, y), (X2, y2))]
+    votes = [f.nonprivate_diagnostics_["teacher_votes"] for f in fits]
+    assert np.any(votes[0] != votes[1], axis=1).sum() <= 1
+    centers = [f.nonprivate_diagnostics_["center"] for f in fits]
+    assert np.max(np.abs(centers[0] - centers[1])) <= 1.0 / k + 1e-12
