@@ -159,6 +159,7 @@ _AUDIT_EPSILON = typer.Option(1.0, "--epsilon")
 _AUDIT_SEED = typer.Option(0, "--seed")
 _AUDIT_OUT = typer.Option(None, "--out", help="Also write the rows as JSON to this file.")
 _AUDIT_REPORT = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file.")
+_AUDIT_JOBS = typer.Option(1, "--jobs", help="Worker processes for the runs (joblib; -1: every CPU). Results do not depend on it.")
 
 
 @audit_app.command("rrspm")
@@ -168,6 +169,7 @@ def audit_rrspm(
     seed: int = _AUDIT_SEED,
     out: Optional[Path] = _AUDIT_OUT,
     report: Optional[Path] = _AUDIT_REPORT,
+    jobs: int = _AUDIT_JOBS,
 ) -> None:
     """RRSPM on every audit scenario, and the negative controls each scenario must catch.
 
@@ -178,7 +180,7 @@ def audit_rrspm(
     """
     from oraclepriv.audit.suite import rrspm_audit_suite
 
-    _run_audit_command("rrspm", "RRSPM privacy audit", rrspm_audit_suite, runs, epsilon, seed, out, report)
+    _run_audit_command("rrspm", "RRSPM privacy audit", rrspm_audit_suite, runs, epsilon, seed, out, report, jobs=jobs)
 
 
 @audit_app.command("subsample")
@@ -188,24 +190,31 @@ def audit_subsample(
     seed: int = _AUDIT_SEED,
     out: Optional[Path] = _AUDIT_OUT,
     report: Optional[Path] = _AUDIT_REPORT,
+    jobs: int = _AUDIT_JOBS,
 ) -> None:
     """SubsampleAggregate (private for any oracle) with an exact and a targeting solver, and its negative controls."""
     from oraclepriv.audit.suite import subsample_audit_suite
 
     _run_audit_command("subsample", "SubsampleAggregate privacy audit", subsample_audit_suite, runs, epsilon, seed, out, report,
-                       "Scenario teacher-flip: exact log-ratio of the correct learner ln((1-p)/p) = 0.83 with p = e^-0.5/2. "
+                       jobs=jobs, extra_note="Scenario teacher-flip: exact log-ratio of the correct learner ln((1-p)/p) = 0.83 with p = e^-0.5/2. "
                        "The targeting solver fails (honestly uncertified) on every instance holding D's differing record.")
 
 
 def _run_audit_command(name: str, title: str, suite, runs: int, epsilon: float, seed: int, out: Optional[Path],
-                       report: Optional[Path], extra_note: str = "") -> None:
+                       report: Optional[Path], *, jobs: int = 1, extra_note: str = "") -> None:
     def show(row: dict) -> None:
         typer.echo(
             f"{row['scenario']:<14} {row['learner']:<50} eps_lower={row['eps_lower']:.3f} eps_point={row['eps_point']:.3f} "
             f"passed={str(row['passed']):<5} expected={row['expected']:<4} {row['verdict']}"
         )
 
-    rows = suite(n_runs=runs, epsilon=epsilon, seed=seed, progress=show)
+    from oraclepriv.audit.runner import check_n_jobs
+
+    try:
+        jobs = check_n_jobs(jobs)
+    except ValueError as exc:
+        _fail(str(exc))
+    rows = suite(n_runs=runs, epsilon=epsilon, seed=seed, progress=show, n_jobs=jobs)
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
     if report is not None:

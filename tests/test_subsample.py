@@ -255,3 +255,24 @@ def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis
     assert np.any(votes[0] != votes[1], axis=1).sum() <= 1
     centers = [f.nonprivate_diagnostics_["center"] for f in fits]
     assert np.max(np.abs(centers[0] - centers[1])) <= 1.0 / k + 1e-12
+
+
+def test_audit_runs_in_parallel_give_the_same_outcomes_and_registered_backends_reach_the_workers():
+    """n_jobs spreads the runs over processes; seeds are fixed in advance, so the estimate is identical,
+    and a backend registered only in this process (the targeting solver) must work in the workers."""
+    sc = teacher_flip_scenario()
+    target = targeting_backend(sc.X[-1], int(sc.y[-1]))
+    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis": "threshold",
+              "backend": "targeting-parallel"}
+    with registered_backend("targeting-parallel", target):
+        results = [audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=300,
+                                 seed=5, n_jobs=jobs) for jobs in (1, 2)]
+    assert results[0].estimate == results[1].estimate
+    assert results[0].target_rates == results[1].target_rates
+
+
+@pytest.mark.parametrize("jobs", [0, -2, 1.5, True])
+def test_bad_n_jobs_is_named(jobs):
+    with pytest.raises(ValueError, match="n_jobs"):
+        audit_learner(lambda s: SubsampleAggregate(random_state=s), teacher_flip_scenario(), epsilon=1.0, n_runs=2,
+                      n_jobs=jobs)

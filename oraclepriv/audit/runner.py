@@ -20,7 +20,7 @@ import numpy as np
 
 from oraclepriv.audit.stats import EpsilonEstimate, estimate_epsilon
 
-__all__ = ["Neighbours", "AuditResult", "outcome_key", "sample_outcomes", "audit_learner"]
+__all__ = ["Neighbours", "AuditResult", "outcome_key", "sample_outcomes", "audit_learner", "check_n_jobs"]
 
 
 @dataclass
@@ -125,6 +125,40 @@ def sample_outcomes(
     return outcomes
 
 
+def _outcomes_chunk(make_learner, X, y, neighbours, seeds, backends: dict[str, Any]) -> list[tuple[int, ...]]:
+    """One worker's share of the runs. ``backends``: the parent's backend registry, so backends
+    registered for the audit (``registered_backend``: targeting solvers, broken heuristics) exist in
+    the worker process too."""
+    from oraclepriv.oracle import BACKENDS
+
+    BACKENDS.update(backends)
+    return sample_outcomes(make_learner, X, y, neighbours, len(seeds), seeds)
+
+
+def _outcomes(make_learner, X, y, neighbours: Neighbours, seeds: np.ndarray, n_jobs: int) -> list[tuple[int, ...]]:
+    """``sample_outcomes`` over ``seeds``, split over ``n_jobs`` worker processes (joblib/loky).
+    Every run's seed is fixed in advance and the outcomes come back in seed order, so the result is
+    the same for every ``n_jobs``."""
+    if n_jobs == 1:
+        return sample_outcomes(make_learner, X, y, neighbours, len(seeds), seeds)
+    from joblib import Parallel, delayed, effective_n_jobs
+
+    from oraclepriv.oracle import BACKENDS
+
+    chunks = [c for c in np.array_split(seeds, 4 * effective_n_jobs(n_jobs)) if len(c)]
+    parts = Parallel(n_jobs=n_jobs)(
+        delayed(_outcomes_chunk)(make_learner, X, y, neighbours, c, dict(BACKENDS)) for c in chunks
+    )
+    return [o for part in parts for o in part]
+
+
+def check_n_jobs(n_jobs: Any) -> int:
+    """n_jobs: a positive integer, or -1 for every CPU (joblib's convention)."""
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or not (n_jobs >= 1 or n_jobs == -1):
+        raise ValueError(f"n_jobs must be a positive integer or -1 (every CPU); got {n_jobs!r}")
+    return int(n_jobs)
+
+
 def audit_learner(
     make_learner: Callable[[int], Any],
     neighbours: Neighbours,
@@ -135,18 +169,22 @@ def audit_learner(
     alpha: float = 0.05,
     seed: int = 0,
     learner_name: str | None = None,
+    n_jobs: int = 1,
 ) -> AuditResult:
     """Run the learner ``n_runs`` times on each neighbour and bound its privacy loss from below.
 
     ``make_learner(seed)`` must return an unfitted learner using ``seed`` as its random_state
     (so every run has fresh, independent randomness). The runs on D and D' use disjoint seeds.
+    ``n_jobs`` > 1 spreads the runs over that many processes (joblib); the outcomes, and so the
+    verdict, do not depend on it.
     """
     if n_runs < 1:
         raise ValueError(f"n_runs must be >= 1; got {n_runs!r}")
+    n_jobs = check_n_jobs(n_jobs)
     start = time.perf_counter()
     seeds = np.random.default_rng(seed).choice(2**62, size=2 * n_runs, replace=False)
-    out_a = sample_outcomes(make_learner, neighbours.X, neighbours.y, neighbours, n_runs, seeds[:n_runs])
-    out_b = sample_outcomes(make_learner, neighbours.X_prime, neighbours.y_prime, neighbours, n_runs, seeds[n_runs:])
+    out_a = _outcomes(make_learner, neighbours.X, neighbours.y, neighbours, seeds[:n_runs], n_jobs)
+    out_b = _outcomes(make_learner, neighbours.X_prime, neighbours.y_prime, neighbours, seeds[n_runs:], n_jobs)
     estimate = estimate_epsilon(out_a, out_b, alpha=alpha, delta=delta)
     rates = None
     if neighbours.target_outcome is not None:

@@ -60,7 +60,7 @@ def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
     ]
 
 
-def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress) -> list[dict[str, Any]]:
+def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress, n_jobs: int = 1) -> list[dict[str, Any]]:
     rows = []
     for label, scenario, cls, params, must_pass in cases:
         result = audit_learner(
@@ -73,6 +73,7 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress) -> list[
             n_runs=n_runs,
             seed=seed,
             learner_name=label,
+            n_jobs=n_jobs,
         )
         row = {
             "scenario": scenario.name,
@@ -94,7 +95,8 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress) -> list[
 
 
 def rrspm_audit_suite(
-    n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None
+    n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None,
+    n_jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """Audit RRSPM and its negative controls; one row per (scenario, learner)."""
     target = f"{ClaimingQuantileSplitBackend.__module__}:{ClaimingQuantileSplitBackend.__name__}"
@@ -103,7 +105,7 @@ def rrspm_audit_suite(
     when = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]), when_points=leak.X_public, when_labels=[0, 0])
     with registered_backend("claiming-quantile", target), registered_backend("targeting", always), \
             registered_backend("targeting-when", when):
-        return _run_cases(_cases(), n_runs, epsilon, seed, progress)
+        return _run_cases(_cases(), n_runs, epsilon, seed, progress, n_jobs)
 
 
 def _subsample_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
@@ -127,10 +129,11 @@ def _subsample_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
 
 
 def subsample_audit_suite(
-    n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None
+    n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None,
+    n_jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """Audit SubsampleAggregate (exact and targeting solvers) and its negative controls."""
     flip = teacher_flip_scenario()
     target = targeting_backend(flip.X[-1], int(flip.y[-1]))
     with registered_backend("targeting", target):
-        return _run_cases(_subsample_cases(), n_runs, epsilon, seed, progress)
+        return _run_cases(_subsample_cases(), n_runs, epsilon, seed, progress, n_jobs)
