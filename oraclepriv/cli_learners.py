@@ -327,11 +327,16 @@ def experiment_robust_tradeoff(
     out: Path = typer.Option(Path("docs/figures/robust"), "--out", help="Output folder (PNG + CSVs + README)."),
     quick: bool = typer.Option(False, "--quick", help="Tiny sizes (a smoke run)."),
     seed: int = typer.Option(0, "--seed"),
+    jobs: int = typer.Option(1, "--jobs", help="Worker processes (joblib; -1: every CPU). Results do not depend on it."),
 ) -> None:
     """SubsampleAggregate (private for any oracle) vs RRSPM vs ERM: excess error vs n, and vs solver failure rate."""
     from oraclepriv.experiments.robust_tradeoff import run_robust_tradeoff
 
-    result = run_robust_tradeoff(out, quick=quick, random_state=seed)
+    try:
+        result = run_robust_tradeoff(out, quick=quick, random_state=seed, n_jobs=jobs)
+    except ValueError as exc:
+        _fail(str(exc))
+        return
     typer.echo(result["slopes"].to_string(index=False))
     typer.echo(result["ratio"].to_string(index=False))
     typer.echo(f"wrote {out}")

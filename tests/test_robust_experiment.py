@@ -51,3 +51,15 @@ def test_flaky_backend_fails_at_about_its_rate_and_is_exact_otherwise(rate):
                 failed += 1
                 assert math.isinf(res.hypothesis.threshold) and res.status == "time_limit"
     assert abs(failed / 200 - rate) < 0.1
+
+
+def test_results_do_not_depend_on_the_number_of_worker_processes(tmp_path):
+    serial = run_robust_tradeoff(tmp_path / "a", quick=True, random_state=4, n_jobs=1)
+    parallel = run_robust_tradeoff(tmp_path / "b", quick=True, random_state=4, n_jobs=2)
+    pd.testing.assert_frame_equal(serial["runs"], parallel["runs"])
+    pd.testing.assert_frame_equal(serial["failure"], parallel["failure"])
+
+
+def test_bad_n_jobs_is_refused():
+    with pytest.raises(ValueError, match="n_jobs"):
+        run_robust_tradeoff("/tmp/never-written", quick=True, n_jobs=0)

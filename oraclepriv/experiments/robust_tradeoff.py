@@ -92,69 +92,89 @@ def _excess(scenario, h, p: float) -> float:
     return (1 - 2 * p) * scenario.disagreement(h)
 
 
-def _main_grid(cfg: dict[str, Any], rng: np.random.Generator) -> list[dict[str, Any]]:
+def _main_cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random.SeedSequence) -> list[dict[str, Any]]:
+    """One (class, n, repetition): one private and one public sample, the ERM baseline, every RRSPM and
+    every SubsampleAggregate configuration. Its own SeedSequence, so cells can run in any order or process."""
+    rng = np.random.default_rng(seed)
     eps, p = cfg["epsilon"], cfg["label_noise"]
-    rows: list[dict[str, Any]] = []
+    scen = _scenario(name)
     m_max = max(max(cfg["rrspm_ms"]), max(cfg["sa_ms"]))
-    for name, ns in cfg["scenarios"].items():
-        scen = _scenario(name)
-        for n in ns:
-            for rep in range(cfg["repetitions"]):
-                X, y = scen.sample_private(int(n), p, rng)
-                Z = scen.sample_public(m_max, rng)
-                base = {"hypothesis": name, "n": int(n), "rep": rep}
-                erm = make_oracle(name).solve(X, y, caller="robust_tradeoff", step="erm-baseline")
-                rows.append({**base, "method": "erm", "k": 0, "m": 0, "excess": _excess(scen, erm.hypothesis, p)})
-                for m in cfg["rrspm_ms"]:
-                    clf = RRSPM(epsilon=eps, hypothesis=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
-                    rows.append({**base, "method": "rrspm", "k": 0, "m": m, "excess": _excess(scen, clf.hypothesis_, p)})
-                for k in cfg["teachers"]:
-                    if k > n // 2:
-                        continue
-                    for m in cfg["sa_ms"]:
-                        clf = SubsampleAggregate(n_teachers=k, noise="laplace", delta=0.0, epsilon=eps, hypothesis=name,
-                                                 random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z[:m])
-                        rows.append({**base, "method": "subsample", "k": k, "m": m,
-                                     "excess": _excess(scen, clf.hypothesis_, p)})
+    X, y = scen.sample_private(int(n), p, rng)
+    Z = scen.sample_public(m_max, rng)
+    base = {"hypothesis": name, "n": int(n), "rep": rep}
+    erm = make_oracle(name).solve(X, y, caller="robust_tradeoff", step="erm-baseline")
+    rows = [{**base, "method": "erm", "k": 0, "m": 0, "excess": _excess(scen, erm.hypothesis, p)}]
+    for m in cfg["rrspm_ms"]:
+        clf = RRSPM(epsilon=eps, hypothesis=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+        rows.append({**base, "method": "rrspm", "k": 0, "m": m, "excess": _excess(scen, clf.hypothesis_, p)})
+    for k in cfg["teachers"]:
+        if k > n // 2:
+            continue
+        for m in cfg["sa_ms"]:
+            clf = SubsampleAggregate(n_teachers=k, noise="laplace", delta=0.0, epsilon=eps, hypothesis=name,
+                                     random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z[:m])
+            rows.append({**base, "method": "subsample", "k": k, "m": m, "excess": _excess(scen, clf.hypothesis_, p)})
     return rows
 
 
-def _failure_grid(cfg: dict[str, Any], rng: np.random.Generator) -> list[dict[str, Any]]:
+def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.SeedSequence) -> list[dict[str, Any]]:
+    """One (failure rate, repetition) of the failing-solver panel, both ``teacher_failure`` modes."""
     from oraclepriv.audit.controls import registered_backend
 
+    rng = np.random.default_rng(seed)
     f, p = cfg["failure"], cfg["label_noise"]
     scen = _scenario(f["scenario"])
+    X, y = scen.sample_private(int(f["n"]), p, rng)
+    Z = scen.sample_public(int(f["m"]), rng)
     rows = []
-    for rate in f["rates"]:
-        flaky = type("ConfiguredFlaky", (FlakyBackend,), {"rate": float(rate)})
-        with registered_backend("flaky", flaky):
-            for rep in range(f["repetitions"]):
-                X, y = scen.sample_private(int(f["n"]), p, rng)
-                Z = scen.sample_public(int(f["m"]), rng)
-                for mode in ("abstain", "keep"):
-                    clf = SubsampleAggregate(n_teachers=f["teachers"], noise="laplace", delta=0.0, epsilon=cfg["epsilon"],
-                                             hypothesis=f["scenario"], backend="flaky", teacher_failure=mode,
-                                             random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
-                    rows.append({"rate": float(rate), "rep": rep, "teacher_failure": mode,
-                                 "failed_teachers": len(clf.privacy_["uncertified_teachers"]),
-                                 "excess": _excess(scen, clf.hypothesis_, p)})
+    flaky = type("ConfiguredFlaky", (FlakyBackend,), {"rate": float(rate)})
+    with registered_backend("flaky", flaky):
+        for mode in ("abstain", "keep"):
+            clf = SubsampleAggregate(n_teachers=f["teachers"], noise="laplace", delta=0.0, epsilon=cfg["epsilon"],
+                                     hypothesis=f["scenario"], backend="flaky", teacher_failure=mode,
+                                     random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+            rows.append({"rate": float(rate), "rep": rep, "teacher_failure": mode,
+                         "failed_teachers": len(clf.privacy_["uncertified_teachers"]),
+                         "excess": _excess(scen, clf.hypothesis_, p)})
     return rows
 
 
-def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_state: int = 0) -> dict[str, Any]:
+def _run_cells(function, tasks: list[tuple], n_jobs: int) -> list[dict[str, Any]]:
+    """Run ``function(*task)`` for every task, in ``n_jobs`` processes (joblib); rows in task order."""
+    if n_jobs == 1:
+        parts = [function(*task) for task in tasks]
+    else:
+        from joblib import Parallel, delayed
+
+        parts = Parallel(n_jobs=n_jobs)(delayed(function)(*task) for task in tasks)
+    return [row for part in parts for row in part]
+
+
+def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_state: int = 0,
+                        n_jobs: int = 1) -> dict[str, Any]:
     """Run both experiments; write ``runs.csv``, ``best.csv``, ``failure.csv``, ``robust.png``,
-    ``summary.json`` and a generated ``README.md`` into ``output_dir``."""
+    ``summary.json`` and a generated ``README.md`` into ``output_dir``. ``n_jobs`` processes
+    (joblib); every (class, n, repetition) cell has its own seed, so the results do not depend on it."""
     import pandas as pd
+
+    from oraclepriv.audit.runner import check_n_jobs
 
     if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
         raise ValueError(f"random_state must be a non-negative integer; got {random_state!r}")
+    n_jobs = check_n_jobs(n_jobs)
     cfg = QUICK_CONFIG if quick else FULL_CONFIG
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    seeds = np.random.SeedSequence(int(random_state)).spawn(2)
+    main_seed, failure_seed = np.random.SeedSequence(int(random_state)).spawn(2)
+    main_tasks = [(cfg, name, int(n), rep) for name, ns in cfg["scenarios"].items() for n in ns
+                  for rep in range(cfg["repetitions"])]
+    f = cfg["failure"]
+    failure_tasks = [(cfg, float(rate), rep) for rate in f["rates"] for rep in range(f["repetitions"])]
+    main_tasks = [(*t, s) for t, s in zip(main_tasks, main_seed.spawn(len(main_tasks)))]
+    failure_tasks = [(*t, s) for t, s in zip(failure_tasks, failure_seed.spawn(len(failure_tasks)))]
     start = time.perf_counter()
-    runs = pd.DataFrame(_main_grid(cfg, np.random.default_rng(seeds[0])))
-    failure = pd.DataFrame(_failure_grid(cfg, np.random.default_rng(seeds[1])))
+    runs = pd.DataFrame(_run_cells(_main_cell, main_tasks, n_jobs))
+    failure = pd.DataFrame(_run_cells(_failure_cell, failure_tasks, n_jobs))
     seconds = time.perf_counter() - start
 
     # the configuration is chosen on the even repetitions and reported on the odd ones: picking the best of
@@ -186,11 +206,11 @@ def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_s
     best.merge(ratio, on=["hypothesis", "n"], how="left").to_csv(paths["best"], index=False, float_format="%.6g")
     fail.to_csv(paths["failure"], index=False, float_format="%.6g")
     _plot(best, fail, cfg, paths["png"])
-    summary = {"config": {k: v for k, v in cfg.items()}, "seconds": seconds, "slopes": slopes.to_dict("records"),
+    summary = {"config": {k: v for k, v in cfg.items()}, "seconds": seconds, "n_jobs": n_jobs, "slopes": slopes.to_dict("records"),
                "ratio": ratio.to_dict("records"), "failure": fail.to_dict("records"), "random_state": int(random_state),
                "quick": bool(quick)}
     paths["summary"].write_text(json.dumps(summary, indent=2, default=float) + "\n", encoding="utf-8")
-    paths["readme"].write_text(_readme(best, slopes, ratio, fail, cfg, quick, random_state, seconds), encoding="utf-8")
+    paths["readme"].write_text(_readme(best, slopes, ratio, fail, cfg, quick, random_state, seconds, n_jobs), encoding="utf-8")
     return {"runs": runs, "best": best, "slopes": slopes, "ratio": ratio, "failure": fail, "paths": paths}
 
 
@@ -226,8 +246,9 @@ def _plot(best, fail, cfg, path: Path) -> None:
     plt.close(fig)
 
 
-def _readme(best, slopes, ratio, fail, cfg, quick, seed, seconds) -> str:
-    cmd = f"oraclepriv experiment robust-tradeoff --out docs/figures/robust --seed {seed}" + (" --quick" if quick else "")
+def _readme(best, slopes, ratio, fail, cfg, quick, seed, seconds, n_jobs=1) -> str:
+    cmd = f"oraclepriv experiment robust-tradeoff --out docs/figures/robust --seed {seed}" + (" --quick" if quick else "") \
+        + (f" --jobs {n_jobs}" if n_jobs != 1 else "")
     lines = [
         "# What oracle-independent privacy costs: SubsampleAggregate vs RRSPM",
         "",
