@@ -162,42 +162,42 @@ _AUDIT_REPORT = typer.Option(None, "--report", help="Also write a Markdown table
 _AUDIT_JOBS = typer.Option(1, "--jobs", help="Worker processes for the runs (joblib; -1: every CPU). Results do not depend on it.")
 
 
-@audit_app.command("rrspm")
-def audit_rrspm(
-    runs: int = _AUDIT_RUNS,
-    epsilon: float = _AUDIT_EPSILON,
-    seed: int = _AUDIT_SEED,
-    out: Optional[Path] = _AUDIT_OUT,
-    report: Optional[Path] = _AUDIT_REPORT,
-    jobs: int = _AUDIT_JOBS,
-) -> None:
+def _register_audit(name: str, title: str, suite_name: str, doc: str, extra_note: str = "") -> None:
+    """Register ``oraclepriv audit NAME``: the suite ``oraclepriv.audit.suite.SUITE_NAME`` with the shared options."""
+
+    def command(
+        runs: int = _AUDIT_RUNS,
+        epsilon: float = _AUDIT_EPSILON,
+        seed: int = _AUDIT_SEED,
+        out: Optional[Path] = _AUDIT_OUT,
+        report: Optional[Path] = _AUDIT_REPORT,
+        jobs: int = _AUDIT_JOBS,
+    ) -> None:
+        import oraclepriv.audit.suite as suites
+
+        _run_audit_command(name, title, getattr(suites, suite_name), runs, epsilon, seed, out, report, jobs=jobs,
+                           extra_note=extra_note)
+
+    command.__doc__ = doc
+    audit_app.command(name)(command)
+
+
+_register_audit(
+    "rrspm", "RRSPM privacy audit", "rrspm_audit_suite",
     """RRSPM on every audit scenario, and the negative controls each scenario must catch.
 
     Each verdict is a 95% confidence statement (Clopper-Pearson, Bonferroni over events). On the
     tight construction the correct learner sits exactly at its privacy bound, so a small fraction of
     seeds flags it: a false alarm there is possible by design, a pass of a negative control is not
     expected at all.
-    """
-    from oraclepriv.audit.suite import rrspm_audit_suite
-
-    _run_audit_command("rrspm", "RRSPM privacy audit", rrspm_audit_suite, runs, epsilon, seed, out, report, jobs=jobs)
-
-
-@audit_app.command("subsample")
-def audit_subsample(
-    runs: int = _AUDIT_RUNS,
-    epsilon: float = _AUDIT_EPSILON,
-    seed: int = _AUDIT_SEED,
-    out: Optional[Path] = _AUDIT_OUT,
-    report: Optional[Path] = _AUDIT_REPORT,
-    jobs: int = _AUDIT_JOBS,
-) -> None:
-    """SubsampleAggregate (private for any oracle) with an exact and a targeting solver, and its negative controls."""
-    from oraclepriv.audit.suite import subsample_audit_suite
-
-    _run_audit_command("subsample", "SubsampleAggregate privacy audit", subsample_audit_suite, runs, epsilon, seed, out, report,
-                       jobs=jobs, extra_note="Scenario teacher-flip: exact log-ratio of the correct learner ln((1-p)/p) = 0.83 with p = e^-0.5/2. "
-                       "The targeting solver fails (honestly uncertified) on every instance holding D's differing record.")
+    """,
+)
+_register_audit(
+    "subsample", "SubsampleAggregate privacy audit", "subsample_audit_suite",
+    "SubsampleAggregate (private for any oracle) with an exact and a targeting solver, and its negative controls.",
+    "Scenario teacher-flip: exact log-ratio of the correct learner ln((1-p)/p) = 0.83 with p = e^-0.5/2. "
+    "The targeting solver fails (honestly uncertified) on every instance holding D's differing record.",
+)
 
 
 def _run_audit_command(name: str, title: str, suite, runs: int, epsilon: float, seed: int, out: Optional[Path],
