@@ -73,7 +73,7 @@ broken rounding (it offers the all-correct labeling) shows SCIP refusing it.
 Tried for n400-d10 and not kept (measured on this 2-CPU VM; session 3 of issue #3):
 * propagation of *implied-correct* points at nodes (a free point that every halfspace correct on
   the fixed-correct groups classifies correctly, proved by an exactly verified core of the fixed
-  groups plus the flipped point, is fixed to z = 0): 3.2 fixings per node, yet 2620 nodes and 830 s
+  groups plus the flipped point, is fixed to z = 0): 5.4 fixings per node, yet 2620 nodes and 830 s
   to prove 36 against 2300 nodes and 593 s without it;
 * SCIP's reliability (strong) branching or inference branching instead of pseudo-costs, and LP
   pricing variants: dual bounds 25-27 at 60 s either way; SoPlex dual simplex is ~89% of the time
