@@ -162,3 +162,28 @@ def test_audit_subsample_command_small(tmp_path):
     assert result.exit_code == 0
     assert {r["delta"] for r in rows} == {0.0, 1e-6}  # the Gaussian rows are audited at their delta
     assert "oraclepriv audit subsample --runs 1500" in report.read_text()
+
+
+def test_learn_public_cover_em_makes_no_oracle_call(data):
+    private, public, _ = data
+    args = ["learn", str(private), "--public", str(public), "--algorithm", "public-cover-em", "--epsilon", "1",
+            "--seed", "0", "--json"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["algorithm"] == "public-cover-em" and out["n_oracle_calls"] == 0
+    assert out["privacy"]["cover_size"] == 2 * (1 + 9 + 36)  # Cover's count for 10 public points in the plane
+    for extra in (["--backend", "highs"], ["--delta", "1e-6"], ["--on-uncertified", "flag"]):
+        bad = runner.invoke(app, args + extra)
+        assert bad.exit_code == 2 and extra[0] in bad.output
+
+
+def test_audit_public_cover_command(tmp_path):
+    report = tmp_path / "audit.md"
+    result = runner.invoke(app, ["audit", "public-cover", "--others", "1", "--report", str(report)])
+    assert result.exit_code == 0, result.output
+    text = report.read_text()
+    assert "control: cover built from private points too" in text and "UNEXPECTED" not in text
+    assert runner.invoke(app, ["audit", "public-cover", "--epsilon", "0"]).exit_code == 2
+    # label flips alone cannot expose a cover built from private features: refused
+    assert runner.invoke(app, ["audit", "public-cover", "--others", "0"]).exit_code == 2

@@ -27,7 +27,12 @@ Each is a minimal change to a correct component, mirroring a real implementation
   noise ("Las Vegas" retry; notes §4.1 show it is not private);
 * :class:`SubsampleAggregateSharedData` — BROKEN subsample-and-aggregate: every teacher trains on
   the whole private set (bootstrap-style "ensembles" do this) while the noise is still calibrated
-  for one teacher's vote, rho = 1/k.
+  for one teacher's vote, rho = 1/k;
+* :class:`PublicCoverEMHalfSensitivity` — BROKEN exponential mechanism: weights exp(-eps * err), i.e.
+  the mistake count's sensitivity taken as 1/2 (the factor 2 of McSherry-Talwar forgotten; loss up to 2 eps);
+* :class:`PublicCoverEMPrivateCover` — BROKEN cover: built from the public *and the private* points
+  (the label-DP cover of seed 004 Alg. 5 used under record-level neighbours): replacing a record
+  changes the candidate set itself.
 
 These exist for tests and audits only; nothing else imports them.
 """
@@ -41,7 +46,9 @@ from typing import Any, Iterator
 import numpy as np
 
 from oraclepriv.hypotheses import Stump, Threshold
+from oraclepriv.cover import PublicCover, public_cover
 from oraclepriv.learners.perturbation import Perturbation
+from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
@@ -62,6 +69,8 @@ __all__ = [
     "targeting_backend",
     "RRSPMRetryOnFailure",
     "SubsampleAggregateSharedData",
+    "PublicCoverEMHalfSensitivity",
+    "PublicCoverEMPrivateCover",
 ]
 
 
@@ -230,3 +239,17 @@ class SubsampleAggregateSharedData(SubsampleAggregate):
 
     def _blocks(self, n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
         return [np.arange(n) for _ in range(k)]
+
+
+class PublicCoverEMHalfSensitivity(PublicCoverEM):
+    """BROKEN: log-weights -eps * err (sensitivity 1/2 instead of 1); privacy loss up to 2 eps."""
+
+    def _log_weights(self, errors: np.ndarray) -> np.ndarray:
+        return -self.epsilon_ * errors
+
+
+class PublicCoverEMPrivateCover(PublicCoverEM):
+    """BROKEN: the cover is built from the public and the private points."""
+
+    def _candidates(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> PublicCover:
+        return public_cover(np.vstack([Z, X]), self.hypothesis, dedup=self.dedup, max_candidates=self.max_candidates)

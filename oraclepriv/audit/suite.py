@@ -1,4 +1,4 @@
-"""The audit suites behind ``oraclepriv audit rrspm`` and ``oraclepriv audit subsample``: every
+"""The audit suites behind ``oraclepriv audit rrspm``, ``audit subsample`` and ``audit public-cover``: every
 scenario is run on the correct learner (must pass) and on the deliberately broken variants it is
 built to catch (must fail).
 
@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from oraclepriv.audit.controls import (
     ClaimingQuantileSplitBackend,
+    PublicCoverEMHalfSensitivity,
+    PublicCoverEMPrivateCover,
     RRSPMRetryOnFailure,
     RRSPMReturnsFhat,
     RRSPMScaleTwoOverEps,
@@ -20,6 +24,7 @@ from oraclepriv.audit.controls import (
     registered_backend,
     targeting_backend,
 )
+from oraclepriv.audit.exact import audit_exact_distribution
 from oraclepriv.audit.runner import audit_learner
 from oraclepriv.audit.scenarios import (
     flip_scenario,
@@ -28,10 +33,11 @@ from oraclepriv.audit.scenarios import (
     teacher_flip_scenario,
     tight_construction,
 )
+from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
 
-__all__ = ["rrspm_audit_suite", "subsample_audit_suite"]
+__all__ = ["rrspm_audit_suite", "subsample_audit_suite", "public_cover_audit_suite", "em_audit_data"]
 
 
 def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
@@ -60,6 +66,15 @@ def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
     ]
 
 
+def _record(rows: list[dict[str, Any]], row: dict[str, Any], passed: bool, must_pass: bool, seconds: float, progress) -> None:
+    """Add the verdict columns (ok = the expected outcome: pass for a learner, fail for a control)."""
+    row.update({"passed": passed, "expected": "pass" if must_pass else "fail",
+                "verdict": "ok" if passed == must_pass else "UNEXPECTED", "seconds": seconds})
+    rows.append(row)
+    if progress is not None:
+        progress(row)
+
+
 def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress, n_jobs: int = 1) -> list[dict[str, Any]]:
     rows = []
     for label, scenario, cls, params, must_pass in cases:
@@ -83,14 +98,8 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress, n_jobs: 
             "n_runs": n_runs,
             "eps_lower": result.eps_lower,
             "eps_point": result.eps_point,
-            "passed": result.passed,
-            "expected": "pass" if must_pass else "fail",
-            "verdict": "ok" if result.passed == must_pass else "UNEXPECTED",
-            "seconds": result.seconds,
         }
-        rows.append(row)
-        if progress is not None:
-            progress(row)
+        _record(rows, row, result.passed, must_pass, result.seconds, progress)
     return rows
 
 
@@ -137,3 +146,61 @@ def subsample_audit_suite(
     target = targeting_backend(flip.X[-1], int(flip.y[-1]))
     with registered_backend("targeting", target):
         return _run_cases(_subsample_cases(), n_runs, epsilon, seed, progress, n_jobs)
+
+
+def em_audit_data(hypothesis: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Small private/public data for the exact audit of PublicCoverEM: (X_private, y_private, X_public).
+
+    Private labels follow a halfspace (a cut of feature 0 for thresholds/stumps) with 10% flipped,
+    so a few candidates hold most of the mass and a label flip moves it: the regime where the
+    exponential mechanism's loss approaches eps."""
+    d, n, m = {"threshold": (1, 40, 30), "stump": (3, 40, 20), "halfspace": (2, 30, 16)}[hypothesis]
+    rng = np.random.default_rng(np.random.SeedSequence([seed, n, m, d]))
+    X = rng.normal(size=(n, d))
+    y = (X[:, 0] + (0.5 * X[:, 1] if d > 1 else 0.0) >= 0).astype(np.int8)
+    flip = rng.choice(n, size=n // 10, replace=False)
+    y[flip] = 1 - y[flip]
+    return X, y, rng.normal(size=(m, d))
+
+
+def _em_cases() -> list[tuple[str, str, type, dict[str, Any], bool]]:
+    """(label, hypothesis, learner class, extra params, must_pass) for the exact EM audit."""
+    return [
+        ("PublicCoverEM", "halfspace", PublicCoverEM, {}, True),
+        ("PublicCoverEM, sensitivity=paper", "halfspace", PublicCoverEM, {"sensitivity": "paper"}, True),
+        ("PublicCoverEM", "stump", PublicCoverEM, {}, True),
+        ("PublicCoverEM, dedup=False", "stump", PublicCoverEM, {"dedup": False}, True),
+        ("PublicCoverEM", "threshold", PublicCoverEM, {}, True),
+        ("control: sensitivity 1/2 (weights exp(-eps err))", "halfspace", PublicCoverEMHalfSensitivity, {}, False),
+        ("control: sensitivity 1/2 (weights exp(-eps err))", "threshold", PublicCoverEMHalfSensitivity, {}, False),
+        ("control: cover built from private points too", "halfspace", PublicCoverEMPrivateCover, {}, False),
+        ("control: cover built from private points too", "stump", PublicCoverEMPrivateCover, {}, False),
+    ]
+
+
+def public_cover_audit_suite(
+    epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None, n_others: int = 4,
+) -> list[dict[str, Any]]:
+    """Exact audit (:mod:`oraclepriv.audit.exact`) of PublicCoverEM and its negative controls over
+    every position of the private data, each replaced by its label flip and 3 n_others other records."""
+    if isinstance(n_others, bool) or not isinstance(n_others, int) or n_others < 1:
+        raise ValueError(f"n_others must be an integer >= 1 (label flips alone never move a point); got {n_others!r}")
+    rows = []
+    for label, hypothesis, cls, params, must_pass in _em_cases():
+        X, y, Z = em_audit_data(hypothesis, seed)
+        result = audit_exact_distribution(
+            lambda cls=cls, params=params, hypothesis=hypothesis: cls(epsilon=epsilon, hypothesis=hypothesis, **params),
+            X, y, Z, epsilon=epsilon, n_others=n_others, seed=seed, learner_name=label, scenario=f"em-{hypothesis}",
+        )
+        row = {
+            "scenario": result.scenario,
+            "learner": label,
+            "epsilon": epsilon,
+            "n_private": int(X.shape[0]),
+            "n_public": int(Z.shape[0]),
+            "n_neighbours": result.n_neighbours,
+            "epsilon_hat": result.epsilon_hat,
+            "worst_pair": f"position {result.worst.get('position')}: {result.worst.get('replacement')}",
+        }
+        _record(rows, row, result.passed, must_pass, result.seconds, progress)
+    return rows

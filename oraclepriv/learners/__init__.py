@@ -10,6 +10,11 @@ and, private for ANY oracle (design (B) of the robustification notes):
 
 * :mod:`~oraclepriv.learners.subsample` — subsample-and-aggregate, Perturb as the aggregator;
 
+the exponential-mechanism baseline of Wang, Lei, Fienberg (seed 003, Alg. 1 with Ex. 3/7) and
+Bassily, Mohri, Suresh (seed 004, Alg. 5), no oracle call:
+
+* :mod:`~oraclepriv.learners.public_cover_em` — PublicCoverEM, the EM over the labelings of the public points;
+
 and of Bassily, Moran, Nandi, "Learning from Mixtures of Private and Public Populations" (seed 002):
 
 * :mod:`~oraclepriv.learners.ppm` — Algorithm 2 (A_LearnHalf, Helly-based PPM learner), no oracle call.
@@ -22,6 +27,7 @@ returns self; fitted ``hypothesis_``, ``ledger_`` (this fit's oracle calls) and 
 from oraclepriv.learners._base import NEIGHBOURING, NotFittedError, PrivateLearner, UncertifiedOracleError
 from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.ppm import PPMHalfspaces
+from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.regularization import LinearPredictor, Regularization
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
@@ -33,6 +39,7 @@ __all__ = [
     "Perturbation",
     "PPMHalfspaces",
     "PrivateLearner",
+    "PublicCoverEM",
     "RRSPM",
     "Regularization",
     "SubsampleAggregate",

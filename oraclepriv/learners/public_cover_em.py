@@ -1,0 +1,171 @@
+"""PublicCoverEM — the exponential mechanism over the labelings of the public points.
+
+The statistically strong, computationally inefficient baseline in the data model of seed 000
+(private labelled records plus public unlabelled points): Wang, Lei, Fienberg, "Learning with
+Differential Privacy: Stability, Learnability and the Sufficiency and Necessity of ERM Principle"
+(JMLR 17, 2016; seed 003), Algorithm 1 with Examples 3 and 7 (the exponential mechanism over a
+finite cover built without private data), and Bassily, Mohri, Suresh, "Differentially Private
+Learning with Margin Guarantees" (NeurIPS 2022; seed 004), Algorithm 5 (the cover taken from the
+points themselves). Implementation notes: ``design/notes/seed003-004-em-margins.md`` §C.1.
+
+1. C = one representative hypothesis for every labeling of the public points Z that the class
+   realizes (:func:`oraclepriv.cover.public_cover`; uses Z only);
+2. err(c) = number of private records c misclassifies;
+3. release c with probability proportional to exp(-eps err(c) / (2 Delta)) (Gumbel-max sampling
+   in log space).
+
+Privacy: pure eps-DP under replacement of one private record, for *any* cover computed from public
+data. Replacing one record changes every err(c) by at most Delta = 1 (``sensitivity="tight"``), so
+each weight moves by a factor in [e^{-eps/2}, e^{eps/2}] and so does the normaliser (McSherry and
+Talwar 2007). ``sensitivity="paper"`` uses Delta = 2, the 2/n convention of seed 003's Algorithm 1
+(valid, half the privacy loss, and half as accurate). The output law is explicit, so the audit is
+exact: :func:`oraclepriv.audit.exact.audit_exact_distribution` computes it on neighbouring datasets
+and reports the largest log-ratio (``oraclepriv audit public-cover``).
+
+Accuracy (Dwork and Roth, Thm 3.11): with probability >= 1 - beta,
+err(c) <= min_C err + (2 Delta / eps)(ln |C| + ln(1/beta)); |C| <= 2 sum_{i<=d} C(m - 1, i) for
+halfspaces. Cost: no oracle call, but the cover is exponential in d for halfspaces
+(C(m, d) 2^(d+1) hypotheses scored; ``max_candidates`` bounds it, ``max_public`` subsamples Z).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.cover import DEFAULT_MAX_CANDIDATES, PublicCover, public_cover
+from oraclepriv.learners._base import PrivateLearner
+
+__all__ = ["PublicCoverEM", "SENSITIVITIES", "em_log_probabilities"]
+
+#: Delta of the mistake count under replacement of one record: "tight" 1, "paper" 2 (seed 003, Alg. 1)
+SENSITIVITIES = {"tight": 1.0, "paper": 2.0}
+
+
+def em_log_probabilities(log_weights: np.ndarray) -> np.ndarray:
+    """Normalised log-probabilities of the exponential mechanism from unnormalised log-weights."""
+    lw = np.asarray(log_weights, dtype=np.float64)
+    top = float(lw.max())
+    return lw - (top + math.log(float(np.exp(lw - top).sum())))
+
+
+class PublicCoverEM(PrivateLearner):
+    """Exponential mechanism over the public cover (module docstring); pure eps-DP, no oracle call.
+
+    Parameters:
+
+    * ``epsilon`` — privacy parameter (> 0);
+    * ``hypothesis`` — "threshold", "stump" or "halfspace";
+    * ``sensitivity`` — "tight" (Delta = 1, default) or "paper" (Delta = 2);
+    * ``dedup`` — stumps only: one candidate per distinct labeling of Z (default) or every
+      (feature, sign, cut); halfspace covers are always de-duplicated;
+    * ``max_public`` — use at most this many public points (a uniform subsample drawn with the
+      learner's generator, independent of the private data); None uses all;
+    * ``max_candidates`` — refuse halfspace covers that would score more candidates than this;
+    * ``random_state`` — seed / Generator for the public subsample and the mechanism.
+
+    Fitted: ``hypothesis_``, ``cover_`` (the public cover; public information),
+    ``candidate_index_``, ``privacy_``, ``ledger_`` (empty: no oracle call), and
+    ``nonprivate_diagnostics_`` (every candidate's private mistake count: **not** private).
+    """
+
+    algorithm = "public-cover-em"
+    reference = (
+        "exponential mechanism over a public cover: Wang, Lei, Fienberg (JMLR 2016, seed 003) Algorithm 1 "
+        "with Examples 3 and 7; Bassily, Mohri, Suresh (NeurIPS 2022, seed 004) Algorithm 5"
+    )
+    supported_classes = ("threshold", "stump", "halfspace")
+    _PARAMS = ("epsilon", "hypothesis", "sensitivity", "dedup", "max_public", "max_candidates", "random_state")
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        hypothesis: str = "halfspace",
+        sensitivity: str = "tight",
+        dedup: bool = True,
+        max_public: int | None = None,
+        max_candidates: int = DEFAULT_MAX_CANDIDATES,
+        random_state: Any = None,
+    ) -> None:
+        super().__init__(epsilon=epsilon, delta=0.0, hypothesis=hypothesis, random_state=random_state)
+        self.sensitivity = sensitivity
+        self.dedup = dedup
+        self.max_public = max_public
+        self.max_candidates = max_candidates
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Constructor parameters (scikit-learn convention); no oracle, so no backend options."""
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    # ------------------------------------------------------------------ the mechanism
+    def _check_params(self) -> float:
+        if self.sensitivity not in SENSITIVITIES:
+            raise ValueError(f"sensitivity must be one of {list(SENSITIVITIES)}; got {self.sensitivity!r}")
+        mp = self.max_public
+        if mp is not None and (isinstance(mp, bool) or not isinstance(mp, (int, np.integer)) or mp < 1):
+            raise ValueError(f"max_public must be None or a positive integer; got {mp!r}")
+        return SENSITIVITIES[self.sensitivity]
+
+    def _public_points(self, Z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        if self.max_public is None or Z.shape[0] <= self.max_public:
+            return Z
+        return Z[np.sort(rng.choice(Z.shape[0], size=int(self.max_public), replace=False))]
+
+    def _candidates(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> PublicCover:
+        """Step 1: the cover, from the public points only (X and y are not used: a control
+        subclass overrides this to show what the audit does when they are)."""
+        return public_cover(Z, self.hypothesis, dedup=self.dedup, max_candidates=self.max_candidates)
+
+    def _log_weights(self, errors: np.ndarray) -> np.ndarray:
+        """Step 3's unnormalised log-weights, -eps err / (2 Delta)."""
+        return -self.epsilon_ * errors / (2.0 * self._delta_count)
+
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
+        if fit_params:
+            raise TypeError(f"PublicCoverEM.fit got unexpected keyword arguments {sorted(fit_params)}")
+        self._delta_count = self._check_params()
+        cover = self._candidates(X, y, self._public_points(Z, rng))
+        errors = cover.errors(X, y)
+        log_weights = self._log_weights(errors)
+        index = int(np.argmax(log_weights + rng.gumbel(size=log_weights.size)))  # Gumbel-max: exact EM sampling
+        self.cover_ = cover
+        self.candidate_index_ = index
+        # NOT private: every candidate's mistake count on the private records (tests, experiments)
+        self.nonprivate_diagnostics_ = {"errors": errors}
+        beta = 0.05
+        self._privacy = {
+            "mechanism": (
+                f"exponential mechanism over {cover.size} {self.hypothesis} labelings of {cover.n_public} public "
+                f"points, weights exp(-eps * mistakes / (2 * {self._delta_count:g}))"
+            ),
+            "guarantee": "pure eps-DP",
+            "sensitivity": self.sensitivity,
+            "mistake_count_sensitivity": self._delta_count,
+            "cover_size": cover.size,
+            "cover_complete": cover.complete,
+            "cover_built_from": "public points only",
+            "accuracy_slack_beta_0.05": 2.0 * self._delta_count / self.epsilon_ * (math.log(cover.size) + math.log(1 / beta)),
+            "oracle_calls": 0,
+            "on_uncertified": "n/a",
+            "robustness": "no oracle call: the guarantee does not depend on any solver",
+        }
+        return cover.hypothesis_at(index)
+
+    # ------------------------------------------------------------------ exact output law (audits)
+    def output_log_probabilities(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The exact law of the released hypothesis on this data: (params of every candidate, one
+        row each, as in :attr:`PublicCover.params`; their log-probabilities). Needs the whole public
+        set (``max_public`` None or not binding), since a random public subsample makes the law a mixture."""
+        X, y, Z = self._validate_common(X_private, y_private, X_public)
+        self._delta_count = self._check_params()
+        if self.max_public is not None and Z.shape[0] > self.max_public:
+            raise ValueError(
+                f"output_log_probabilities needs the whole public set: max_public={self.max_public} < {Z.shape[0]} "
+                "public points makes the output law a mixture over subsamples"
+            )
+        cover = self._candidates(X, y, Z)
+        return cover.params, em_log_probabilities(self._log_weights(cover.errors(X, y)))
+
