@@ -213,7 +213,7 @@ def test_estimator_contract_and_privacy_record():
     rng = np.random.default_rng(8)
     X, y, Z = rng.normal(size=(60, 2)), rng.integers(0, 2, 60), rng.normal(size=(12, 2))
     clf = PublicCoverEM(epsilon=0.5, random_state=0)
-    assert set(clf.get_params()) == {"epsilon", "hypothesis", "sensitivity", "dedup", "max_public", "max_candidates", "random_state"}
+    assert set(clf.get_params()) == {"epsilon", "hypothesis", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state"}
     assert clf.fit(X, y, X_public=Z) is clf
     assert len(clf.ledger_) == 0 and clf.privacy_["oracle_calls"] == 0
     assert clf.privacy_["epsilon"] == 0.5 and clf.privacy_["delta"] == 0.0 and clf.privacy_["guarantee"] == "pure eps-DP"
@@ -257,3 +257,22 @@ def test_bad_data_names_the_argument():
         PublicCoverEM(hypothesis="threshold").fit(X, y, X_public=Z)
     with pytest.raises(ValueError, match="hypothesis"):
         public_cover(Z, "tree")
+
+
+def test_label_dp_variant_covers_the_private_features_and_says_label_dp():
+    X, y, _ = em_audit_data("halfspace", seed=1)
+    clf = PublicCoverEM(cover="private-features", random_state=0).fit(X, y)
+    assert clf.cover_.fingerprint() == public_cover(X, "halfspace").fingerprint()
+    assert "label-DP" in clf.privacy_["neighbouring"] and "label-DP" in clf.privacy_["cover_built_from"]
+    assert clf.n_public_ == 0
+    assert "replace one private record" in PublicCoverEM(random_state=0).fit(X, y, X_public=X[:5]).privacy_["neighbouring"]
+    with pytest.raises(ValueError, match="do not pass X_public"):
+        PublicCoverEM(cover="private-features").fit(X, y, X_public=X)
+    with pytest.raises(ValueError, match="cover"):
+        PublicCoverEM(cover="everything").fit(X, y, X_public=X)
+    # exact audit: eps-DP for label flips, not for replacing a record (its features move the cover)
+    make = lambda: PublicCoverEM(epsilon=1.0, cover="private-features")  # noqa: E731
+    labels = audit_exact_distribution(make, X, y, None, epsilon=1.0, n_others=0)
+    assert labels.passed and labels.n_neighbours == X.shape[0] and labels.epsilon_hat > 0.9
+    records = audit_exact_distribution(make, X, y, None, epsilon=1.0, n_others=1)
+    assert not records.passed and math.isinf(records.epsilon_hat)

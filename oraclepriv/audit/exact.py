@@ -80,12 +80,13 @@ def law_distance(law_a: tuple[np.ndarray, np.ndarray], law_b: tuple[np.ndarray, 
     return worst, where
 
 
-def default_replacements(X: np.ndarray, y: np.ndarray, X_public: np.ndarray, n_others: int, rng: np.random.Generator
-                         ) -> list[tuple[np.ndarray, int, str]]:
-    """Records to substitute at a position: n_others public points with each label and n_others
-    other private records (the label flip of the record itself is added per position)."""
+def default_replacements(X: np.ndarray, y: np.ndarray, X_public: np.ndarray | None, n_others: int,
+                         rng: np.random.Generator) -> list[tuple[np.ndarray, int, str]]:
+    """Records to substitute at a position: n_others public points (if any) with each label and
+    n_others other private records (the label flip of the record itself is added per position)."""
     out: list[tuple[np.ndarray, int, str]] = []
-    for j in rng.choice(X_public.shape[0], size=min(n_others, X_public.shape[0]), replace=False):
+    publics = () if X_public is None else rng.choice(X_public.shape[0], size=min(n_others, X_public.shape[0]), replace=False)
+    for j in publics:
         for label in (0, 1):
             out.append((X_public[j].copy(), label, f"public point {int(j)}, label {label}"))
     for k in rng.choice(X.shape[0], size=min(n_others, X.shape[0]), replace=False):
@@ -97,7 +98,7 @@ def audit_exact_distribution(
     make_learner: Callable[[], Any],
     X: np.ndarray,
     y: np.ndarray,
-    X_public: np.ndarray,
+    X_public: np.ndarray | None,
     *,
     epsilon: float,
     positions: Iterable[int] | None = None,
@@ -107,15 +108,17 @@ def audit_exact_distribution(
     scenario: str = "",
 ) -> ExactAuditResult:
     """Exact audit over neighbours of (X, y): at every position (default all), the label flip of
-    that record and the records of :func:`default_replacements`. ``make_learner()`` returns an
-    unfitted learner with ``output_log_probabilities(X, y, X_public)``."""
+    that record and the records of :func:`default_replacements` (``n_others=0``: label flips only,
+    the neighbours of label-DP). ``make_learner()`` returns an unfitted learner with
+    ``output_log_probabilities(X, y, X_public)`` (called without X_public when it is None)."""
     t0 = time.perf_counter()
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int8)
     rng = np.random.default_rng(seed)
+    public = () if X_public is None else (np.asarray(X_public, dtype=np.float64),)
     learner = make_learner()
-    base = learner.output_log_probabilities(X, y, X_public)
-    others = default_replacements(X, y, np.asarray(X_public, dtype=np.float64), n_others, rng)
+    base = learner.output_log_probabilities(X, y, *public)
+    others = default_replacements(X, y, public[0] if public else None, n_others, rng)
     positions = range(X.shape[0]) if positions is None else positions
     worst_eps, worst, count = 0.0, {}, 0
     for i in positions:
@@ -125,7 +128,7 @@ def audit_exact_distribution(
                 continue  # not a neighbour: the same dataset
             X2, y2 = X.copy(), y.copy()
             X2[i], y2[i] = x_new, label
-            law = make_learner().output_log_probabilities(X2, y2, X_public)
+            law = make_learner().output_log_probabilities(X2, y2, *public)
             gap, where = law_distance(base, law)
             count += 1
             if gap > worst_eps or not worst:

@@ -164,7 +164,9 @@ def em_audit_data(hypothesis: str, seed: int = 0) -> tuple[np.ndarray, np.ndarra
 
 
 def _em_cases() -> list[tuple[str, str, type, dict[str, Any], bool]]:
-    """(label, hypothesis, learner class, extra params, must_pass) for the exact EM audit."""
+    """(label, hypothesis, learner class, extra params, must_pass) for the exact EM audit. Params
+    starting with "_" configure the audit: ``_labels_only`` audits label flips only (label-DP)."""
+    label_dp = {"cover": "private-features", "_labels_only": True}
     return [
         ("PublicCoverEM", "halfspace", PublicCoverEM, {}, True),
         ("PublicCoverEM, sensitivity=paper", "halfspace", PublicCoverEM, {"sensitivity": "paper"}, True),
@@ -175,6 +177,10 @@ def _em_cases() -> list[tuple[str, str, type, dict[str, Any], bool]]:
         ("control: sensitivity 1/2 (weights exp(-eps err))", "threshold", PublicCoverEMHalfSensitivity, {}, False),
         ("control: cover built from private points too", "halfspace", PublicCoverEMPrivateCover, {}, False),
         ("control: cover built from private points too", "stump", PublicCoverEMPrivateCover, {}, False),
+        # seed 004 Alg. 5: the cover of the private features protects labels only
+        ("PublicCoverEM, cover=private-features, label flips (label-DP)", "halfspace", PublicCoverEM, label_dp, True),
+        ("PublicCoverEM, cover=private-features, records (not record-DP)", "halfspace", PublicCoverEM,
+         {"cover": "private-features"}, False),
     ]
 
 
@@ -188,16 +194,20 @@ def public_cover_audit_suite(
     rows = []
     for label, hypothesis, cls, params, must_pass in _em_cases():
         X, y, Z = em_audit_data(hypothesis, seed)
+        labels_only = params.get("_labels_only", False)
+        learner_params = {k: v for k, v in params.items() if not k.startswith("_")}
+        public = None if learner_params.get("cover") == "private-features" else Z
         result = audit_exact_distribution(
-            lambda cls=cls, params=params, hypothesis=hypothesis: cls(epsilon=epsilon, hypothesis=hypothesis, **params),
-            X, y, Z, epsilon=epsilon, n_others=n_others, seed=seed, learner_name=label, scenario=f"em-{hypothesis}",
+            lambda cls=cls, p=learner_params, hypothesis=hypothesis: cls(epsilon=epsilon, hypothesis=hypothesis, **p),
+            X, y, public, epsilon=epsilon, n_others=0 if labels_only else n_others, seed=seed, learner_name=label,
+            scenario=f"em-{hypothesis}",
         )
         row = {
             "scenario": result.scenario,
             "learner": label,
             "epsilon": epsilon,
             "n_private": int(X.shape[0]),
-            "n_public": int(Z.shape[0]),
+            "n_public": 0 if public is None else int(Z.shape[0]),
             "n_neighbours": result.n_neighbours,
             "epsilon_hat": result.epsilon_hat,
             "worst_pair": f"position {result.worst.get('position')}: {result.worst.get('replacement')}",

@@ -22,6 +22,12 @@ Talwar 2007). ``sensitivity="paper"`` uses Delta = 2, the 2/n convention of seed
 exact: :func:`oraclepriv.audit.exact.audit_exact_distribution` computes it on neighbouring datasets
 and reports the largest log-ratio (``oraclepriv audit public-cover``).
 
+Label-DP variant (``cover="private-features"``; seed 004's Algorithm 5 as stated there): the cover is
+built from the private features themselves and only the labels are protected. Neighbouring is then
+"change one private label", a weaker notion than the record-level one of every other learner here
+(``privacy_["neighbouring"]`` says so); the exact audit passes it on label flips and shows that it
+is not private when a record's features change (the cover itself moves).
+
 Accuracy (Dwork and Roth, Thm 3.11): with probability >= 1 - beta,
 err(c) <= min_C err + (2 Delta / eps)(ln |C| + ln(1/beta)); |C| <= 2 sum_{i<=d} C(m - 1, i) for
 halfspaces. Cost: no oracle call, but the cover is exponential in d for halfspaces
@@ -38,10 +44,13 @@ import numpy as np
 from oraclepriv.cover import DEFAULT_MAX_CANDIDATES, PublicCover, public_cover
 from oraclepriv.learners._base import PrivateLearner
 
-__all__ = ["PublicCoverEM", "SENSITIVITIES", "em_log_probabilities"]
+__all__ = ["PublicCoverEM", "SENSITIVITIES", "COVERS", "LABEL_DP_NEIGHBOURING", "em_log_probabilities"]
 
 #: Delta of the mistake count under replacement of one record: "tight" 1, "paper" 2 (seed 003, Alg. 1)
 SENSITIVITIES = {"tight": 1.0, "paper": 2.0}
+#: where the cover comes from: the public points (record-level DP) or the private features (label-DP)
+COVERS = ("public", "private-features")
+LABEL_DP_NEIGHBOURING = "change one private label; private features and public data fixed (label-DP)"
 
 
 def em_log_probabilities(log_weights: np.ndarray) -> np.ndarray:
@@ -58,6 +67,8 @@ class PublicCoverEM(PrivateLearner):
 
     * ``epsilon`` — privacy parameter (> 0);
     * ``hypothesis`` — "threshold", "stump" or "halfspace";
+    * ``cover`` — "public" (default; eps-DP for replacing a record) or "private-features" (the cover
+      of the private x's, eps-**label**-DP only; fit without ``X_public``);
     * ``sensitivity`` — "tight" (Delta = 1, default) or "paper" (Delta = 2);
     * ``dedup`` — stumps only: one candidate per distinct labeling of Z (default) or every
       (feature, sign, cut); halfspace covers are always de-duplicated;
@@ -77,13 +88,14 @@ class PublicCoverEM(PrivateLearner):
         "with Examples 3 and 7; Bassily, Mohri, Suresh (NeurIPS 2022, seed 004) Algorithm 5"
     )
     supported_classes = ("threshold", "stump", "halfspace")
-    _PARAMS = ("epsilon", "hypothesis", "sensitivity", "dedup", "max_public", "max_candidates", "random_state")
+    _PARAMS = ("epsilon", "hypothesis", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state")
 
     def __init__(
         self,
         *,
         epsilon: float = 1.0,
         hypothesis: str = "halfspace",
+        cover: str = "public",
         sensitivity: str = "tight",
         dedup: bool = True,
         max_public: int | None = None,
@@ -91,6 +103,7 @@ class PublicCoverEM(PrivateLearner):
         random_state: Any = None,
     ) -> None:
         super().__init__(epsilon=epsilon, delta=0.0, hypothesis=hypothesis, random_state=random_state)
+        self.cover = cover
         self.sensitivity = sensitivity
         self.dedup = dedup
         self.max_public = max_public
@@ -99,6 +112,16 @@ class PublicCoverEM(PrivateLearner):
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Constructor parameters (scikit-learn convention); no oracle, so no backend options."""
         return {name: getattr(self, name) for name in self._PARAMS}
+
+    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self.cover not in COVERS:
+            raise ValueError(f"cover must be one of {list(COVERS)}; got {self.cover!r}")
+        if self.cover == "private-features":
+            if X_public is not None:
+                raise ValueError("cover='private-features' builds the cover from the private features (label-DP); "
+                                 "do not pass X_public")
+            X_public = X_private
+        return super()._validate_common(X_private, y_private, X_public)
 
     # ------------------------------------------------------------------ the mechanism
     def _check_params(self) -> float:
@@ -116,7 +139,8 @@ class PublicCoverEM(PrivateLearner):
 
     def _candidates(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> PublicCover:
         """Step 1: the cover, from the public points only (X and y are not used: a control
-        subclass overrides this to show what the audit does when they are)."""
+        subclass overrides this to show what the audit does when they are). With
+        cover="private-features", Z is the private features (label-DP)."""
         return public_cover(Z, self.hypothesis, dedup=self.dedup, max_candidates=self.max_candidates)
 
     def _log_weights(self, errors: np.ndarray) -> np.ndarray:
@@ -146,16 +170,25 @@ class PublicCoverEM(PrivateLearner):
             "mistake_count_sensitivity": self._delta_count,
             "cover_size": cover.size,
             "cover_complete": cover.complete,
-            "cover_built_from": "public points only",
+            "cover_built_from": "public points only" if self.cover == "public" else "the private features (label-DP)",
             "accuracy_slack_beta_0.05": 2.0 * self._delta_count / self.epsilon_ * (math.log(cover.size) + math.log(1 / beta)),
             "oracle_calls": 0,
             "on_uncertified": "n/a",
             "robustness": "no oracle call: the guarantee does not depend on any solver",
         }
+        if self.cover == "private-features":
+            self._privacy["neighbouring"] = LABEL_DP_NEIGHBOURING
         return cover.hypothesis_at(index)
 
+    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, **fit_params: Any) -> "PublicCoverEM":
+        """Fit on private records and public points (``cover="private-features"``: no public points); returns self."""
+        super().fit(X_private, y_private, X_public, **fit_params)
+        if self.cover == "private-features":
+            self.n_public_ = 0
+        return self
+
     # ------------------------------------------------------------------ exact output law (audits)
-    def output_log_probabilities(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray]:
+    def output_log_probabilities(self, X_private: Any, y_private: Any, X_public: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """The exact law of the released hypothesis on this data: (params of every candidate, one
         row each, as in :attr:`PublicCover.params`; their log-probabilities). Needs the whole public
         set (``max_public`` None or not binding), since a random public subsample makes the law a mixture."""
