@@ -33,7 +33,7 @@ Enumeration per class (m public points, of which m' distinct values per feature)
   still realized by their representatives, but some may be missing: ``complete`` is then False.
 
 Labelings are always those the representatives produce under the class's own rule (for
-halfspaces w.z + b >= 0 in float64, recomputed after mapping back to the original scale), so a
+halfspaces w.z + b >= 0 in float64, recomputed after mapping back to the original coordinates), so a
 cover never claims a labeling its representative does not produce.
 """
 
@@ -249,8 +249,12 @@ def _halfspace_cover(Z: np.ndarray, max_candidates: int) -> PublicCover:
             f"candidates, above max_candidates={max_candidates:,}; use fewer public points (max_public) "
             "or raise max_candidates"
         )
-    scale = max(1.0, float(np.abs(Z).max()))
-    Zs = Z / scale  # hyperplanes are found on scaled points and mapped back (b * scale)
+    # an affine change of coordinates maps halfspaces to halfspaces: work on centred points with
+    # every feature in [-1, 1] (tolerances then mean the same for any units), map (w, b) back
+    center = Z.mean(axis=0)
+    spread = np.abs(Z - center).max(axis=0)
+    spread = np.where(spread > 0, spread, 1.0)
+    Zs = (Z - center) / spread
     complete = True
     notes: list[str] = []
     signs = np.array(list(np.ndindex(*(2,) * d)), dtype=np.float64) * 2 - 1 if d else np.zeros((1, 0))
@@ -304,11 +308,12 @@ def _halfspace_cover(Z: np.ndarray, max_candidates: int) -> PublicCover:
                 keys, margins, params = _dedup(keys, margins, params)
     keys, margins, params = _dedup(keys, margins, params)
     P = params[0].copy()
-    P[:, d] *= scale  # w.(z / scale) + b >= 0  <=>  w.z + b * scale >= 0
+    P[:, :d] /= spread  # w.((z - c) / s) + b = (w / s).z + (b - (w / s).c)
+    P[:, d] -= P[:, :d] @ center
     if not complete:
         notes.append("public points not in general position: some labelings may be missing")
     cover = PublicCover("halfspace", P, complete, m, d, scored, True, notes)
-    # the labelings after mapping back to the original scale decide (rounding could merge two)
+    # the labelings after mapping back to the original coordinates decide (rounding could merge two)
     _, first = np.unique(_pack(cover.labelings(Z)), return_index=True)
     if first.size != cover.size:
         cover.params = P[np.sort(first)]

@@ -276,3 +276,10 @@ def test_label_dp_variant_covers_the_private_features_and_says_label_dp():
     assert labels.passed and labels.n_neighbours == X.shape[0] and labels.epsilon_hat > 0.9
     records = audit_exact_distribution(make, X, y, None, epsilon=1.0, n_others=1)
     assert not records.passed and math.isinf(records.epsilon_hat)
+
+
+@pytest.mark.parametrize("scale,shift", [(1e-8, 0.0), (1e8, 0.0), (1e-3, 1e4)])
+def test_halfspace_cover_is_complete_in_any_units(scale, shift):
+    Z = np.random.default_rng(11).normal(size=(15, 2)) * scale + shift
+    cover = public_cover(Z, "halfspace")
+    assert cover.complete and cover.size == len(_labeling_set(cover, Z)) == cover_count(15, 2)
