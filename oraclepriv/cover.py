@@ -202,19 +202,44 @@ def _threshold_cover(Z: np.ndarray) -> PublicCover:
 
 
 def _stump_cover(Z: np.ndarray, dedup: bool) -> PublicCover:
-    rows = []
+    m = Z.shape[0]
+    # set hashes of the labelings, without materialising them (2 d (m' + 1) rows of m labels would be
+    # gigabytes at m ~ 10^4): a labeling is the set of points labelled 1, hashed as the sum mod 2^64
+    # of fixed random 64-bit keys of its points; for one feature these sets are the suffixes
+    # (sign +1) and prefixes (sign -1) of the points sorted by value, so prefix sums give them all
+    keys = np.random.default_rng(0x5EED).integers(0, np.iinfo(np.uint64).max, size=m, dtype=np.uint64, endpoint=True)
+    rows, hashes = [], []
     for j in range(Z.shape[1]):
         up, down = _cuts(Z[:, j])
         rows.append(np.column_stack([np.full(up.size, j), up, np.ones(up.size)]))
         rows.append(np.column_stack([np.full(down.size, j), down, -np.ones(down.size)]))
+        values, rank = np.unique(Z[:, j], return_inverse=True)
+        per_rank = np.zeros(values.size, dtype=np.uint64)
+        np.add.at(per_rank, rank, keys)
+        prefix = np.concatenate((np.zeros(1, np.uint64), np.cumsum(per_rank, dtype=np.uint64)))  # {rank < k}
+        total = prefix[-1]
+        hashes.append(total - prefix)  # sign +1, cut k: {rank >= k}  (uint64 arithmetic wraps mod 2^64)
+        hashes.append(prefix)  # sign -1, cut k: {rank < k}
     params = np.concatenate(rows)
     scored = params.shape[0]
     if dedup:
-        cover = PublicCover("stump", params, True, Z.shape[0], Z.shape[1], scored, dedup)
-        keys = _pack(cover.labelings(Z))
-        _, first = np.unique(keys, return_index=True)
-        params = params[np.sort(first)]
-    return PublicCover("stump", params, True, Z.shape[0], Z.shape[1], scored, dedup)
+        params = params[_dedup_by_hash(np.concatenate(hashes), params, Z)]
+    return PublicCover("stump", params, True, m, Z.shape[1], scored, dedup)
+
+
+def _dedup_by_hash(hashes: np.ndarray, params: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """Indices (sorted) of the first stump of every distinct labeling of Z. Candidates with equal
+    hashes are compared on their actual labelings, so a hash collision can never merge two."""
+    _, inverse, counts = np.unique(hashes, return_inverse=True, return_counts=True)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    keep = [order[starts[counts == 1]]]
+    for g in np.flatnonzero(counts > 1):
+        members = order[starts[g]: starts[g] + counts[g]]
+        labels = PublicCover("stump", params[members], True, Z.shape[0], Z.shape[1], members.size).labelings(Z)
+        _, first = np.unique(_pack(labels), return_index=True)
+        keep.append(members[first])
+    return np.sort(np.concatenate(keep))
 
 
 def _pack(labels: np.ndarray) -> np.ndarray:

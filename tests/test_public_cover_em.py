@@ -283,3 +283,16 @@ def test_halfspace_cover_is_complete_in_any_units(scale, shift):
     Z = np.random.default_rng(11).normal(size=(15, 2)) * scale + shift
     cover = public_cover(Z, "halfspace")
     assert cover.complete and cover.size == len(_labeling_set(cover, Z)) == cover_count(15, 2)
+
+
+def test_stump_dedup_by_hash_never_merges_different_labelings():
+    """The stump dedup hashes labelings; equal hashes are re-checked on the labelings themselves.
+    Force every hash to collide: the result must still be the exact de-duplication."""
+    from oraclepriv.cover import _dedup_by_hash, _pack
+
+    Z = np.round(np.random.default_rng(12).normal(size=(20, 3)), 1)
+    full = public_cover(Z, "stump", dedup=False)
+    _, first = np.unique(_pack(full.labelings(Z)), return_index=True)
+    forced = _dedup_by_hash(np.zeros(full.size, dtype=np.uint64), full.params, Z)
+    assert np.array_equal(forced, np.sort(first))
+    assert np.array_equal(public_cover(Z, "stump").params, full.params[np.sort(first)])

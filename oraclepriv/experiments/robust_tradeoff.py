@@ -31,8 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.experiments._cells import excess as _excess
+from oraclepriv.experiments._cells import run_cells as _run_cells
+from oraclepriv.experiments._cells import scenario as _scenario
+from oraclepriv.experiments._cells import select_even_report_odd
 from oraclepriv.experiments.ppm_curves import fit_slope
-from oraclepriv.experiments.rrspm_tradeoff import StumpScenario, ThresholdScenario
 from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
@@ -84,14 +87,6 @@ class FlakyBackend(Backend):
         return BackendAnswer(constant, bound=-math.inf, status="time_limit", nodes=0, details={"method": "flaky failure"})
 
 
-def _scenario(name: str) -> ThresholdScenario | StumpScenario:
-    return ThresholdScenario() if name == "threshold" else StumpScenario()
-
-
-def _excess(scenario, h, p: float) -> float:
-    return (1 - 2 * p) * scenario.disagreement(h)
-
-
 def _main_cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random.SeedSequence) -> list[dict[str, Any]]:
     """One (class, n, repetition): one private and one public sample, the ERM baseline, every RRSPM and
     every SubsampleAggregate configuration. Its own SeedSequence, so cells can run in any order or process."""
@@ -139,17 +134,6 @@ def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.Se
     return rows
 
 
-def _run_cells(function, tasks: list[tuple], n_jobs: int) -> list[dict[str, Any]]:
-    """Run ``function(*task)`` for every task, in ``n_jobs`` processes (joblib); rows in task order."""
-    if n_jobs == 1:
-        parts = [function(*task) for task in tasks]
-    else:
-        from joblib import Parallel, delayed
-
-        parts = Parallel(n_jobs=n_jobs)(delayed(function)(*task) for task in tasks)
-    return [row for part in parts for row in part]
-
-
 def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_state: int = 0,
                         n_jobs: int = 1) -> dict[str, Any]:
     """Run both experiments; write ``runs.csv``, ``best.csv``, ``failure.csv``, ``robust.png``,
@@ -181,11 +165,7 @@ def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_s
     # SubsampleAggregate's many (k, m) cells and of RRSPM's m cells on the same runs that are reported
     # would favour the larger grid (selection bias)
     cells = ["hypothesis", "n", "method", "k", "m"]
-    select = runs[runs.rep % 2 == 0].groupby(cells, as_index=False).agg(select_excess=("excess", "mean"))
-    chosen = select.loc[select.groupby(["hypothesis", "n", "method"]).select_excess.idxmin()]
-    held_out = runs[runs.rep % 2 == 1].groupby(cells, as_index=False).agg(
-        mean_excess=("excess", "mean"), sem_excess=("excess", "sem"), runs=("excess", "size"))
-    best = chosen.merge(held_out, on=cells).sort_values(["hypothesis", "method", "n"])
+    best = select_even_report_odd(runs, cells, ["hypothesis", "n", "method"]).sort_values(["hypothesis", "method", "n"])
     slopes = []
     for (hyp, method), g in best.groupby(["hypothesis", "method"]):
         slopes.append({"hypothesis": hyp, "method": method, "slope_vs_n": fit_slope(g.n.to_numpy(), g.mean_excess.to_numpy()),

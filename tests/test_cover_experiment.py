@@ -1,0 +1,103 @@
+"""The PublicCoverEM-vs-RRSPM experiment (``oraclepriv experiment cover-baseline``): a quick run writes its
+files, does not depend on the number of processes, selects on the even repetitions and reports the odd ones.
+
+The full run is ``python -m oraclepriv experiment cover-baseline --jobs 2 --out docs/figures/cover``
+(well under a minute; not in the default test run).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from oraclepriv.experiments._cells import select_even_report_odd
+from oraclepriv.experiments.cover_baseline import QUICK_CONFIG, em_term, run_cover_baseline
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    return run_cover_baseline(tmp_path_factory.mktemp("cover"), quick=True, random_state=1)
+
+
+def test_quick_run_writes_every_file(quick):
+    for key in ("runs", "best", "png", "summary", "readme"):
+        assert quick["paths"][key].exists() and quick["paths"][key].stat().st_size > 0
+    best = pd.read_csv(quick["paths"]["best"])
+    assert set(best.method) == {"erm", "rrspm", "public_cover_em"}
+    assert (best.mean_excess >= 0).all()
+    cells = {(h, n) for h, ns in QUICK_CONFIG["scenarios"].items() for n in ns}
+    assert set(zip(best.hypothesis, best.n)) == cells and len(best) == 3 * len(cells)
+    # every learner sees the same private sample: ERM is never worse than both private learners at once
+    for _, g in best.groupby(["hypothesis", "n"]):
+        e = dict(zip(g.method, g.mean_excess))
+        assert e["erm"] <= max(e["rrspm"], e["public_cover_em"]) + 1e-12
+    em = best[best.method == "public_cover_em"]
+    for r in em.itertuples():  # the notes' EM term at the chosen m, with the cover's size (m + 1 thresholds)
+        assert r.em_term == pytest.approx(em_term(r.cover_size, r.n, 1.0, 0.05), rel=1e-5)
+        if r.hypothesis == "threshold":
+            assert r.cover_size == r.m + 1
+        else:
+            # every (feature, sign, cut) of continuous public points is a distinct labeling, except that
+            # the all-0 and all-1 labelings come 2 k = 6 times each: one kept (dedup=True)
+            assert r.cover_size == 2 * 3 * (r.m + 1) - 10
+    summary = json.loads(quick["paths"]["summary"].read_text())
+    assert {"config", "random_state", "seconds", "slopes", "ratio"} <= set(summary)
+    readme = quick["paths"]["readme"].read_text()
+    assert "cover-baseline" in readme and "zero oracle calls" in readme and "EM term" in readme
+
+
+def test_selection_uses_even_reps_and_reports_odd_reps(quick):
+    runs, best = quick["runs"], quick["best"]
+    assert sorted(runs.rep.unique()) == list(range(QUICK_CONFIG["repetitions"]))
+    for r in best.itertuples():
+        g = runs[(runs.hypothesis == r.hypothesis) & (runs.n == r.n) & (runs.method == r.method)]
+        even = g[g.rep % 2 == 0].groupby("m").excess.mean()
+        odd = g[(g.rep % 2 == 1) & (g.m == r.m)].excess
+        assert r.m == even.idxmin()
+        assert r.select_excess == pytest.approx(even.min(), rel=1e-12)
+        assert r.mean_excess == pytest.approx(odd.mean(), rel=1e-12)
+        assert r.runs == len(odd) == QUICK_CONFIG["repetitions"] // 2
+
+
+def test_selection_ignores_the_odd_reps_when_choosing():
+    # m = 1 is best on the even reps and worst on the odd ones: it must still be chosen and its odd mean reported
+    runs = pd.DataFrame([{"hypothesis": "threshold", "n": 10, "method": "x", "m": m, "rep": rep,
+                          "excess": (0.1 if m == 1 else 0.2) if rep % 2 == 0 else (0.9 if m == 1 else 0.0)}
+                         for m in (1, 2) for rep in range(4)])
+    best = select_even_report_odd(runs, ["hypothesis", "n", "method", "m"], ["hypothesis", "n", "method"])
+    assert best.m.tolist() == [1] and best.mean_excess.tolist() == [0.9] and best.select_excess.tolist() == [0.1]
+
+
+def test_results_do_not_depend_on_the_number_of_worker_processes(quick, tmp_path):
+    parallel = run_cover_baseline(tmp_path, quick=True, random_state=1, n_jobs=2)
+    pd.testing.assert_frame_equal(quick["runs"], parallel["runs"])
+    pd.testing.assert_frame_equal(quick["best"], parallel["best"])
+
+
+def test_cli_runs_the_quick_experiment(tmp_path):
+    from oraclepriv.cli import app
+
+    out = tmp_path / "cli"
+    res = CliRunner().invoke(app, ["experiment", "cover-baseline", "--quick", "--seed", "2", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "README.md").exists() and (out / "cover.png").exists()
+    assert "public_cover_em" in res.output
+    runs = pd.read_csv(out / "runs.csv")
+    assert set(runs.method) == {"erm", "rrspm", "public_cover_em"}
+    assert runs.loc[runs.method == "public_cover_em", "em_gap"].ge(0).all()
+    assert not math.isnan(runs.loc[runs.method == "public_cover_em", "em_gap"].iloc[0])
+    bad = CliRunner().invoke(app, ["experiment", "cover-baseline", "--quick", "--jobs", "0", "--out", str(out)])
+    assert bad.exit_code == 2
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="n_jobs"):
+        run_cover_baseline("/tmp/never-written", quick=True, n_jobs=0)
+    with pytest.raises(ValueError, match="random_state"):
+        run_cover_baseline("/tmp/never-written", quick=True, random_state=-1)
+    assert np.isfinite(em_term(513, 1000, 1.0))
