@@ -156,6 +156,11 @@ SEPA_PENALTY = 0.2
 #: the first and every REPAIR_EVERY-th separation call also repair {g : x_g < 0.5} (a primal
 #: heuristic; at every root call it cost n200-d10 ~1.5 s for no fewer nodes)
 REPAIR_EVERY = 10
+#: core rows enter the LP at once (True) or only when an LP point violates them (False; then SCIP's
+#: linear handler separates them at every node, LINEAR_SEPAFREQ = 1)
+CORE_ROWS_INITIAL = True
+SEED_ROWS_INITIAL = True
+LINEAR_SEPAFREQ = None
 #: rank rounding of the converged root LP point (:meth:`_CoreHandler._rank_rounding`): at most
 #: this many k values, spread over [s / 2, 3 s] for s = sum_g x_g
 ROUNDING_TRIES = 24
@@ -194,6 +199,7 @@ def _handler_class(pyscipopt):
             self.accepted_unverified = 0  # LP-non-separable labelings accepted for want of a proof
             self._tz = None  # the transformed variables (on first use)
             self.rounded = False  # rank rounding of the converged root LP done
+            self.root_x: np.ndarray | None = None  # the last root LP point separated (parallel split)
             self.root_calls = 0
             self.next_rounding = 5
             self.stats = {"enforce_calls": 0, "check_calls": 0, "sepa_calls": 0, "cuts_enforce": 0, "cuts_sepa": 0,
@@ -211,7 +217,7 @@ def _handler_class(pyscipopt):
             self.new_cores.append(core)
             self.model.addCons(
                 pyscipopt.quicksum(self.z[g] for g in core) >= 1,
-                name=f"core{len(self.known)}", initial=True, separate=True, enforce=True, check=True,
+                name=f"core{len(self.known)}", initial=CORE_ROWS_INITIAL, separate=True, enforce=True, check=True,
                 propagate=True, local=False, removable=True,
             )
             return True
@@ -361,6 +367,8 @@ def _handler_class(pyscipopt):
             self.stats["sepa_calls"] += 1
             added = self._add_pending()
             x = self._values(None)
+            if self.model.getDepth() == 0:
+                self.root_x = x
             cores = self._min_x_cores(x)
             if self.model.getDepth() == 0 and not self.rounded:
                 # round the root LP point when the root has converged (no violated core found) and,
@@ -395,10 +403,194 @@ def _handler_class(pyscipopt):
 CoreHandler = None  # the class, once pyscipopt is imported (see _handler_class)
 
 
-def _check_threads(value: Any) -> int:
+def _handler(pyscipopt):
+    global CoreHandler
+    if CoreHandler is None:
+        CoreHandler = _handler_class(pyscipopt)
+    return CoreHandler
+
+
+def run_branch_and_cut(
+    pyscipopt,
+    sep: Separator,
+    W: np.ndarray,
+    yg: np.ndarray,
+    cores: list[tuple[int, ...]],
+    *,
+    start_keep: np.ndarray | None,
+    time_limit: float | None,
+    abs_gap: float,
+    threads: int = 1,
+    output_flag: bool = False,
+    fix: dict[int, int] | None = None,
+    objlimit: float | None = None,
+    node_limit: int | None = None,
+) -> dict[str, Any]:
+    """One SCIP branch-and-cut over the groups (module docstring), optionally restricted to a region
+    (``fix``: group -> 0/1) with an objective limit (only labelings strictly cheaper than ``objlimit``
+    count; SCIP's status is then "infeasible" when the region has none) or a node limit.
+
+    Returns plain data (also from a worker process): SCIP status, nodes, dual and primal bound,
+    seconds, the kept sets worth polishing (SCIP's best solution, the handler's best separable sets),
+    the new cores, the handler's counters, and the root LP point (``root_x``)."""
+    scip = pyscipopt
+    model = scip.Model("scip-bc")
+    if not output_flag:
+        model.hideOutput()
+    n_groups = W.size
+    z = [model.addVar(name=f"z{g}", vtype="B", obj=float(W[g])) for g in range(n_groups)]
+    known: set[tuple[int, ...]] = set()
+    for k, core in enumerate(cores):
+        known.add(core)
+        model.addCons(scip.quicksum(z[g] for g in core) >= 1, name=f"seed{k}", initial=SEED_ROWS_INITIAL)
+    for g, value in (fix or {}).items():
+        model.fixVar(z[g], float(value))
+    handler = _handler(pyscipopt)(z, sep, W, yg, known)
+    model.includeConshdlr(
+        handler, "halfspace_cores", "lazy exactly verified non-separable cores",
+        sepapriority=100, enfopriority=-100, chckpriority=-100, sepafreq=SEPA_FREQ, propfreq=-1,
+        eagerfreq=-1, maxprerounds=0, needscons=False,
+    )
+    model.setParam("limits/gap", 0.0)
+    model.setParam("limits/absgap", float(abs_gap))
+    model.setParam("lp/threads", threads)
+    model.setParam("presolving/maxrestarts", 0)
+    if LINEAR_SEPAFREQ is not None:
+        model.setParam("constraints/linear/sepafreq", LINEAR_SEPAFREQ)
+    # SCIP's symmetry handling sees only the rows and the objective, not the handler's implicit
+    # constraint (separability), so equal-weight points look interchangeable and symmetry-breaking
+    # constraints cut off real optima (seen: rrspm-5d-n100, bound 6 above the optimum). Off.
+    model.setParam("misc/usesymmetry", 0)
+    # Measured on the issue-#3 suite (module docstring): SCIP's own primal heuristics (RENS and
+    # other sub-MIPs, which cannot see the handler) cost seconds and found nothing the start
+    # heuristics and the handler's separable sets had not; strong branching (relpscost) cost
+    # half the time on an LP with thousands of cut rows. Pseudo-cost branching without strong
+    # branching needed about as many nodes, far cheaper ones.
+    model.setHeuristics(scip.SCIP_PARAMSETTING.OFF)
+    model.setParam("branching/pscost/priority", 100000)
+    # SCIP's Gomory, aggregation (c-MIR) and {0,1/2} separators on the covering rows: dense rows,
+    # slower LPs, no fewer nodes (measured: n200-d10 4.5 -> 3.4 s, n100-d10 0.64 -> 0.29 s off)
+    for sepa in ("gomory", "aggregation", "zerohalf"):
+        model.setParam(f"separating/{sepa}/freq", -1)
+    if time_limit is not None:
+        model.setParam("limits/time", max(float(time_limit), 1e-2))
+    if node_limit is not None:
+        model.setParam("limits/nodes", int(node_limit))
+    if objlimit is not None:
+        model.setObjlimit(float(objlimit))
+    start_accepted = False
+    if start_keep is not None and all(start_keep[g] == (v == 0) for g, v in (fix or {}).items()):
+        start = model.createSol()
+        for g, v in enumerate(z):
+            model.setSolVal(start, v, 0.0 if start_keep[g] else 1.0)
+        start_accepted = bool(model.addSol(start))
+    model.optimize()
+    keeps = []
+    if model.getNSols() > 0:
+        best = model.getBestSol()
+        keeps.append(np.array([model.getSolVal(best, v) for v in z]) < 0.5)
+    keeps += [keep for _, keep in handler.best_keep]
+    return {
+        "raw": model.getStatus(),
+        "nodes": int(model.getNNodes()),
+        "dual": float(model.getDualbound()),
+        "primal": float(model.getPrimalbound()),
+        "seconds": float(model.getSolvingTime()),
+        "keeps": keeps,
+        "new_cores": handler.new_cores + handler.pending,
+        "unverified": handler.unverified,
+        "accepted_unverified": handler.accepted_unverified,
+        "stats": dict(handler.stats),
+        "start_accepted": start_accepted,
+        "root_x": handler.root_x,
+    }
+
+
+def _check_threads(value: Any, name: str = "threads") -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"backend 'scip-bc': threads must be a positive integer; got {value!r}")
+        raise ValueError(f"backend 'scip-bc': {name} must be a positive integer; got {value!r}")
     return int(value)
+
+
+#: parallel search (``workers`` > 1): regions per worker (2^p regions for the smallest p reaching it)
+REGIONS_PER_WORKER = 4
+
+
+def split_groups(root_x: np.ndarray, n_regions: int) -> list[int]:
+    """The p groups to split the search on (2^p >= n_regions regions): the most fractional
+    coordinates of the root LP point (ties: lower index)."""
+    p = max(1, math.ceil(math.log2(max(n_regions, 2))))
+    frac = root_x * (1.0 - root_x)
+    order = np.argsort(-frac, kind="stable")
+    return [int(g) for g in order[: min(p, root_x.size)]]
+
+
+def _region_worker(X: np.ndarray, y: np.ndarray, W: np.ndarray, cores: list[tuple[int, ...]], fix: dict[int, int],
+                   start_keep: np.ndarray, objlimit: float, time_limit: float | None, options: dict[str, Any]) -> dict[str, Any]:
+    """One region of the parallel search, in a worker process (rebuilds the groups and the separator)."""
+    import pyscipopt
+
+    from solvers.highs import import_highspy
+
+    form = HalfspaceHittingSet(X, y)
+    sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
+    out = run_branch_and_cut(pyscipopt, sep, W, form.yg, cores, start_keep=start_keep, time_limit=time_limit,
+                             fix=fix, objlimit=objlimit, **options)
+    out["separation_lps"] = sep.lp_calls
+    return out
+
+
+def _parallel_branch_and_cut(pyscipopt, X, y, form: HalfspaceHittingSet, sep: Separator, W: np.ndarray, incumbent: float,
+                             start_keep: np.ndarray, time_limit: float | None, workers: int,
+                             options: dict[str, Any]) -> dict[str, Any]:
+    """Branch-and-cut on ``workers`` processes: the root here, then the 2^p regions of the p most
+    fractional root groups (each z_g fixed to 0 or 1), solved in parallel (joblib) with the root's
+    cores as rows and the incumbent as objective limit. The regions partition the labelings, so
+    the minimum of their proved bounds is a proved bound (a region with no labeling cheaper than
+    the incumbent bounds it by the incumbent)."""
+    from joblib import Parallel, delayed
+
+    t0 = time.perf_counter()
+    root = run_branch_and_cut(pyscipopt, sep, W, form.yg, list(form.cores), start_keep=start_keep,
+                              time_limit=time_limit, node_limit=1, **options)
+    form.add_cores(root["new_cores"])
+    if root["raw"] in ("optimal", "gaplimit", "infeasible", "timelimit") or root["root_x"] is None:
+        root["stats"]["regions"] = 0
+        return root
+    incumbent = min(incumbent, root["primal"])
+    split = split_groups(root["root_x"], REGIONS_PER_WORKER * workers)
+    regions = [dict(zip(split, bits)) for bits in np.ndindex(*(2,) * len(split))]
+    remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-2)
+    cores = list(form.cores)
+    results = Parallel(n_jobs=workers, backend="loky", batch_size=1)(
+        delayed(_region_worker)(X, y, W, cores, {g: int(v) for g, v in fix.items()}, start_keep, incumbent,
+                                remaining, options)
+        for fix in regions
+    )
+    finished = all(r["raw"] in ("optimal", "gaplimit", "infeasible") for r in results)
+    # a region without any labeling cheaper than the incumbent is bounded by the incumbent
+    bounds = [incumbent if r["raw"] == "infeasible" else r["dual"] for r in results]
+    stats = dict(root["stats"])
+    for r in results:
+        for key, value in r["stats"].items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(stats.get(key), (int, float)):
+                stats[key] = stats[key] + value
+    stats.update({"regions": len(regions), "split_groups": split, "region_seconds": [r["seconds"] for r in results],
+                  "region_nodes": [r["nodes"] for r in results], "region_status": [r["raw"] for r in results]})
+    return {
+        "raw": ("optimal" if finished else "timelimit"),
+        "nodes": root["nodes"] + sum(r["nodes"] for r in results),
+        "dual": float(min(bounds)),
+        "primal": float(min([incumbent] + [r["primal"] for r in results if r["raw"] != "infeasible"])),
+        "seconds": time.perf_counter() - t0,
+        "keeps": root["keeps"] + [k for r in results for k in r["keeps"]],
+        "new_cores": root["new_cores"] + [c for r in results for c in r["new_cores"]],
+        "unverified": root["unverified"] + sum(r["unverified"] for r in results),
+        "accepted_unverified": root["accepted_unverified"] + sum(r["accepted_unverified"] for r in results),
+        "stats": stats,
+        "start_accepted": root["start_accepted"],
+        "root_x": root["root_x"],
+    }
 
 
 class ScipBcBackend(Backend):
@@ -406,7 +598,7 @@ class ScipBcBackend(Backend):
 
     name = "scip-bc"
     classes = frozenset({"halfspace"})
-    options = frozenset({"threads", "output_flag"})
+    options = frozenset({"threads", "output_flag", "workers"})
     certificate = (
         "halfspaces: bound = SCIP's dual bound of the branch-and-cut over exactly verified non-separable "
         "cores (lazy cover cuts), a proved lower bound over all halfspaces (margin-free)"
@@ -422,14 +614,13 @@ class ScipBcBackend(Backend):
             if not ok:
                 raise ValueError(f"backend 'scip-bc': time_limit must be a positive number of seconds; got {time_limit!r}")
         self.threads = _check_threads(self.config.get("threads", 1))
+        self.workers = _check_threads(self.config.get("workers", 1), "workers")
         flag = self.config.get("output_flag", False)
         if not isinstance(flag, (bool, np.bool_)):
             raise ValueError(f"backend 'scip-bc': output_flag must be True or False; got {flag!r}")
         self.output_flag = bool(flag)
         self._pyscipopt = import_pyscipopt()
-        global CoreHandler
-        if CoreHandler is None:
-            CoreHandler = _handler_class(self._pyscipopt)
+        _handler(self._pyscipopt)
         self._cache: tuple[str, HalfspaceHittingSet, Separator] | None = None
 
     # -- persistence: cores depend only on the points and reduced labels ---------------------
@@ -498,55 +689,18 @@ class ScipBcBackend(Backend):
             add(source, self._polish(form, keep))
         heuristic_seconds = time.perf_counter() - t_start
 
-        # the branch-and-cut model
-        scip = self._pyscipopt
-        model = scip.Model("scip-bc")
-        if not self.output_flag:
-            model.hideOutput()
-        z = [model.addVar(name=f"z{g}", vtype="B", obj=float(W[g])) for g in range(form.groups.size)]
-        known: set[tuple[int, ...]] = set()
-        seeded = len(form.cores)
-        for k, core in enumerate(form.cores):
-            known.add(core)
-            model.addCons(scip.quicksum(z[g] for g in core) >= 1, name=f"seed{k}")
-        handler = CoreHandler(z, sep, W, yg, known)
-        model.includeConshdlr(
-            handler, "halfspace_cores", "lazy exactly verified non-separable cores",
-            sepapriority=100, enfopriority=-100, chckpriority=-100, sepafreq=SEPA_FREQ, propfreq=-1,
-            eagerfreq=-1, maxprerounds=0, needscons=False,
-        )
-        model.setParam("limits/gap", 0.0)
-        model.setParam("limits/absgap", float(abs_gap))
-        model.setParam("lp/threads", self.threads)
-        model.setParam("presolving/maxrestarts", 0)
-        # SCIP's symmetry handling sees only the rows and the objective, not the handler's implicit
-        # constraint (separability), so equal-weight points look interchangeable and symmetry-breaking
-        # constraints cut off real optima (seen: rrspm-5d-n100, bound 6 above the optimum). Off.
-        model.setParam("misc/usesymmetry", 0)
-        # Measured on the issue-#3 suite (module docstring): SCIP's own primal heuristics (RENS and
-        # other sub-MIPs, which cannot see the handler) cost seconds and found nothing the start
-        # heuristics and the handler's separable sets had not; strong branching (relpscost) cost
-        # half the time on an LP with thousands of cut rows. Pseudo-cost branching without strong
-        # branching needed about as many nodes, far cheaper ones.
-        model.setHeuristics(scip.SCIP_PARAMSETTING.OFF)
-        model.setParam("branching/pscost/priority", 100000)
-        # SCIP's Gomory, aggregation (c-MIR) and {0,1/2} separators on the covering rows: dense rows,
-        # slower LPs, no fewer nodes (measured: n200-d10 4.5 -> 3.4 s, n100-d10 0.64 -> 0.29 s off)
-        for sepa in ("gomory", "aggregation", "zerohalf"):
-            model.setParam(f"separating/{sepa}/freq", -1)
-        if deadline is not None:
-            model.setParam("limits/time", max(deadline - time.perf_counter(), 1e-2))
         best_loss, _, best_h = min(cands, key=lambda c: c[0])
-        start = model.createSol()
-        correct = best_h.predict(form.groups.X) == yg
-        for g, v in enumerate(z):
-            model.setSolVal(start, v, 0.0 if correct[g] else 1.0)
-        start_accepted = bool(model.addSol(start))
-        model.optimize()
-
-        raw = model.getStatus()
-        nodes = int(model.getNNodes())
-        dual = float(model.getDualbound())
+        start_keep = best_h.predict(form.groups.X) == yg
+        seeded = len(form.cores)
+        remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-2)
+        options = {"abs_gap": float(abs_gap), "threads": self.threads, "output_flag": self.output_flag}
+        if self.workers > 1:
+            run = _parallel_branch_and_cut(self._pyscipopt, X, y, form, sep, W, best_loss, start_keep, remaining,
+                                           self.workers, options)
+        else:
+            run = run_branch_and_cut(self._pyscipopt, sep, W, yg, list(form.cores), start_keep=start_keep,
+                                     time_limit=remaining, **options)
+        raw, nodes, dual = run["raw"], run["nodes"], run["dual"]
         if raw in ("optimal", "gaplimit"):
             status = "optimal"
         elif raw == "timelimit":
@@ -554,13 +708,9 @@ class ScipBcBackend(Backend):
         else:
             status = "error"
         # the final hypothesis: SCIP's best solution and the separable sets the handler met
-        if model.getNSols() > 0:
-            best = model.getBestSol()
-            keep = np.array([model.getSolVal(best, v) for v in z]) < 0.5
-            add("scip-best", self._polish(form, keep))
-        for k, (_, keep) in enumerate(handler.best_keep):
-            add(f"handler-{k}", self._polish(form, keep))
-        form.add_cores(handler.new_cores + handler.pending)
+        for k, keep in enumerate(run["keeps"]):
+            add(f"scip-{k}", self._polish(form, keep))
+        form.add_cores(run["new_cores"])
 
         conflict = form.groups.conflict_bound(w)
         if not math.isfinite(dual) or status == "error":
@@ -582,16 +732,16 @@ class ScipBcBackend(Backend):
                 "scip_status": raw,
                 "scip_dual_bound": dual,
                 "scip_bound_contradicted": bool(invalid_bound),
-                "scip_primal_bound": float(model.getPrimalbound()),
-                "scip_seconds": float(model.getSolvingTime()),
+                "scip_primal_bound": run["primal"],
+                "scip_seconds": run["seconds"],
                 "heuristic_seconds": heuristic_seconds,
-                "start_accepted": start_accepted,
+                "start_accepted": run["start_accepted"],
                 "cores_total": len(form.cores),
                 "cores_seeded": seeded,
                 "cores_new": len(form.cores) - cores_before,
-                "cores_unverified": handler.unverified + bad,
+                "cores_unverified": run["unverified"] + bad,
                 "separation_lps": sep.lp_calls - lp_before,
-                "accepted_unverified": handler.accepted_unverified,
+                "accepted_unverified": run["accepted_unverified"],
                 "model_reused": reused,
                 "weight_lattice": q,
                 "mip_abs_gap": abs_gap,
@@ -599,7 +749,7 @@ class ScipBcBackend(Backend):
                 "hypothesis_source": source,
                 "hypothesis_reduced_loss": loss,
                 "candidates": {src: value for value, src, _ in cands},
-                **handler.stats,
+                **run["stats"],
             }
         )
         return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=nodes, details=details)

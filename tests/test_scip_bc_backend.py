@@ -285,6 +285,8 @@ def test_time_limit_reports_time_limit_and_is_not_certified():
         ({"threads": "2"}, "threads must be a positive integer"),
         ({"threads": True}, "threads must be a positive integer"),
         ({"output_flag": "yes"}, "output_flag must be True or False"),
+        ({"workers": 0}, "workers must be a positive integer"),
+        ({"workers": 1.5}, "workers must be a positive integer"),
         ({"time_limit": -1.0}, "time_limit"),
         ({"time_limit": float("nan")}, "time_limit"),
     ],
@@ -459,3 +461,43 @@ def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
     assert calls["broken"] >= 1 and res.details["rounding_best"] == 0.0  # the bogus labeling was offered...
     check_answer(res, truth, w)  # ...and refused: the answer is still the exact optimum
     assert res.certified and res.details["hypothesis_reduced_loss"] > 0  # accepting it would have been wrong
+
+
+# -- parallel search (workers > 1) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_parallel_regions_match_the_exact_optimum_with_signed_weights(seed):
+    """workers=2: the root here, then 2^p regions (each with p groups fixed) in worker processes; the
+    minimum of the regions' bounds must be a proved bound and the answer the exact optimum."""
+    rng = np.random.default_rng(500 + seed)
+    n, d = (60, 3) if seed % 2 else (40, 4)
+    X, y = noisy_halfspace(rng, n, d, noise=0.7)
+    w = rng.integers(-3, 4, size=n).astype(float) if seed < 2 else rng.laplace(size=n)
+    res = make_oracle("halfspace", backend="scip-bc", workers=2).solve(X, y, w)
+    ref_backend = "enumerate" if d <= 3 else "scip-bc"  # serial scip-bc: checked against enumerate above
+    ref = make_oracle("halfspace", backend=ref_backend).solve(X, y, w)
+    assert ref.certified
+    assert res.details["regions"] >= 8, "the root closed: this instance does not exercise the regions"
+    assert sorted(res.details["split_groups"]) == sorted(set(res.details["split_groups"]))
+    check_answer(res, ref.objective, w)
+    assert res.certified and res.objective == pytest.approx(ref.objective, abs=res.tolerance)
+
+
+def test_split_groups_are_the_most_fractional_root_coordinates():
+    from solvers.scip_bc import split_groups
+
+    x = np.array([0.0, 0.5, 0.9, 0.45, 1.0, 0.2])
+    assert split_groups(x, 8) == [1, 3, 5]
+    assert split_groups(x, 2) == [1]
+    assert split_groups(np.array([0.3]), 16) == [0]
+
+
+def test_parallel_time_limit_is_reported_and_not_certified():
+    from oraclepriv.mipbench_suite import halfspace_instance
+
+    _, X, y, w = halfspace_instance(400, 10)
+    res = make_oracle("halfspace", backend="scip-bc", workers=2, time_limit=8).solve(X, y, w)
+    assert res.status == "time_limit" and not res.certified
+    assert res.bound < res.objective
+    assert res.seconds < 30
