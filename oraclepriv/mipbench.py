@@ -44,6 +44,7 @@ __all__ = [
     "SGM_SHIFT",
     "default_backends",
     "load_suite",
+    "parse_backend_spec",
     "run_benchmark",
     "shifted_geometric_mean",
     "summarize",
@@ -123,17 +124,43 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
     raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
 
 
+def parse_backend_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """"name" or "name:key=value,key=value" (e.g. "scip-bc:workers=2"): the backend and its options
+    (values parsed as int, float, true/false, else kept as strings)."""
+    name, _, rest = str(spec).partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"backend spec {spec!r}: options must look like key=value; got {item!r}")
+        value: Any = raw
+        for cast in (int, float):
+            try:
+                value = cast(raw)
+                break
+            except ValueError:
+                continue
+        if raw.lower() in ("true", "false"):
+            value = raw.lower() == "true"
+        options[key] = value
+    return name, options
+
+
 def check_backends(backends: Iterable[str]) -> list[str]:
-    from oraclepriv.oracle import BACKENDS
+    from oraclepriv.oracle import BACKENDS, make_oracle
 
     backends = list(backends)
     if not backends:
         raise ValueError("backends must name at least one backend")
-    unknown = [b for b in backends if b not in BACKENDS]
+    unknown = [b for b in backends if parse_backend_spec(b)[0] not in BACKENDS]
     if unknown:
         raise ValueError(f"unknown backend(s) {unknown}; available backends: {sorted(BACKENDS)}")
     if len(set(backends)) != len(backends):
         raise ValueError(f"backends must not repeat; got {backends}")
+    for spec in backends:  # bad options fail here, by name, not as error rows after the first instance
+        name, options = parse_backend_spec(spec)
+        if options:
+            make_oracle("halfspace", backend=name, **options)
     return backends
 
 
@@ -153,7 +180,8 @@ def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[st
 
     start = time.perf_counter()
     try:
-        result = make_oracle(instance.hypothesis_class, backend=backend, time_limit=time_limit).solve(
+        name, options = parse_backend_spec(backend)
+        result = make_oracle(instance.hypothesis_class, backend=name, time_limit=time_limit, **options).solve(
             instance.X, instance.y, instance.w, caller="bench-mip", step=instance.name
         )
     except UnsupportedProblemError as exc:  # e.g. naive-highs on a stump instance: not applicable

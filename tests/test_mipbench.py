@@ -159,3 +159,15 @@ def test_bench_mip_bad_input(tmp_path, args, fragment):
     result = runner.invoke(app, ["bench", "mip", "--quick", "--out", str(tmp_path / "x"), *args])
     assert result.exit_code == 2
     assert fragment in result.stderr
+
+
+def test_backend_specs_carry_options_and_bad_ones_fail_by_name():
+    from oraclepriv.mipbench import check_backends, parse_backend_spec
+
+    assert parse_backend_spec("scip-bc") == ("scip-bc", {})
+    assert parse_backend_spec("scip-bc:workers=2,output_flag=false") == ("scip-bc", {"workers": 2, "output_flag": False})
+    assert check_backends(["scip-bc", "scip-bc:workers=2"]) == ["scip-bc", "scip-bc:workers=2"]
+    for bad, match in ((["scip-bc:workers=0"], "workers"), (["scip-bc:workers"], "key=value"),
+                       (["nope:x=1"], "unknown backend"), (["scip-bc:bogus=1"], "bogus")):
+        with pytest.raises(ValueError, match=match):
+            check_backends(bad)
