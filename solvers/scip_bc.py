@@ -123,8 +123,18 @@ set, each greedily extended (``_add_back``). Gaps: relative 0 and the absolute g
 rounding of :func:`solvers.milp.gap_rule`. Cores depend only on the points and reduced labels and
 are kept across calls on the same points (seeded as initial rows).
 
-Options: ``time_limit`` (seconds, whole call), ``threads`` (SCIP's LP threads; the tree search
-is sequential; default 1), ``output_flag`` (SCIP log; default False).
+Parallel search (``workers`` = k > 1; :func:`_parallel_branch_and_cut`). The root is solved here
+(node limit 1); if it does not close, the p most fractional groups of the root LP point, with
+2^p >= REGIONS_PER_WORKER * k, split the labelings into 2^p regions (every z_g of the p fixed to 0
+or 1). Each region is a separate SCIP search in a joblib worker process, seeded with every core
+known after the root and with the incumbent as objective limit. The regions partition the
+labelings, so min over regions of (the incumbent if the region has no cheaper labeling, else its
+SCIP dual bound) is a proved bound, with the same meaning as the serial one. Cost: each region
+re-runs a root separation under its fixings; worker start-up ~1 s.
+
+Options: ``time_limit`` (seconds, whole call), ``threads`` (SCIP's LP threads; default 1),
+``workers`` (processes for the parallel search above; default 1 = one sequential tree),
+``output_flag`` (SCIP log; default False).
 """
 
 from __future__ import annotations
