@@ -438,6 +438,7 @@ def run_branch_and_cut(
     fix: dict[int, int] | None = None,
     objlimit: float | None = None,
     node_limit: int | None = None,
+    seed_rows_initial: bool = SEED_ROWS_INITIAL,
 ) -> dict[str, Any]:
     """One SCIP branch-and-cut over the groups (module docstring), optionally restricted to a region
     (``fix``: group -> 0/1) with an objective limit (only labelings strictly cheaper than ``objlimit``
@@ -455,7 +456,7 @@ def run_branch_and_cut(
     known: set[tuple[int, ...]] = set()
     for k, core in enumerate(cores):
         known.add(core)
-        model.addCons(scip.quicksum(z[g] for g in core) >= 1, name=f"seed{k}", initial=SEED_ROWS_INITIAL)
+        model.addCons(scip.quicksum(z[g] for g in core) >= 1, name=f"seed{k}", initial=seed_rows_initial)
     for g, value in (fix or {}).items():
         model.fixVar(z[g], float(value))
     handler = _handler(pyscipopt)(z, sep, W, yg, known)
@@ -547,8 +548,9 @@ def _region_worker(X: np.ndarray, y: np.ndarray, W: np.ndarray, cores: list[tupl
 
     form = HalfspaceHittingSet(X, y)
     sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
+    # the root's cores (thousands) enter the region's LP only when violated, like the handler's own
     out = run_branch_and_cut(pyscipopt, sep, W, form.yg, cores, start_keep=start_keep, time_limit=time_limit,
-                             fix=fix, objlimit=objlimit, **options)
+                             fix=fix, objlimit=objlimit, seed_rows_initial=False, **options)
     out["separation_lps"] = sep.lp_calls
     return out
 
@@ -572,7 +574,10 @@ def _parallel_branch_and_cut(pyscipopt, X, y, form: HalfspaceHittingSet, sep: Se
         return root
     incumbent = min(incumbent, root["primal"])
     split = split_groups(root["root_x"], REGIONS_PER_WORKER * workers)
-    regions = [dict(zip(split, bits)) for bits in np.ndindex(*(2,) * len(split))]
+    # hardest first (joblib hands them out in order): the more groups a region fixes wrong (z = 1), the
+    # fewer it forces correct and the larger its tree (n400-d10: the all-wrong region took 230 s of 774)
+    regions = sorted((dict(zip(split, bits)) for bits in np.ndindex(*(2,) * len(split))),
+                     key=lambda fix: -sum(fix.values()))
     remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-2)
     cores = list(form.cores)
     results = Parallel(n_jobs=workers, backend="loky", batch_size=1)(
