@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from oraclepriv.experiments.rrspm_tradeoff import StumpScenario, ThresholdScenario
+from oraclepriv.experiments.rrspm_tradeoff import HalfspaceScenario, StumpScenario, ThresholdScenario
 
 __all__ = ["scenario", "excess", "run_cells", "select_even_report_odd"]
 
 
-def scenario(name: str) -> ThresholdScenario | StumpScenario:
-    """The scenario of :mod:`~oraclepriv.experiments.rrspm_tradeoff` for "threshold" or "stump"."""
-    return ThresholdScenario() if name == "threshold" else StumpScenario()
+def scenario(name: str) -> ThresholdScenario | StumpScenario | HalfspaceScenario:
+    """The scenario of :mod:`~oraclepriv.experiments.rrspm_tradeoff` for "threshold", "stump" or "halfspace"."""
+    return {"threshold": ThresholdScenario, "stump": StumpScenario, "halfspace": HalfspaceScenario}[name]()
 
 
 def excess(scen, h, p: float) -> float:

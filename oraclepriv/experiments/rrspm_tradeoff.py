@@ -47,7 +47,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from oraclepriv.experiments.ppm_curves import fit_slope
-from oraclepriv.hypotheses import Stump, Threshold
+from oraclepriv.hypotheses import Halfspace, Stump, Threshold
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.oracle import make_oracle
 from oraclepriv.validation import check_positive
@@ -56,6 +56,7 @@ __all__ = [
     "run_rrspm_experiments",
     "ThresholdScenario",
     "StumpScenario",
+    "HalfspaceScenario",
     "run_grid",
     "predicted_m_star",
     "best_m",
@@ -125,6 +126,57 @@ class StumpScenario:
             return min(theta, t) + 1.0 - max(theta, t)
         q = (1.0 - theta) if h.sign == 1 else theta  # P(h = 1), independent of x_0
         return q * t + (1.0 - q) * (1.0 - t)
+
+
+def _clip(polygon: list[tuple[float, float]], w: tuple[float, float], b: float) -> list[tuple[float, float]]:
+    """Sutherland-Hodgman: the part of a convex polygon where w.x + b >= 0."""
+    out: list[tuple[float, float]] = []
+    for i, p in enumerate(polygon):
+        q = polygon[(i + 1) % len(polygon)]
+        fp, fq = w[0] * p[0] + w[1] * p[1] + b, w[0] * q[0] + w[1] * q[1] + b
+        if fp >= 0:
+            out.append(p)
+        if (fp >= 0) != (fq >= 0):
+            t = fp / (fp - fq)
+            out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
+    return out
+
+
+def _area(polygon: list[tuple[float, float]]) -> float:
+    return 0.5 * abs(sum(p[0] * q[1] - q[0] * p[1] for p, q in zip(polygon, polygon[1:] + polygon[:1]))) if len(polygon) > 2 else 0.0
+
+
+_SQUARE = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+
+
+@dataclass(frozen=True)
+class HalfspaceScenario:
+    """mu = nu_x = U[0,1]^2; target 1(x_0 + x_1 >= 0.8) (a diagonal line, so no stump is exact); halfspaces
+    in the plane (d_VC = 3). Disagreement is the exact area of the symmetric difference inside the square."""
+
+    hypothesis: str = "halfspace"
+    vc_dim: int = 3
+    sigma: float = 1.0
+    target_w: tuple[float, float] = (1.0, 1.0)
+    target_b: float = -0.8
+
+    def sample_private(self, n: int, label_noise: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        X = rng.uniform(0.0, 1.0, size=(n, 2))
+        return X, _noisy(X @ np.asarray(self.target_w) + self.target_b >= 0, label_noise, rng)
+
+    def sample_public(self, m: int, rng: np.random.Generator) -> np.ndarray:
+        return rng.uniform(0.0, 1.0, size=(m, 2))
+
+    def disagreement(self, h: Halfspace) -> float:
+        """Exact P_{x ~ U[0,1]^2}(h(x) != target(x)) = |A| + |T| - 2 |A and T| (polygon clipping)."""
+        w, b = (float(h.w[0]), float(h.w[1])), float(h.b)
+        if w == (0.0, 0.0):
+            a = _SQUARE if b >= 0 else []
+        else:
+            a = _clip(_SQUARE, w, b)
+        t = _clip(_SQUARE, self.target_w, self.target_b)
+        both = _clip(t, w, b) if w != (0.0, 0.0) else (t if b >= 0 else [])
+        return max(0.0, _area(a) + _area(t) - 2.0 * _area(both))
 
 
 def _noisy(clean: np.ndarray, label_noise: float, rng: np.random.Generator) -> np.ndarray:
