@@ -540,8 +540,15 @@ def split_groups(root_x: np.ndarray, n_regions: int) -> list[int]:
 
 
 def _region_worker(X: np.ndarray, y: np.ndarray, W: np.ndarray, cores: list[tuple[int, ...]], fix: dict[int, int],
-                   start_keep: np.ndarray, objlimit: float, time_limit: float | None, options: dict[str, Any]) -> dict[str, Any]:
-    """One region of the parallel search, in a worker process (rebuilds the groups and the separator)."""
+                   start_keep: np.ndarray, objlimit: float, deadline: float | None, options: dict[str, Any]) -> dict[str, Any]:
+    """One region of the parallel search, in a worker process (rebuilds the groups and the separator).
+    ``deadline`` is wall-clock time (``time.time()``, shared by the processes): a region that starts
+    after it is not searched (status "notstarted", no bound of its own)."""
+    time_limit = None if deadline is None else deadline - time.time()
+    if time_limit is not None and time_limit <= 0.05:
+        return {"raw": "notstarted", "nodes": 0, "dual": -math.inf, "primal": math.inf, "seconds": 0.0, "keeps": [],
+                "new_cores": [], "unverified": 0, "accepted_unverified": 0, "stats": {}, "start_accepted": False,
+                "root_x": None}
     import pyscipopt
 
     from solvers.highs import import_highspy
@@ -578,16 +585,18 @@ def _parallel_branch_and_cut(pyscipopt, X, y, form: HalfspaceHittingSet, sep: Se
     # fewer it forces correct and the larger its tree (n400-d10: the all-wrong region took 230 s of 774)
     regions = sorted((dict(zip(split, bits)) for bits in np.ndindex(*(2,) * len(split))),
                      key=lambda fix: -sum(fix.values()))
-    remaining = None if time_limit is None else max(time_limit - (time.perf_counter() - t0), 1e-2)
+    # one wall-clock deadline for all regions: a region queued behind others gets what is left
+    deadline = None if time_limit is None else time.time() + max(time_limit - (time.perf_counter() - t0), 1e-2)
     cores = list(form.cores)
     results = Parallel(n_jobs=workers, backend="loky", batch_size=1)(
         delayed(_region_worker)(X, y, W, cores, {g: int(v) for g, v in fix.items()}, start_keep, incumbent,
-                                remaining, options)
+                                deadline, options)
         for fix in regions
     )
     finished = all(r["raw"] in ("optimal", "gaplimit", "infeasible") for r in results)
-    # a region without any labeling cheaper than the incumbent is bounded by the incumbent
-    bounds = [incumbent if r["raw"] == "infeasible" else r["dual"] for r in results]
+    # a region without any labeling cheaper than the incumbent is bounded by the incumbent; the root's
+    # dual bound holds in every region (also one that timed out or never started)
+    bounds = [incumbent if r["raw"] == "infeasible" else max(r["dual"], root["dual"]) for r in results]
     stats = dict(root["stats"])
     for r in results:
         for key, value in r["stats"].items():
