@@ -70,6 +70,14 @@ sepnoise-n400-d10 a 5 s call used to end at 39 (start heuristics 40, optimum 36)
 rounding it ends at 36. A labeling offered this way is still checked by ``conscheck``; a test with a
 broken rounding (it offers the all-correct labeling) shows SCIP refusing it.
 
+Kept in session 4 (n400-d10 proved to optimality, variants run concurrently on the 2 CPUs):
+* core rows enter the LP only when violated (``CORE_ROWS_INITIAL``, ``LINEAR_SEPAFREQ``): 949 s /
+  3333 nodes -> 651 s / 2414 nodes, and 851 s -> 595 s in a second pair; the LP does 6.7 k instead of
+  3.6 k simplex iterations per second;
+* ``workers=2`` (parallel search below): 399 s alone on the machine, regions 263 + 96 + 133 + 97 + 40 +
+  46 + 64 + 36 = 777 s of work (the serial tree: ~600 s; each region redoes a root). The first version
+  dispatched the regions in index order and took 485 s (the hardest region last).
+
 Tried for n400-d10 and not kept (measured on this 2-CPU VM; session 3 of issue #3):
 * propagation of *implied-correct* points at nodes (a free point that every halfspace correct on
   the fixed-correct groups classifies correctly, proved by an exactly verified core of the fixed
