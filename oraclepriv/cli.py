@@ -46,17 +46,23 @@ def _fail(message: str) -> None:
 def erm(
     data: Path = typer.Argument(..., help="CSV: header; feature columns; label column y in {0,1}; optional weight column."),
     hypothesis_class: HypothesisClass = typer.Option(..., "--class", help="Hypothesis class."),
-    backend: Optional[str] = typer.Option(None, "--backend", help="Oracle backend (default: chosen per problem)."),
+    backend: Optional[str] = typer.Option(
+        None, "--backend", help="Oracle backend (default: chosen per problem), optionally with options: scip-bc:workers=2."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Time limit in seconds (MIP backends)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Solve one weighted 0-1 ERM problem exactly and report whether the answer is certified."""
+    from oraclepriv.mipbench import parse_backend_spec
     from oraclepriv.oracle import make_oracle
 
     try:
         problem = read_csv_problem(data)
         options = {} if time_limit is None else {"time_limit": time_limit}
-        oracle = make_oracle(hypothesis_class.value, backend=backend, **options)
+        name = None
+        if backend is not None:
+            name, extra = parse_backend_spec(backend)
+            options.update(extra)
+        oracle = make_oracle(hypothesis_class.value, backend=name, **options)
         result = oracle.solve(problem.X, problem.y, problem.weights, caller="cli", step="erm")
     except (ValueError, ImportError) as exc:
         _fail(str(exc))

@@ -101,6 +101,18 @@ def test_erm_bad_options_are_clear_errors(csv_file, tmp_path):
     wide = csv_file(np.arange(6.0).reshape(3, 2), [0, 1, 0], name="wide.csv")
     result = runner.invoke(app, ["erm", str(wide), "--class", "threshold"])
     assert result.exit_code == 2 and "one feature" in result.stderr
+    result = runner.invoke(app, ["erm", str(path), "--class", "halfspace", "--backend", "scip-bc:workers=0"])
+    assert result.exit_code == 2 and "workers must be a positive integer" in result.stderr
+
+
+def test_erm_backend_spec_passes_options(csv_file):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    path = csv_file(X, (X[:, 0] > 0).astype(int))
+    result = runner.invoke(app, ["erm", str(path), "--class", "halfspace", "--backend", "scip-bc:workers=1,threads=1", "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert out["backend"] == "scip-bc" and out["certified"]
 
 
 def test_bundled_instances_match_manifest_and_generators(tmp_path):
