@@ -2,7 +2,7 @@
 files, does not depend on the number of processes, selects on the even repetitions and reports the odd ones.
 
 The full run is ``python -m oraclepriv experiment cover-baseline --jobs 2 --out docs/figures/cover``
-(well under a minute; not in the default test run).
+(minutes, mostly the halfspace cells; not in the default test run).
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from oraclepriv.cover import cover_count
 from oraclepriv.experiments._cells import select_even_report_odd
-from oraclepriv.experiments.cover_baseline import QUICK_CONFIG, em_term, run_cover_baseline
+from oraclepriv.experiments.cover_baseline import FULL_CONFIG, QUICK_CONFIG, em_term, run_cover_baseline
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +31,8 @@ def test_quick_run_writes_every_file(quick):
     best = pd.read_csv(quick["paths"]["best"])
     assert set(best.method) == {"erm", "rrspm", "public_cover_em"}
     assert (best.mean_excess >= 0).all()
-    cells = {(h, n) for h, ns in QUICK_CONFIG["scenarios"].items() for n in ns}
+    cells = {(h, n) for h, spec in QUICK_CONFIG["scenarios"].items() for n in spec["ns"]}
+    assert "halfspace" in {h for h, _ in cells}
     assert set(zip(best.hypothesis, best.n)) == cells and len(best) == 3 * len(cells)
     # every learner sees the same private sample: ERM is never worse than both private learners at once
     for _, g in best.groupby(["hypothesis", "n"]):
@@ -41,14 +43,47 @@ def test_quick_run_writes_every_file(quick):
         assert r.em_term == pytest.approx(em_term(r.cover_size, r.n, 1.0, 0.05), rel=1e-5)
         if r.hypothesis == "threshold":
             assert r.cover_size == r.m + 1
-        else:
+        elif r.hypothesis == "stump":
             # every (feature, sign, cut) of continuous public points is a distinct labeling, except that
             # the all-0 and all-1 labelings come 2 k = 6 times each: one kept (dedup=True)
             assert r.cover_size == 2 * 3 * (r.m + 1) - 10
+        else:
+            # Cover's count in d = 2 (uniform points are in general position with probability 1)
+            assert r.cover_size == 2 * (1 + (r.m - 1) + math.comb(r.m - 1, 2)) == cover_count(r.m, 2)
+            assert math.isnan(r.continuous_em)  # the 2/(eps n) heuristic is derived for one cut only
+    em_runs = quick["runs"][quick["runs"].method == "public_cover_em"]
+    half = em_runs[em_runs.hypothesis == "halfspace"]
+    assert sorted(half.m.unique()) == sorted(QUICK_CONFIG["scenarios"]["halfspace"]["em_ms"])
+    assert (half.cover_size == [cover_count(m, 2) for m in half.m]).all()
+    # the released candidate makes at least as many private mistakes as the cover's best
+    assert (em_runs.em_gap >= 0).all() and em_runs.cover_best_excess.notna().all()
     summary = json.loads(quick["paths"]["summary"].read_text())
     assert {"config", "random_state", "seconds", "slopes", "ratio"} <= set(summary)
     readme = quick["paths"]["readme"].read_text()
     assert "cover-baseline" in readme and "zero oracle calls" in readme and "EM term" in readme
+    assert "**halfspaces:**" in readme and "| halfspace | 300 |" in readme
+    assert {t["hypothesis"] for t in summary["timing"]} == set(QUICK_CONFIG["scenarios"])
+
+
+def test_grids_are_per_class_and_threshold_stump_cells_come_first():
+    # the cells' seeds are spawned in config order: halfspaces appended after thresholds and stumps leave
+    # their seeds (and results) as they were
+    for cfg in (FULL_CONFIG, QUICK_CONFIG):
+        assert list(cfg["scenarios"]) == ["threshold", "stump", "halfspace"]
+        for spec in cfg["scenarios"].values():
+            assert set(spec) == {"ns", "rrspm_ms", "em_ms"}
+    half = FULL_CONFIG["scenarios"]["halfspace"]
+    assert max(half["em_ms"]) <= 256 and len(half["rrspm_ms"]) <= 7 and max(half["ns"]) <= 3000
+
+
+def test_adding_the_halfspace_cells_leaves_the_other_cells_unchanged(quick, tmp_path, monkeypatch):
+    import oraclepriv.experiments.cover_baseline as cb
+
+    without = {**QUICK_CONFIG, "scenarios": {h: v for h, v in QUICK_CONFIG["scenarios"].items() if h != "halfspace"}}
+    monkeypatch.setattr(cb, "QUICK_CONFIG", without)
+    old = run_cover_baseline(tmp_path, quick=True, random_state=1)
+    new = quick["runs"][quick["runs"].hypothesis != "halfspace"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(old["runs"].drop(columns="seconds"), new.drop(columns="seconds"))
 
 
 def test_selection_uses_even_reps_and_reports_odd_reps(quick):
@@ -75,7 +110,8 @@ def test_selection_ignores_the_odd_reps_when_choosing():
 
 def test_results_do_not_depend_on_the_number_of_worker_processes(quick, tmp_path):
     parallel = run_cover_baseline(tmp_path, quick=True, random_state=1, n_jobs=2)
-    pd.testing.assert_frame_equal(quick["runs"], parallel["runs"])
+    # every column but the fits' wall times
+    pd.testing.assert_frame_equal(quick["runs"].drop(columns="seconds"), parallel["runs"].drop(columns="seconds"))
     pd.testing.assert_frame_equal(quick["best"], parallel["best"])
 
 
