@@ -381,41 +381,37 @@ def experiment_rrspm_tradeoff(
     typer.echo(f"wrote {out}")
 
 
-@experiment_app.command("robust-tradeoff")
-def experiment_robust_tradeoff(
-    out: Path = typer.Option(Path("docs/figures/robust"), "--out", help="Output folder (PNG + CSVs + README)."),
-    quick: bool = typer.Option(False, "--quick", help="Tiny sizes (a smoke run)."),
-    seed: int = typer.Option(0, "--seed"),
-    jobs: int = typer.Option(1, "--jobs", help="Worker processes (joblib; -1: every CPU). Results do not depend on it."),
-) -> None:
-    """SubsampleAggregate (private for any oracle) vs RRSPM vs ERM: excess error vs n, and vs solver failure rate."""
-    from oraclepriv.experiments.robust_tradeoff import run_robust_tradeoff
+def _register_comparison(name: str, module: str, function: str, default_out: str, doc: str) -> None:
+    """Register ``oraclepriv experiment NAME``: a learner comparison with --out/--quick/--seed/--jobs that
+    prints its slopes and ratios."""
 
-    try:
-        result = run_robust_tradeoff(out, quick=quick, random_state=seed, n_jobs=jobs)
-    except ValueError as exc:
-        _fail(str(exc))
-        return
-    typer.echo(result["slopes"].to_string(index=False))
-    typer.echo(result["ratio"].to_string(index=False))
-    typer.echo(f"wrote {out}")
+    def command(
+        out: Path = typer.Option(Path(default_out), "--out", help="Output folder (PNG + CSVs + README)."),
+        quick: bool = typer.Option(False, "--quick", help="Tiny sizes (a smoke run)."),
+        seed: int = typer.Option(0, "--seed"),
+        jobs: int = typer.Option(1, "--jobs", help="Worker processes (joblib; -1: every CPU). Results do not depend on it."),
+    ) -> None:
+        import importlib
+
+        run = getattr(importlib.import_module(module), function)
+        try:
+            result = run(out, quick=quick, random_state=seed, n_jobs=jobs)
+        except ValueError as exc:
+            _fail(str(exc))
+            return
+        typer.echo(result["slopes"].to_string(index=False))
+        typer.echo(result["ratio"].to_string(index=False))
+        typer.echo(f"wrote {out}")
+
+    command.__doc__ = doc
+    experiment_app.command(name)(command)
 
 
-@experiment_app.command("cover-baseline")
-def experiment_cover_baseline(
-    out: Path = typer.Option(Path("docs/figures/cover"), "--out", help="Output folder (PNG + CSVs + README)."),
-    quick: bool = typer.Option(False, "--quick", help="Tiny sizes (a smoke run)."),
-    seed: int = typer.Option(0, "--seed"),
-    jobs: int = typer.Option(1, "--jobs", help="Worker processes (joblib; -1: every CPU). Results do not depend on it."),
-) -> None:
-    """PublicCoverEM (exponential mechanism over the public cover, no oracle call) vs RRSPM vs ERM: excess error vs n."""
-    from oraclepriv.experiments.cover_baseline import run_cover_baseline
-
-    try:
-        result = run_cover_baseline(out, quick=quick, random_state=seed, n_jobs=jobs)
-    except ValueError as exc:
-        _fail(str(exc))
-        return
-    typer.echo(result["slopes"].to_string(index=False))
-    typer.echo(result["ratio"].to_string(index=False))
-    typer.echo(f"wrote {out}")
+_register_comparison(
+    "robust-tradeoff", "oraclepriv.experiments.robust_tradeoff", "run_robust_tradeoff", "docs/figures/robust",
+    "SubsampleAggregate (private for any oracle) vs RRSPM vs ERM: excess error vs n, and vs solver failure rate.",
+)
+_register_comparison(
+    "cover-baseline", "oraclepriv.experiments.cover_baseline", "run_cover_baseline", "docs/figures/cover",
+    "PublicCoverEM (exponential mechanism over the public cover, no oracle call) vs RRSPM vs ERM: excess error vs n.",
+)

@@ -9,7 +9,23 @@ from typing import Any
 
 from oraclepriv.experiments.rrspm_tradeoff import HalfspaceScenario, StumpScenario, ThresholdScenario
 
-__all__ = ["scenario", "excess", "run_cells", "select_even_report_odd"]
+__all__ = ["scenario", "excess", "run_cells", "select_even_report_odd", "prepare_run"]
+
+
+def prepare_run(output_dir, quick: bool, random_state: Any, n_jobs: Any, full: dict[str, Any], small: dict[str, Any]):
+    """The checks and set-up every experiment run starts with: (config, output folder (created), n_jobs)."""
+    from pathlib import Path
+
+    import numpy as np
+
+    from oraclepriv.audit.runner import check_n_jobs
+
+    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
+        raise ValueError(f"random_state must be a non-negative integer; got {random_state!r}")
+    n_jobs = check_n_jobs(n_jobs)
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    return (small if quick else full), out, n_jobs
 
 
 def scenario(name: str) -> ThresholdScenario | StumpScenario | HalfspaceScenario:

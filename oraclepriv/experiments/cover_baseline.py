@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.experiments._cells import excess, run_cells, scenario, select_even_report_odd
+from oraclepriv.experiments._cells import excess, prepare_run, run_cells, scenario, select_even_report_odd
 from oraclepriv.experiments.ppm_curves import fit_slope
 from oraclepriv.experiments.robust_tradeoff import FULL_CONFIG as ROBUST_FULL_CONFIG
 from oraclepriv.learners.public_cover_em import PublicCoverEM
@@ -151,14 +151,7 @@ def run_cover_baseline(output_dir: str | Path, *, quick: bool = False, random_st
     repetition) cell has its own seed, so the results do not depend on it."""
     import pandas as pd
 
-    from oraclepriv.audit.runner import check_n_jobs
-
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
-        raise ValueError(f"random_state must be a non-negative integer; got {random_state!r}")
-    n_jobs = check_n_jobs(n_jobs)
-    cfg = QUICK_CONFIG if quick else FULL_CONFIG
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    cfg, out, n_jobs = prepare_run(output_dir, quick, random_state, n_jobs, FULL_CONFIG, QUICK_CONFIG)
     # spawn order = (class in config order, n, rep): SeedSequence.spawn's i-th child depends on i only, so
     # appending a class (halfspaces after thresholds and stumps) leaves the earlier cells' seeds unchanged
     tasks = [(cfg, name, int(n), rep) for name, spec in cfg["scenarios"].items() for n in spec["ns"]

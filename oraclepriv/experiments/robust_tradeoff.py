@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.experiments._cells import excess as _excess
+from oraclepriv.experiments._cells import prepare_run
 from oraclepriv.experiments._cells import run_cells as _run_cells
 from oraclepriv.experiments._cells import scenario as _scenario
 from oraclepriv.experiments._cells import select_even_report_odd
@@ -141,14 +142,7 @@ def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_s
     (joblib); every (class, n, repetition) cell has its own seed, so the results do not depend on it."""
     import pandas as pd
 
-    from oraclepriv.audit.runner import check_n_jobs
-
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
-        raise ValueError(f"random_state must be a non-negative integer; got {random_state!r}")
-    n_jobs = check_n_jobs(n_jobs)
-    cfg = QUICK_CONFIG if quick else FULL_CONFIG
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    cfg, out, n_jobs = prepare_run(output_dir, quick, random_state, n_jobs, FULL_CONFIG, QUICK_CONFIG)
     main_seed, failure_seed = np.random.SeedSequence(int(random_state)).spawn(2)
     main_tasks = [(cfg, name, int(n), rep) for name, ns in cfg["scenarios"].items() for n in ns
                   for rep in range(cfg["repetitions"])]
