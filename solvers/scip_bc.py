@@ -75,8 +75,11 @@ Kept in session 4 (n400-d10 proved to optimality, variants run concurrently on t
   3333 nodes -> 651 s / 2414 nodes, and 851 s -> 595 s in a second pair; the LP does 6.7 k instead of
   3.6 k simplex iterations per second;
 * ``workers=2`` (parallel search below): 399 s alone on the machine, regions 263 + 96 + 133 + 97 + 40 +
-  46 + 64 + 36 = 777 s of work (the serial tree: ~600 s; each region redoes a root). The first version
-  dispatched the regions in index order and took 485 s (the hardest region last).
+  46 + 64 + 36 = 777 s of work (each region redoes a root). The first version dispatched the regions
+  in index order and took 485 s (the hardest region last). In ``docs/bench-mip-long``: 552 s serial,
+  406 s with 2 workers.
+* Rank rounding (session 3) had raised the full proof to 3333 nodes (the 550 s / 2300 nodes of the
+  long bench predate it); with the LP-row change it is 2414 nodes.
 
 Tried for n400-d10 and not kept (measured on this 2-CPU VM; session 3 of issue #3):
 * propagation of *implied-correct* points at nodes (a free point that every halfspace correct on
