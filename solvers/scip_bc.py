@@ -79,7 +79,8 @@ Kept in session 4 (n400-d10 proved to optimality, variants run concurrently on t
   in index order and took 485 s (the hardest region last). In ``docs/bench-mip-long``: 552 s serial,
   406 s with 2 workers.
 * Rank rounding (session 3) had raised the full proof to 3333 nodes (the 550 s / 2300 nodes of the
-  long bench predate it); with the LP-row change it is 2414 nodes.
+  long bench predate it); with the LP-row change it is 2414 nodes, and rank rounding now helps: 538 s /
+  2414 nodes with it, 593 s / 2599 nodes without (concurrent pair).
 
 Tried for n400-d10 and not kept (measured on this 2-CPU VM; session 3 of issue #3):
 * propagation of *implied-correct* points at nodes (a free point that every halfspace correct on
