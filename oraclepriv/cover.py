@@ -42,7 +42,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass, field
-from itertools import combinations
+from itertools import combinations, islice
 from typing import Iterator
 
 import numpy as np
@@ -134,11 +134,6 @@ class PublicCover:
                 out[rows] = _cut_errors(X[:, j], y, self.params[rows, 1], self.params[rows, 2].astype(np.int8))
             return out
         return _halfspace_errors(X, y, self.params)
-
-    def mistakes_on(self, x: np.ndarray, label: int) -> np.ndarray:
-        """1[candidate misclassifies the single record (x, label)], int64 of shape (k,)."""
-        x = np.asarray(x, dtype=np.float64).reshape(1, -1)
-        return self.errors(x, np.array([int(label)], dtype=np.int8))
 
     def labelings(self, Z: np.ndarray) -> np.ndarray:
         """Predictions of every candidate on the rows of Z, bool of shape (k, len(Z))."""
@@ -249,20 +244,10 @@ def _pack(labels: np.ndarray) -> np.ndarray:
 
 
 def _subsets(m: int, d: int) -> Iterator[np.ndarray]:
+    """All d-subsets of range(m) in lexicographic order, in blocks of at most _BATCH rows."""
     it = combinations(range(m), d)
-    while True:
-        block = np.fromiter((i for c in _take(it, _BATCH) for i in c), dtype=np.int64)
-        if block.size == 0:
-            return
-        yield block.reshape(-1, d)
-
-
-def _take(it, k):
-    for _ in range(k):
-        try:
-            yield next(it)
-        except StopIteration:
-            return
+    while block := list(islice(it, _BATCH)):
+        yield np.array(block, dtype=np.int64).reshape(-1, d)
 
 
 def _halfspace_cover(Z: np.ndarray, max_candidates: int) -> PublicCover:
