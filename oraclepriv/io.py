@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["WeightedData", "read_csv_problem", "write_csv_problem", "to_json"]
+__all__ = ["WeightedData", "jsonable", "read_csv_problem", "write_csv_problem", "to_json"]
 
 LABEL_COLUMN = "y"
 WEIGHT_COLUMN = "weight"
@@ -108,13 +109,15 @@ def _format_number(value: Any) -> str:
     return repr(float(value))
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+def jsonable(value: Any) -> Any:
+    """Recursively convert mappings, sequences, numpy arrays and scalars to JSON-friendly values;
+    non-finite floats become the strings "inf"/"-inf", NaN becomes None."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.ndarray):
-        return [_jsonable(v) for v in value.tolist()]
+        return [jsonable(v) for v in value.tolist()]
     if isinstance(value, (np.bool_, bool)):
         return bool(value)
     if isinstance(value, (np.integer,)):
@@ -131,4 +134,4 @@ def _jsonable(value: Any) -> Any:
 
 def to_json(value: Any, **kwargs: Any) -> str:
     """Strict JSON (non-finite floats become the strings "inf"/"-inf", NaN becomes null)."""
-    return json.dumps(_jsonable(value), allow_nan=False, **kwargs)
+    return json.dumps(jsonable(value), allow_nan=False, **kwargs)

@@ -11,9 +11,10 @@ experiments should collect each fit's own ``ledger_`` instead.
 from __future__ import annotations
 
 import contextvars
-import json
 from pathlib import Path
 from typing import Any, Iterator
+
+from oraclepriv.io import to_json
 
 __all__ = ["Ledger", "record_call", "LEDGER_FIELDS"]
 
@@ -87,19 +88,7 @@ class Ledger:
         """Write one JSON object per call to ``path``."""
         with open(path, "w", encoding="utf-8") as fh:
             for record in self.records:
-                fh.write(json.dumps(_jsonable(record)) + "\n")
-
-
-def _jsonable(record: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for key, value in record.items():
-        if isinstance(value, float) and value != value:  # NaN
-            out[key] = None
-        elif isinstance(value, float) and value in (float("inf"), float("-inf")):
-            out[key] = str(value)
-        else:
-            out[key] = value
-    return out
+                fh.write(to_json(record) + "\n")
 
 
 def record_call(record: dict[str, Any]) -> None:
