@@ -202,7 +202,7 @@ def bench_mip_command(
     typer.echo(f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s")
 
     def progress(row: dict) -> None:
-        flag = "certified" if row["certified"] else "NOT certified"
+        flag = "certified" if row["certified"] else ("restricted" if row["meets_bound"] else "NOT certified")
         typer.echo(
             f"  {row['instance']:<28} {row['backend']:<12} {row['status']:<10} {flag:<13} objective {row['objective']:.10g}  "
             f"bound {row['bound']:.10g}  {row['seconds']:.3f} s" + (f"  [{row['error']}]" if row.get("error") else "")

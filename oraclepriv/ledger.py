@@ -1,6 +1,11 @@
 """The oracle-call ledger: every ERM oracle call, recorded.
 
 The papers measure algorithms in oracle calls; the ledger is how oraclepriv reports them.
+
+**The rows are non-private.** Objectives, bounds, gaps, nodes, seconds and whether a call was
+certified (or fell back) are functions of the private data that no privacy proof covers; a private
+learner's ledger is part of its non-private diagnostics (``learner.diagnostics_``, which warns with
+:class:`~oraclepriv.release.PrivacyLeakWarning`), never of its release (docs/release-boundary.md).
 ``with Ledger() as ledger:`` collects every call made inside the block, by any oracle, in this
 thread or task (ledgers nest: an inner call is recorded by every open ledger). Open ledgers live
 in a ``contextvars`` variable, so threads started inside the block (e.g. a ThreadPoolExecutor)
@@ -29,6 +34,7 @@ LEDGER_FIELDS = (
     "signed_weights",
     "status",
     "certified",
+    "restriction",
     "objective",
     "bound",
     "gap",

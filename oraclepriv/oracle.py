@@ -12,8 +12,11 @@ This module does, once, what every backend would otherwise get wrong on its own:
 * re-scoring: ``objective`` is the returned hypothesis's own weighted 0-1 loss on the original
   signed problem, in float64 — never a solver's number;
 * certification: ``certified`` is True iff  objective <= bound + tolerance, where ``bound`` is
-  the backend's proved lower bound converted to the signed problem and
-  ``tolerance = 1e-9 * max(1, sum_i |w_i|)`` absorbs float64 summation error only;
+  the backend's lower bound converted to the signed problem, proved over the **whole** class, and
+  ``tolerance = 1e-9 * max(1, sum_i |w_i|)`` absorbs float64 summation error only. A backend whose
+  bound covers a restricted class only (a margin, a box: ``Backend.restriction``) never certifies;
+  its answers report ``meets_bound`` with the ``restriction`` stated. What the tolerance costs a
+  private learner (a near-tie probability, the "numerical delta"): ``docs/release-boundary.md``;
 * the ledger: every call is recorded in every open :class:`~oraclepriv.ledger.Ledger`.
 """
 
@@ -42,6 +45,7 @@ __all__ = [
     "reduce_signed_weights",
     "default_backend",
     "certification_tolerance",
+    "CERTIFICATION_RTOL",
 ]
 
 HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
@@ -62,9 +66,13 @@ BACKENDS: dict[str, Any] = {
 ENUMERATE_D3_DEFAULT_MAX_N = 150
 
 
+#: relative tolerance of a certificate (float64 summation error only)
+CERTIFICATION_RTOL = 1e-9
+
+
 def certification_tolerance(weights: np.ndarray) -> float:
     """Absolute tolerance of the certificate: 1e-9 * max(1, sum |w_i|) (float64 summation error)."""
-    return 1e-9 * max(1.0, float(np.abs(weights).sum()))
+    return CERTIFICATION_RTOL * max(1.0, float(np.abs(weights).sum()))
 
 
 def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -112,7 +120,13 @@ def _load_backend_class(name: str) -> type[Backend]:
 
 @dataclass
 class OracleResult:
-    """One oracle answer. ``objective`` is re-scored; ``certified`` means objective <= bound + tol."""
+    """One oracle answer. ``objective`` is re-scored by the hypothesis itself.
+
+    ``meets_bound``: objective <= bound + tolerance. ``restriction``: None when ``bound`` is proved
+    over the whole hypothesis class, else a description of the smaller class it is proved over.
+    ``certified`` = ``meets_bound`` and ``restriction is None``: optimal over the whole class, the
+    only sense in which a learner's exactness gate accepts an answer.
+    """
 
     hypothesis: Hypothesis
     objective: float
@@ -128,6 +142,8 @@ class OracleResult:
     d: int
     signed_weights: bool
     tolerance: float
+    meets_bound: bool = False
+    restriction: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -140,6 +156,8 @@ class OracleResult:
             "objective": self.objective,
             "bound": self.bound,
             "certified": self.certified,
+            "meets_bound": self.meets_bound,
+            "restriction": self.restriction,
             "status": self.status,
             "gap": self.gap,
             "nodes": self.nodes,
@@ -184,6 +202,13 @@ class Oracle:
     def __repr__(self) -> str:
         return f"Oracle({self.hypothesis_class!r}, backend={self.backend!r}, time_limit={self.time_limit})"
 
+    def restriction(self) -> str | None:
+        """The restricted class this oracle's bounds are proved over, or None (the whole class).
+        ``backend=None`` picks exact backends only, so it is then always None."""
+        if self.backend is None:
+            return None
+        return self._backend_instance(self.backend).restriction(self.hypothesis_class)
+
     def _backend_instance(self, name: str) -> Backend:
         if name not in self._backends:
             cls = _load_backend_class(name)
@@ -223,7 +248,9 @@ class Oracle:
         objective = answer.hypothesis.loss(X, y, w)  # the hypothesis re-scores itself, signed problem
         bound = offset + answer.bound if math.isfinite(answer.bound) else -math.inf
         tolerance = certification_tolerance(w)
-        certified = bool(math.isfinite(bound) and objective <= bound + tolerance)
+        meets_bound = bool(math.isfinite(bound) and objective <= bound + tolerance)
+        restriction = backend.restriction(self.hypothesis_class)
+        certified = meets_bound and restriction is None
         details = dict(answer.details)
         details["backend_seconds"] = backend_seconds
         details["certificate"] = backend.certificate
@@ -242,6 +269,8 @@ class Oracle:
             d=d,
             signed_weights=bool((w < 0).any()),
             tolerance=tolerance,
+            meets_bound=meets_bound,
+            restriction=restriction,
             details=details,
         )
         record_call(
@@ -255,6 +284,7 @@ class Oracle:
                 "signed_weights": result.signed_weights,
                 "status": result.status,
                 "certified": result.certified,
+                "restriction": result.restriction,
                 "objective": result.objective,
                 "bound": result.bound,
                 "gap": result.gap,

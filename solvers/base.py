@@ -78,6 +78,15 @@ class Backend(ABC):
     #: one sentence: what ``certified`` means for an answer of this backend
     certificate: ClassVar[str] = ""
 
+    def restriction(self, hypothesis_class: str) -> str | None:
+        """The restricted class this backend's bound is proved over, or None for the whole class.
+
+        A backend whose bound holds only over part of the class (a margin, a box) says so here;
+        the protocol then never marks its answers ``certified`` (whole-class optimality), only
+        ``meets_bound`` with this restriction stated (docs/release-boundary.md).
+        """
+        return None
+
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.options))
         if unknown:

@@ -190,6 +190,13 @@ class MipBackend(Backend):
         self._models: dict[str, tuple[str, Any, Any]] = {}  # kind -> (fingerprint, formulation, model)
         self._hitting: tuple[str, HalfspaceHittingSet, Separator] | None = None
 
+    def restriction(self, hypothesis_class: str) -> str | None:
+        """certify="margin" bounds halfspaces only over the gamma-margin class; everything else is exact."""
+        if self.certify == "margin" and hypothesis_class == "halfspace":
+            return (f"halfspaces whose correctly classified points have margin >= {self.gamma:g} at "
+                    "||w||_inf <= 1 on the [-1,1]-scaled data")
+        return None
+
     # -- what a concrete backend provides --------------------------------------------------------
 
     @abstractmethod

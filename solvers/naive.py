@@ -79,6 +79,10 @@ class NaiveHighsBackend(Backend):
         "margin-1e-4 unit-box class only, not over all halfspaces"
     )
 
+    def restriction(self, hypothesis_class: str) -> str | None:
+        """Always restricted: the unit-box, margin-1e-4 halfspaces on the raw data."""
+        return f"halfspaces with w in [-1,1]^d, b in [-1,1] and margin >= {NAIVE_GAMMA:g} on the raw data"
+
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
         self.threads = _check_int_option(self.name, "threads", self.config.get("threads"), 1)

@@ -18,10 +18,12 @@ from oraclepriv.mipbench import BenchInstance, agreement_problems, performance_p
 runner = CliRunner()
 
 
-def row(instance, backend, *, certified=True, objective=1.0, bound=None, seconds=1.0, status="optimal", limit=60.0):
+def row(instance, backend, *, certified=True, objective=1.0, bound=None, seconds=1.0, status="optimal", limit=60.0,
+        restriction=None):
     return {
         "instance": instance, "class": "halfspace", "n": 3, "d": 2, "backend": backend, "time_limit": limit,
-        "status": status, "certified": certified, "objective": objective,
+        "status": status, "certified": certified and restriction is None, "meets_bound": certified,
+        "restriction": restriction, "objective": objective,
         "bound": objective if bound is None else bound, "gap": 0.0, "seconds": seconds, "nodes": 0, "error": "",
     }
 
@@ -92,7 +94,7 @@ def test_agreement_catches_disagreeing_certificates_and_false_bounds():
 
 
 def test_wrong_restricted_certificate_is_a_warning_and_not_solved():
-    rows = [row("a", "highs", objective=2.0), row("a", "naive-highs", objective=3.0, seconds=0.1)]
+    rows = [row("a", "highs", objective=2.0), row("a", "naive-highs", objective=3.0, seconds=0.1, restriction="margin-1e-4 box")]
     problems, warnings = agreement_problems(rows, [inst("a")])
     assert problems == [] and len(warnings) == 1 and "restricted class" in warnings[0]
     summary = {s["backend"]: s for s in summarize(rows)}
