@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 
 from oraclepriv.io import read_csv_problem, to_json
+from oraclepriv.release import reading_diagnostics
 
 audit_app = typer.Typer(no_args_is_help=True, help="Privacy audits on neighbouring datasets (with negative controls).")
 
@@ -87,13 +88,21 @@ def learn(
     ),
     teachers: int = typer.Option(16, "--teachers", help="subsample: number of disjoint blocks / teachers k."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    diagnostics: Optional[str] = typer.Option(
+        None, "--diagnostics",
+        help="Also print NON-PRIVATE diagnostics (oracle calls with objectives and certificates, and the named "
+             "values): 'all' or a comma-separated list of names. They depend on the private data beyond the "
+             "release; no privacy proof covers them.",
+    ),
 ) -> None:
-    """Fit a private learner: prints the hypothesis, the oracle calls (ledger) and the privacy record.
+    """Fit a private learner and print its release: the hypothesis and its privacy record.
 
-    Seed-000 learners take private labelled data plus unlabelled public points (--public). The PPM
-    learner (seed 002) takes one file in which the 0/1 column 'public' holds each example's privacy bit.
+    The release is exactly what the privacy guarantee covers. Seed-000 learners take private labelled
+    data plus unlabelled public points (--public). The PPM learner (seed 002) takes one file in which
+    the 0/1 column 'public' holds each example's privacy bit.
     """
     try:
+        names = _diagnostic_names(algorithm, diagnostics)
         if algorithm is Algorithm.ppm:
             learner = _fit_ppm(private, public, epsilon, delta, hypothesis, seed)
         else:
@@ -102,7 +111,38 @@ def learn(
     except (ValueError, ImportError, RuntimeError) as exc:
         _fail(str(exc))
         return
-    _print_summary(learner.summary(), as_json)
+    report = learner.release_.to_dict()
+    if names is not None:
+        typer.echo("warning: printing NON-PRIVATE diagnostics (--diagnostics): they depend on the private data "
+                   "beyond the release and void its guarantee if published", err=True)
+        with reading_diagnostics():
+            report["diagnostics"] = learner.diagnostics_.to_dict(names)
+    _print_report(report, as_json)
+
+
+def _diagnostic_names(algorithm: Algorithm, requested: Optional[str]) -> Optional[list[str]]:
+    """The diagnostics ``--diagnostics`` asks for (None: none), checked against what the learner records."""
+    if requested is None:
+        return None
+    known = list(_learner_class(algorithm).diagnostic_names)
+    if requested.strip() == "all":
+        return known
+    names = [name.strip() for name in requested.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if not names or unknown:
+        raise ValueError(
+            f"--diagnostics {requested!r}: {algorithm.value} records no diagnostic named "
+            f"{', '.join(map(repr, unknown)) or '(empty)'}; it records {known} (or use 'all')"
+        )
+    return names
+
+
+def _learner_class(algorithm: Algorithm) -> type:
+    from oraclepriv.learners import RRSPM, Perturbation, PPMHalfspaces, PublicCoverEM, Regularization, SubsampleAggregate
+
+    return {Algorithm.rrspm: RRSPM, Algorithm.perturbation: Perturbation, Algorithm.regularization: Regularization,
+            Algorithm.subsample: SubsampleAggregate, Algorithm.public_cover_em: PublicCoverEM,
+            Algorithm.ppm: PPMHalfspaces}[algorithm]
 
 
 def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optional[float], hypothesis: str, seed: Optional[int]):
@@ -138,18 +178,27 @@ def _fit_seed000(private: Path, public: Optional[Path], algorithm: Algorithm, ep
     return learner.fit(data.X, data.y, X_public=pub.X)
 
 
-def _print_summary(summary: dict, as_json: bool) -> None:
+def _print_report(report: dict, as_json: bool) -> None:
+    """The release (and, when asked for, the diagnostics) as JSON or as text."""
     if as_json:
-        typer.echo(to_json(summary))
+        typer.echo(to_json(report, sort_keys=True))
         return
-    typer.echo(f"{summary['algorithm']}  hypothesis {summary['hypothesis']}")
-    for call in summary["oracle_calls"]:
-        typer.echo(
-            f"  oracle call {call['call']}: step={call['step']} backend={call['backend']} n={call['n']} "
-            f"certified={call['certified']} {call['seconds']:.3f} s"
-        )
-    privacy = summary["privacy"]
-    typer.echo(f"  privacy: epsilon={privacy['epsilon']} delta={privacy['delta']} ({privacy['neighbouring']})")
+    privacy = report["privacy"]
+    typer.echo(f"{report['algorithm']}  released hypothesis {report['hypothesis']}")
+    typer.echo(f"  privacy: {privacy['guarantee']}")
+    typer.echo(f"  neighbouring: {privacy['neighbouring']}")
+    typer.echo(f"  oracle calls by design: {privacy.get('oracle_calls_by_design')}; covers: {privacy['covers']}")
+    if "diagnostics" in report:
+        diag = report["diagnostics"]
+        typer.echo(f"  {diag['notice']}:")
+        for call in diag["oracle_calls"]:
+            typer.echo(
+                f"    oracle call {call['call']}: step={call['step']} backend={call['backend']} n={call['n']} "
+                f"certified={call['certified']} objective={call['objective']} bound={call['bound']} {call['seconds']:.3f} s"
+            )
+        for name, value in diag.items():
+            if name not in ("notice", "oracle_calls"):
+                typer.echo(f"    {name}: {value}")
 
 
 def demo(seed: int = typer.Option(0, "--seed", help="Random seed.")) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 
 from oraclepriv.ledger import Ledger
 from oraclepriv.oracle import make_oracle
+from oraclepriv.release import reading_diagnostics
 
 __all__ = ["run_demo"]
 
@@ -62,23 +63,28 @@ def run_demo(
     report["erm"] = {"certified": erm.certified, "objective": erm.objective, "test_accuracy": erm_acc}
 
     echo("")
-    echo(f"2. RRSPM (seed 000, Alg. 4), pure eps-DP with eps={epsilon:g}, Laplace weights of scale 2m/eps")
+    echo(f"2. RRSPM (seed 000, Alg. 4) at eps={epsilon:g}, Laplace weights of scale 2m/eps")
     start = time.perf_counter()
     rrspm = RRSPM(epsilon=epsilon, hypothesis="halfspace", random_state=seed).fit(X, y, X_public=Z)
     fit_seconds = time.perf_counter() - start
     acc = float(np.mean(rrspm.predict(X_test) == y_test))
-    for record in rrspm.ledger_.records:
+    release = rrspm.release_
+    echo(f"   release: {release.hypothesis.to_dict()}")
+    echo(f"   guarantee: {release.privacy['guarantee']}; neighbouring = {release.privacy['neighbouring']}")
+    echo("   its oracle calls (NON-PRIVATE diagnostics, shown here on purpose; never part of the release):")
+    with reading_diagnostics():
+        records = list(rrspm.ledger_.records)
+    for record in records:
         echo(
-            f"   oracle call {record['call']}: step={record['step']:<12} n={record['n']:<5} backend={record['backend']:<9} "
+            f"     call {record['call']}: step={record['step']:<12} n={record['n']:<5} backend={record['backend']:<9} "
             f"signed weights={str(record['signed_weights']):<5} certified={record['certified']}  {record['seconds']:.2f} s"
         )
-    echo(f"   {len(rrspm.ledger_)} oracle calls, fit {fit_seconds:.2f} s, test accuracy {acc:.3f} (non-private {erm_acc:.3f})")
-    echo(f"   privacy: {rrspm.privacy_['epsilon']:g}-DP, neighbouring = {rrspm.privacy_['neighbouring']}")
+    echo(f"   {len(records)} oracle calls, fit {fit_seconds:.2f} s, test accuracy {acc:.3f} (non-private {erm_acc:.3f})")
     report["rrspm"] = {
-        "oracle_calls": len(rrspm.ledger_),
-        "steps": [r["step"] for r in rrspm.ledger_.records],
+        "oracle_calls": len(records),
+        "steps": [r["step"] for r in records],
         "test_accuracy": acc,
-        "privacy": rrspm.privacy_,
+        "release": release.to_dict(),
     }
 
     echo("")

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from oraclepriv.cli import app
 from oraclepriv.demo import run_demo
 from oraclepriv.io import write_csv_problem
+from oraclepriv.ppm.hypothesis import PolytopeComplement
 
 runner = CliRunner()
 
@@ -33,9 +34,14 @@ def test_learn_rrspm_json_reports_two_calls_and_privacy(data):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert out["algorithm"] == "RRSPM" and out["n_oracle_calls"] == 2
-    assert [c["step"] for c in out["oracle_calls"]] == ["private-erm", "perturb"]
-    assert out["oracle_calls"][1]["n"] == 10  # the projection call sees the public points only
+    assert set(out) == {"algorithm", "hypothesis", "privacy"}  # the release only, no diagnostics by default
+    assert out["algorithm"] == "RRSPM" and out["privacy"]["oracle_calls_by_design"] == 2
+    assert "warning" not in result.stderr
+    diag = runner.invoke(app, args + ["--diagnostics", "all"])
+    assert "NON-PRIVATE diagnostics" in diag.stderr
+    calls = json.loads(diag.stdout)["diagnostics"]["oracle_calls"]
+    assert [c["step"] for c in calls] == ["private-erm", "perturb"]
+    assert calls[1]["n"] == 10  # the projection call sees the public points only
     assert out["privacy"]["epsilon"] == 1.0 and out["privacy"]["delta"] == 0.0
     assert "replace one private record" in out["privacy"]["neighbouring"]
     assert out["hypothesis"]["type"] == "stump"
@@ -76,12 +82,14 @@ def test_learn_on_uncertified_fallback_recovers_a_timed_out_mip(data):
     """--time-limit too short for highs, --on-uncertified fallback: the exact default re-solves it."""
     private, public, _ = data
     result = runner.invoke(app, ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1",
-                                 "--backend", "highs", "--time-limit", "0.001", "--on-uncertified", "fallback", "--seed", "0", "--json"])
+                                 "--backend", "highs", "--time-limit", "0.001", "--on-uncertified", "fallback", "--seed", "0", "--json",
+                                 "--diagnostics", "proof_applies,fallbacks"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    steps = [(c["step"], c["backend"], c["certified"]) for c in out["oracle_calls"]]
+    steps = [(c["step"], c["backend"], c["certified"]) for c in out["diagnostics"]["oracle_calls"]]
     assert steps[:2] == [("private-erm", "highs", False), ("private-erm/fallback", "enumerate", True)]
-    assert out["privacy"]["on_uncertified"] == "fallback" and out["privacy"]["proof_applies"] is True
+    assert out["privacy"]["on_uncertified"] == "fallback" and out["diagnostics"]["proof_applies"] is True
+    assert out["diagnostics"]["fallbacks"] == 1 and set(out["diagnostics"]) == {"notice", "oracle_calls", "proof_applies", "fallbacks"}
 
 
 def test_learn_public_features_must_match(data):
@@ -122,8 +130,8 @@ def test_learn_ppm_reads_privacy_bits_column(tmp_path):
     result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1", "--seed", "0", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert out["n_public"] == int(public.sum()) and out["d"] == 2
-    assert out["n_oracle_calls"] == 0  # the paper's algorithm makes no ERM call
+    assert out["hypothesis"]["type"] == PolytopeComplement.kind and out["hypothesis"]["d"] == 2
+    assert out["privacy"]["oracle_calls_by_design"] == 0  # the paper's algorithm makes no ERM call
     # errors: a missing privacy-bit column, bits outside {0,1}, --public given
     path.write_text("x0,x1,y\n1,2,0\n")
     result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1"])
@@ -142,10 +150,12 @@ def test_learn_subsample_laplace_and_gaussian(data):
     result = runner.invoke(app, base)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert out["algorithm"] == "subsample-aggregate" and out["n_oracle_calls"] == 13
-    assert out["privacy"]["noise"] == "laplace" and out["privacy"]["guarantee"] == "pure eps-DP"
-    assert out["privacy"]["on_uncertified"] == "flag" and out["privacy"]["proof_applies"] is True
-    assert [c["n"] for c in out["oracle_calls"][:12]] == [25] * 12 and out["oracle_calls"][-1]["n"] == 10
+    assert out["algorithm"] == "subsample-aggregate" and out["privacy"]["oracle_calls_by_design"] == 13
+    assert out["privacy"]["noise"] == "laplace" and out["privacy"]["guarantee"].startswith("pure 1-DP for any oracle")
+    assert out["privacy"]["on_uncertified"] == "flag" and "diagnostics" not in out
+    diag = json.loads(runner.invoke(app, base + ["--diagnostics", "uncertified_teachers"]).stdout)["diagnostics"]
+    assert diag["uncertified_teachers"] == []
+    assert [c["n"] for c in diag["oracle_calls"][:12]] == [25] * 12 and diag["oracle_calls"][-1]["n"] == 10
     gauss = json.loads(runner.invoke(app, base + ["--delta", "1e-6"]).stdout)
     assert gauss["privacy"]["noise"] == "gaussian" and gauss["privacy"]["delta"] == 1e-6
     bad = runner.invoke(app, base[:-1] + ["--teachers", "1"])
@@ -171,7 +181,7 @@ def test_learn_public_cover_em_makes_no_oracle_call(data):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert out["algorithm"] == "public-cover-em" and out["n_oracle_calls"] == 0
+    assert out["algorithm"] == "public-cover-em" and out["privacy"]["oracle_calls_by_design"] == 0
     assert out["privacy"]["cover_size"] == 2 * (1 + 9 + 36)  # Cover's count for 10 public points in the plane
     for extra in (["--backend", "highs"], ["--delta", "1e-6"], ["--on-uncertified", "flag"]):
         bad = runner.invoke(app, args + extra)

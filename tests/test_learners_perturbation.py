@@ -27,7 +27,7 @@ def test_j_plus_one_calls(data):
     assert [r["step"] for r in clf.ledger_.records] == [f"perturbed-erm-{j}" for j in range(1, 5)] + ["perturb"]
     assert clf.ledger_.records[-1]["n"] == len(Z)
     assert all(r["certified"] for r in clf.ledger_.records)
-    assert clf.privacy_["oracle_calls_expected"] == 5
+    assert clf.privacy_["oracle_calls_by_design"] == 5
     json.dumps(clf.summary())
 
 

@@ -59,7 +59,7 @@ def test_uncertified_solution_raises(monkeypatch):
     with pytest.raises(UncertifiedOracleError, match="regularized-erm"):
         Regularization(epsilon=1.0, delta=1e-3).fit(X, y, X_public=Z)
     clf = Regularization(epsilon=1.0, delta=1e-3, on_uncertified="flag").fit(X, y, X_public=Z)
-    assert clf.privacy_["proof_applies"] is False
+    assert clf.diagnostics_["proof_applies"] is False
 
 
 def test_laplace_calibration():

@@ -52,7 +52,7 @@ def test_two_calls_and_second_sees_only_public_projection(data, capture, hypothe
     assert np.array_equal(second["y"], np.zeros(len(Z)))
     assert np.array_equal(second["w"], 1.0 - 2.0 * fhat_on_Z)
     assert np.array_equal(clf.public_projection_, fhat_on_Z)
-    assert clf.projection_agreement_ == 1.0
+    assert clf.diagnostics_["projection_agreement"] == 1.0
     assert np.array_equal(clf.predict(Z), fhat_on_Z)
     assert clf.hypothesis_ is second["result"].hypothesis  # the released model is the 2nd answer, not fhat
 
@@ -111,7 +111,7 @@ def test_gaussian_calibration_solves_the_privacy_loss_equation():
 def test_gaussian_variant_privacy_record(data):
     X, y, Z = data
     clf = RRSPM(epsilon=1.0, delta=1e-4, noise="gaussian", hypothesis="stump", random_state=0).fit(X, y, X_public=Z)
-    assert clf.privacy_["noise"] == "gaussian" and "derived safe calibration" in clf.privacy_["calibration"]
+    assert clf.privacy_["noise"] == "gaussian" and "derived here" in clf.privacy_["calibration_source"]
     assert clf.privacy_["delta"] == 1e-4 and len(clf.ledger_) == 2
 
 
@@ -121,9 +121,10 @@ def test_fit_is_reproducible_and_summary_is_json(data):
     b = RRSPM(epsilon=1.0, hypothesis="stump", random_state=7).fit(X, y, X_public=Z)
     assert a.hypothesis_ == b.hypothesis_
     s = json.loads(json.dumps(a.summary()))
-    assert s["n_oracle_calls"] == 2 and s["privacy"]["neighbouring"].startswith("replace one private record")
+    assert s["privacy"]["oracle_calls_by_design"] == 2 and s["privacy"]["neighbouring"].startswith("replace one private record")
+    assert set(s) == {"algorithm", "hypothesis", "privacy"}  # the release: nothing else
     assert s["hypothesis"]["type"] == "stump" and s["privacy"]["epsilon"] == 1.0
-    assert a.privacy_["mechanism"].startswith("RRSPM") and a.privacy_["proof_applies"] is True
+    assert a.privacy_["mechanism"].startswith("RRSPM") and a.diagnostics_["proof_applies"] is True
 
 
 def test_m_uses_first_public_points(data):
@@ -186,8 +187,8 @@ def test_uncertified_private_call_raises_or_is_flagged(data):
         with pytest.raises(UncertifiedOracleError, match="private-erm"):
             RRSPM(epsilon=1.0, hypothesis="stump", backend=name, random_state=0).fit(X, y, X_public=Z)
         clf = RRSPM(epsilon=1.0, hypothesis="stump", backend=name, on_uncertified="flag", random_state=0).fit(X, y, X_public=Z)
-    assert clf.privacy_["proof_applies"] is False
-    assert clf.privacy_["uncertified_private_calls"] == ["private-erm"]
+    assert clf.diagnostics_["proof_applies"] is False
+    assert clf.diagnostics_["uncertified_private_calls"] == ["private-erm"]
 
 
 def test_from_theory():

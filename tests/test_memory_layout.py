@@ -63,6 +63,7 @@ def test_union_reuses_buffers_but_never_while_busy_or_across_threads():
             assert not any(np.shares_memory(a, b) for a, b in zip(first, nested))
         np.testing.assert_array_equal(first[0][:5], X)
         np.testing.assert_array_equal(first[2], [1, 1, 1, 1, 1, 1, 1])
+    assert not any(a.any() for a in first)  # zeroed on exit: no private record (or noise) stays behind
     with union(3 * X, Z, y, yt, 2.0) as again:  # released: the same buffers, rewritten
         assert all(np.shares_memory(a, b) for a, b in zip(first, again))
         np.testing.assert_array_equal(again[0][:5], 3 * X)
@@ -89,7 +90,7 @@ def test_backends_agree_on_c_and_fortran_layout(cls, backend, d):
     oracle = make_oracle(cls, backend=backend, **options)
     a = oracle.solve(np.ascontiguousarray(X), y, w)
     b = make_oracle(cls, backend=backend, **options).solve(np.asfortranarray(X), y, w)
-    assert a.certified and b.certified
+    assert a.meets_bound and b.meets_bound  # certified, or (naive-highs) optimal over its restricted class
     assert a.objective == pytest.approx(b.objective, abs=1e-9)
     np.testing.assert_array_equal(a.hypothesis.predict(X), b.hypothesis.predict(X))
 

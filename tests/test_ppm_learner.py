@@ -238,9 +238,10 @@ def test_fit_records_no_oracle_call_and_json_summary():
     assert len(clf.ledger_) == 0 and clf.selection_["oracle_calls"] == 0
     s = clf.summary()
     json.dumps(s)
-    assert s["class_size"] == clf.class_size_ == clf.selection_["class_size"]
+    assert s["privacy"]["class_size"] == clf.class_size_ == clf.selection_["class_size"]
     assert s["privacy"]["epsilon"] == 1.0 and s["privacy"]["delta"] == 0.0
-    assert "mistakes" not in json.dumps(s["selection"]).replace("mistakes(g)", "")  # no score is released (P7)
+    assert "mistakes" not in json.dumps(clf.selection_).replace("mistakes(g)", "")  # no score is released
+    assert clf.diagnostics_["selected_mistakes"] >= 0 and "seconds" not in clf.selection_
     # same seed, same output; the estimator is reusable
     again = PPMHalfspaces(epsilon=1.0, random_state=3).fit(X, y, y == 0)
     assert again.selection_["selected"] == clf.selection_["selected"]

@@ -150,7 +150,7 @@ def test_large_epsilon_on_private_cover_is_an_exact_erm(hyp, d, backend):
     clf = PublicCoverEM(epsilon=1e6, hypothesis=hyp, random_state=0).fit(X, y, X_public=X)
     exact = make_oracle(hyp, backend=backend).solve(X, y)
     assert exact.certified
-    assert clf.hypothesis_.loss(X, y) == exact.objective == clf.nonprivate_diagnostics_["errors"].min()
+    assert clf.hypothesis_.loss(X, y) == exact.objective == clf.diagnostics_["errors"].min()
 
 
 def test_sampler_draws_from_the_exact_law():
@@ -215,9 +215,9 @@ def test_estimator_contract_and_privacy_record():
     clf = PublicCoverEM(epsilon=0.5, random_state=0)
     assert set(clf.get_params()) == {"epsilon", "hypothesis", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state"}
     assert clf.fit(X, y, X_public=Z) is clf
-    assert len(clf.ledger_) == 0 and clf.privacy_["oracle_calls"] == 0
-    assert clf.privacy_["epsilon"] == 0.5 and clf.privacy_["delta"] == 0.0 and clf.privacy_["guarantee"] == "pure eps-DP"
-    assert clf.privacy_["cover_built_from"] == "public points only" and clf.privacy_["proof_applies"]
+    assert len(clf.ledger_) == 0 and clf.privacy_["oracle_calls_by_design"] == 0
+    assert clf.privacy_["epsilon"] == 0.5 and clf.privacy_["delta"] == 0.0 and clf.privacy_["guarantee"].startswith("pure 0.5-DP")
+    assert clf.privacy_["cover_built_from"] == "public points only" and clf.diagnostics_["proof_applies"]
     assert "no oracle call" in clf.privacy_["robustness"]
     assert clf.predict(X).shape == (60,)
     assert clf.summary()["algorithm"] == "public-cover-em"

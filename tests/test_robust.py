@@ -63,7 +63,7 @@ def test_fallback_makes_the_learner_identical_to_the_exact_one(backend_cls):
                     assert [r["certified"] for r in robust.ledger_.records] == [False, True, True]
                 else:
                     assert steps == ["private-erm", "perturb"]
-                assert robust.privacy_["proof_applies"] is True and robust.privacy_["on_uncertified"] == "fallback"
+                assert robust.diagnostics_["proof_applies"] is True and robust.privacy_["on_uncertified"] == "fallback"
     assert fallbacks >= 20  # the heuristic did fail, so the fallback path was exercised
 
 

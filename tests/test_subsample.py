@@ -49,7 +49,7 @@ def test_each_teacher_call_sees_exactly_its_block_and_the_last_call_only_public_
     assert sum(r["n"] for r in records[:6]) == X.shape[0]
     assert {r["n"] for r in records[:6]} == {20}
     assert records[-1]["n"] == Z.shape[0]
-    assert learner.privacy_["proof_applies"] and learner.privacy_["rho"] == pytest.approx(1 / 6)
+    assert learner.diagnostics_["proof_applies"] and learner.privacy_["rho"] == pytest.approx(1 / 6)
 
 
 def test_each_teacher_gets_a_fresh_oracle(monkeypatch):
@@ -80,8 +80,8 @@ def test_a_failed_public_call_is_re_solved_exactly():
         learner = SubsampleAggregate(n_teachers=4, hypothesis="stump", backend="always-fails",
                                      random_state=0).fit(X, y, X_public=Z)
     steps = [r["step"] for r in learner.ledger_.records]
-    assert steps[-2:] == ["perturb", "perturb/fallback"] and learner.privacy_["final_call_certified"]
-    assert learner.privacy_["uncertified_teachers"] == [0, 1, 2, 3] and learner.privacy_["proof_applies"]
+    assert steps[-2:] == ["perturb", "perturb/fallback"] and learner.diagnostics_["final_call_certified"]
+    assert learner.diagnostics_["uncertified_teachers"] == [0, 1, 2, 3] and learner.diagnostics_["proof_applies"]
 
 
 @pytest.mark.parametrize("backend", [None, "targeting"])
@@ -101,13 +101,13 @@ def test_replacing_one_record_changes_one_teachers_votes(backend):
     with registered_backend("targeting", target):
         fits = [SubsampleAggregate(n_teachers=k, hypothesis="threshold", backend=backend, random_state=11,
                                    noise="laplace", delta=0.0).fit(A, b, X_public=Z) for A, b in ((X, y), (X2, y2))]
-    changed = np.any(fits[0].nonprivate_diagnostics_["teacher_votes"] != fits[1].nonprivate_diagnostics_["teacher_votes"], axis=1)
+    changed = np.any(fits[0].diagnostics_["teacher_votes"] != fits[1].diagnostics_["teacher_votes"], axis=1)
     assert changed.sum() <= 1
-    assert np.max(np.abs(fits[0].nonprivate_diagnostics_["center"] - fits[1].nonprivate_diagnostics_["center"])) <= 1 / k + 1e-12
+    assert np.max(np.abs(fits[0].diagnostics_["center"] - fits[1].diagnostics_["center"])) <= 1 / k + 1e-12
     if backend == "targeting":
-        assert len(fits[0].privacy_["uncertified_teachers"]) == 1  # only the block holding the record failed
-        assert fits[1].privacy_["uncertified_teachers"] == []
-        assert fits[0].privacy_["proof_applies"] and fits[0].privacy_["oracle_dependence"].startswith("none")
+        assert len(fits[0].diagnostics_["uncertified_teachers"]) == 1  # only the block holding the record failed
+        assert fits[1].diagnostics_["uncertified_teachers"] == []
+        assert fits[0].diagnostics_["proof_applies"] and "for any oracle" in fits[0].privacy_["guarantee"]
 
 
 def test_the_broken_control_moves_every_teacher():
@@ -115,7 +115,7 @@ def test_the_broken_control_moves_every_teacher():
     fits = [SubsampleAggregateSharedData(n_teachers=9, hypothesis="threshold", noise="laplace", delta=0.0,
                                          random_state=0).fit(A, b, X_public=sc.X_public)
             for A, b in ((sc.X, sc.y), (sc.X_prime, sc.y_prime))]
-    assert fits[0].nonprivate_diagnostics_["center"][0] == 0.0 and fits[1].nonprivate_diagnostics_["center"][0] == 1.0  # sensitivity 1, not 1/k
+    assert fits[0].diagnostics_["center"][0] == 0.0 and fits[1].diagnostics_["center"][0] == 1.0  # sensitivity 1, not 1/k
 
 
 @pytest.mark.parametrize("noise, delta", [("gaussian", 1e-6), ("laplace", 0.0)])
@@ -127,7 +127,7 @@ def test_gamma_is_calibrated_for_rho_one_over_k(noise, delta):
     assert learner.privacy_["gamma"] == pytest.approx(expected)
     if noise == "laplace":
         assert expected == pytest.approx(Z.shape[0] / (10 * 0.5))
-        assert learner.privacy_["guarantee"] == "pure eps-DP"
+        assert learner.privacy_["guarantee"].startswith("pure 0.5-DP for any oracle")
 
 
 def test_teachers_that_agree_are_learned_accurately():
@@ -151,8 +151,8 @@ def test_on_uncertified_raise_aborts_and_flag_keeps_or_abstains():
                                   random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
         fallback = SubsampleAggregate(n_teachers=9, hypothesis="threshold", backend="targeting",
                                       on_uncertified="fallback", random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-    assert abstain.nonprivate_diagnostics_["center"][0] == pytest.approx(4.5 / 9) and keep.nonprivate_diagnostics_["center"][0] == pytest.approx(4 / 9)
-    assert fallback.privacy_["uncertified_teachers"] == [] and fallback.nonprivate_diagnostics_["center"][0] == pytest.approx(4 / 9)
+    assert abstain.diagnostics_["center"][0] == pytest.approx(4.5 / 9) and keep.diagnostics_["center"][0] == pytest.approx(4 / 9)
+    assert fallback.diagnostics_["uncertified_teachers"] == [] and fallback.diagnostics_["center"][0] == pytest.approx(4 / 9)
     assert any(r["step"].endswith("/fallback") for r in fallback.ledger_.records)
 
 
@@ -227,10 +227,10 @@ def test_with_a_time_limited_mip_solver_the_fit_completes_and_the_guarantee_stan
     learner = SubsampleAggregate(n_teachers=8, hypothesis="halfspace", backend="scip-bc", time_limit=0.02,
                                  random_state=0).fit(X, y, X_public=Z)
     records = learner.ledger_.records
-    assert len(learner.privacy_["uncertified_teachers"]) > 0  # the cap did bite
-    assert all(not records[t]["certified"] for t in learner.privacy_["uncertified_teachers"])
-    assert learner.privacy_["final_call_certified"] and learner.privacy_["proof_applies"]
-    assert learner.privacy_["oracle_dependence"].startswith("none")
+    assert len(learner.diagnostics_["uncertified_teachers"]) > 0  # the cap did bite
+    assert all(not records[t]["certified"] for t in learner.diagnostics_["uncertified_teachers"])
+    assert learner.diagnostics_["final_call_certified"] and learner.diagnostics_["proof_applies"]
+    assert "for any oracle" in learner.privacy_["guarantee"]
 
 
 @settings(max_examples=25, deadline=None)
@@ -251,9 +251,9 @@ def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis
     y2[i] = rng.integers(0, 2)
     fits = [SubsampleAggregate(n_teachers=k, hypothesis=hypothesis, noise="laplace", delta=0.0,
                                random_state=seed).fit(A, b, X_public=Z) for A, b in ((X, y), (X2, y2))]
-    votes = [f.nonprivate_diagnostics_["teacher_votes"] for f in fits]
+    votes = [f.diagnostics_["teacher_votes"] for f in fits]
     assert np.any(votes[0] != votes[1], axis=1).sum() <= 1
-    centers = [f.nonprivate_diagnostics_["center"] for f in fits]
+    centers = [f.diagnostics_["center"] for f in fits]
     assert np.max(np.abs(centers[0] - centers[1])) <= 1.0 / k + 1e-12
 
 

@@ -6,14 +6,18 @@ One job: everything the four learner modules would otherwise each re-implement â
 * parameter validation at the boundary (epsilon > 0, delta in [0, 1) and delta < 1/n, public
   points present and with the private feature count, labels in {0, 1});
 * one ``numpy.random.Generator`` per fit, from ``random_state``;
-* capture of this fit's oracle calls in a :class:`~oraclepriv.ledger.Ledger` (``ledger_``);
-* the exactness gate: a private-data oracle call whose answer is not ``certified`` voids the
-  privacy proofs (pitfall P4 of the implementation notes), so by default it **raises**
+* capture of this fit's oracle calls in a :class:`~oraclepriv.ledger.Ledger`;
+* the exactness gate: a private-data oracle call whose answer is not ``certified`` (optimal over
+  the **whole** class) voids the privacy proofs, so by default it **raises**
   :class:`UncertifiedOracleError`; ``on_uncertified="fallback"`` re-solves such a call with an
-  exact backend and no time limit (so the proof applies); ``on_uncertified="flag"`` records it in
-  ``privacy_`` instead (``privacy_["proof_applies"] = False``) for experiments with non-exact
-  backends. The guarantees of the three modes: :mod:`oraclepriv.robust`;
-* the privacy record ``privacy_`` and a JSON-friendly ``summary()``.
+  exact backend and no time limit (so the proof applies); ``on_uncertified="flag"`` keeps it (no
+  guarantee; warns). A backend whose bound covers a restricted class only (``naive-highs``,
+  ``certify="margin"``) is refused up front unless its answers are routed to the fallback. The
+  guarantees of the three modes: :mod:`oraclepriv.robust`;
+* the release boundary (:mod:`oraclepriv.release`): ``release_`` holds the released hypothesis and
+  data-independent facts only (the guarantee, with the numerical delta of
+  :mod:`oraclepriv.near_ties`); everything that depends on the private data beyond it goes to the
+  non-private ``diagnostics_`` (which warns when read).
 
 Documented choice for ``delta >= 1/n``: refuse (``ValueError``). A mechanism that publishes one
 random record verbatim is (0, 1/n)-DP, so such a delta certifies nothing.
@@ -29,7 +33,9 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.ledger import Ledger
+from oraclepriv.near_ties import numerical_delta
 from oraclepriv.oracle import HYPOTHESIS_CLASSES, Oracle, OracleResult, make_oracle
+from oraclepriv.release import COVERAGE, Diagnostics, Release, ReleaseMixin, warn_privacy_leak
 from oraclepriv.robust import ON_UNCERTIFIED_MODES, FallbackOracle, describe_mode, fallback_oracle
 from oraclepriv.validation import as_features, as_labels, check_delta, check_positive
 
@@ -51,7 +57,15 @@ ON_UNCERTIFIED = ON_UNCERTIFIED_MODES
 
 
 class UncertifiedOracleError(RuntimeError):
-    """A private-data oracle call returned an answer that is not certified optimal."""
+    """A private-data oracle call returned an answer that is not certified optimal.
+
+    The message names the step and the backend only; the call's objective, bound and status (which
+    depend on the private data) are in ``result``, a non-private diagnostic.
+    """
+
+    def __init__(self, message: str, result: OracleResult | None = None) -> None:
+        super().__init__(message)
+        self.result = result
 
 
 class NotFittedError(RuntimeError):
@@ -98,12 +112,14 @@ def check_public(X_public: Any, d: int, name: str = "X_public") -> np.ndarray:
     return Z
 
 
-class PrivateLearner(ABC):
+class PrivateLearner(ReleaseMixin, ABC):
     """Base class of the private learners (scikit-learn estimator conventions).
 
-    Subclasses implement ``_fit(X, y, Z, rng)`` which returns the released hypothesis and fills
-    ``self._privacy`` with the mechanism's description; the base class does the validation,
-    the Generator, the ledger and the privacy record.
+    Subclasses implement ``_fit(X, y, Z, rng)``, which returns the released hypothesis, fills
+    ``self._privacy`` with the mechanism's data-independent description (including
+    ``near_tie_probability`` when the proof needs exact argmins, :mod:`oraclepriv.near_ties`) and
+    ``self._diagnostic_values`` with its non-private diagnostics; the base class does the
+    validation, the Generator, the ledger, the release and the diagnostics.
     """
 
     #: name used as ``caller`` in the ledger
@@ -112,6 +128,9 @@ class PrivateLearner(ABC):
     reference: str = ""
     #: hypothesis classes this learner supports
     supported_classes: tuple[str, ...] = HYPOTHESIS_CLASSES
+    #: does the privacy proof need every private-data oracle call to return an exact minimiser?
+    needs_exact_oracle: bool = True
+    diagnostic_names = ("uncertified_private_calls", "proof_applies", "fallbacks")
 
     def __init__(
         self,
@@ -178,6 +197,25 @@ class PrivateLearner(ABC):
         self.delta_ = check_delta_for_n(self.delta, X.shape[0], "delta")
         return X, y, Z
 
+    def _check_backend_scope(self) -> None:
+        """Refuse, before any work, a backend whose bound covers a restricted class only.
+
+        Its answers are never certified over the whole class, so the exactness gate would reject
+        every one: with ``on_uncertified="raise"`` that is an error now, not after the first call;
+        ``"fallback"`` routes every such answer to the exact fallback; ``"flag"`` keeps them (no
+        guarantee, warned).
+        """
+        if self.backend is None or self.on_uncertified != "raise":
+            return
+        restriction = make_oracle(self.hypothesis, backend=self.backend).restriction()
+        if restriction is not None:
+            raise ValueError(
+                f"backend={self.backend!r} proves its bounds only over {restriction}, not over all "
+                f"{self.hypothesis}s; {type(self).__name__}'s privacy proof needs an exact minimiser over the whole "
+                "class. Use an exact backend (e.g. backend=None), or on_uncertified='fallback' to re-solve its "
+                "answers exactly"
+            )
+
     def _oracle(self) -> Oracle | FallbackOracle:
         if self.on_uncertified == "fallback":
             return fallback_oracle(self.hypothesis, self.backend, self.time_limit)
@@ -187,52 +225,84 @@ class PrivateLearner(ABC):
         return make_oracle(self.hypothesis, backend=self.backend, **options)
 
     # ------------------------------------------------------------------ the exactness gate
-    def _require_exact(self, result: OracleResult, step: str) -> None:
+    def _require_exact(self, result: Any, step: str) -> None:
         """Privacy of this step needs an exact argmin: raise (default) or flag an uncertified answer."""
         if result.certified:
             return
-        message = (
-            f"{self.algorithm}: oracle call {step!r} on private data was not certified optimal "
-            f"(status={result.status!r}, objective={result.objective!r}, bound={result.bound!r}, "
-            f"backend={result.backend!r}); the privacy proof needs an exact argmin (notes P4)"
-        )
         if self.on_uncertified != "flag":  # "raise", and "fallback" whose exact fallback failed too
-            raise UncertifiedOracleError(message)
+            restriction = getattr(result, "restriction", None)  # the convex oracle's results have none
+            scope = "" if restriction is None else f" (its bound covers only {restriction})"
+            raise UncertifiedOracleError(
+                f"{self.algorithm}: oracle call {step!r} on private data was not certified optimal over the whole "
+                f"class by backend {result.backend!r}{scope}; the privacy proof needs an exact argmin. The call's "
+                "status, objective and bound are in this exception's .result (non-private diagnostics)",
+                result,
+            )
         self._uncertified_steps.append(step)
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, X_private: Any, y_private: Any, X_public: Any = None, **fit_params: Any) -> "PrivateLearner":
         """Fit on private labelled data and public unlabelled points ``X_public``; returns self."""
         X, y, Z = self._validate_common(X_private, y_private, X_public)
+        self._check_backend_scope()
+        if self.needs_exact_oracle and self.on_uncertified == "flag":
+            warn_privacy_leak(
+                f"{type(self).__name__}(on_uncertified='flag') keeps uncertified oracle answers: the release carries "
+                "no privacy guarantee (use 'raise' or 'fallback' for one)"
+            )
         rng = make_rng(self.random_state)
         self._uncertified_steps: list[str] = []
         self._privacy: dict[str, Any] = {}
+        self._diagnostic_values: dict[str, Any] = {}
         with Ledger() as ledger:
             hypothesis = self._fit(X, y, Z, rng, **fit_params)
         self.hypothesis_ = hypothesis
-        self.ledger_ = ledger
         self.n_features_in_ = X.shape[1]
         self.n_private_ = X.shape[0]
         self.n_public_ = Z.shape[0]
-        privacy = {
+        self.release_ = Release(self.algorithm, hypothesis, self._release_record())
+        self._diagnostics = Diagnostics(self.algorithm, ledger, {
+            "uncertified_private_calls": list(self._uncertified_steps),
+            "proof_applies": not self._uncertified_steps,
+            "fallbacks": sum(str(r["step"]).endswith("/fallback") for r in ledger.records),
+            **self._diagnostic_values,
+        })
+        return self
+
+    def _release_record(self) -> dict[str, Any]:
+        """The release's privacy record: data-independent facts only (see :mod:`oraclepriv.release`)."""
+        mechanism_facts = dict(self._privacy)
+        near_tie = float(mechanism_facts.get("near_tie_probability", 0.0))
+        numeric = numerical_delta(self.epsilon_, near_tie) if near_tie > 0 else 0.0
+        record: dict[str, Any] = {
             "epsilon": self.epsilon_,
             "delta": self.delta_,
+            "numerical_delta": numeric,
             "neighbouring": NEIGHBOURING,
             "reference": self.reference,
             **describe_mode(self.on_uncertified),
+            **mechanism_facts,
         }
-        privacy.update(self._privacy)
-        privacy["uncertified_private_calls"] = list(self._uncertified_steps)
-        if self._uncertified_steps:
-            privacy["proof_applies"] = False
-        else:
-            privacy.setdefault("proof_applies", True)
-        self.privacy_ = privacy
-        return self
+        record["guarantee"] = self._guarantee(numeric)
+        record["covers"] = COVERAGE
+        return record
+
+    def _guarantee(self, numeric_delta: float) -> str:
+        """One sentence: the (eps, delta) the release has, and under what condition."""
+        if self.needs_exact_oracle and self.on_uncertified == "flag":
+            return ("none: on_uncertified='flag' keeps uncertified answers; the proof holds only for fits whose "
+                    "private-data calls were all certified, and whether they were is a non-private diagnostic")
+        claim = dp_claim(self.epsilon_, self.delta_, numeric_delta)
+        if self.on_uncertified == "raise":
+            return (f"{claim} if on every dataset a private-data call fails with probability <= gamma, plus (1 + e^eps) "
+                    "gamma in delta (an assumption about the solver: an uncertified call aborts the fit)")
+        if not self.needs_exact_oracle:
+            return f"{claim} for any oracle answers (the proof does not use exactness)"
+        return f"{claim} for any solver behaviour (every answer used is certified exact; running time not covered)"
 
     @abstractmethod
     def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
-        """The algorithm: return the released hypothesis and fill ``self._privacy``."""
+        """The algorithm: return the released hypothesis; fill ``self._privacy`` and ``self._diagnostic_values``."""
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "hypothesis_"):
@@ -246,41 +316,13 @@ class PrivateLearner(ABC):
             raise ValueError(f"X has {X.shape[1]} features but the learner was fitted with {self.n_features_in_}")
         return np.asarray(self.hypothesis_.predict(X), dtype=np.int8)
 
-    def summary(self) -> dict[str, Any]:
-        """JSON-friendly record of the fit: hypothesis, oracle calls, privacy record."""
-        self._check_fitted()
-        hyp = self.hypothesis_.to_dict()  # a Hypothesis, or Algorithm 3's LinearPredictor
-        return _jsonable(
-            {
-                "algorithm": self.algorithm,
-                "params": {k: v for k, v in self.get_params().items() if k != "random_state" or _is_plain(v)},
-                "hypothesis": hyp,
-                "oracle_calls": [dict(r) for r in self.ledger_.records],
-                "n_oracle_calls": len(self.ledger_),
-                "oracle_seconds": self.ledger_.total_seconds(),
-                "privacy": dict(self.privacy_),
-            }
-        )
 
-    to_dict = summary
-
-
-def _is_plain(value: Any) -> bool:
-    return value is None or isinstance(value, (int, float, str, bool))
-
-
-def _jsonable(value: Any) -> Any:
-    """Recursively convert numpy scalars/arrays and non-finite floats to JSON-friendly values."""
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return [_jsonable(v) for v in value.tolist()]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else ("inf" if value > 0 else "-inf")
-    if value is None or isinstance(value, (int, float, str, bool)):
-        return value
-    return repr(value)
+def dp_claim(epsilon: float, delta: float, numeric_delta: float = 0.0) -> str:
+    """"pure 1-DP" / "(1, 1e-06)-DP", with the numerical delta's share spelled out when there is one."""
+    if delta == 0 and numeric_delta == 0:
+        return f"pure {epsilon:g}-DP"
+    total = delta + numeric_delta
+    if numeric_delta == 0:
+        return f"({epsilon:g}, {total:.3g})-DP"
+    return (f"({epsilon:g}, {total:.3g})-DP (delta {delta:.3g} by design + numerical delta {numeric_delta:.3g} from "
+            "near-ties within the certification tolerance)")

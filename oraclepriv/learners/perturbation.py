@@ -41,6 +41,7 @@ import numpy as np
 from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import calibrate_gamma, perturb
+from oraclepriv.near_ties import gaussian_near_tie_probability
 from oraclepriv.validation import check_delta, check_positive
 
 __all__ = ["Perturbation", "lemma1_rho", "perturbation_parameters"]
@@ -99,9 +100,9 @@ class Perturbation(PrivateLearner):
     ``eta`` (per-sample), ``J``, ``rho`` / ``rho_delta`` (stability bound, module docstring),
     ``m`` (None: all public points), ``time_limit``, ``on_uncertified``, ``random_state``.
 
-    Fitted: ``hypothesis_``, ``ledger_``, ``privacy_``, ``gamma_`` (std of the Perturb noise on
-    the +-1 scale), ``public_targets_`` (u = fbar(Z) + gamma zeta in the +-1 scale: the DP release
-    the output is computed from).
+    Fitted: ``hypothesis_``, ``release_``, ``gamma_`` (std of the Perturb noise on the +-1 scale),
+    ``public_targets_`` (u = fbar(Z) + gamma zeta in the +-1 scale: the DP vector the output is
+    computed from, covered by the proof); non-private ``diagnostics_`` (the ledger of the J + 1 calls).
     """
 
     algorithm = "Perturbation"
@@ -221,6 +222,8 @@ class Perturbation(PrivateLearner):
                 else "the supplied stability bound ||fbar_D - fbar_D'||_m <= rho holding w.p. >= 1 - rho_delta "
                 "(Lemma 1; its constants are not legible in the paper)"
             ),
-            oracle_calls_expected=J + 1,
+            oracle_calls_by_design=J + 1,
+            # each of the J private calls is a noisy argmin with N(0, s^2) public weights, s = 2 eta_sum / sqrt(m)
+            near_tie_probability=J * gaussian_near_tie_probability(m, 2.0 * X.shape[0] * eta / math.sqrt(m), float(X.shape[0])),
         )
         return out.hypothesis

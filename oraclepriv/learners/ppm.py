@@ -13,8 +13,9 @@ replace one private (x, y) by any (x', y'), privacy bits and public records fixe
     5. ĝ ~ exp(-ε m(g) / 2)  (exponential mechanism, sampled exactly) [oraclepriv.ppm.exp_mech]
 
 No ERM oracle is called: Helly's theorem (Lemma 4.3) is only used in the proof that some g* ∈ G
-is as good as the ERM halfspace (Lemma 4.5). ``ledger_`` therefore records zero oracle calls;
-``selection_`` records the class sizes and the selected member instead.
+is as good as the ERM halfspace (Lemma 4.5). The (non-private) ledger therefore records zero oracle
+calls; ``selection_`` records the class sizes and the selected member instead (public: functions of
+the public points and of the released hypothesis).
 
 Options beyond the paper (notes §2.4, M3): ``private_label=0`` is the flipped convention
 (public <=> label 1: run on 1 - y, invert the predictions); ``label_determined=False`` is
@@ -36,6 +37,7 @@ from oraclepriv.ppm.constr_half import DEFAULT_RANK_TOL, DEFAULT_TOL, SUPPORT_MO
 from oraclepriv.ppm.exp_mech import check_epsilon, sample_from_histogram
 from oraclepriv.ppm.hypothesis import PolytopeComplement
 from oraclepriv.ppm.scoring import ScoredClass, score_class
+from oraclepriv.release import COVERAGE, Diagnostics, Release, ReleaseMixin, warn_privacy_leak
 from oraclepriv.validation import as_features, as_labels
 
 __all__ = [
@@ -82,7 +84,8 @@ class LearnHalfResult:
     family: CandidateFamily
     G: ClassG
     public_used: np.ndarray  # indices (into X) of the public examples given to A_ConstrHalf
-    seconds: dict
+    seconds: dict  # non-private: timings of the steps (scoring time depends on the private data)
+    selected_mistakes: int  # non-private: mistakes of the released member on all n examples
 
 
 def _select_public(X: np.ndarray, public_mask: np.ndarray, max_public: int | None, rng: np.random.Generator) -> np.ndarray:
@@ -138,6 +141,7 @@ def a_learn_half(
     return LearnHalfResult(
         hypothesis=hypothesis, descriptor=descriptor, family=family, G=G, public_used=public_used,
         seconds={"construct": t1 - t0, "score": t2 - t1, "select": t3 - t2, "total": t3 - t0},
+        selected_mistakes=int(m_star),
     )
 
 
@@ -175,7 +179,7 @@ def exact_log_probabilities(
     return out, family, scored
 
 
-class PPMHalfspaces:
+class PPMHalfspaces(ReleaseMixin):
     """ε-DP PPM learner for halfspaces (Bassily-Moran-Nandi Alg 2) with an improper output.
 
     Parameters (keywords): ``epsilon`` (> 0; ``inf`` = non-private argmin debug mode),
@@ -188,11 +192,14 @@ class PPMHalfspaces:
 
     ``fit(X, y, public_mask)`` — ``public_mask[i]`` is True iff example i is public. Labels of private
     examples are not checked against the model (a neighbouring dataset may carry any label; an
-    error would itself leak). Fitted: ``hypothesis_`` (:class:`PolytopeComplement`), ``privacy_``,
-    ``ledger_`` (zero oracle calls), ``selection_``, ``n_features_in_``, ``n_public_``, ``n_private_``.
+    error would itself leak). Fitted: ``hypothesis_`` (:class:`PolytopeComplement`), ``release_``,
+    ``selection_`` (public facts about G and the selected member), ``n_features_in_``,
+    ``n_public_``, ``n_private_``. Non-private, through ``diagnostics_`` only: ``seconds`` (step
+    timings), ``selected_mistakes`` and the (empty) ledger.
     """
 
     algorithm = "PPM-A_LearnHalf"
+    diagnostic_names = ("seconds", "selected_mistakes")
 
     def __init__(
         self,
@@ -280,7 +287,6 @@ class PPMHalfspaces:
             )
         fam, G = result.family, result.G
         self.hypothesis_ = result.hypothesis
-        self.ledger_ = ledger
         self.n_features_in_ = int(X.shape[1])
         self.n_public_ = int(mask.sum())
         self.n_private_ = int(X.shape[0] - self.n_public_)
@@ -303,14 +309,19 @@ class PPMHalfspaces:
             "oracle_calls": len(ledger),
             "oracle_note": "A_LearnHalf makes no ERM-oracle call: Helly's theorem is used only in the "
                            "proof of Lemma 4.5",
-            "seconds": {k: float(v) for k, v in result.seconds.items()},
         }
-        self.privacy_ = {
+        private = not math.isinf(self.epsilon_)
+        privacy = {
             "epsilon": float(self.epsilon_),
             "delta": 0.0,
-            "private": not math.isinf(self.epsilon_),
+            "numerical_delta": 0.0,
+            "guarantee": (f"pure {self.epsilon_:g}-DP w.r.t. the private portion (no oracle call)" if private else
+                          "none: epsilon=inf is the non-private debug mode (uniform over the minimisers)"),
+            "private": private,
             "mechanism": "exponential mechanism (McSherry-Talwar), score -mistakes over all n examples, "
                          "sensitivity 1 (one private record replaced, label included)",
+            "calibration": "Pr[g] ∝ exp(-eps * mistakes(g) / 2)",
+            "calibration_source": "the paper: Lemma 4.1",
             "neighbouring": NEIGHBOURING,
             "reference": REFERENCE,
             "lemma": "Lemma 4.1: ε-DP w.r.t. the private portion for every realisation of the privacy bits "
@@ -318,9 +329,17 @@ class PPMHalfspaces:
             "not_protected": "the number and positions of private examples (under label-determined privacy, "
                              "the number of private-label examples); public examples",
             "convention": f"private_label={self.private_label}, label_determined={bool(self.label_determined)}",
+            "class_size": int(G.size),
+            "oracle_calls_by_design": 0,
+            "covers": COVERAGE,
         }
-        if math.isinf(self.epsilon_):
-            self.privacy_["warning"] = "epsilon=inf: non-private debug mode (uniform over the minimisers)"
+        if not private:
+            warn_privacy_leak("PPMHalfspaces(epsilon=inf) is the non-private debug mode: the release has no privacy guarantee")
+        self.release_ = Release(self.algorithm, result.hypothesis, privacy)
+        self._diagnostics = Diagnostics(self.algorithm, ledger, {
+            "seconds": {k: float(v) for k, v in result.seconds.items()},
+            "selected_mistakes": result.selected_mistakes,
+        })
         return self
 
     def _check_fitted(self) -> None:
@@ -334,32 +353,6 @@ class PPMHalfspaces:
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features but PPMHalfspaces was fitted with {self.n_features_in_} (d mismatch)")
         return self.hypothesis_.predict(X)
-
-    def summary(self) -> dict[str, Any]:
-        """JSON-friendly record: chosen hypothesis, |G|, the selection and the privacy record."""
-        self._check_fitted()
-        params = {k: (v if not isinstance(v, float) or math.isfinite(v) else str(v)) for k, v in self.get_params().items()}
-        if not isinstance(params["random_state"], (int, type(None))):
-            params["random_state"] = repr(params["random_state"])
-        privacy = dict(self.privacy_)
-        if math.isinf(privacy["epsilon"]):
-            privacy["epsilon"] = "inf"
-        return {
-            "algorithm": self.algorithm,
-            "reference": REFERENCE,
-            "params": params,
-            "n": self.n_public_ + self.n_private_,
-            "n_public": self.n_public_,
-            "n_private": self.n_private_,
-            "d": self.n_features_in_,
-            "hypothesis": self.hypothesis_.to_dict(),
-            "class_size": int(self.class_size_),
-            "selection": dict(self.selection_),
-            "n_oracle_calls": len(self.ledger_),
-            "privacy": privacy,
-        }
-
-    to_dict = summary
 
 
 def _descriptor_json(descriptor: tuple) -> Any:

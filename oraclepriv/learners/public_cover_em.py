@@ -43,6 +43,7 @@ import numpy as np
 
 from oraclepriv.cover import DEFAULT_MAX_CANDIDATES, PublicCover, public_cover
 from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.release import warn_privacy_leak
 
 __all__ = ["PublicCoverEM", "SENSITIVITIES", "COVERS", "LABEL_DP_NEIGHBOURING", "em_log_probabilities"]
 
@@ -77,9 +78,9 @@ class PublicCoverEM(PrivateLearner):
     * ``max_candidates`` — refuse halfspace covers that would score more candidates than this;
     * ``random_state`` — seed / Generator for the public subsample and the mechanism.
 
-    Fitted: ``hypothesis_``, ``cover_`` (the public cover; public information),
-    ``candidate_index_``, ``privacy_``, ``ledger_`` (empty: no oracle call), and
-    ``nonprivate_diagnostics_`` (every candidate's private mistake count: **not** private).
+    Fitted: ``hypothesis_``, ``release_``, ``cover_`` (the public cover; public information),
+    ``candidate_index_`` (which cover member was released). Non-private, through ``diagnostics_``
+    only: ``errors`` (every candidate's private mistake count) and the (empty) ledger.
     """
 
     algorithm = "public-cover-em"
@@ -88,6 +89,8 @@ class PublicCoverEM(PrivateLearner):
         "with Examples 3 and 7; Bassily, Mohri, Suresh (NeurIPS 2022, seed 004) Algorithm 5"
     )
     supported_classes = ("threshold", "stump", "halfspace")
+    needs_exact_oracle = False
+    diagnostic_names = PrivateLearner.diagnostic_names + ("errors",)
     _PARAMS = ("epsilon", "hypothesis", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state")
 
     def __init__(
@@ -157,28 +160,40 @@ class PublicCoverEM(PrivateLearner):
         index = int(np.argmax(log_weights + rng.gumbel(size=log_weights.size)))  # Gumbel-max: exact EM sampling
         self.cover_ = cover
         self.candidate_index_ = index
-        # NOT private: every candidate's mistake count on the private records (tests, experiments)
-        self.nonprivate_diagnostics_ = {"errors": errors}
+        self._diagnostic_values["errors"] = errors  # every candidate's private mistake count: NOT private
         beta = 0.05
         self._privacy = {
             "mechanism": (
                 f"exponential mechanism over {cover.size} {self.hypothesis} labelings of {cover.n_public} public "
                 f"points, weights exp(-eps * mistakes / (2 * {self._delta_count:g}))"
             ),
-            "guarantee": "pure eps-DP",
+            "calibration": f"weights exp(-eps * mistakes / (2 * {self._delta_count:g}))",
+            "calibration_source": ("McSherry-Talwar exponential mechanism, mistake-count sensitivity 1 under replacement"
+                                   if self.sensitivity == "tight" else "the 2/n convention of Wang, Lei, Fienberg, Alg. 1"),
             "sensitivity": self.sensitivity,
             "mistake_count_sensitivity": self._delta_count,
             "cover_size": cover.size,
             "cover_complete": cover.complete,
             "cover_built_from": "public points only" if self.cover == "public" else "the private features (label-DP)",
             "accuracy_slack_beta_0.05": 2.0 * self._delta_count / self.epsilon_ * (math.log(cover.size) + math.log(1 / beta)),
-            "oracle_calls": 0,
+            "oracle_calls_by_design": 0,
             "on_uncertified": "n/a",
             "robustness": "no oracle call: the guarantee does not depend on any solver",
         }
         if self.cover == "private-features":
             self._privacy["neighbouring"] = LABEL_DP_NEIGHBOURING
+            warn_privacy_leak(
+                "PublicCoverEM(cover='private-features') is eps-label-DP only: its cover is built from the private "
+                "features, so replacing a whole record is not protected"
+            )
         return cover.hypothesis_at(index)
+
+    def _guarantee(self, numeric_delta: float) -> str:
+        """Pure eps-DP for any cover built from public data (no oracle); label-DP for the private-features cover."""
+        if self.cover == "private-features":
+            return (f"pure {self.epsilon_:g}-label-DP (changing one private label); NOT record-level DP: the cover "
+                    "comes from the private features")
+        return f"pure {self.epsilon_:g}-DP for any cover built from the public points (no oracle call)"
 
     def fit(self, X_private: Any, y_private: Any, X_public: Any = None, **fit_params: Any) -> "PublicCoverEM":
         """Fit on private records and public points (``cover="private-features"``: no public points); returns self."""

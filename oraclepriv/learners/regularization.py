@@ -94,8 +94,10 @@ class Regularization(PrivateLearner):
     folded into the stability radius); ``laplace_factor`` ("standard" or "paper");
     ``on_uncertified``; ``random_state``.
 
-    Fitted: ``hypothesis_`` (a :class:`LinearPredictor`), ``ledger_``, ``privacy_``, ``gamma_``,
-    ``stability_radius_`` (rho), ``public_targets_`` (u: the DP release ftilde is computed from).
+    Fitted: ``hypothesis_`` (a :class:`LinearPredictor`), ``release_``, ``gamma_``,
+    ``stability_radius_`` (rho), ``public_targets_`` (u: the DP vector ftilde is computed from,
+    covered by the proof); non-private ``diagnostics_`` (the ledger of the 2 calls). The convex
+    oracle's certified gap is folded into rho, so there is no numerical delta.
     """
 
     algorithm = "Regularization"
@@ -149,6 +151,9 @@ class Regularization(PrivateLearner):
                 "class of Algorithm 3 has one backend (convex-linear): use 'raise' or 'flag'"
             )
         return make_convex_oracle(self.backend, opt_tol=float(self.opt_tol))
+
+    def _check_backend_scope(self) -> None:
+        """The convex oracle has one backend, certified by a Lagrangian bound over the whole class."""
 
     # -- pieces (also used by the audits) --------------------------------------------------------
     def stability_radius(self, n: int) -> float:
@@ -206,7 +211,7 @@ class Regularization(PrivateLearner):
                 if self.noise == "gaussian"
                 else f"Laplace, gamma = {'m' if self.laplace_factor == 'standard' else 'm^1.5'} * rho / eps"
             ),
-            oracle_calls_expected=2,
+            oracle_calls_by_design=2,
         )
         return LinearPredictor(tuple(float(v) for v in w))
 

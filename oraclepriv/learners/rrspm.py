@@ -41,6 +41,7 @@ import numpy as np
 from oraclepriv.learners._base import PrivateLearner, check_epsilon
 from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import perturb
+from oraclepriv.near_ties import gaussian_near_tie_probability, laplace_near_tie_probability
 from oraclepriv.oracle import Oracle
 from oraclepriv.validation import as_labels, check_delta, check_positive
 
@@ -130,15 +131,19 @@ class RRSPM(PrivateLearner):
     (None: the protocol's default exact backend); ``m`` (None: use every public point given; an
     int: use the first m); ``time_limit``; ``on_uncertified`` ("raise", "fallback" or "flag"; see :mod:`oraclepriv.robust`); ``random_state``.
 
-    Fitted: ``hypothesis_`` (ftilde), ``ledger_`` (this fit's 2 oracle calls), ``privacy_``,
-    ``public_labels_`` (Ytilde), ``public_projection_`` (fhat(Z), the eps-DP intermediate the
-    output is computed from), ``projection_agreement_`` (fraction of Z where ftilde = fhat; 1.0
+    Fitted: ``hypothesis_`` (ftilde), ``release_`` (ftilde and the data-independent privacy
+    record, with the numerical delta of :mod:`oraclepriv.near_ties`), ``public_labels_`` (Ytilde:
+    random, independent of the data; the proof holds for any fixed Ytilde), ``public_projection_``
+    (fhat(Z), the eps-DP intermediate the output is computed from: covered by the proof).
+    Non-private, through ``diagnostics_`` only: the ledger of the 2 oracle calls (objectives,
+    certificates, seconds) and ``projection_agreement`` (fraction of Z where ftilde = fhat; 1.0
     when the second oracle call is exact).
     """
 
     algorithm = "RRSPM"
     #: fit(..., public_labels=Ytilde) fixes the random public labels (audits, notes P17)
     accepts_public_labels = True
+    diagnostic_names = PrivateLearner.diagnostic_names + ("projection_agreement",)
     reference = "Block et al. (seed 000), Algorithm 4 (RRSPM); privacy: Theorem 8 (Lemmas 18-21)"
 
     def __init__(
@@ -198,7 +203,6 @@ class RRSPM(PrivateLearner):
         """Algorithm 1 with gamma = 0: fresh call on {(Z_i, fhat(Z_i))} only. ``fhat`` is unused on purpose."""
         del fhat  # never returned, never a warm start (pitfall P1)
         out = perturb(oracle, Z, projection.astype(np.float64), 0.0, "laplace", rng, caller=self.algorithm, step="perturb")
-        self._perturb_result = out.result
         return out.hypothesis
 
     # -- the algorithm ------------------------------------------------------------------------
@@ -231,24 +235,31 @@ class RRSPM(PrivateLearner):
 
         self.public_labels_ = ytilde
         self.public_projection_ = projection
-        self.projection_agreement_ = float(np.mean(np.asarray(released.predict(Z)) == projection))
+        self._diagnostic_values["projection_agreement"] = float(np.mean(np.asarray(released.predict(Z)) == projection))
+        n = X.shape[0]  # private records have weight 1 in the private call
         if self.noise == "laplace":
+            scale = 2.0 * m / self.epsilon_
             self._privacy.update(
                 mechanism="RRSPM: Laplace-weighted ERM (report-noisy-min over F|Z) + public-only projection",
                 noise="laplace",
-                noise_scale=2.0 * m / self.epsilon_,
-                calibration="paper (Algorithm 4, Lap(2m/eps), Theorem 8: pure eps-DP)",
+                noise_scale=scale,
+                calibration="Lap(2m/eps) on the public weights",
+                calibration_source="the paper: Algorithm 4 and Theorem 8 (pure eps-DP)",
+                near_tie_probability=laplace_near_tie_probability(m, scale, float(n)),
             )
         else:
             log_n = log_projection_bound(self.hypothesis, m, X.shape[1])
+            std = gaussian_noise_std(self.epsilon_, self.delta_, m, log_n)
             self._privacy.update(
                 mechanism="RRSPM: Gaussian-weighted ERM + public-only projection",
                 noise="gaussian",
-                noise_std=gaussian_noise_std(self.epsilon_, self.delta_, m, log_n),
-                calibration=(
-                    "derived safe calibration (notes P7; coupling + union bound over |F|Z| <= exp(%.3g)); "
-                    "the paper's C*sqrt(m log(1/delta))/eps has an unspecified C and no proof" % log_n
+                noise_std=std,
+                calibration=f"N(0, s^2) on the public weights, s from A/s + 2m/s^2 <= eps with |F|Z| <= exp({log_n:.3g})",
+                calibration_source=(
+                    "derived here (docs/release-boundary.md: coupling + union bound over the labelings of Z); the "
+                    "paper's C*sqrt(m log(1/delta))/eps has an unspecified C and no proof"
                 ),
+                near_tie_probability=gaussian_near_tie_probability(m, std, float(n)),
             )
-        self._privacy.update(m=m, oracle_calls_expected=2)
+        self._privacy.update(m=m, oracle_calls_by_design=2)
         return released

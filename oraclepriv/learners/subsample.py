@@ -67,9 +67,14 @@ class SubsampleAggregate(PrivateLearner):
       call exactly; if that fails too, ``teacher_failure`` applies), "raise" (abort the fit). The
       privacy guarantee is the same in every mode.
 
-    Fitted: ``hypothesis_``, ``ledger_`` (k + 1 calls), ``privacy_``, ``public_targets_`` (the released,
-    eps-DP vector fbar(Z) + gamma zeta) and ``nonprivate_diagnostics_`` (the teachers' votes and the
-    un-noised fbar(Z): **not** private, for tests and experiments; publishing them voids the guarantee).
+    Fitted: ``hypothesis_``, ``release_``, ``public_targets_`` (the eps-DP vector fbar(Z) + gamma
+    zeta, covered by the proof). Non-private, through ``diagnostics_`` only (publishing them voids
+    the guarantee): the ledger of the k + 1 calls, ``uncertified_teachers``, ``final_call_certified``,
+    ``teacher_votes`` and the un-noised ``center`` fbar(Z).
+
+    Guarantee: with ``on_uncertified`` "flag" or "fallback", the same for every oracle; with
+    "raise", an uncertified teacher aborts the fit, and whether it does depends on the data, so the
+    guarantee is then conditional on the failure probability, as for the other learners.
     """
 
     algorithm = "subsample-aggregate"
@@ -79,6 +84,9 @@ class SubsampleAggregate(PrivateLearner):
         "design (B) of the robustification notes"
     )
     supported_classes = ("threshold", "stump", "halfspace")
+    needs_exact_oracle = False
+    diagnostic_names = PrivateLearner.diagnostic_names + ("uncertified_teachers", "final_call_certified",
+                                                          "teacher_votes", "center")
 
     def __init__(
         self,
@@ -135,9 +143,11 @@ class SubsampleAggregate(PrivateLearner):
                 continue
             if self.on_uncertified == "raise":
                 raise UncertifiedOracleError(
-                    f"{self.algorithm}: teacher {t}'s oracle call was not certified (status={result.status!r}, "
-                    f"backend={result.backend!r}); on_uncertified='raise' aborts (privacy would not need it: "
-                    "use on_uncertified='flag' to let the teacher abstain or keep its answer)"
+                    f"{self.algorithm}: teacher {t}'s oracle call was not certified by backend {result.backend!r}; "
+                    "on_uncertified='raise' aborts (privacy would not need it: use on_uncertified='flag' to let the "
+                    "teacher abstain or keep its answer). The call's status and objective are in .result "
+                    "(non-private diagnostics)",
+                    result,
                 )
             uncertified.append(t)
             votes[t] = 0.5 if self.teacher_failure == "abstain" else result.hypothesis.predict(Z)
@@ -149,25 +159,36 @@ class SubsampleAggregate(PrivateLearner):
         # otherwise release, e.g., a constant)
         final = fallback_oracle(self.hypothesis, self.backend, self.time_limit)
         released = perturb(final, Z, center, gamma, self.noise, rng, caller=self.algorithm, step="perturb")
-        self.public_targets_ = released.targets  # fbar(Z) + gamma zeta: the eps-DP release
-        # NOT private (the un-noised votes): for tests and experiments only; publishing them voids the guarantee
-        self.nonprivate_diagnostics_ = {"teacher_votes": votes, "center": center}
+        self.public_targets_ = released.targets  # fbar(Z) + gamma zeta: the eps-DP vector
+        self._diagnostic_values.update(
+            uncertified_teachers=uncertified,
+            final_call_certified=bool(released.result.certified),
+            teacher_votes=votes,
+            center=center,
+        )
+        robustness = (
+            "an uncertified teacher aborts the fit (on_uncertified='raise'): whether it does depends on the data"
+            if self.on_uncertified == "raise"
+            else "privacy holds for any oracle answers (each teacher sees one block); an uncertified teacher "
+            + ("is re-solved exactly, then " if self.on_uncertified == "fallback" else "")
+            + ("abstains (votes 1/2)" if self.teacher_failure == "abstain" else "keeps its answer")
+        )
         self._privacy = {
             "mechanism": (
                 f"{k} teachers on disjoint random blocks, fbar = mean vote on Z, Perturb with "
                 f"{self.noise} noise gamma = {gamma:.6g} calibrated for stability radius rho = 1/k"
             ),
-            "guarantee": "pure eps-DP" if self.noise == "laplace" else "(eps, delta)-DP",
-            "robustness": "privacy holds for any oracle answers (each teacher sees one block; design (B))",
-            "oracle_dependence": "none: exactness affects accuracy only",
+            "noise": self.noise,
+            "calibration": ("analytic Gaussian mechanism, l2-sensitivity sqrt(m)/k" if self.noise == "gaussian"
+                            else "Laplace, gamma = m / (k eps) (l1-sensitivity m/k)"),
+            "calibration_source": "derived here (module docstring): one record changes one teacher",
+            "robustness": robustness,
             "n_teachers": k,
             "block_sizes": sorted({int(b.size) for b in blocks}),
             "rho": rho,
             "gamma": gamma,
-            "noise": self.noise,
-            "uncertified_teachers": uncertified,
+            "m": m,
             "teacher_failure": self.teacher_failure,
-            "final_call_certified": bool(released.result.certified),
-            "proof_applies": True,
+            "oracle_calls_by_design": k + 1,
         }
         return released.hypothesis

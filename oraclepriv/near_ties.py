@@ -1,0 +1,80 @@
+"""The numerical delta: what the certification tolerance costs a learner whose release is a noisy argmin.
+
+The oracle protocol certifies an answer when its objective is within ``tau = 1e-9 * max(1, sum |w|)``
+of a proved lower bound (float64 summation error). The privacy proofs of RRSPM (Block, Bun, Desai,
+Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data", Algorithm 4,
+Theorem 8) and of Perturbation (Algorithm 2) assume an *exact* minimiser. A certified answer is an
+exact minimiser except when two hypotheses that label the public points differently have costs
+within tau of each other: a near-tie. This module bounds the probability of a near-tie, uniformly
+over datasets, so that the learner can publish it as a numerical delta (docs/release-boundary.md
+gives the derivation in full):
+
+* One call minimises F(h) = A(h) + sum_j omega_j 1[h(Z_j) != t_j] over the class, where A does not
+  depend on the noise omega (i.i.d., density at most rho) and the release depends on the answer only
+  through its labeling of Z. If a certified answer labels Z differently from the exact minimiser,
+  they differ at some j, and splitting the class by h(Z_j) shows |omega_j - c_j| <= tau for a c_j
+  that does not depend on omega_j. So P[near-tie, tau <= tau_bar] <= m * 2 * rho * tau_bar.
+* tau itself grows with sum |omega|: with tau_bar the tolerance at the (1 - eta) quantile T of
+  sum_j |omega_j|, P[near-tie] <= eta + 2 m rho tau_bar =: gamma.
+* The learner with an exact oracle is (eps, delta)-DP; the real one differs from it only on the
+  near-tie event, so it is (eps, delta + (1 + e^eps) gamma)-DP (the same argument as
+  :func:`oraclepriv.robust.conditional_privacy`). ``numerical_delta = (1 + e^eps) gamma``.
+
+Learners whose privacy does not rest on an exact argmin (SubsampleAggregate: any oracle;
+PublicCoverEM and the PPM learner: no oracle; the last, public-only call of every learner:
+post-processing) have numerical delta 0.
+"""
+
+from __future__ import annotations
+
+import math
+
+from scipy import stats
+
+from oraclepriv.oracle import CERTIFICATION_RTOL
+
+__all__ = ["NEAR_TIE_TAIL", "gaussian_near_tie_probability", "laplace_near_tie_probability", "numerical_delta"]
+
+#: eta: the probability left for sum |omega| exceeding the quantile the tolerance is evaluated at
+NEAR_TIE_TAIL = 1e-12
+
+
+def _near_tie(m: int, density_bound: float, fixed_weight: float, noise_abs_sum: float) -> float:
+    tolerance = CERTIFICATION_RTOL * max(1.0, fixed_weight + noise_abs_sum)
+    return NEAR_TIE_TAIL + 2.0 * m * density_bound * tolerance
+
+
+def laplace_near_tie_probability(m: int, scale: float, fixed_weight: float) -> float:
+    """gamma for one call with m noisy weights omega_j ~ Lap(scale) and |fixed weights| summing to ``fixed_weight``.
+
+    Density bound 1/(2 scale); sum |omega_j| ~ Gamma(m, scale), whose (1 - eta) quantile sets tau_bar.
+    """
+    _check(m, scale, fixed_weight)
+    total = float(stats.gamma.isf(NEAR_TIE_TAIL, a=m, scale=scale))
+    return _near_tie(m, 1.0 / (2.0 * scale), fixed_weight, total)
+
+
+def gaussian_near_tie_probability(m: int, std: float, fixed_weight: float) -> float:
+    """gamma for one call with m noisy weights omega_j ~ N(0, std^2) and fixed weights as above.
+
+    Density bound 1/(std sqrt(2 pi)); sum |omega_j| <= sqrt(m) ||omega||_2 and ||omega||^2 / std^2 ~ chi^2_m.
+    """
+    _check(m, std, fixed_weight)
+    total = math.sqrt(m) * std * math.sqrt(float(stats.chi2.isf(NEAR_TIE_TAIL, df=m)))
+    return _near_tie(m, 1.0 / (std * math.sqrt(2.0 * math.pi)), fixed_weight, total)
+
+
+def numerical_delta(epsilon: float, near_tie_probability: float) -> float:
+    """(1 + e^eps) * gamma, capped at 1: the delta a near-tie probability gamma adds to an (eps, delta) proof."""
+    if not near_tie_probability >= 0:
+        raise ValueError(f"near_tie_probability must be >= 0; got {near_tie_probability!r}")
+    return float(min(1.0, (1.0 + math.exp(epsilon)) * near_tie_probability))
+
+
+def _check(m: int, scale: float, fixed_weight: float) -> None:
+    if not (isinstance(m, int) and m >= 1):
+        raise ValueError(f"m (noisy weights per call) must be a positive integer; got {m!r}")
+    if not (scale > 0 and math.isfinite(scale)):
+        raise ValueError(f"the noise scale must be a finite number > 0; got {scale!r}")
+    if not (fixed_weight >= 0 and math.isfinite(fixed_weight)):
+        raise ValueError(f"fixed_weight must be a finite number >= 0; got {fixed_weight!r}")
