@@ -1,0 +1,1 @@
+"""Exact privacy verification on small instances (``oraclepriv verify``)."""
