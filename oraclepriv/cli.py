@@ -8,6 +8,8 @@
     oraclepriv instances build|check|list
     oraclepriv instances export-mps NAME [--backend highs|scip|pyomo] [--out FILE]
     oraclepriv bench mip [--suite issue|library] [--backends a,b] [--time-limit S] [--out DIR] [--quick]
+    oraclepriv verify instance PRIVATE.csv --public PUBLIC.csv --algorithm rrspm --class C --epsilon E
+    oraclepriv verify suite [--report docs/verify.md]
 
 Errors in the input (bad CSV, NaN, labels outside {0,1}, unknown class/backend, ...) are
 printed to stderr as one line naming the problem, with exit code 2.
@@ -232,6 +234,7 @@ def bench_mip_command(
 
 
 from oraclepriv import cli_learners  # noqa: E402  (learner commands live in their own module)
+from oraclepriv.cli_verify import verify_app  # noqa: E402
 
 app.command("learn")(cli_learners.learn)
 app.command("demo")(cli_learners.demo)
@@ -239,6 +242,7 @@ app.add_typer(cli_learners.audit_app, name="audit")
 bench_app.command("learners")(cli_learners.bench_learners)
 bench_app.command("ppm")(cli_learners.bench_ppm)
 app.add_typer(cli_learners.experiment_app, name="experiment")
+app.add_typer(verify_app, name="verify")
 
 
 def main() -> None:  # pragma: no cover - console entry point

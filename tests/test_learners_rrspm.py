@@ -76,14 +76,15 @@ def test_release_is_a_function_of_public_projection_only(capture):
     assert found >= 3
 
 
-def test_release_ignores_fhat_argument():
+def test_release_ignores_fhat_and_the_private_data():
     clf = RRSPM(epsilon=1.0, hypothesis="threshold")
     Z = np.arange(4.0)[:, None]
     proj = np.array([0, 0, 1, 1], dtype=np.int8)
     oracle = clf._oracle()
     clf.epsilon_ = 1.0
-    a = clf._release(oracle, Z, proj, Threshold(1.7), np.random.default_rng(0))
-    b = clf._release(oracle, Z, proj, Threshold(2.2), np.random.default_rng(1))
+    X, y = np.array([[1.8]]), np.array([1])
+    a = clf._release(oracle, Z, proj, np.random.default_rng(0), fhat=Threshold(1.7), X=X, y=y)
+    b = clf._release(oracle, Z, proj, np.random.default_rng(1), fhat=Threshold(2.2), X=X + 5, y=1 - y)
     assert a == b == Threshold(1.5)
 
 

@@ -68,6 +68,10 @@ __all__ = [
     "TargetingBackend",
     "targeting_backend",
     "RRSPMRetryOnFailure",
+    "RRSPMLaplaceScaled",
+    "RRSPMGaussianSqrtMOnly",
+    "RRSPMProjectionSeesPrivatePoint",
+    "laplace_scaled",
     "SubsampleAggregateSharedData",
     "PublicCoverEMHalfSensitivity",
     "PublicCoverEMPrivateCover",
@@ -77,28 +81,66 @@ __all__ = [
 class RRSPMRateAsScale(RRSPM):
     """BROKEN: xi ~ Lap(scale eps/(2m)) — the rate passed as the scale."""
 
-    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
-        return rng.laplace(0.0, self.epsilon_ / (2.0 * m), m)
+    def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
+        return "laplace", self.epsilon_ / (2.0 * m)
 
 
 class RRSPMScaleTwoOverEps(RRSPM):
     """BROKEN: xi ~ Lap(scale 2/eps) — missing the factor m."""
 
-    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
-        return rng.laplace(0.0, 2.0 / self.epsilon_, m)
+    def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
+        return "laplace", 2.0 / self.epsilon_
 
 
 class RRSPMGaussianVariance(RRSPM):
     """BROKEN: Gaussian weights with std sqrt(sqrt(m log(1/delta))/eps) (variance/std confusion, C = 1)."""
 
-    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
-        return rng.normal(0.0, math.sqrt(math.sqrt(m * math.log(1.0 / self.delta_)) / self.epsilon_), m)
+    def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
+        return "gaussian", math.sqrt(math.sqrt(m * math.log(1.0 / self.delta_)) / self.epsilon_)
+
+
+class RRSPMLaplaceScaled(RRSPM):
+    """BROKEN (near miss): Laplace weights of scale factor * 2m/eps; the true loss can reach eps / factor.
+    Build one with :func:`laplace_scaled`."""
+
+    factor: float = 0.9
+
+    def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
+        return "laplace", self.factor * 2.0 * m / self.epsilon_
+
+
+def laplace_scaled(factor: float) -> type[RRSPMLaplaceScaled]:
+    """An :class:`RRSPMLaplaceScaled` whose noise scale is ``factor`` times the correct one."""
+    return type(f"RRSPMLaplaceScaled{factor:g}", (RRSPMLaplaceScaled,), {"factor": float(factor)})
+
+
+class RRSPMGaussianSqrtMOnly(RRSPM):
+    """BROKEN (near miss): the Gaussian calibration without the union bound over the labelings of Z
+    (A = 2 sqrt(m) sqrt(2 ln(1/delta)), i.e. N = 1): the sqrt(m log(1/delta))/eps shape, made precise."""
+
+    def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
+        from oraclepriv.learners.rrspm import gaussian_noise_std
+
+        return "gaussian", gaussian_noise_std(self.epsilon_, self.delta_, m, 0.0)
+
+
+class RRSPMProjectionSeesPrivatePoint(RRSPM):
+    """BROKEN: the second (projection) call also sees the first private record, with its label."""
+
+    def _release(self, oracle, Z, projection, rng, *, fhat, X, y):
+        from oraclepriv.learners.perturb import least_squares_weights
+
+        labels, weights = least_squares_weights(projection.astype(np.float64))
+        rows = np.vstack([Z, np.asarray(X)[:1]])
+        result = oracle.solve(rows, np.r_[labels, np.asarray(y)[:1]], np.r_[weights, 1.0], caller=self.algorithm,
+                              step="perturb")
+        return result.hypothesis
 
 
 class RRSPMReturnsFhat(RRSPM):
     """BROKEN: releases fhat (the private ERM's model) instead of the public-only projection ftilde."""
 
-    def _release(self, oracle, Z, projection, fhat, rng):
+    def _release(self, oracle, Z, projection, rng, *, fhat, X, y):
         return fhat
 
 

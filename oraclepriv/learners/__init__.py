@@ -5,6 +5,7 @@ Learning with Public Data" (seed 000), one module per algorithm:
 * :mod:`~oraclepriv.learners.perturbation` — Algorithm 2 (Perturbation), J + 1 oracle calls;
 * :mod:`~oraclepriv.learners.regularization` — Algorithm 3 (Regularization), 2 oracle calls;
 * :mod:`~oraclepriv.learners.rrspm` — Algorithm 4 (RRSPM), 2 oracle calls;
+* :mod:`~oraclepriv.learners.rspm` — Algorithm 5 (RSPM, Neel-Roth-Wu), 1 oracle call, on a grid domain;
 
 and, private for ANY oracle (design (B) of the robustification notes):
 
@@ -30,6 +31,7 @@ from oraclepriv.learners.ppm import PPMHalfspaces
 from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.regularization import LinearPredictor, Regularization
 from oraclepriv.learners.rrspm import RRSPM
+from oraclepriv.learners.rspm import RSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "PrivateLearner",
     "PublicCoverEM",
     "RRSPM",
+    "RSPM",
     "Regularization",
     "SubsampleAggregate",
     "UncertifiedOracleError",

@@ -45,7 +45,7 @@ from oraclepriv.near_ties import gaussian_near_tie_probability, laplace_near_tie
 from oraclepriv.oracle import Oracle
 from oraclepriv.validation import as_labels, check_delta, check_positive
 
-__all__ = ["RRSPM", "gaussian_noise_std", "log_projection_bound", "rrspm_parameters"]
+__all__ = ["RRSPM", "gaussian_noise_std", "log_projection_bound", "noisy_private_erm", "rrspm_parameters"]
 
 NOISES = ("laplace", "gaussian")
 
@@ -123,6 +123,17 @@ def rrspm_parameters(
     }
 
 
+def noisy_private_erm(learner: PrivateLearner, oracle: Any, X: np.ndarray, y: np.ndarray, Z: np.ndarray,
+                      labels: np.ndarray, xi: np.ndarray) -> Any:
+    """The one private-data call of RRSPM (Algorithm 4) and RSPM (Algorithm 5): ERM over the private
+    records (weight 1) and the points Z with labels ``labels`` and noisy weights ``xi``; its exactness
+    is what the privacy proof needs (the learner's gate)."""
+    with union(X, Z, y, labels, xi) as (rows, all_labels, weights):  # private records weight 1, then Z
+        result = oracle.solve(rows, all_labels, weights, caller=learner.algorithm, step="private-erm")
+    learner._require_exact(result, "private-erm")
+    return result
+
+
 class RRSPM(PrivateLearner):
     """Algorithm 4 (RRSPM): eps-DP binary classification with public unlabelled points.
 
@@ -191,17 +202,27 @@ class RRSPM(PrivateLearner):
         learner.theory = theory
         return learner
 
-    # -- hooks (overridden only by the audit's deliberately broken variants) ------------------
-    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
-        """xi ~ Lap(scale 2m/eps) i.i.d., or N(0, s^2) with the safe s of the Gaussian variant."""
+    # -- hooks (overridden only by the audits' and the verifier's deliberately broken variants) -
+    def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
+        """The law of each public weight xi_i: ("laplace", scale 2m/eps) or ("gaussian", the safe std)."""
         if self.noise == "laplace":
-            return rng.laplace(0.0, 2.0 * m / self.epsilon_, m)
-        s = gaussian_noise_std(self.epsilon_, self.delta_, m, log_projection_bound(self.hypothesis, m, n_features))
-        return rng.normal(0.0, s, m)
+            return "laplace", 2.0 * m / self.epsilon_
+        return "gaussian", gaussian_noise_std(self.epsilon_, self.delta_, m, log_projection_bound(self.hypothesis, m, n_features))
 
-    def _release(self, oracle: Oracle, Z: np.ndarray, projection: np.ndarray, fhat: Any, rng: np.random.Generator) -> Any:
-        """Algorithm 1 with gamma = 0: fresh call on {(Z_i, fhat(Z_i))} only. ``fhat`` is unused on purpose."""
-        del fhat  # never returned, never a warm start (pitfall P1)
+    def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
+        """xi i.i.d. from :meth:`noise_law`."""
+        family, scale = self.noise_law(m, n_features)
+        return rng.laplace(0.0, scale, m) if family == "laplace" else rng.normal(0.0, scale, m)
+
+    def _release(self, oracle: Oracle, Z: np.ndarray, projection: np.ndarray, rng: np.random.Generator, *,
+                 fhat: Any, X: np.ndarray, y: np.ndarray) -> Any:
+        """Algorithm 1 with gamma = 0: a fresh call on {(Z_i, fhat(Z_i))} only.
+
+        ``fhat`` and the private data are passed so that a broken variant can misuse them (the audits
+        and ``oraclepriv verify`` must catch that); this correct step never reads them, never returns
+        fhat and never warm-starts from it. The verifier calls it with ``fhat=None``.
+        """
+        del fhat, X, y
         out = perturb(oracle, Z, projection.astype(np.float64), 0.0, "laplace", rng, caller=self.algorithm, step="perturb")
         return out.hypothesis
 
@@ -227,11 +248,9 @@ class RRSPM(PrivateLearner):
         xi = self._public_weights(rng, m, X.shape[1])
 
         oracle = self._oracle()
-        with union(X, Z, y, ytilde, xi) as (rows, labels, weights):  # private records weight 1, then Z
-            first = oracle.solve(rows, labels, weights, caller=self.algorithm, step="private-erm")
-        self._require_exact(first, "private-erm")
+        first = noisy_private_erm(self, oracle, X, y, Z, ytilde, xi)
         projection = np.asarray(first.hypothesis.predict(Z), dtype=np.int8)
-        released = self._release(oracle, Z, projection, first.hypothesis, rng)
+        released = self._release(oracle, Z, projection, rng, fhat=first.hypothesis, X=X, y=y)
 
         self.public_labels_ = ytilde
         self.public_projection_ = projection

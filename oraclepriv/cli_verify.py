@@ -1,0 +1,129 @@
+"""``oraclepriv verify``: exact privacy verification on small instances (see :mod:`oraclepriv.verify`).
+
+    oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|rspm --class C --epsilon E
+                      [--delta D] [--grid "0,1,2;0,1"] [--backend B] [--mode exact|sampled] [--draws N]
+                      [--others OTHERS.csv] [--jobs J] [--seed S] [--json]
+    oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from oraclepriv.io import read_csv_problem, to_json
+
+verify_app = typer.Typer(no_args_is_help=True, help="Exact privacy verification on small instances (privacy loss with error bars).")
+
+
+class VerifyAlgorithm(str, Enum):
+    rrspm = "rrspm"
+    rspm = "rspm"
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _parse_grid(text: str) -> list[list[float]]:
+    try:
+        return [[float(v) for v in part.split(",") if v.strip()] for part in text.split(";")]
+    except ValueError:
+        raise ValueError(f"--grid {text!r}: expected comma-separated values per feature, features separated by ';'") from None
+
+
+def _show(row: dict) -> None:
+    typer.echo(
+        f"{row.get('instance', ''):<30} {row['learner']:<32} {row['backend']:<9} {row['mode']:<7} n={row['n']:<3} m={row['m']} "
+        f"neighbours={row['n_neighbours']:<4} loss={row['loss']:.6f} [{row['loss_low']:.6f}, {row['loss_high']:.6f}] "
+        f"delta(eps)={row['delta_at_epsilon']:.3g} claim=({row['epsilon']:g}, {row['delta']:g}) {row['verdict'].upper()}"
+        + (f" expected={row['expected']}" if "expected" in row else "")
+    )
+
+
+@verify_app.command("instance")
+def verify_instance(
+    private: Path = typer.Argument(..., help="CSV of private records: feature columns and label column y."),
+    public: Optional[Path] = typer.Option(None, "--public", help="rrspm: CSV of public points (at most 5 for exact mode)."),
+    algorithm: VerifyAlgorithm = typer.Option(..., "--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5)."),
+    hypothesis: str = typer.Option("halfspace", "--class", help="threshold | stump | halfspace (rspm: threshold | stump)."),
+    epsilon: float = typer.Option(1.0, "--epsilon"),
+    delta: float = typer.Option(0.0, "--delta", help="rrspm: a delta > 0 selects the Gaussian variant (sampled mode)."),
+    grid: Optional[str] = typer.Option(None, "--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).'),
+    backend: Optional[str] = typer.Option(None, "--backend", help="Exact backend for c_D(L) and the learner (default: per problem)."),
+    mode: str = typer.Option("exact", "--mode", help="exact (Laplace) | sampled."),
+    draws: int = typer.Option(10_000_000, "--draws", help="sampled mode: noise vectors per cost vector."),
+    others: Optional[Path] = typer.Option(None, "--others", help="CSV of extra candidate records for the neighbour family."),
+    jobs: int = typer.Option(1, "--jobs", help="Worker processes (results do not depend on it)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sampled mode."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+) -> None:
+    """The privacy loss of RRSPM / RSPM on one small instance, over every neighbour, against its claim."""
+    from oraclepriv.learners import RRSPM, RSPM
+    from oraclepriv.verify.verifier import verify_learner
+
+    try:
+        if jobs < 1:
+            raise ValueError(f"--jobs must be >= 1; got {jobs}")
+        if draws < 1:
+            raise ValueError(f"--draws must be >= 1; got {draws}")
+        data = read_csv_problem(private)
+        extra = read_csv_problem(others, require_labels=False).X if others is not None else None
+        if algorithm is VerifyAlgorithm.rspm:
+            if public is not None:
+                raise ValueError("--algorithm rspm uses its identification set, not public points: do not pass --public")
+            if grid is None:
+                raise ValueError("--algorithm rspm needs --grid (the data domain)")
+            learner = RSPM(epsilon=epsilon, hypothesis=hypothesis, grid=_parse_grid(grid), backend=backend)
+            Z = None
+        else:
+            if public is None:
+                raise ValueError("--algorithm rrspm needs --public (the public points)")
+            Z = read_csv_problem(public, require_labels=False).X
+            learner = (RRSPM(epsilon=epsilon, delta=delta, noise="gaussian", hypothesis=hypothesis, backend=backend)
+                       if delta > 0 else RRSPM(epsilon=epsilon, hypothesis=hypothesis, backend=backend))
+        result = verify_learner(learner, data.X, data.y, Z, backend=backend, others=extra, mode=mode, draws=draws,
+                                seed=seed, n_jobs=jobs)
+    except (ValueError, ImportError, RuntimeError) as exc:
+        _fail(str(exc))
+        return
+    row = result.to_dict()
+    if as_json:
+        typer.echo(to_json(row, sort_keys=True))
+    else:
+        _show(row)
+        typer.echo(f"  worst neighbour: {row['worst_neighbour']}; worst outcome: {row['worst_outcome']}")
+        typer.echo(f"  numerical error of the exact law: {row['numerical_error']:.2g}; brute-force cross-checks: "
+                   f"{row['brute_force_checked']}; {row['seconds']:.1f} s")
+    if result.verdict == "exceeds":
+        raise typer.Exit(code=1)
+
+
+@verify_app.command("suite")
+def verify_suite(
+    quick: bool = typer.Option(False, "--quick", help="Fewer cases and draws (a smoke run)."),
+    jobs: int = typer.Option(1, "--jobs", help="Worker processes (results do not depend on it)."),
+    seed: int = typer.Option(0, "--seed"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Also write the rows as JSON to this file."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown report (for docs/) to this file."),
+) -> None:
+    """Every subject and near-miss control of the verification suite; exit 1 if any verdict is unexpected."""
+    from oraclepriv.verify.report import markdown_report
+    from oraclepriv.verify.suite import run_suite
+
+    if jobs < 1:
+        _fail(f"--jobs must be >= 1; got {jobs}")
+    rows = run_suite(quick=quick, n_jobs=jobs, seed=seed, progress=_show)
+    if out is not None:
+        out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+    if report is not None:
+        command = f"oraclepriv verify suite{' --quick' if quick else ''} --jobs {jobs} --seed {seed} --report {report}"
+        report.write_text(markdown_report(rows, command), encoding="utf-8")
+    bad = [r for r in rows if not r["ok"]]
+    if bad:
+        typer.echo(f"UNEXPECTED: {len(bad)} verdict(s) differ from the expected ones", err=True)
+        raise typer.Exit(code=1)

@@ -1,0 +1,137 @@
+"""RSPM — Algorithm 5 (Report Separator-Perturbed Minimum) of Neel, Roth and Wu, "How to Use
+Heuristics for Differential Privacy" (FOCS 2019), as restated by Block, Bun, Desai, Shetty, Wu,
+"Oracle-Efficient Differentially Private Learning with Public Data", Appendix C.1.
+
+    1. U = {U_1, ..., U_m}, a universal identification set of the class on the data domain
+       (:mod:`oraclepriv.identification`: any two different functions differ on U);
+    2. xi_i ~ Lap(2m/eps), Ytilde_i ~ Uni{0, 1};
+    3. fhat = ERM over  sum_{private} 1[f(X_i) != Y_i] + sum_i xi_i 1[f(U_i) != Ytilde_i]
+       — ONE oracle call with signed weights, which must be exact (the learner's gate).
+
+It is RRSPM (Algorithm 4) with the identification set in place of the public points and no
+projection step: since U identifies the class, fhat's labeling of U already determines fhat as a
+function on the domain. The release is that function's canonical representative on the grid
+(:func:`oraclepriv.identification.snap_to_grid`), computed from fhat(U) alone — the oracle's own
+parameters (e.g. a cut midway between two *training* values) would otherwise depend on the private
+data beyond what the proof covers. Privacy: pure eps-DP (the report-noisy-min argument over the
+labelings of U, Neel-Roth-Wu Theorem 2; the same coupling as RRSPM's Theorem 8), with the numerical
+delta of :mod:`oraclepriv.near_ties`. Exactly 1 oracle call.
+
+The data domain is a finite grid (one set of values per feature); private records must lie on it.
+Identification sets are provided for thresholds and stumps; a user-given set is checked to separate
+the class on the grid (:func:`oraclepriv.identification.check_identification_set`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.identification import check_grid, check_identification_set, identification_set, on_grid, snap_to_grid
+from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.learners.rrspm import noisy_private_erm
+from oraclepriv.near_ties import laplace_near_tie_probability
+from oraclepriv.validation import as_features, as_labels
+
+__all__ = ["RSPM"]
+
+
+class RSPM(PrivateLearner):
+    """Algorithm 5 (RSPM): eps-DP learning over a finite grid domain with a universal identification set.
+
+    Parameters (keywords only): ``epsilon``; ``hypothesis`` ("threshold" or "stump"); ``grid`` (one
+    sequence of values per feature: the data domain, required); ``identification_set`` (points; None:
+    the provided set for the grid, checked either way); ``backend``, ``time_limit``,
+    ``on_uncertified`` and ``random_state`` as for every learner. ``fit(X_private, y_private)``:
+    no public data (the identification set plays their part).
+
+    Fitted: ``hypothesis_`` (the canonical grid function), ``release_``, ``identification_set_``,
+    ``public_labels_`` (Ytilde); non-private ``diagnostics_`` (the ledger of the one call).
+    """
+
+    algorithm = "RSPM"
+    reference = ("Neel, Roth, Wu (FOCS 2019), RSPM; as Algorithm 5 of Block et al. (Appendix C.1); "
+                 "privacy: report-noisy-min over the labelings of the identification set")
+    supported_classes = ("threshold", "stump")
+    accepts_public_labels = True
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        hypothesis: str = "stump",
+        grid: Any = None,
+        identification_set: Any = None,
+        backend: str | None = None,
+        time_limit: float | None = None,
+        on_uncertified: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        super().__init__(epsilon=epsilon, delta=0.0, hypothesis=hypothesis, backend=backend, time_limit=time_limit,
+                         on_uncertified=on_uncertified, random_state=random_state)
+        self.grid = grid
+        self.identification_set = identification_set
+
+    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if X_public is not None:
+            raise ValueError("RSPM takes no public data (its points are the identification set); do not pass X_public")
+        if self.hypothesis not in self.supported_classes:
+            raise ValueError(f"hypothesis={self.hypothesis!r} is not supported by RSPM; expected one of "
+                             f"{list(self.supported_classes)}")
+        self.grid_ = check_grid(self.grid, self.hypothesis)
+        if self.identification_set is None:
+            U = identification_set(self.hypothesis, self.grid_)
+        else:
+            U = as_features(self.identification_set, "identification_set")
+            check_identification_set(U, self.hypothesis, self.grid_)
+        X = as_features(X_private, "X_private")
+        as_labels(y_private, X.shape[0], "y_private")
+        if X.shape[1] != len(self.grid_):
+            raise ValueError(f"X_private has {X.shape[1]} features but the grid has {len(self.grid_)}")
+        on_grid(X, self.grid_, "X_private")
+        return super()._validate_common(X, y_private, U)
+
+    def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
+        """Each weight on the identification set is Lap(2m/eps) (Algorithm 5, step 2)."""
+        return "laplace", 2.0 * m / self.epsilon_
+
+    def _release(self, oracle: Any, U: np.ndarray, projection: np.ndarray, rng: np.random.Generator, *,
+                 fhat: Any, X: np.ndarray, y: np.ndarray) -> Any:
+        """The grid function with labels ``projection`` on U; no oracle call, nothing else read."""
+        del oracle, rng, fhat, X, y
+        labels = np.asarray(projection, dtype=np.int8)
+        for member_labels, member in self._members(U):
+            if member_labels == labels.tobytes():
+                return member
+        raise ValueError(f"no function of the class labels the identification set as {labels.tolist()}")
+
+    def _members(self, U: np.ndarray):
+        from oraclepriv.identification import grid_members
+
+        return [(member.predict(U).tobytes(), member) for member in grid_members(self.grid_, self.hypothesis)]
+
+    def _fit(self, X: np.ndarray, y: np.ndarray, U: np.ndarray, rng: np.random.Generator, *, public_labels: Any = None) -> Any:
+        m = U.shape[0]
+        ytilde = rng.integers(0, 2, size=m).astype(np.int8) if public_labels is None else as_labels(public_labels, m, "public_labels")
+        family, scale = self.noise_law(m, X.shape[1])
+        xi = rng.laplace(0.0, scale, m)
+        result = noisy_private_erm(self, self._oracle(), X, y, U, ytilde, xi)
+        projection = np.asarray(result.hypothesis.predict(U), dtype=np.int8)
+        released = self._release(None, U, projection, rng, fhat=result.hypothesis, X=X, y=y)
+        assert released == snap_to_grid(result.hypothesis, U, self.grid_, self.hypothesis)
+        self.identification_set_ = U
+        self.public_labels_ = ytilde
+        self._privacy.update(
+            mechanism="RSPM: Laplace-weighted ERM over the private records and the identification set "
+                      "(report-noisy-min over its labelings); release = the canonical grid function",
+            noise=family,
+            noise_scale=scale,
+            calibration="Lap(2m/eps) on the identification set's weights",
+            calibration_source="the paper: Algorithm 5 (Neel-Roth-Wu), the coupling of RRSPM's Theorem 8",
+            m=m,
+            identification_set_size=m,
+            oracle_calls_by_design=1,
+            near_tie_probability=laplace_near_tie_probability(m, scale, float(X.shape[0])),
+        )
+        return released

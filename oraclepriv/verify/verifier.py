@@ -1,0 +1,352 @@
+"""Exact privacy verification of a noisy-argmin learner on a small instance (``oraclepriv verify``).
+
+RRSPM and RSPM (Block, Bun, Desai, Shetty, Wu, Algorithms 4 and 5) release a deterministic function
+of the labeling L* of the noisy points (Z, or the identification set U) that minimises
+c_D(L) + sum_j xi_j 1[L_j != Ytilde_j]. For an instance D, a neighbour family and the learner's own
+code, the verifier
+
+1. finds the realisable labelings of the points and c_D(L) for each, for D and for every neighbour,
+   with an exact backend (:mod:`oraclepriv.verify.costs`; cross-checked against brute force where
+   the cover of the data is complete);
+2. maps every labeling to the learner's release, by calling the learner's own release step on
+   (points, L). The private data are handed to it inside watchers: if the step reads them, its
+   output is recomputed on every dataset (that is how a release that leaks is caught);
+3. computes the law of L*: exact for Laplace noise (:func:`~oraclepriv.verify.laws.laplace_argmin_law`,
+   with its error bound), sampled otherwise (vectorised, no oracle call per draw, exact binomial
+   intervals, Bonferroni over outcomes and neighbours); the law does not depend on Ytilde;
+4. reports the privacy loss max |log P_D(o) - log P_D'(o)| over neighbours and outcomes, the
+   privacy profile delta(eps) = max over ordered pairs of sum_o max(0, P(o) - e^eps P'(o)), where
+   they are attained, and a verdict against the learner's claim: "exceeds" only when the claim is
+   exceeded beyond the numerical error (exact mode) or with confidence (sampled mode).
+
+What is verified is the mechanism with an exact oracle (the tolerance's near-ties are the numerical
+delta of the release, :mod:`oraclepriv.near_ties`), and the release as a function of the winning
+labeling computed with a fresh oracle (that the learner's second call sees nothing else is a test
+of its own, ``tests/test_learners_rrspm.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from joblib import Parallel, delayed
+from scipy import stats
+
+from oraclepriv.oracle import BACKENDS, make_oracle
+from oraclepriv.release import reading_diagnostics
+from oraclepriv.verify.costs import VerificationError, brute_force_costs, labeling_costs, realisable_labelings
+from oraclepriv.verify.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_argmin_law, sampled_argmin_law
+
+__all__ = ["MODES", "Neighbour", "VerifyResult", "neighbour_family", "verify_learner"]
+
+MODES = ("exact", "sampled")
+#: confidence of the sampled mode's statements (Bonferroni over outcomes, neighbours and directions)
+CONFIDENCE = 0.99
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """D with private record ``position`` replaced by (x, label); ``kind`` says where x comes from."""
+
+    position: int
+    kind: str
+    x: tuple[float, ...]
+    label: int
+
+    def apply(self, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        X2, y2 = X.copy(), y.copy()
+        X2[self.position] = self.x
+        y2[self.position] = self.label
+        return X2, y2
+
+    def describe(self) -> str:
+        return f"record {self.position} -> ({', '.join(f'{v:g}' for v in self.x)}; y={self.label}) [{self.kind}]"
+
+
+def neighbour_family(X: np.ndarray, y: np.ndarray, points: np.ndarray, others: np.ndarray | None = None) -> list[Neighbour]:
+    """Every replacement of one private record by: its label flip, a point of ``points`` with either
+    label, or a row of ``others`` with either label (those equal to the record itself are dropped)."""
+    candidates: list[tuple[str, np.ndarray]] = [("public point", p) for p in np.asarray(points, dtype=np.float64)]
+    if others is not None:
+        candidates += [("other point", p) for p in np.asarray(others, dtype=np.float64)]
+    family = []
+    for i in range(X.shape[0]):
+        family.append(Neighbour(i, "label flip", tuple(map(float, X[i])), int(1 - y[i])))
+        for kind, p in candidates:
+            for label in (0, 1):
+                if np.array_equal(p, X[i]) and label == y[i]:
+                    continue
+                if np.array_equal(p, X[i]) and label != y[i]:
+                    continue  # the label flip, already listed
+                family.append(Neighbour(i, kind, tuple(map(float, p)), label))
+    if not family:
+        raise ValueError("the neighbour family is empty: the instance needs at least one private record")
+    return family
+
+
+class _Watched:
+    """Stands in for a private argument of the release step and records whether it was touched."""
+
+    def __init__(self, name: str, log: list[str]):
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_log", log)
+
+    def _touch(self, *args: Any, **kwargs: Any) -> Any:
+        self._log.append(self._name)
+        raise _ReadPrivate(self._name)
+
+    __getattr__ = __getitem__ = __array__ = __iter__ = __len__ = __float__ = __bool__ = _touch
+
+
+class _ReadPrivate(Exception):
+    pass
+
+
+@dataclass
+class VerifyResult:
+    """The instance's privacy loss against the learner's claim (see the module docstring)."""
+
+    learner: str
+    hypothesis: str
+    backend: str
+    mode: str
+    epsilon: float
+    delta: float
+    n: int
+    m: int
+    n_labelings: int
+    n_neighbours: int
+    loss: float
+    loss_low: float
+    loss_high: float
+    delta_at_epsilon: float
+    delta_low: float
+    delta_high: float
+    worst_neighbour: str
+    worst_outcome: str
+    release_reads_private_data: bool
+    brute_force_checked: int
+    numerical_error: float
+    seconds: float
+    draws: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def verdict(self) -> str:
+        """"exceeds" when the claim is exceeded beyond the error bars, else "verified"."""
+        if self.delta == 0:
+            return "exceeds" if self.loss_low > self.epsilon else "verified"
+        return "exceeds" if self.delta_low > self.delta else "verified"
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k != "extra"}
+        out["verdict"] = self.verdict
+        out.update(self.extra)
+        return out
+
+
+def _costs_chunk(datasets: list[tuple[np.ndarray, np.ndarray]], points: np.ndarray, labelings: np.ndarray,
+                 hypothesis: str, backend: str | None, cross_check: bool, backends: dict[str, Any]) -> tuple[list[np.ndarray], int]:
+    """Normalised c_D(L) of each dataset (one oracle per worker; registered backends shipped along)."""
+    BACKENDS.update(backends)
+    oracle = make_oracle(hypothesis, backend=backend)
+    out, checked = [], 0
+    for Xd, yd in datasets:
+        costs = labeling_costs(Xd, yd, points, labelings, oracle)
+        if cross_check:
+            reference = brute_force_costs(Xd, yd, points, labelings, hypothesis)
+            if reference is not None:
+                if not np.array_equal(reference, costs):
+                    raise VerificationError(f"c_D(L) from backend {backend or 'default'!r} disagrees with brute force: "
+                                            f"{costs.tolist()} vs {reference.tolist()}")
+                checked += 1
+        out.append(costs - costs.min())
+    return out, checked
+
+
+def _law(costs: np.ndarray, labelings: np.ndarray, mode: str, family: str, scale: float, draws: int,
+         seed: np.random.SeedSequence) -> ArgminLaw:
+    if mode == "exact":
+        return laplace_argmin_law(costs, labelings, scale)
+    return sampled_argmin_law(costs, labelings, family, scale, draws, np.random.default_rng(seed))
+
+
+def _points_of(learner: Any, X_public: np.ndarray | None) -> np.ndarray:
+    if hasattr(learner, "identification_set_"):
+        return learner.identification_set_
+    return np.asarray(X_public, dtype=np.float64)[: len(learner.public_labels_)]
+
+
+def verify_learner(
+    learner: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    X_public: np.ndarray | None = None,
+    *,
+    backend: str | None = None,
+    others: np.ndarray | None = None,
+    mode: str = "exact",
+    draws: int = 10_000_000,
+    seed: int = 0,
+    cross_check: bool = True,
+    name: str | None = None,
+    n_jobs: int = 1,
+) -> VerifyResult:
+    """Verify ``learner`` (an unfitted RRSPM or RSPM, or a variant of one) on private data (X, y).
+
+    ``others``: extra candidate records for the neighbour family; ``mode``: "exact" (Laplace noise,
+    m <= :data:`~oraclepriv.verify.laws.MAX_EXACT_POINTS`) or "sampled" (``draws`` noise vectors per
+    cost vector); ``n_jobs``: joblib workers for the oracle calls and the laws (results do not
+    depend on it).
+    """
+    start = time.perf_counter()
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {list(MODES)}; got {mode!r}")
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.int8)
+    if X.ndim != 2 or X.shape[0] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array of private records; got shape {X.shape}")
+    with reading_diagnostics():
+        learner.fit(X, y, X_public=X_public) if X_public is not None else learner.fit(X, y)
+    points = _points_of(learner, X_public)
+    m, d = points.shape
+    family, scale = learner.noise_law(m, d)
+    if mode == "exact" and family != "laplace":
+        raise ValueError(f"exact mode integrates Laplace noise; {type(learner).__name__} uses {family} noise: use mode='sampled'")
+    if mode == "exact" and m > MAX_EXACT_POINTS:
+        raise ValueError(f"m = {m} noisy points is too large for exact mode (at most {MAX_EXACT_POINTS}): "
+                         "use mode='sampled' or fewer points")
+    oracle = make_oracle(learner.hypothesis, backend=backend)
+    restriction = oracle.restriction()
+    if restriction is not None:
+        raise ValueError(f"backend={backend!r} proves bounds only over {restriction}; the verifier needs an exact backend")
+    neighbours = neighbour_family(X, y, points, others)
+    labelings = realisable_labelings(points, oracle)
+
+    # the release as a function of the winning labeling (and, if it reads them, of the data)
+    release_oracle = learner._oracle()
+
+    def release(labels: np.ndarray, data: tuple[np.ndarray, np.ndarray] | None) -> str:
+        kwargs: dict[str, Any]
+        if data is None:
+            kwargs = {"fhat": _Watched("fhat", touched), "X": _Watched("X", touched), "y": _Watched("y", touched)}
+        else:
+            kwargs = {"fhat": None, "X": data[0], "y": data[1]}
+        hypothesis = learner._release(release_oracle, points, labels.astype(np.int8), np.random.default_rng(0), **kwargs)
+        return json.dumps(hypothesis.to_dict(), sort_keys=True)
+
+    touched: list[str] = []
+    try:
+        shared_outcomes = [release(L, None) for L in labelings]
+    except _ReadPrivate:
+        shared_outcomes = None
+    reads_private = shared_outcomes is None
+
+    # 1. c_D(L) for D and every neighbour (oracle calls), cross-checked against brute force
+    datasets = [(X, y)] + [nb.apply(X, y) for nb in neighbours]
+    unique = {Xd.tobytes() + yd.tobytes(): (Xd, yd) for Xd, yd in datasets}
+    keys = list(unique)
+    chunks = [keys[i::n_jobs] for i in range(n_jobs)] if n_jobs > 1 else [keys]
+    parts = Parallel(n_jobs=n_jobs)(
+        delayed(_costs_chunk)([unique[k] for k in chunk], points, labelings, learner.hypothesis, backend,
+                              cross_check, dict(BACKENDS))
+        for chunk in chunks if chunk
+    )
+    cost_cache: dict[bytes, np.ndarray] = {}
+    checked = 0
+    for chunk, (costs_list, n_checked) in zip([c for c in chunks if c], parts):
+        cost_cache.update(zip(chunk, costs_list))
+        checked += n_checked
+
+    # 2. the law of the winning labeling for every distinct cost vector (in parallel)
+    distinct = {costs.tobytes(): costs for costs in cost_cache.values()}
+    seeds = np.random.SeedSequence(seed).spawn(len(distinct))
+    laws = Parallel(n_jobs=n_jobs)(
+        delayed(_law)(costs, labelings, mode, family, scale, draws, s) for costs, s in zip(distinct.values(), seeds)
+    )
+    law_cache = dict(zip(distinct, laws))
+
+    def dataset_law(Xd: np.ndarray, yd: np.ndarray) -> tuple[dict[str, float], dict[str, tuple[float, float]], float]:
+        law = law_cache[cost_cache[Xd.tobytes() + yd.tobytes()].tobytes()]
+        outcomes = shared_outcomes if shared_outcomes is not None else [release(L, (Xd, yd)) for L in labelings]
+        probabilities: dict[str, float] = {}
+        hits: dict[str, float] = {}
+        for outcome, p, k in zip(outcomes, law.probabilities,
+                                 law.counts if law.counts is not None else np.zeros(len(outcomes))):
+            probabilities[outcome] = probabilities.get(outcome, 0.0) + float(p)
+            hits[outcome] = hits.get(outcome, 0.0) + float(k)
+        if mode == "exact":
+            return probabilities, {o: (p, p) for o, p in probabilities.items()}, law.error
+        return probabilities, {o: (h, law.draws) for o, h in hits.items()}, 0.0
+
+    base_p, base_stats, base_err = dataset_law(X, y)
+    n_tests = 2 * len(neighbours) * max(1, len(labelings))
+    alpha = (1 - CONFIDENCE) / n_tests
+
+    def interval(stat: tuple[float, float], error: float) -> tuple[float, float]:
+        if mode == "exact":
+            return max(0.0, stat[0] - error), min(1.0, stat[0] + error)
+        hits_, total = stat
+        low, high = stats.binomtest(int(hits_), int(total)).proportion_ci(1 - alpha, method="exact")
+        return float(low), float(high)
+
+    claim_eps = float(learner.epsilon_)
+    claim_delta = float(learner.delta_)
+    worst = {"loss": -1.0, "low": 0.0, "high": 0.0, "neighbour": "", "outcome": ""}
+    worst_delta = {"delta": -1.0, "low": 0.0, "high": 0.0}
+    error_bound = base_err
+    for nb in neighbours:
+        Xn, yn = nb.apply(X, y)
+        p2, stats2, err2 = dataset_law(Xn, yn)
+        error_bound = max(error_bound, err2)
+        for first, first_stats, e1, second, second_stats, e2 in (
+            (base_p, base_stats, base_err, p2, stats2, err2),
+            (p2, stats2, err2, base_p, base_stats, base_err),
+        ):
+            delta_point = delta_low = delta_high = 0.0
+            for outcome in set(first) | set(second):
+                p, q = first.get(outcome, 0.0), second.get(outcome, 0.0)
+                p_lo, p_hi = interval(first_stats.get(outcome, (0.0, draws) if mode == "sampled" else (0.0, 0.0)), e1)
+                q_lo, q_hi = interval(second_stats.get(outcome, (0.0, draws) if mode == "sampled" else (0.0, 0.0)), e2)
+                delta_point += max(0.0, p - math.exp(claim_eps) * q)
+                delta_low += max(0.0, p_lo - math.exp(claim_eps) * q_hi)
+                delta_high += max(0.0, p_hi - math.exp(claim_eps) * q_lo)
+                if p <= 0 and q <= 0:
+                    continue
+                loss = math.inf if q <= 0 else (math.log(p / q) if p > 0 else -math.inf)
+                low = math.log(p_lo / q_hi) if p_lo > 0 and q_hi > 0 else (math.inf if q_hi <= 0 < p_lo else -math.inf)
+                high = math.log(p_hi / q_lo) if q_lo > 0 and p_hi > 0 else (math.inf if p_hi > 0 else -math.inf)
+                if loss > worst["loss"]:
+                    worst.update(loss=loss, low=low, high=high, neighbour=nb.describe(), outcome=outcome)
+            if delta_point > worst_delta["delta"]:
+                worst_delta.update(delta=delta_point, low=delta_low, high=delta_high)
+    return VerifyResult(
+        learner=name or type(learner).__name__,
+        hypothesis=learner.hypothesis,
+        backend=oracle.backend or "default",
+        mode=mode,
+        epsilon=claim_eps,
+        delta=claim_delta,
+        n=int(X.shape[0]),
+        m=int(m),
+        n_labelings=int(len(labelings)),
+        n_neighbours=len(neighbours),
+        loss=float(worst["loss"]),
+        loss_low=float(worst["low"]),
+        loss_high=float(worst["high"]),
+        delta_at_epsilon=float(worst_delta["delta"]),
+        delta_low=float(worst_delta["low"]),
+        delta_high=float(worst_delta["high"]),
+        worst_neighbour=str(worst["neighbour"]),
+        worst_outcome=str(worst["outcome"]),
+        release_reads_private_data=reads_private,
+        brute_force_checked=checked,
+        numerical_error=float(error_bound),
+        seconds=time.perf_counter() - start,
+        draws=int(draws) if mode == "sampled" else 0,
+    )
