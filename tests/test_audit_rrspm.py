@@ -92,3 +92,36 @@ def test_tight_construction_large(m):
     sc = tight_construction(m, EPS)
     res = run(RRSPM, sc, 30000, seed=m)
     assert res.passed and res.eps_point == pytest.approx(EPS, abs=0.1), res.to_dict()
+
+
+# -- the reduced sampler and the audit's power ------------------------------------------------------
+
+
+def test_reduced_sampler_catches_a_loss_of_one_point_two_eps_and_passes_rrspm():
+    from oraclepriv.audit.controls import laplace_scaled
+    from oraclepriv.audit.runner import audit_reduced
+
+    sc = tight_construction(1)
+    good = audit_reduced(lambda s: RRSPM(epsilon=1.0, hypothesis="threshold", random_state=s), sc, epsilon=1.0, n_runs=300_000)
+    bad = audit_reduced(lambda s: laplace_scaled(1 / 1.2)(epsilon=1.0, hypothesis="threshold", random_state=s), sc,
+                        epsilon=1.0, n_runs=300_000)
+    assert good.passed and abs(good.eps_point - 1.0) < 0.03
+    assert not bad.passed and 1.1 < bad.eps_lower < 1.2 < bad.eps_point + 0.03
+
+
+def test_detectable_loss_is_the_loss_the_audit_catches():
+    from oraclepriv.audit.runner import detectable_loss
+
+    assert detectable_loss(4000, 2, 1.0) > 1.3  # the old default audit could not see 1.3 eps
+    one_million = detectable_loss(1_000_000, 2, 1.0)
+    assert 1.0 < one_million < 1.05
+    assert detectable_loss(10_000_000, 2, 1.0) < one_million  # more runs, more power
+    assert detectable_loss(10, 2, 1.0) == float("inf")
+
+
+def test_default_rrspm_audit_rows_include_the_reduced_sampler_and_the_halfspace_mip_path():
+    from oraclepriv.audit.suite import _reduced_cases
+
+    cases = _reduced_cases()
+    assert any("1.2 eps" in label and not must_pass for label, *_, must_pass in cases)
+    assert any(params.get("backend") == "scip-bc" and sc.hypothesis == "halfspace" for _, sc, _, params, _ in cases)

@@ -1,26 +1,35 @@
 """Black-box privacy audits of whole learners on neighbouring private datasets.
 
-Procedure (implementation notes §5.2): fix the public points (and, per pitfall P17, possibly the
-public random labels Ytilde); run the *whole* learner N times on D and N times on a neighbour D'
-(one private record replaced), each run with fresh randomness; map each released hypothesis to a
-discrete outcome — its labeling of the public points plus its predictions at probe points (by
-default the differing record's x, where a learner that leaks the intermediate fhat shows it);
-then bound the privacy loss from below with Clopper–Pearson intervals
+Procedure: fix the public points (and possibly the public random labels Ytilde: the guarantee holds
+for every fixed Ytilde); run the *whole* learner N times on D and N times on a neighbour D' (one
+private record replaced), each run with fresh randomness; the outcome of a run is the learner's
+whole release, serialised (:mod:`oraclepriv.release`: what its guarantee covers); then bound the
+privacy loss from below with Clopper–Pearson intervals
 (:func:`~oraclepriv.audit.stats.estimate_epsilon`). The audit *fails* (``passed = False``) when
 that lower confidence bound exceeds the claimed epsilon.
+
+For learners whose release is a noisy argmin over the labelings of the public points (RRSPM and its
+variants), :func:`audit_reduced` samples the same law without running the learner per draw: the
+costs c_D(L) come from the exact oracle once per dataset, the noise is drawn in bulk and the
+winning labeling is mapped to the release by the learner's own release step, so 10^6-10^7 runs
+cost seconds (:mod:`oraclepriv.verify`). :func:`detectable_loss` states an audit's power.
 """
 
 from __future__ import annotations
 
+import math
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable
 
 import numpy as np
 
-from oraclepriv.audit.stats import EpsilonEstimate, estimate_epsilon
+from oraclepriv.audit.stats import EpsilonEstimate, epsilon_from_event_counts, estimate_epsilon
+from oraclepriv.release import PrivacyLeakWarning
 
-__all__ = ["Neighbours", "AuditResult", "outcome_key", "sample_outcomes", "audit_learner", "check_n_jobs"]
+__all__ = ["Neighbours", "AuditResult", "outcome_key", "sample_outcomes", "audit_learner", "audit_reduced", "check_n_jobs",
+           "detectable_loss"]
 
 
 @dataclass
@@ -112,17 +121,24 @@ def sample_outcomes(
     neighbours: Neighbours,
     n_runs: int,
     seeds: np.ndarray,
-) -> list[tuple[int, ...]]:
-    """Fit ``make_learner(seed)`` on (X, y) once per seed; return the outcome keys."""
+) -> list[tuple[str, tuple[int, ...]]]:
+    """Fit ``make_learner(seed)`` on (X, y) once per seed; return (the release as canonical JSON, the
+    release's labels on the public points and probes) per run. The JSON is the audited outcome."""
     outcomes = []
     for seed in seeds[:n_runs]:
         learner = make_learner(int(seed))
-        fit_params = {}
-        if neighbours.public_labels is not None and getattr(learner, "accepts_public_labels", False):
-            fit_params["public_labels"] = neighbours.public_labels  # fixed Ytilde (P17)
-        learner.fit(X, y, X_public=neighbours.X_public, **fit_params)
-        outcomes.append(outcome_key(learner.hypothesis_, neighbours.X_public, neighbours.probes))
+        with warnings.catch_warnings():  # audits run weakened configurations (flag mode) on purpose
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            learner.fit(X, y, X_public=neighbours.X_public, **_fit_params(learner, neighbours))
+        release = learner.release_.to_json() if hasattr(learner, "release_") else repr(learner.hypothesis_)
+        outcomes.append((release, outcome_key(learner.hypothesis_, neighbours.X_public, neighbours.probes)))
     return outcomes
+
+
+def _fit_params(learner: Any, neighbours: Neighbours) -> dict[str, Any]:
+    if neighbours.public_labels is not None and getattr(learner, "accepts_public_labels", False):
+        return {"public_labels": neighbours.public_labels}  # a fixed Ytilde: the guarantee holds for each
+    return {}
 
 
 def _outcomes_chunk(make_learner, X, y, neighbours, seeds, backends: dict[str, Any]) -> list[tuple[int, ...]]:
@@ -185,14 +201,14 @@ def audit_learner(
     seeds = np.random.default_rng(seed).choice(2**62, size=2 * n_runs, replace=False)
     out_a = _outcomes(make_learner, neighbours.X, neighbours.y, neighbours, seeds[:n_runs], n_jobs)
     out_b = _outcomes(make_learner, neighbours.X_prime, neighbours.y_prime, neighbours, seeds[n_runs:], n_jobs)
-    estimate = estimate_epsilon(out_a, out_b, alpha=alpha, delta=delta)
+    estimate = estimate_epsilon([o[0] for o in out_a], [o[0] for o in out_b], alpha=alpha, delta=delta)
     rates = None
     if neighbours.target_outcome is not None:
         m = len(neighbours.X_public)
         target = tuple(neighbours.target_outcome)
         rates = (
-            sum(o[:m] == target for o in out_a) / n_runs,
-            sum(o[:m] == target for o in out_b) / n_runs,
+            sum(o[1][:m] == target for o in out_a) / n_runs,
+            sum(o[1][:m] == target for o in out_b) / n_runs,
         )
     name = learner_name or type(make_learner(0)).__name__
     return AuditResult(
@@ -206,3 +222,92 @@ def audit_learner(
         expected_log_ratio=neighbours.expected_log_ratio,
         target_rates=rates,
     )
+
+
+def audit_reduced(
+    make_learner: Callable[[int], Any],
+    neighbours: Neighbours,
+    *,
+    epsilon: float,
+    delta: float = 0.0,
+    n_runs: int = 1_000_000,
+    alpha: float = 0.05,
+    seed: int = 0,
+    learner_name: str | None = None,
+) -> AuditResult:
+    """The audit of :func:`audit_learner` for a noisy-argmin learner (``noise_law`` and ``_release``,
+    e.g. RRSPM), with ``n_runs`` draws of the reduced problem per neighbour (module docstring)."""
+    from oraclepriv.oracle import make_oracle
+    from oraclepriv.verify.costs import labeling_costs, realisable_labelings
+    from oraclepriv.verify.laws import sampled_argmin_law
+
+    if n_runs < 1:
+        raise ValueError(f"n_runs must be >= 1; got {n_runs!r}")
+    start = time.perf_counter()
+    learner = make_learner(seed)
+    if not (hasattr(learner, "noise_law") and hasattr(learner, "_release")):
+        raise ValueError(f"{type(learner).__name__} is not a noisy-argmin learner (no noise_law/_release): use audit_learner")
+    learner.fit(neighbours.X, neighbours.y, X_public=neighbours.X_public, **_fit_params(learner, neighbours))
+    m = len(learner.public_labels_)
+    Z = np.asarray(neighbours.X_public, dtype=np.float64)[:m]
+    family, scale = learner.noise_law(m, Z.shape[1])
+    oracle = make_oracle(learner.hypothesis, backend=learner.backend)
+    labelings = realisable_labelings(Z, oracle)
+    release_oracle = make_oracle(learner.hypothesis, backend=learner.backend)
+    rng = np.random.default_rng(seed)
+    counts = []
+    for X, y in ((neighbours.X, neighbours.y), (neighbours.X_prime, neighbours.y_prime)):
+        law = sampled_argmin_law(labeling_costs(X, y, Z, labelings, oracle), labelings, family, scale, n_runs, rng)
+        side: dict[str, int] = {}
+        for labels, hits in zip(labelings, law.counts):
+            released = learner._release(release_oracle, Z, labels.astype(np.int8), rng, fhat=None, X=X, y=y)
+            key = repr(released.to_dict())
+            side[key] = side.get(key, 0) + int(hits)
+        counts.append(side)
+    rows = []
+    for event in sorted(set(counts[0]) | set(counts[1])):
+        a, b = counts[0].get(event, 0), counts[1].get(event, 0)
+        rows += [(event, "D>D'", a, n_runs, b, n_runs), (event, "D'>D", b, n_runs, a, n_runs)]
+    estimate = epsilon_from_event_counts(rows, alpha=alpha, delta=delta)
+    return AuditResult(
+        scenario=neighbours.name,
+        learner=learner_name or type(learner).__name__,
+        epsilon=float(epsilon),
+        delta=float(delta),
+        n_runs=n_runs,
+        estimate=estimate,
+        seconds=time.perf_counter() - start,
+        expected_log_ratio=neighbours.expected_log_ratio,
+        extra={"sampler": "reduced"},
+    )
+
+
+def detectable_loss(n_runs: int, m: int, epsilon: float, *, alpha: float = 0.05, n_events: int | None = None) -> float:
+    """The power of an audit with ``n_runs`` runs per side on the tight construction with m public points.
+
+    A mechanism of the construction's family with true loss eps' > eps releases the target with
+    probabilities p = 2^-m e^(-eps'/2) and q = 2^-m e^(-3 eps'/2) under D and D' (Laplace scale 2m/eps').
+    Returns the smallest eps' for which the Clopper-Pearson lower bound at the expected counts
+    (n p, n q) exceeds eps: the loss the audit detects about half the time (the median statement),
+    with the Bonferroni correction over ``n_events`` (default 2^m) events in 2 directions.
+    """
+    from oraclepriv.audit.stats import clopper_pearson
+
+    events = n_events if n_events is not None else 2**m
+    alpha_each = alpha / (2 * 2 * events)
+
+    def detected(eps_true: float) -> bool:
+        p, q = 2.0**-m * math.exp(-eps_true / 2), 2.0**-m * math.exp(-1.5 * eps_true)
+        lo, _ = clopper_pearson(round(n_runs * p), n_runs, alpha_each, "lower")
+        _, hi = clopper_pearson(round(n_runs * q), n_runs, alpha_each, "upper")
+        return lo > 0 and math.log(lo / hi) > epsilon
+
+    grid = [epsilon * (1 + k / 100) for k in range(1, 301)]  # up to 4 eps (beyond, the target becomes rare)
+    first = next((k for k, value in enumerate(grid) if detected(value)), None)
+    if first is None:
+        return math.inf
+    low, high = (epsilon if first == 0 else grid[first - 1]), grid[first]
+    for _ in range(40):
+        middle = (low + high) / 2
+        low, high = (low, middle) if detected(middle) else (middle, high)
+    return high

@@ -11,6 +11,8 @@
   (m = 1: Z = {0}, x0 = 1) and with stumps on m in {2, 3} features (Z = the standard basis,
   x0 = (1/2, ..., 1/2): stumps realise every labeling of up to 3 basis vectors, and only the
   all-ones labeling forces x0 to 1).
+* :func:`tight_halfspace_construction` — the same for halfspaces in R^d: Z = the vertices of a
+  simplex, x0 = its centroid.
 * :func:`flip_scenario` — natural thresholds where the non-private ERM's labeling of Z changes
   with the replaced record (catches noise that is far too small, e.g. Laplace scale eps/(2m)).
 * :func:`leak_scenario` — thresholds where fhat's cut *between* public points sits on either side
@@ -34,6 +36,7 @@ from oraclepriv.audit.runner import Neighbours
 
 __all__ = [
     "tight_construction",
+    "tight_halfspace_construction",
     "tight_target_probabilities",
     "flip_scenario",
     "leak_scenario",
@@ -68,6 +71,29 @@ def tight_construction(m: int = 1, epsilon: float = 1.0, public_label: int = 0) 
         notes="notes §5.2: log P(M(D)=h*)/P(M(D')=h*) = eps exactly, h* = all ones on Z",
         expected_log_ratio=float(epsilon),
         target_outcome=tuple([1] * m),
+    )
+
+
+def tight_halfspace_construction(d: int = 2, epsilon: float = 1.0) -> Neighbours:
+    """The tight construction for halfspaces in R^d: Z = the d + 1 vertices of a simplex (shattered),
+    x0 = its centroid, which only the all-ones labeling of Z forces to 1 (every other labeling has a
+    halfspace through the vertices it labels 1 that leaves the centroid out). The log-ratio of
+    P(M(D) = all ones) / P(M(D') = all ones) is exactly eps, as for :func:`tight_construction`."""
+    if d < 1:
+        raise ValueError(f"d must be >= 1; got {d!r}")
+    Z = np.vstack([np.zeros(d), np.eye(d)])
+    X = np.tile(Z.mean(axis=0), (3, 1))
+    return Neighbours(
+        name=f"tight-halfspace-d{d}",
+        X=X,
+        y=np.array([0, 0, 1], dtype=np.int8),
+        X_prime=X.copy(),
+        y_prime=np.array([0, 0, 0], dtype=np.int8),
+        X_public=Z,
+        hypothesis="halfspace",
+        notes="simplex vertices and their centroid: log P(M(D)=1^m)/P(M(D')=1^m) = eps exactly",
+        expected_log_ratio=float(epsilon),
+        target_outcome=tuple([1] * (d + 1)),
     )
 
 

@@ -17,19 +17,17 @@ from typing import Any, Callable
 import numpy as np
 
 from oraclepriv.audit.controls import RRSPMGaussianSqrtMOnly, RRSPMProjectionSeesPrivatePoint, laplace_scaled
-from oraclepriv.audit.scenarios import tight_construction
+from oraclepriv.audit.scenarios import tight_construction, tight_halfspace_construction
 from oraclepriv.learners import RRSPM, RSPM
 
 __all__ = ["SuiteCase", "suite_cases", "run_suite", "tight_halfspace", "natural_halfspace"]
 
 
 def tight_halfspace(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The tight construction for halfspaces: Z = the d + 1 vertices of a simplex (shattered), x0 =
-    its centroid, which only the all-ones labeling of Z forces to 1. D = {(x0,0),(x0,0),(x0,1)};
-    its neighbour D' = {(x0,0)}^3 is in the verifier's family (the label flip of the last record)."""
-    Z = np.vstack([np.zeros(d), np.eye(d)])
-    x0 = Z.mean(axis=0)
-    return np.tile(x0, (3, 1)), np.array([0, 0, 1], dtype=np.int8), Z
+    """(X, y, Z) of :func:`oraclepriv.audit.scenarios.tight_halfspace_construction`; its D' is the
+    label flip of the last record, which the verifier's neighbour family contains."""
+    sc = tight_halfspace_construction(d)
+    return sc.X, sc.y, sc.X_public
 
 
 def natural_halfspace(n: int = 10, m: int = 4, d: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
