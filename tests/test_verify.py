@@ -151,3 +151,24 @@ def test_cli_verify_instance(tmp_path):
     bad = runner.invoke(app, ["verify", "instance", str(private), "--public", str(too_many), "--algorithm", "rrspm",
                               "--class", "threshold"])
     assert bad.exit_code == 2 and "too large for exact mode" in bad.stderr
+
+
+def test_subsample_aggregate_verifies_per_split_and_its_control_is_caught():
+    from oraclepriv.audit.controls import SubsampleAggregateSharedData
+    from oraclepriv.audit.scenarios import teacher_flip_scenario
+    from oraclepriv.learners import SubsampleAggregate
+
+    sc = teacher_flip_scenario()
+    params = dict(n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis="threshold", random_state=3)
+    good = verify_learner(SubsampleAggregate(**params), sc.X, sc.y, sc.X_public)
+    assert good.verdict == "verified" and abs(good.loss - 1.0) < 1e-9  # the Laplace mechanism is tight here
+    bad = verify_learner(SubsampleAggregateSharedData(**params), sc.X, sc.y, sc.X_public)
+    assert bad.verdict == "exceeds" and bad.loss > 4
+
+
+def test_learners_without_a_noisy_argmin_release_are_refused():
+    from oraclepriv.learners import PublicCoverEM
+
+    X, y, Z = natural_halfspace(n=5, m=2)
+    with pytest.raises(ValueError, match="does not release a noisy argmin"):
+        verify_learner(PublicCoverEM(epsilon=1.0), X, y, Z)

@@ -254,6 +254,7 @@ class RRSPM(PrivateLearner):
 
         self.public_labels_ = ytilde
         self.public_projection_ = projection
+        self.noisy_points_ = Z
         self._diagnostic_values["projection_agreement"] = float(np.mean(np.asarray(released.predict(Z)) == projection))
         n = X.shape[0]  # private records have weight 1 in the private call
         if self.noise == "laplace":

@@ -121,6 +121,7 @@ class RSPM(PrivateLearner):
         released = self._release(None, U, projection, rng, fhat=result.hypothesis, X=X, y=y)
         assert released == snap_to_grid(result.hypothesis, U, self.grid_, self.hypothesis)
         self.identification_set_ = U
+        self.noisy_points_ = U
         self.public_labels_ = ytilde
         self._privacy.update(
             mechanism="RSPM: Laplace-weighted ERM over the private records and the identification set "

@@ -127,6 +127,29 @@ class SubsampleAggregate(PrivateLearner):
         """Step 1: the disjoint random blocks (one job, so tests and controls can see the split)."""
         return split_blocks(n, k, rng)
 
+    # -- the release as a noisy argmin over the labelings of Z (for oraclepriv.verify) ------------
+    def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
+        """Perturb's least-squares ERM on targets t = fbar + gamma zeta picks the labeling L of Z minimising
+        sum_j L_j (1 - 2 fbar_j) + sum_j L_j eta_j with eta_j = -2 gamma zeta_j: Laplace(2 gamma) or N(0, (2 gamma)^2)."""
+        gamma = calibrate_gamma(self.noise, 1.0 / int(self.n_teachers), m, self.epsilon_, self.delta_)
+        return self.noise, 2.0 * gamma
+
+    def verification_costs(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, labelings: np.ndarray, oracle: Any) -> np.ndarray:
+        """sum_j L_j (1 - 2 fbar_j) for every labeling, with the fitted split and exact teachers (abstaining
+        teachers vote 1/2 when their call is not certified, as in the fit)."""
+        votes = np.empty((len(self.split_), Z.shape[0]))
+        for t, block in enumerate(self.split_):
+            result = oracle.solve(X[block], y[block], np.ones(block.size), caller="verify", step=f"teacher-{t}")
+            votes[t] = result.hypothesis.predict(Z) if result.certified else 0.5
+        return labelings @ (1.0 - 2.0 * votes.mean(axis=0))
+
+    def _release(self, oracle: Any, Z: np.ndarray, projection: np.ndarray, rng: np.random.Generator, *,
+                 fhat: Any, X: np.ndarray, y: np.ndarray) -> Any:
+        """The hypothesis the final call releases when its winning labeling of Z is ``projection``."""
+        del fhat, X, y
+        return perturb(oracle, Z, projection.astype(np.float64), 0.0, self.noise, rng, caller=self.algorithm,
+                       step="perturb").hypothesis
+
     def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
         if fit_params:
             raise TypeError(f"SubsampleAggregate.fit got unexpected keyword arguments {sorted(fit_params)}")
@@ -160,6 +183,8 @@ class SubsampleAggregate(PrivateLearner):
         final = fallback_oracle(self.hypothesis, self.backend, self.time_limit)
         released = perturb(final, Z, center, gamma, self.noise, rng, caller=self.algorithm, step="perturb")
         self.public_targets_ = released.targets  # fbar(Z) + gamma zeta: the eps-DP vector
+        self.split_ = blocks  # the random split: indices only, drawn independently of the data
+        self.noisy_points_ = Z
         self._diagnostic_values.update(
             uncertified_teachers=uncertified,
             final_call_certified=bool(released.result.certified),

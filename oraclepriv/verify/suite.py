@@ -1,11 +1,12 @@
 """The verification suite behind ``oraclepriv verify suite`` and ``docs/verify.md``.
 
-Subjects: RRSPM (Laplace, exact; Gaussian with the derived safe calibration, sampled) and RSPM, on
-thresholds, stumps and halfspaces (d = 2 and 3, through ``enumerate`` and ``scip-bc``); the tight
-constructions, where Theorem 8's bound is attained, must show a loss of exactly eps. Near-miss
-controls the verifier must report as exceeding their claim: Laplace scale x 0.9 and x 0.99, a
-projection call that sees one private record, and a Gaussian std x 0.35. The Gaussian calibration
-without its union bound (the sqrt(m)-only shape) is run too and reported as it measures.
+Subjects: RRSPM (Laplace, exact; Gaussian with the derived safe calibration, sampled), RSPM and
+SubsampleAggregate (for one fixed random split), on thresholds, stumps and halfspaces (d = 2 and 3,
+through ``enumerate`` and ``scip-bc``); the tight constructions, where Theorem 8's bound is
+attained, must show a loss of exactly eps. Near-miss controls the verifier must report as exceeding
+their claim: Laplace scale x 0.9 and x 0.99, a projection call that sees one private record, a
+Gaussian std x 0.35, and SubsampleAggregate teachers that all see every record. The Gaussian
+calibration without its union bound (the sqrt(m)-only shape) is run too and reported as it measures.
 """
 
 from __future__ import annotations
@@ -16,9 +17,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-from oraclepriv.audit.controls import RRSPMGaussianSqrtMOnly, RRSPMProjectionSeesPrivatePoint, laplace_scaled
-from oraclepriv.audit.scenarios import tight_construction, tight_halfspace_construction
-from oraclepriv.learners import RRSPM, RSPM
+from oraclepriv.audit.controls import (
+    RRSPMGaussianSqrtMOnly,
+    RRSPMProjectionSeesPrivatePoint,
+    SubsampleAggregateSharedData,
+    laplace_scaled,
+)
+from oraclepriv.audit.scenarios import teacher_flip_scenario, tight_construction, tight_halfspace_construction
+from oraclepriv.learners import RRSPM, RSPM, SubsampleAggregate
 
 __all__ = ["SuiteCase", "suite_cases", "run_suite", "tight_halfspace", "natural_halfspace"]
 
@@ -79,6 +85,17 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
     ys = np.array([0, 1, 1, 0], dtype=np.int8)
     cases.append(SuiteCase("grid-stump-2x3", lambda: RSPM(epsilon=1.0, hypothesis="stump", grid=grid2),
                            Xs, ys, None, None, "exact", "verified", "RSPM, identification set of 4 points"))
+    flip = teacher_flip_scenario()
+    laplace = dict(n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis=flip.hypothesis, random_state=0)
+    cases.append(SuiteCase(flip.name, lambda: SubsampleAggregate(**laplace), flip.X, flip.y, flip.X_public, None, "exact",
+                           "verified", "SubsampleAggregate, k = 9, Laplace; one fixed random split"))
+    cases.append(SuiteCase(flip.name, lambda: SubsampleAggregateSharedData(**laplace), flip.X, flip.y, flip.X_public, None,
+                           "exact", "exceeds", "control: every teacher sees every record"))
+    Xh, yh, Zh = natural_halfspace(n=12, m=3, seed=1)
+    cases.append(SuiteCase("natural-halfspace-d2-n12-m3",
+                           lambda: SubsampleAggregate(n_teachers=3, noise="laplace", delta=0.0, epsilon=1.0,
+                                                      hypothesis="halfspace", backend="scip-bc", random_state=0),
+                           Xh, yh, Zh, "scip-bc", "exact", "verified", "SubsampleAggregate, k = 3 teachers through scip-bc"))
     draws = 2_000_000 if quick else 10_000_000
     sc = tight_construction(2)
     gaussian = dict(epsilon=1.0, delta=1e-2, noise="gaussian", hypothesis=sc.hypothesis)

@@ -151,15 +151,20 @@ class VerifyResult:
 
 
 def _costs_chunk(datasets: list[tuple[np.ndarray, np.ndarray]], points: np.ndarray, labelings: np.ndarray,
-                 hypothesis: str, backend: str | None, cross_check: bool, backends: dict[str, Any]) -> tuple[list[np.ndarray], int]:
-    """Normalised c_D(L) of each dataset (one oracle per worker; registered backends shipped along)."""
+                 learner: Any, backend: str | None, cross_check: bool, backends: dict[str, Any]) -> tuple[list[np.ndarray], int]:
+    """Normalised costs of each dataset's labelings (one oracle per worker; registered backends shipped
+    along): c_D(L) by default, or the learner's own ``verification_costs`` (SubsampleAggregate)."""
     BACKENDS.update(backends)
-    oracle = make_oracle(hypothesis, backend=backend)
+    oracle = make_oracle(learner.hypothesis, backend=backend)
+    own = getattr(learner, "verification_costs", None)
     out, checked = [], 0
     for Xd, yd in datasets:
+        if own is not None:
+            out.append((lambda c: c - c.min())(own(Xd, yd, points, labelings, oracle)))
+            continue
         costs = labeling_costs(Xd, yd, points, labelings, oracle)
         if cross_check:
-            reference = brute_force_costs(Xd, yd, points, labelings, hypothesis)
+            reference = brute_force_costs(Xd, yd, points, labelings, learner.hypothesis)
             if reference is not None:
                 if not np.array_equal(reference, costs):
                     raise VerificationError(f"c_D(L) from backend {backend or 'default'!r} disagrees with brute force: "
@@ -174,12 +179,6 @@ def _law(costs: np.ndarray, labelings: np.ndarray, mode: str, family: str, scale
     if mode == "exact":
         return laplace_argmin_law(costs, labelings, scale)
     return sampled_argmin_law(costs, labelings, family, scale, draws, np.random.default_rng(seed))
-
-
-def _points_of(learner: Any, X_public: np.ndarray | None) -> np.ndarray:
-    if hasattr(learner, "identification_set_"):
-        return learner.identification_set_
-    return np.asarray(X_public, dtype=np.float64)[: len(learner.public_labels_)]
 
 
 def verify_learner(
@@ -213,7 +212,11 @@ def verify_learner(
         raise ValueError(f"X must be a non-empty 2-D array of private records; got shape {X.shape}")
     with reading_diagnostics():
         learner.fit(X, y, X_public=X_public) if X_public is not None else learner.fit(X, y)
-    points = _points_of(learner, X_public)
+    if not all(hasattr(learner, attr) for attr in ("noise_law", "_release", "noisy_points_")):
+        raise ValueError(f"{type(learner).__name__} does not release a noisy argmin over labelings of its points; the "
+                         "verifier handles RRSPM, RSPM and SubsampleAggregate (PublicCoverEM and the PPM learner have "
+                         "exact laws of their own: oraclepriv audit public-cover, tests/test_ppm_privacy.py)")
+    points = np.asarray(learner.noisy_points_, dtype=np.float64)
     m, d = points.shape
     family, scale = learner.noise_law(m, d)
     if mode == "exact" and family != "laplace":
@@ -253,8 +256,7 @@ def verify_learner(
     keys = list(unique)
     chunks = [keys[i::n_jobs] for i in range(n_jobs)] if n_jobs > 1 else [keys]
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_costs_chunk)([unique[k] for k in chunk], points, labelings, learner.hypothesis, backend,
-                              cross_check, dict(BACKENDS))
+        delayed(_costs_chunk)([unique[k] for k in chunk], points, labelings, learner, backend, cross_check, dict(BACKENDS))
         for chunk in chunks if chunk
     )
     cost_cache: dict[bytes, np.ndarray] = {}
