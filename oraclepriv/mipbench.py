@@ -95,10 +95,11 @@ class BenchInstance:
 
 
 def default_backends() -> list[str]:
-    """The MIP backends registered in this installation (``naive-highs`` included when present)."""
-    from oraclepriv.oracle import BACKENDS
+    """The MIP backends installed here (``naive-highs`` included when present)."""
+    from oraclepriv.backends import installed_backends
 
-    return [b for b in _MIP_BACKENDS if b in BACKENDS]
+    installed = installed_backends()
+    return [b for b in _MIP_BACKENDS if b in installed]
 
 
 def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
@@ -147,14 +148,15 @@ def parse_backend_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def check_backends(backends: Iterable[str]) -> list[str]:
-    from oraclepriv.oracle import BACKENDS, make_oracle
+    from oraclepriv.backends import available_backends
+    from oraclepriv.oracle import make_oracle
 
     backends = list(backends)
     if not backends:
         raise ValueError("backends must name at least one backend")
-    unknown = [b for b in backends if parse_backend_spec(b)[0] not in BACKENDS]
+    unknown = [b for b in backends if parse_backend_spec(b)[0] not in available_backends()]
     if unknown:
-        raise ValueError(f"unknown backend(s) {unknown}; available backends: {sorted(BACKENDS)}")
+        raise ValueError(f"unknown backend(s) {unknown}; available backends: {available_backends()}")
     if len(set(backends)) != len(backends):
         raise ValueError(f"backends must not repeat; got {backends}")
     for spec in backends:  # bad options fail here, by name, not as error rows after the first instance

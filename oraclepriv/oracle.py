@@ -22,7 +22,6 @@ This module does, once, what every backend would otherwise get wrong on its own:
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.backends import available_backends, backend_class, installed_backends
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
 from oraclepriv.validation import as_features, as_labels, as_weights, check_positive
@@ -37,7 +37,7 @@ from solvers.base import Backend, ReducedProblem, SolverNotInstalledError, Unsup
 
 __all__ = [
     "HYPOTHESIS_CLASSES",
-    "BACKENDS",
+    "MIP_PREFERENCE",
     "Oracle",
     "OracleResult",
     "Ledger",
@@ -49,18 +49,6 @@ __all__ = [
 ]
 
 HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
-
-#: backend name -> "module:Class" (modules are imported lazily, on first use), or a Backend subclass
-BACKENDS: dict[str, Any] = {
-    "sweep": "solvers.sweep:SweepBackend",
-    "enumerate": "solvers.enumerate:EnumerateBackend",
-    "highs": "solvers.highs:HighsBackend",
-    "scip": "solvers.scip:ScipBackend",
-    "scip-bc": "solvers.scip_bc:ScipBcBackend",
-    "naive-highs": "solvers.naive:NaiveHighsBackend",
-    "pyomo": "solvers.pyomo:PyomoBackend",
-    "cpsat": "solvers.cpsat:CpSatBackend",
-}
 
 #: above this n, d = 3 halfspaces go to a MIP backend by default (enumeration is O(n^3 log n))
 ENUMERATE_D3_DEFAULT_MAX_N = 150
@@ -87,35 +75,25 @@ def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarra
     return y_reduced, np.abs(weights), offset
 
 
+#: MIP backends for halfspaces beyond enumerate's range, fastest first (docs/bench-mip: scip-bc)
+MIP_PREFERENCE = ("scip-bc", "highs", "scip", "cpsat", "pyomo")
+
+
 def default_backend(hypothesis_class: str, n: int, d: int) -> str:
-    """The backend ``make_oracle(..., backend=None)`` uses for a problem of this shape."""
+    """The backend ``make_oracle(..., backend=None)`` uses for a problem of this shape: an exact one
+    whose solver is installed (:meth:`solvers.base.Backend.is_installed`)."""
     if hypothesis_class in ("threshold", "stump"):
         return "sweep"
     if d <= 2 or (d == 3 and n <= ENUMERATE_D3_DEFAULT_MAX_N):
         return "enumerate"
-    # scip-bc measured fastest on the issue-#3 suite (docs/bench-mip) and on signed Laplace weights
-    for name in ("scip-bc", "highs", "scip", "cpsat", "pyomo"):
-        if name in BACKENDS:
-            return name
+    installed = [name for name in MIP_PREFERENCE if name in available_backends() and backend_class(name).is_installed()]
+    if installed:
+        return installed[0]
     raise UnsupportedProblemError(
         f"no exact backend for halfspaces with d={d}, n={n}: 'enumerate' handles d <= 3 "
-        f"(use backend='enumerate' explicitly for d=3 and n > {ENUMERATE_D3_DEFAULT_MAX_N}); "
-        "the MIP backends are not available in this installation"
+        f"(use backend='enumerate' explicitly for d=3 and n > {ENUMERATE_D3_DEFAULT_MAX_N}), and none of the MIP "
+        f"backends {list(MIP_PREFERENCE)} has its solver installed (e.g. pip install pyscipopt)"
     )
-
-
-def _load_backend_class(name: str) -> type[Backend]:
-    if name not in BACKENDS:
-        raise ValueError(f"unknown backend {name!r}; available backends: {sorted(BACKENDS)}")
-    target = BACKENDS[name]
-    if isinstance(target, type):  # registered programmatically (e.g. a test's deliberately broken backend)
-        return target
-    module_name, class_name = target.split(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise SolverNotInstalledError(f"backend {name!r} is not installed: {exc}") from exc
-    return getattr(module, class_name)
 
 
 @dataclass
@@ -179,11 +157,10 @@ def _relative_gap(objective: float, bound: float) -> float:
 class Oracle:
     """An exact weighted-0-1 ERM oracle for one hypothesis class (see ``make_oracle``)."""
 
-    def __init__(self, hypothesis_class: str, backend: str | None = None, time_limit: float | None = None, **options: Any):
+    def __init__(self, hypothesis_class: str, backend: str | type[Backend] | Backend | None = None,
+                 time_limit: float | None = None, **options: Any):
         if hypothesis_class not in HYPOTHESIS_CLASSES:
             raise ValueError(f"unknown hypothesis class {hypothesis_class!r}; expected one of {list(HYPOTHESIS_CLASSES)}")
-        if backend is not None and backend not in BACKENDS:
-            raise ValueError(f"unknown backend {backend!r}; available backends: {sorted(BACKENDS)}")
         if time_limit is not None:
             time_limit = check_positive(time_limit, "time_limit")
         if backend is None and options:
@@ -192,10 +169,22 @@ class Oracle:
                 "(chosen per problem) only time_limit is accepted"
             )
         self.hypothesis_class = hypothesis_class
-        self.backend = backend
         self.time_limit = time_limit
         self.options = dict(options)
         self._backends: dict[str, Backend] = {}
+        if isinstance(backend, Backend):  # a configured instance: used as it is
+            if options or time_limit is not None:
+                raise ValueError(f"backend {backend.name!r} is an instance, already configured; pass no options or time_limit")
+            self._backends[backend.name] = backend
+            backend = backend.name
+        elif isinstance(backend, type):
+            if not issubclass(backend, Backend):
+                raise ValueError(f"backend must be a name, a Backend subclass or instance; got {backend!r}")
+            self._backends[backend.name] = backend(time_limit=time_limit, **options)
+            backend = backend.name
+        elif backend is not None and backend not in available_backends():
+            raise ValueError(f"unknown backend {backend!r}; available backends: {available_backends()}")
+        self.backend = backend
         if backend is not None:  # fail fast on bad options / missing solver
             self._backend_instance(backend)
 
@@ -211,7 +200,13 @@ class Oracle:
 
     def _backend_instance(self, name: str) -> Backend:
         if name not in self._backends:
-            cls = _load_backend_class(name)
+            cls = backend_class(name)
+            if not cls.is_installed():
+                packages = " and ".join(cls.requires)
+                raise SolverNotInstalledError(
+                    f"backend {name!r} needs the {packages} package, which is not installed here (pip install "
+                    f"{' '.join(cls.requires)}); installed backends: {installed_backends()}"
+                )
             self._backends[name] = cls(time_limit=self.time_limit, **self.options)
         return self._backends[name]
 
@@ -295,11 +290,13 @@ class Oracle:
         return result
 
 
-def make_oracle(hypothesis_class: str, backend: str | None = None, **options: Any) -> Oracle:
+def make_oracle(hypothesis_class: str, backend: str | type[Backend] | Backend | None = None, **options: Any) -> Oracle:
     """Build an exact ERM oracle: ``make_oracle("halfspace", backend="enumerate").solve(X, y, w)``.
 
-    ``backend=None`` picks per call: ``sweep`` for thresholds and stumps, ``enumerate`` for
-    halfspaces with d <= 2 (and d = 3 up to n = 150), ``scip-bc`` (branch-and-cut) otherwise.
-    Options: ``time_limit`` (seconds) and backend-specific keywords; unknown ones are rejected.
+    ``backend``: a registered name (:func:`oraclepriv.backends.available_backends`), a Backend subclass,
+    a configured Backend instance, or None to pick per call among the installed exact backends:
+    ``sweep`` for thresholds and stumps, ``enumerate`` for halfspaces with d <= 2 (and d = 3 up to
+    n = 150), ``scip-bc`` (branch-and-cut) otherwise. Options: ``time_limit`` (seconds) and
+    backend-specific keywords; unknown ones are rejected by name.
     """
     return Oracle(hypothesis_class, backend=backend, **options)

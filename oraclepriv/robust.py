@@ -92,13 +92,15 @@ class FallbackOracle:
 
 
 def fallback_oracle(hypothesis_class: str, backend: str | None = None, time_limit: float | None = None,
-                    fallback_backend: str | None = None) -> FallbackOracle:
-    """``backend`` (with ``time_limit``) first, then ``fallback_backend`` with no time limit.
+                    fallback_backend: str | None = None, **options: Any) -> FallbackOracle:
+    """``backend`` (with ``time_limit`` and its ``options``) first, then ``fallback_backend`` with no time limit.
 
     ``fallback_backend=None`` uses the protocol's exact default for the instance's shape
     (:func:`oraclepriv.oracle.default_backend`: sweep / enumerate / scip-bc), chosen per call.
     """
-    primary = make_oracle(hypothesis_class, backend=backend, **({"time_limit": time_limit} if time_limit is not None else {}))
+    if time_limit is not None:
+        options["time_limit"] = time_limit
+    primary = make_oracle(hypothesis_class, backend=backend, **options)
     return FallbackOracle(primary, make_oracle(hypothesis_class, backend=fallback_backend))
 
 

@@ -10,6 +10,7 @@ hypothesis itself, converts the bound back to the signed problem and decides ``c
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -77,6 +78,13 @@ class Backend(ABC):
     options: ClassVar[frozenset[str]] = frozenset()
     #: one sentence: what ``certified`` means for an answer of this backend
     certificate: ClassVar[str] = ""
+    #: top-level Python packages its solver needs (checked by ``is_installed``, imported only when solving)
+    requires: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def is_installed(cls) -> bool:
+        """True if every package in ``requires`` can be imported (CVXPY's convention); nothing is imported."""
+        return all(importlib.util.find_spec(package) is not None for package in cls.requires)
 
     def restriction(self, hypothesis_class: str) -> str | None:
         """The restricted class this backend's bound is proved over, or None for the whole class.

@@ -319,6 +319,7 @@ class CpSatBackend(Backend):
     """
 
     name = "cpsat"
+    requires = ("ortools",)
     classes = frozenset({"threshold", "stump", "halfspace"})
     options = frozenset({"threads", "random_seed", "output_flag", "halfspace_model", "resolution_bits"})
 

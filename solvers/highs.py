@@ -170,6 +170,7 @@ class HighsBackend(MipBackend):
     :class:`~solvers.mipbackend.MipBackend` for options and what ``certified`` means)."""
 
     name = "highs"
+    requires = ("highspy",)
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)

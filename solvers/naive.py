@@ -71,6 +71,7 @@ class NaiveHighsBackend(Backend):
     ``random_seed``, ``output_flag``. Halfspaces only."""
 
     name = "naive-highs"
+    requires = ("highspy",)
     classes = frozenset({"halfspace"})
     options = frozenset({"threads", "random_seed", "output_flag"})
     certificate = (

@@ -380,6 +380,7 @@ class PyomoBackend(MipBackend):
     :class:`~solvers.mipbackend.MipBackend`."""
 
     name = "pyomo"
+    requires = ("pyomo",)
     options = MipBackend.options | {"solver"}
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:

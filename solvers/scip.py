@@ -151,6 +151,7 @@ class ScipBackend(MipBackend):
     meaning of ``certified`` as in :class:`~solvers.mipbackend.MipBackend`."""
 
     name = "scip"
+    requires = ("ortools",)
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)

@@ -636,6 +636,7 @@ class ScipBcBackend(Backend):
     """Branch-and-cut halfspace oracle in SCIP with lazy, exactly verified core cuts (module docstring)."""
 
     name = "scip-bc"
+    requires = ("pyscipopt",)
     classes = frozenset({"halfspace"})
     options = frozenset({"threads", "output_flag", "workers"})
     certificate = (

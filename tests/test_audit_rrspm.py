@@ -13,8 +13,8 @@ from oraclepriv.audit.controls import (
     RRSPMRateAsScale,
     RRSPMReturnsFhat,
     RRSPMScaleTwoOverEps,
-    registered_backend,
 )
+from oraclepriv.backends import registered_backend
 from oraclepriv.audit.scenarios import tight_target_probabilities
 from oraclepriv.learners import RRSPM
 

@@ -112,12 +112,15 @@ def test_demo_story_holds_on_small_sizes():
 
 def test_audit_rrspm_command_small(tmp_path):
     out = tmp_path / "audit.json"
-    result = runner.invoke(app, ["audit", "rrspm", "--runs", "1500", "--seed", "1", "--out", str(out)])
+    """Wiring and output schema (the verdicts themselves are tested in test_audit_rrspm.py at full power)."""
+    result = runner.invoke(app, ["audit", "rrspm", "--runs", "300", "--draws", "50000", "--seed", "1", "--out", str(out)])
     rows = json.loads(out.read_text())
     assert {r["expected"] for r in rows} == {"pass", "fail"}
-    controls = [r for r in rows if r["expected"] == "fail"]
-    assert controls and all(not r["passed"] for r in controls), controls
+    assert {r["sampler"] for r in rows} == {"whole learner", "reduced"}
+    assert {r["n_runs"] for r in rows} == {300, 50_000} and all(r["detects"] > 1.0 for r in rows if r["sampler"] == "reduced")
     assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)
+    bad = runner.invoke(app, ["audit", "rrspm", "--runs", "0"])
+    assert bad.exit_code == 2 and "--runs must be >= 1" in bad.stderr
 
 
 def test_learn_ppm_reads_privacy_bits_column(tmp_path):
@@ -166,14 +169,14 @@ def test_learn_subsample_laplace_and_gaussian(data):
 
 def test_audit_subsample_command_small(tmp_path):
     out, report = tmp_path / "audit.json", tmp_path / "audit.md"
-    result = runner.invoke(app, ["audit", "subsample", "--runs", "1500", "--seed", "2", "--out", str(out),
+    """Wiring and output schema (the verdicts are tested in test_subsample.py at full power)."""
+    result = runner.invoke(app, ["audit", "subsample", "--runs", "300", "--seed", "2", "--out", str(out),
                                  "--report", str(report)])
     rows = json.loads(out.read_text())
     assert len(rows) == 7 and {r["expected"] for r in rows} == {"pass", "fail"}
-    assert all(r["verdict"] == "ok" for r in rows), rows
-    assert result.exit_code == 0
+    assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)
     assert {r["delta"] for r in rows} == {0.0, 1e-6}  # the Gaussian rows are audited at their delta
-    assert "oraclepriv audit subsample --runs 1500" in report.read_text()
+    assert "oraclepriv audit subsample --runs 300" in report.read_text()
 
 
 def test_learn_public_cover_em_makes_no_oracle_call(data):

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from oraclepriv import Threshold
-from oraclepriv.audit.controls import registered_backend
+from oraclepriv.audit.controls import QuantileSplitBackend
+from oraclepriv.backends import registered_backend
 from oraclepriv.learners import RRSPM, NotFittedError, UncertifiedOracleError
 from oraclepriv.learners.rrspm import gaussian_noise_std, log_projection_bound, rrspm_parameters
 from oraclepriv.oracle import Oracle
@@ -184,7 +185,7 @@ def test_bad_data(data):
 
 def test_uncertified_private_call_raises_or_is_flagged(data):
     X, y, Z = data
-    with registered_backend("quantile-heuristic") as name:
+    with registered_backend("quantile-heuristic", QuantileSplitBackend) as name:
         with pytest.raises(UncertifiedOracleError, match="private-erm"):
             RRSPM(epsilon=1.0, hypothesis="stump", backend=name, random_state=0).fit(X, y, X_public=Z)
         clf = RRSPM(epsilon=1.0, hypothesis="stump", backend=name, on_uncertified="flag", random_state=0).fit(X, y, X_public=Z)

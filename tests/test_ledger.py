@@ -10,7 +10,7 @@ import pytest
 
 from oraclepriv import Ledger, Stump, make_oracle
 from oraclepriv.ledger import LEDGER_FIELDS
-from oraclepriv.oracle import BACKENDS
+from oraclepriv.backends import registered_backend
 from solvers.base import Backend, BackendAnswer
 
 X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
@@ -30,9 +30,9 @@ class NothingProvedBackend(Backend):
 
 
 @pytest.fixture
-def nothing_proved(monkeypatch):
-    monkeypatch.setitem(BACKENDS, NothingProvedBackend.name, f"{__name__}:NothingProvedBackend")
-    return make_oracle("stump", backend=NothingProvedBackend.name)
+def nothing_proved():
+    with registered_backend(NothingProvedBackend.name, NothingProvedBackend):
+        yield make_oracle("stump", backend=NothingProvedBackend.name)
 
 
 def test_every_call_recorded_with_all_fields():

@@ -1,11 +1,13 @@
 """The oracle protocol: sign reduction, re-scoring, the certificate, and boundary validation.
 
 The certificate tests are negative controls: fake backends registered temporarily in
-``BACKENDS`` return a suboptimal hypothesis or a bound that does not match it; the protocol must
+backends return a suboptimal hypothesis or a bound that does not match it; the protocol must
 then report ``certified=False`` — if it trusted the backend's numbers, these tests would fail.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import math
 import re
@@ -18,7 +20,8 @@ from hypothesis import strategies as st
 from brute_force import brute_stump, labeling_loss
 from oraclepriv import Halfspace, Stump, make_oracle
 from oraclepriv.hypotheses import weighted_zero_one_loss
-from oraclepriv.oracle import BACKENDS, certification_tolerance, reduce_signed_weights
+from oraclepriv.backends import registered_backend
+from oraclepriv.oracle import certification_tolerance, reduce_signed_weights
 from solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
 from strategies import signed_weights
 
@@ -141,12 +144,13 @@ FAKES = [HonestBackend, SuboptimalBackend, LowBoundBackend, NoBoundBackend, Shor
 
 
 @pytest.fixture
-def fakes(monkeypatch):
-    """Register the fake backends for one test (monkeypatch removes them afterwards)."""
-    for cls in FAKES:
-        monkeypatch.setitem(BACKENDS, cls.name, f"{__name__}:{cls.__name__}")
-    SEEN.clear()
-    return SEEN
+def fakes():
+    """Register the fake backends for one test (through the public registry; removed afterwards)."""
+    with contextlib.ExitStack() as stack:
+        for cls in FAKES:
+            stack.enter_context(registered_backend(cls.name, cls))
+        SEEN.clear()
+        yield SEEN
 
 
 # three points, signed weights; all-ones is strictly suboptimal

@@ -18,7 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from oraclepriv import make_oracle
-from oraclepriv.audit.controls import registered_backend, targeting_backend
+from oraclepriv.audit.controls import targeting_backend
+from oraclepriv.backends import registered_backend
 from oraclepriv.cli import app
 from oraclepriv.io import write_csv_problem
 from oraclepriv.learners import (

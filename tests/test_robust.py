@@ -15,7 +15,8 @@ import pytest
 
 from oraclepriv import make_oracle
 from oraclepriv.audit import audit_learner, leak_scenario
-from oraclepriv.audit.controls import RRSPMRetryOnFailure, registered_backend, targeting_backend
+from oraclepriv.audit.controls import RRSPMRetryOnFailure, targeting_backend
+from oraclepriv.backends import registered_backend
 from oraclepriv.learners import RRSPM, Perturbation, Regularization
 from oraclepriv.learners._base import UncertifiedOracleError
 from oraclepriv.robust import FallbackOracle, conditional_privacy

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from oraclepriv.audit.controls import registered_backend
+from oraclepriv.backends import registered_backend
 from oraclepriv.experiments.robust_tradeoff import FlakyBackend, run_robust_tradeoff
 from oraclepriv.oracle import make_oracle
 

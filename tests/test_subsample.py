@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oraclepriv.audit.controls import SubsampleAggregateSharedData, registered_backend, targeting_backend
+from oraclepriv.audit.controls import SubsampleAggregateSharedData, targeting_backend
+from oraclepriv.backends import registered_backend
 from oraclepriv.audit.runner import audit_learner
 from oraclepriv.audit.scenarios import teacher_flip_scenario
 from oraclepriv.learners import SubsampleAggregate, UncertifiedOracleError

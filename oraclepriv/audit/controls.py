@@ -17,7 +17,7 @@ Each is a minimal change to a correct component, mirroring a real implementation
   ``claim_optimal=True`` it reports its own objective as the bound (a backend that wrongly claims
   exactness; :class:`ClaimingQuantileSplitBackend` has it on by default), so the protocol
   certifies it and only the audit can catch it. Register either for a block with
-  :func:`registered_backend`.
+  :func:`oraclepriv.backends.registered_backend`.
 
 * :class:`TargetingBackend` — a *certifiable* heuristic (exact, or honestly uncertified) that fails
   adversarially: on instances containing a target record, optionally only when the exact answer
@@ -39,9 +39,8 @@ These exist for tests and audits only; nothing else imports them.
 
 from __future__ import annotations
 
-import contextlib
 import math
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -52,7 +51,6 @@ from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
-from oraclepriv.oracle import BACKENDS
 from solvers.base import Backend, BackendAnswer, ReducedProblem
 
 __all__ = [
@@ -64,7 +62,6 @@ __all__ = [
     "ClaimingQuantileSplitBackend",
     "RegularizationEtaNotScaled",
     "PerturbationWithoutNoise",
-    "registered_backend",
     "TargetingBackend",
     "targeting_backend",
     "RRSPMRetryOnFailure",
@@ -202,20 +199,6 @@ class ClaimingQuantileSplitBackend(QuantileSplitBackend):
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         options.setdefault("claim_optimal", True)
         super().__init__(time_limit=time_limit, **options)
-
-
-@contextlib.contextmanager
-def registered_backend(name: str = "quantile-heuristic", target: Any = "oraclepriv.audit.controls:QuantileSplitBackend") -> Iterator[str]:
-    """Temporarily add a backend ("module:Class" or a Backend subclass) to ``oraclepriv.oracle.BACKENDS``."""
-    previous: Any = BACKENDS.get(name)
-    BACKENDS[name] = target
-    try:
-        yield name
-    finally:
-        if previous is None:
-            BACKENDS.pop(name, None)
-        else:
-            BACKENDS[name] = previous
 
 
 class TargetingBackend(Backend):

@@ -145,9 +145,9 @@ def _outcomes_chunk(make_learner, X, y, neighbours, seeds, backends: dict[str, A
     """One worker's share of the runs. ``backends``: the parent's backend registry, so backends
     registered for the audit (``registered_backend``: targeting solvers, broken heuristics) exist in
     the worker process too."""
-    from oraclepriv.oracle import BACKENDS
+    from oraclepriv.backends import restore_registry
 
-    BACKENDS.update(backends)
+    restore_registry(backends)
     return sample_outcomes(make_learner, X, y, neighbours, len(seeds), seeds)
 
 
@@ -159,11 +159,11 @@ def _outcomes(make_learner, X, y, neighbours: Neighbours, seeds: np.ndarray, n_j
         return sample_outcomes(make_learner, X, y, neighbours, len(seeds), seeds)
     from joblib import Parallel, delayed, effective_n_jobs
 
-    from oraclepriv.oracle import BACKENDS
+    from oraclepriv.backends import registry_snapshot
 
     chunks = [c for c in np.array_split(seeds, 4 * effective_n_jobs(n_jobs)) if len(c)]
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_outcomes_chunk)(make_learner, X, y, neighbours, c, dict(BACKENDS)) for c in chunks
+        delayed(_outcomes_chunk)(make_learner, X, y, neighbours, c, registry_snapshot()) for c in chunks
     )
     return [o for part in parts for o in part]
 

@@ -22,10 +22,10 @@ from oraclepriv.audit.controls import (
     RRSPMRateAsScale,
     SubsampleAggregateSharedData,
     laplace_scaled,
-    registered_backend,
     targeting_backend,
 )
 from oraclepriv.audit.exact import audit_exact_distribution
+from oraclepriv.backends import registered_backend
 from oraclepriv.audit.runner import audit_learner, audit_reduced, detectable_loss
 from oraclepriv.audit.scenarios import (
     flip_scenario,

@@ -116,7 +116,7 @@ def _main_cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random
 
 def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.SeedSequence) -> list[dict[str, Any]]:
     """One (failure rate, repetition) of the failing-solver panel, both ``teacher_failure`` modes."""
-    from oraclepriv.audit.controls import registered_backend
+    from oraclepriv.backends import registered_backend
 
     rng = np.random.default_rng(seed)
     f, p = cfg["failure"], cfg["label_noise"]

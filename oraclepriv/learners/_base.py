@@ -139,6 +139,7 @@ class PrivateLearner(ReleaseMixin, ABC):
         delta: float = 0.0,
         hypothesis: str = "halfspace",
         backend: str | None = None,
+        backend_options: dict[str, Any] | None = None,
         time_limit: float | None = None,
         on_uncertified: str = "raise",
         random_state: Any = None,
@@ -147,6 +148,7 @@ class PrivateLearner(ReleaseMixin, ABC):
         self.delta = delta
         self.hypothesis = hypothesis
         self.backend = backend
+        self.backend_options = backend_options
         self.time_limit = time_limit
         self.on_uncertified = on_uncertified
         self.random_state = random_state
@@ -207,7 +209,7 @@ class PrivateLearner(ReleaseMixin, ABC):
         """
         if self.backend is None or self.on_uncertified != "raise":
             return
-        restriction = make_oracle(self.hypothesis, backend=self.backend).restriction()
+        restriction = make_oracle(self.hypothesis, backend=self.backend, **self._backend_options()).restriction()
         if restriction is not None:
             raise ValueError(
                 f"backend={self.backend!r} proves its bounds only over {restriction}, not over all "
@@ -216,10 +218,21 @@ class PrivateLearner(ReleaseMixin, ABC):
                 "answers exactly"
             )
 
+    def _backend_options(self) -> dict[str, Any]:
+        """``backend_options`` checked: a dict of the backend's own keywords (rejected by name by the backend)."""
+        options = self.backend_options
+        if options is None:
+            return {}
+        if not isinstance(options, dict):
+            raise ValueError(f"backend_options must be a dict of the backend's options or None; got {options!r}")
+        if "time_limit" in options:
+            raise ValueError("pass time_limit as the learner's time_limit parameter, not in backend_options")
+        return dict(options)
+
     def _oracle(self) -> Oracle | FallbackOracle:
         if self.on_uncertified == "fallback":
-            return fallback_oracle(self.hypothesis, self.backend, self.time_limit)
-        options: dict[str, Any] = {}
+            return fallback_oracle(self.hypothesis, self.backend, self.time_limit, **self._backend_options())
+        options: dict[str, Any] = self._backend_options()
         if self.time_limit is not None:
             options["time_limit"] = self.time_limit
         return make_oracle(self.hypothesis, backend=self.backend, **options)

@@ -111,6 +111,7 @@ class Regularization(PrivateLearner):
         delta: float = 1e-6,
         hypothesis: str = CLASS_NAME,
         backend: str | None = None,
+        backend_options: dict[str, Any] | None = None,
         eta: float = 0.1,
         noise: str = "gaussian",
         m: int | None = None,
@@ -124,7 +125,7 @@ class Regularization(PrivateLearner):
             epsilon=epsilon,
             delta=delta,
             hypothesis=hypothesis,
-            backend=backend,
+            backend=backend, backend_options=backend_options,
             time_limit=time_limit,
             on_uncertified=on_uncertified,
             random_state=random_state,
@@ -150,6 +151,8 @@ class Regularization(PrivateLearner):
                 "on_uncertified='fallback' needs a second, exact backend for the same class; the convex "
                 "class of Algorithm 3 has one backend (convex-linear): use 'raise' or 'flag'"
             )
+        if self.backend_options:
+            raise ValueError(f"Regularization's convex oracle takes no backend_options; got {self.backend_options!r}")
         return make_convex_oracle(self.backend, opt_tol=float(self.opt_tol))
 
     def _check_backend_scope(self) -> None:

@@ -64,11 +64,12 @@ class RSPM(PrivateLearner):
         grid: Any = None,
         identification_set: Any = None,
         backend: str | None = None,
+        backend_options: dict[str, Any] | None = None,
         time_limit: float | None = None,
         on_uncertified: str = "raise",
         random_state: Any = None,
     ) -> None:
-        super().__init__(epsilon=epsilon, delta=0.0, hypothesis=hypothesis, backend=backend, time_limit=time_limit,
+        super().__init__(epsilon=epsilon, delta=0.0, hypothesis=hypothesis, backend=backend, backend_options=backend_options, time_limit=time_limit,
                          on_uncertified=on_uncertified, random_state=random_state)
         self.grid = grid
         self.identification_set = identification_set

@@ -98,12 +98,13 @@ class SubsampleAggregate(PrivateLearner):
         delta: float = 1e-6,
         hypothesis: str = "halfspace",
         backend: str | None = None,
+        backend_options: dict[str, Any] | None = None,
         time_limit: float | None = None,
         on_uncertified: str = "flag",
         random_state: Any = None,
     ) -> None:
         super().__init__(
-            epsilon=epsilon, delta=delta, hypothesis=hypothesis, backend=backend, time_limit=time_limit,
+            epsilon=epsilon, delta=delta, hypothesis=hypothesis, backend=backend, backend_options=backend_options, time_limit=time_limit,
             on_uncertified=on_uncertified, random_state=random_state,
         )
         self.n_teachers = n_teachers

@@ -37,7 +37,8 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy import stats
 
-from oraclepriv.oracle import BACKENDS, make_oracle
+from oraclepriv.backends import registry_snapshot, restore_registry
+from oraclepriv.oracle import make_oracle
 from oraclepriv.release import reading_diagnostics
 from oraclepriv.verify.costs import VerificationError, brute_force_costs, labeling_costs, realisable_labelings
 from oraclepriv.verify.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_argmin_law, sampled_argmin_law
@@ -154,7 +155,7 @@ def _costs_chunk(datasets: list[tuple[np.ndarray, np.ndarray]], points: np.ndarr
                  learner: Any, backend: str | None, cross_check: bool, backends: dict[str, Any]) -> tuple[list[np.ndarray], int]:
     """Normalised costs of each dataset's labelings (one oracle per worker; registered backends shipped
     along): c_D(L) by default, or the learner's own ``verification_costs`` (SubsampleAggregate)."""
-    BACKENDS.update(backends)
+    restore_registry(backends)
     oracle = make_oracle(learner.hypothesis, backend=backend)
     own = getattr(learner, "verification_costs", None)
     out, checked = [], 0
@@ -256,7 +257,7 @@ def verify_learner(
     keys = list(unique)
     chunks = [keys[i::n_jobs] for i in range(n_jobs)] if n_jobs > 1 else [keys]
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_costs_chunk)([unique[k] for k in chunk], points, labelings, learner, backend, cross_check, dict(BACKENDS))
+        delayed(_costs_chunk)([unique[k] for k in chunk], points, labelings, learner, backend, cross_check, registry_snapshot())
         for chunk in chunks if chunk
     )
     cost_cache: dict[bytes, np.ndarray] = {}

@@ -1,0 +1,141 @@
+"""The backend registry: which exact ERM backends exist, which are installed, and how to add one.
+
+Modelled on CVXPY's solver interface: every backend is a class (:class:`solvers.base.Backend`)
+with ``is_installed()`` (its solver packages can be imported); :func:`installed_backends` lists the
+usable ones and :func:`oraclepriv.oracle.default_backend` only ever picks an installed one.
+
+The registry maps names to backend classes, given as a class or as a lazy ``"module:Class"``
+string (so that ``import oraclepriv`` imports no solver). Third parties add backends without
+touching module state by hand:
+
+* :func:`register_backend` (and :func:`registered_backend`, a context manager for a temporary one,
+  used by the audits for their deliberately broken solvers);
+* the entry-point group ``oraclepriv.backends`` (``name = "package.module:Class"``), loaded on
+  first use.
+
+Worker processes receive the parent's registrations with :func:`registry_snapshot` /
+:func:`restore_registry`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from importlib import metadata
+from typing import TYPE_CHECKING, Any, Iterator
+
+if TYPE_CHECKING:
+    from solvers.base import Backend
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "available_backends",
+    "backend_class",
+    "installed_backends",
+    "register_backend",
+    "registered_backend",
+    "registry_snapshot",
+    "restore_registry",
+    "unregister_backend",
+]
+
+ENTRY_POINT_GROUP = "oraclepriv.backends"
+
+_BUILTIN: dict[str, Any] = {
+    "sweep": "solvers.sweep:SweepBackend",
+    "enumerate": "solvers.enumerate:EnumerateBackend",
+    "highs": "solvers.highs:HighsBackend",
+    "scip": "solvers.scip:ScipBackend",
+    "scip-bc": "solvers.scip_bc:ScipBcBackend",
+    "naive-highs": "solvers.naive:NaiveHighsBackend",
+    "pyomo": "solvers.pyomo:PyomoBackend",
+    "cpsat": "solvers.cpsat:CpSatBackend",
+}
+_registry: dict[str, Any] = dict(_BUILTIN)
+_entry_points_loaded = False
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    _entry_points_loaded = True
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        _registry.setdefault(entry.name, entry.value)
+
+
+def register_backend(name: str, backend: Any, *, replace: bool = False) -> None:
+    """Register ``backend`` (a Backend subclass or a ``"module:Class"`` string) under ``name``."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a backend name must be a non-empty string; got {name!r}")
+    if not (isinstance(backend, str) and ":" in backend) and not isinstance(backend, type):
+        raise ValueError(f"backend must be a Backend subclass or a 'module:Class' string; got {backend!r}")
+    _load_entry_points()
+    if name in _registry and not replace:
+        raise ValueError(f"a backend named {name!r} is already registered; pass replace=True to replace it")
+    _registry[name] = backend
+
+
+def unregister_backend(name: str) -> None:
+    """Remove a registered backend (built-in ones included)."""
+    if name not in _registry:
+        raise ValueError(f"no backend named {name!r} is registered; registered: {available_backends()}")
+    del _registry[name]
+
+
+@contextlib.contextmanager
+def registered_backend(name: str, backend: Any) -> Iterator[str]:
+    """Register ``backend`` under ``name`` inside the block (replacing any previous one), then restore."""
+    _load_entry_points()
+    previous = _registry.get(name)
+    _registry[name] = backend
+    try:
+        yield name
+    finally:
+        if previous is None:
+            _registry.pop(name, None)
+        else:
+            _registry[name] = previous
+
+
+def available_backends() -> list[str]:
+    """Every registered backend name (installed or not)."""
+    _load_entry_points()
+    return sorted(_registry)
+
+
+def backend_class(name: str) -> type[Backend]:
+    """The class registered under ``name`` (its module imported on first use)."""
+    _load_entry_points()
+    if name not in _registry:
+        raise ValueError(f"unknown backend {name!r}; available backends: {available_backends()}")
+    target = _registry[name]
+    if isinstance(target, type):
+        return target
+    module_name, class_name = target.split(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, class_name)
+
+
+def installed_backends(hypothesis_class: str | None = None) -> list[str]:
+    """The registered backends whose solvers are installed (and that support ``hypothesis_class``, if given)."""
+    out = []
+    for name in available_backends():
+        cls = backend_class(name)
+        if cls.is_installed() and (hypothesis_class is None or hypothesis_class in cls.classes):
+            out.append(name)
+    return out
+
+
+def registry_snapshot() -> dict[str, Any]:
+    """The registrations, to hand to a worker process (:func:`restore_registry` there)."""
+    _load_entry_points()
+    return dict(_registry)
+
+
+def restore_registry(snapshot: dict[str, Any]) -> None:
+    """Make this process's registrations those of ``snapshot`` (in a worker)."""
+    global _entry_points_loaded
+    _registry.clear()
+    _registry.update(snapshot)
+    _entry_points_loaded = True

@@ -1,0 +1,97 @@
+"""The backend registry (oraclepriv.backends): installed backends, defaults that only pick installed
+solvers, backends given as names, classes or instances, third-party registration, learner options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from oraclepriv import make_oracle
+from oraclepriv.backends import (
+    available_backends,
+    backend_class,
+    installed_backends,
+    register_backend,
+    registered_backend,
+    registry_snapshot,
+    restore_registry,
+    unregister_backend,
+)
+from oraclepriv.learners import RRSPM
+from oraclepriv.oracle import default_backend
+from solvers.base import SolverNotInstalledError
+from solvers.highs import HighsBackend
+from solvers.scip_bc import ScipBcBackend
+from solvers.sweep import SweepBackend
+
+
+class MissingSolverBackend(ScipBcBackend):
+    """scip-bc as it looks on a machine without its solver."""
+
+    requires = ("oraclepriv_no_such_solver_package",)
+
+
+def test_installed_backends_are_importable_and_support_their_classes():
+    installed = installed_backends()
+    assert {"sweep", "enumerate", "highs", "scip-bc"} <= set(installed)
+    assert all(backend_class(name).is_installed() for name in installed)
+    assert "enumerate" not in installed_backends("stump") and "sweep" in installed_backends("stump")
+    assert not MissingSolverBackend.is_installed() and SweepBackend.is_installed()
+
+
+def test_default_backend_falls_back_when_the_preferred_solver_is_missing():
+    assert default_backend("halfspace", 500, 5) == "scip-bc"
+    with registered_backend("scip-bc", MissingSolverBackend):
+        assert default_backend("halfspace", 500, 5) == "highs"
+        with pytest.raises(SolverNotInstalledError, match="oraclepriv_no_such_solver_package"):
+            make_oracle("halfspace", backend="scip-bc")
+    assert default_backend("halfspace", 500, 5) == "scip-bc"  # restored
+
+
+def test_make_oracle_takes_a_name_a_class_or_an_instance():
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(30, 2)), rng.integers(0, 2, 30)
+    by_name = make_oracle("halfspace", backend="highs", method="cuts").solve(X, y)
+    by_class = make_oracle("halfspace", backend=HighsBackend, method="cuts").solve(X, y)
+    by_instance = make_oracle("halfspace", backend=HighsBackend(method="cuts")).solve(X, y)
+    assert by_name.objective == by_class.objective == by_instance.objective and by_instance.backend == "highs"
+    with pytest.raises(ValueError, match="already configured"):
+        make_oracle("halfspace", backend=HighsBackend(), method="cuts")
+    with pytest.raises(ValueError, match="Backend subclass or instance"):
+        make_oracle("halfspace", backend=dict)
+
+
+def test_third_parties_register_backends_by_name():
+    class MySweep(SweepBackend):
+        name = "my-sweep"
+
+    snapshot = registry_snapshot()
+    register_backend("my-sweep", MySweep)
+    try:
+        assert "my-sweep" in available_backends() and "my-sweep" in installed_backends("stump")
+        assert make_oracle("stump", backend="my-sweep").solve(np.eye(3), [0, 1, 0]).certified
+        with pytest.raises(ValueError, match="already registered"):
+            register_backend("my-sweep", MySweep)
+        register_backend("my-sweep", "solvers.sweep:SweepBackend", replace=True)
+    finally:
+        unregister_backend("my-sweep")
+    assert registry_snapshot() == snapshot
+    for bad in (42, "no-colon"):
+        with pytest.raises(ValueError, match="Backend subclass or a 'module:Class' string"):
+            register_backend("bad", bad)
+    with pytest.raises(ValueError, match="no backend named 'nope'"):
+        unregister_backend("nope")
+    restore_registry(snapshot)
+
+
+def test_learners_take_backend_options():
+    rng = np.random.default_rng(1)
+    X, y, Z = rng.normal(size=(40, 2)), rng.integers(0, 2, 40), rng.normal(size=(4, 2))
+    clf = RRSPM(epsilon=1.0, backend="highs", backend_options={"method": "cuts"}, random_state=0).fit(X, y, X_public=Z)
+    assert clf.get_params()["backend_options"] == {"method": "cuts"}
+    with pytest.raises(ValueError, match="unknown option"):
+        RRSPM(backend="highs", backend_options={"bogus": 1}).fit(X, y, X_public=Z)
+    with pytest.raises(ValueError, match="proves its bounds only over halfspaces whose"):
+        RRSPM(backend="highs", backend_options={"certify": "margin"}).fit(X, y, X_public=Z)
+    with pytest.raises(ValueError, match="backend_options must be a dict"):
+        RRSPM(backend="highs", backend_options=["cuts"]).fit(X, y, X_public=Z)
