@@ -1,8 +1,11 @@
 """Benchmarks of the exact combinatorial oracles (``oraclepriv bench oracles``).
 
 Numbers are reported as ratios against a baseline measured in the same run (never as timed
-tests): the stump sweep against numpy's argsort of the same columns, and the d = 2 enumeration
-as absolute seconds next to the targets of issue #2 (< 1 s at n = 700, < 10 s at n = 5000).
+tests): the stump sweep against numpy's argsort of the same columns, the d = 2 enumeration
+as absolute seconds next to the targets of issue #2 (< 1 s at n = 700, < 10 s at n = 5000), and
+the d = 3 enumeration next to its targets (< 5 s at n = 300, < 120 s at n = 1000) *and* the
+``scip-bc`` branch-and-cut backend on the same instance in the same run (with a time limit), as
+a ratio. Where both are certified their objectives must agree (a cross-check of exactness).
 """
 
 from __future__ import annotations
@@ -15,7 +18,18 @@ import numpy as np
 
 from oraclepriv.oracle import make_oracle
 
-__all__ = ["bench_stump_sweep", "bench_enumerate", "bench_oracles", "markdown_report", "markdown_table", "machine_description"]
+__all__ = [
+    "bench_stump_sweep",
+    "bench_enumerate",
+    "bench_enumerate_vs_mip",
+    "enumerate_d3_crossover",
+    "noisy_halfspace_instance",
+    "unit_weight_instance",
+    "bench_oracles",
+    "markdown_report",
+    "markdown_table",
+    "machine_description",
+]
 
 
 def _median_seconds(fn: Callable[[], Any], repeats: int) -> float:
@@ -60,12 +74,17 @@ def bench_stump_sweep(n: int = 1_000_000, d: int = 5, repeats: int = 5, seed: in
     }
 
 
-def bench_enumerate(n: int, d: int = 2, repeats: int = 1, seed: int = 0) -> dict[str, Any]:
-    """Seconds for one exact ``enumerate`` halfspace call on a noisy-halfspace instance with signed weights."""
+def noisy_halfspace_instance(n: int, d: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gaussian points, labels of a random halfspace with Gaussian noise, Laplace (signed) weights."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     y = ((X @ rng.normal(size=d)) + 0.3 * rng.normal(size=n) >= 0).astype(int)
-    weights = rng.laplace(size=n)
+    return X, y, rng.laplace(size=n)
+
+
+def bench_enumerate(n: int, d: int = 2, repeats: int = 1, seed: int = 0) -> dict[str, Any]:
+    """Seconds for one exact ``enumerate`` halfspace call on a noisy-halfspace instance with signed weights."""
+    X, y, weights = noisy_halfspace_instance(n, d, seed)
     oracle = make_oracle("halfspace", backend="enumerate")
     results = []
     seconds = _median_seconds(lambda: results.append(oracle.solve(X, y, weights)), repeats)
@@ -80,14 +99,135 @@ def bench_enumerate(n: int, d: int = 2, repeats: int = 1, seed: int = 0) -> dict
     }
 
 
+def bench_enumerate_vs_mip(
+    n: int, d: int = 3, seed: int = 0, baseline: str = "scip-bc", time_limit: float = 120.0
+) -> dict[str, Any]:
+    """One ``enumerate`` call and one ``baseline`` call (time limit) on the same noisy-halfspace
+    instance with signed weights; ratio = baseline seconds / enumerate seconds (a lower bound on
+    the speed-up when the baseline stops at its time limit without a certificate)."""
+    X, y, weights = noisy_halfspace_instance(n, d, seed)
+    return _enumerate_vs_mip(X, y, weights, baseline, time_limit)
+
+
+def _enumerate_vs_mip(X: np.ndarray, y: np.ndarray, weights: np.ndarray, baseline: str, time_limit: float) -> dict[str, Any]:
+    n, d = X.shape
+    start = time.perf_counter()
+    result = make_oracle("halfspace", backend="enumerate").solve(X, y, weights)
+    seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    other = make_oracle("halfspace", backend=baseline, time_limit=time_limit).solve(X, y, weights)
+    baseline_seconds = time.perf_counter() - start
+    agree = None
+    if result.certified and other.certified:
+        agree = abs(result.objective - other.objective) <= 10 * max(result.tolerance, other.tolerance)
+    return {
+        "benchmark": f"enumerate-d{d}",
+        "n": n,
+        "d": d,
+        "seconds": seconds,
+        "certified": result.certified,
+        "objective": result.objective,
+        "baseline": baseline,
+        "baseline_time_limit": time_limit,
+        "baseline_seconds": baseline_seconds,
+        "baseline_status": other.status,
+        "baseline_certified": other.certified,
+        "baseline_objective": other.objective,
+        "baseline_bound": other.bound,
+        "objectives_agree": agree,
+        "ratio": baseline_seconds / seconds,
+    }
+
+
+def unit_weight_instance(n: int, d: int, seed: int = 0, noise: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gaussian points, labels of a random halfspace with a fraction ``noise`` flipped, unit weights."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X @ rng.normal(size=d) >= 0).astype(int)
+    flip = rng.random(n) < noise
+    y[flip] = 1 - y[flip]
+    return X, y, np.ones(n)
+
+
+def enumerate_d3_crossover(
+    sizes: tuple[int, ...] = (50, 100, 150, 200, 300, 500, 1000),
+    time_limit: float = 120.0,
+    seed: int = 0,
+    old_module_path: str | None = None,
+    old_max_n: int = 300,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """``enumerate`` vs ``scip-bc`` (time limit) for d = 3 on two families per n: the signed
+    noisy-halfspace instance of ``bench_oracles`` and a noisy unit-weight one.
+
+    ``old_module_path``: a file holding an earlier ``solvers/enumerate.py`` (for example
+    ``git show <commit>:solvers/enumerate.py > /tmp/old_enumerate.py``), whose
+    ``best_separable_set`` is timed on the same merged points and gains for n <= ``old_max_n``
+    (its gain is checked against the current one).
+    """
+    old = None
+    if old_module_path is not None:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("old_enumerate", old_module_path)
+        old = importlib.util.module_from_spec(spec)
+        assert spec.loader is not None
+        spec.loader.exec_module(old)
+    families = {"signed": noisy_halfspace_instance, "unit": unit_weight_instance}
+    rows = []
+    for n in sizes:
+        for family, make in families.items():
+            X, y, weights = make(n, 3, seed)
+            row = _enumerate_vs_mip(X, y, weights, "scip-bc", time_limit)
+            row.update({"family": family, "n": n, "d": 3, "seed": seed})
+            if old is not None and n <= old_max_n:
+                from solvers.enumerate import best_separable_set
+                from solvers.geometry import float_is_exact
+
+                P, inverse = np.unique(X, axis=0, return_inverse=True)
+                G = np.bincount(inverse.reshape(-1), weights=np.where(y == 1, weights, -weights), minlength=len(P))
+                start = time.perf_counter()
+                old_best = old.best_separable_set(P, G, float_is_exact(P))
+                row["old_seconds"] = time.perf_counter() - start
+                difference = abs(old_best.gain - best_separable_set(P, G).gain)
+                row["old_gain_agrees"] = bool(difference <= 1e-9 * max(1.0, float(np.abs(G).sum())))
+            rows.append(row)
+            if progress is not None:
+                progress(row)
+    return rows
+
+
+#: issue targets, seconds: enumerate d = 2 (issue #2) and d = 3
+ENUMERATE_TARGETS = {(700, 2): 1.0, (5000, 2): 10.0, (300, 3): 5.0, (1000, 3): 120.0}
+
+
+def _load_average() -> float | None:
+    """The 1-minute load average (None where the OS does not provide it)."""
+    import os
+
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
 def bench_oracles(quick: bool = False) -> list[dict[str, Any]]:
-    """The issue-#2 oracle benchmark suite (``quick`` shrinks every size for smoke tests)."""
-    rows = [bench_stump_sweep(n=20_000 if quick else 1_000_000, repeats=3 if quick else 5)]
-    sizes = [(200, 2), (400, 2)] if quick else [(700, 2), (5000, 2), (100, 3)]
-    for n, d in sizes:
-        row = bench_enumerate(n, d)
-        if not quick:
-            row["target_seconds"] = {(700, 2): 1.0, (5000, 2): 10.0}.get((n, d))
+    """The oracle benchmark suite (``quick`` shrinks every size for smoke tests). Every row records
+    the 1-minute load average just before and just after it was measured."""
+    runs: list[Callable[[], dict[str, Any]]] = [
+        lambda: bench_stump_sweep(n=20_000 if quick else 1_000_000, repeats=3 if quick else 5)
+    ]
+    for n, d in [(200, 2), (400, 2)] if quick else [(700, 2), (5000, 2)]:
+        runs.append(lambda n=n, d=d: bench_enumerate(n, d))
+    for n in [40] if quick else [300, 1000]:
+        runs.append(lambda n=n: bench_enumerate_vs_mip(n, 3, time_limit=10.0 if quick else 120.0))
+    rows = []
+    for run in runs:
+        before = _load_average()
+        row = run()
+        row["load_average_1min"] = [before, _load_average()]
+        if not quick and row["benchmark"].startswith("enumerate"):
+            row["target_seconds"] = ENUMERATE_TARGETS.get((row["n"], row["d"]))
         rows.append(row)
     return rows
 
@@ -125,10 +265,30 @@ def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
             )
         else:
             target = row.get("target_seconds")
+            target_text = f"target < {target:g} s" if target else "-"
+            baseline_text = "-"
+            certified = f"{row['certified']}"
+            if "baseline" in row:
+                stopped = "" if row["baseline_certified"] else f", stopped: {row['baseline_status']}"
+                baseline_text = (
+                    f"{row['baseline']} {row['baseline_seconds']:.2f} s (limit {row['baseline_time_limit']:g} s{stopped})"
+                )
+                bound = "" if row["baseline_certified"] else ">= "
+                target_text = f"{bound}{row['ratio']:.1f}x faster; {target_text}"
+                certified += f" / {row['baseline_certified']}"
+                if row["objectives_agree"] is not None:
+                    certified += f" (objectives agree: {row['objectives_agree']})"
             lines.append(
-                f"| halfspace oracle ({row['benchmark']}) | {row['n']} | {row['d']} | {row['seconds']:.3f} s | - | "
-                f"{'target < %g s' % target if target else '-'} | {row['certified']} |"
+                f"| halfspace oracle ({row['benchmark']}) | {row['n']} | {row['d']} | {row['seconds']:.3f} s | "
+                f"{baseline_text} | {target_text} | {certified} |"
             )
+    loads = [value for row in rows for value in row.get("load_average_1min", []) if value is not None]
+    if loads:
+        lines += [
+            "",
+            f"1-minute load average before/after the rows: {min(loads):.2f}-{max(loads):.2f} "
+            "(above 1: other processes were running next to the single-threaded benchmarks).",
+        ]
     return "\n".join(lines) + "\n"
 
 
