@@ -36,7 +36,7 @@ def tight_halfspace(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return sc.X, sc.y, sc.X_public
 
 
-def natural_halfspace(n: int = 10, m: int = 4, d: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def natural_halfspace(n: int = 12, m: int = 4, d: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gaussian points, labels from a halfspace with 10% flipped, m Gaussian public points."""
     rng = np.random.default_rng(seed)
     X = np.round(rng.normal(size=(n, d)), 3)
@@ -72,8 +72,8 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
             cases.append(SuiteCase(f"tight-halfspace-d{d}", lambda b=backend: RRSPM(epsilon=1.0, hypothesis="halfspace", backend=b),
                                    X, y, Z, backend, "exact", "verified", "tight: loss must be eps"))
     if not quick:
-        X, y, Z = natural_halfspace()
-        cases.append(SuiteCase("natural-halfspace-d2-n10-m4", lambda: RRSPM(epsilon=1.0, hypothesis="halfspace", backend="scip-bc"),
+        X, y, Z = natural_halfspace(n=12)
+        cases.append(SuiteCase("natural-halfspace-d2-n12-m4", lambda: RRSPM(epsilon=1.0, hypothesis="halfspace", backend="scip-bc"),
                                X, y, Z, "scip-bc", "exact", "verified"))
     grid = [np.arange(4.0)]
     Xg = np.array([[1.0], [1.0], [2.0], [3.0], [0.0]])
