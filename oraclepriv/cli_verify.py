@@ -113,17 +113,21 @@ def verify_suite(
 ) -> None:
     """Every subject and near-miss control of the verification suite; exit 1 if any verdict is unexpected."""
     from oraclepriv.verify.report import markdown_report
-    from oraclepriv.verify.suite import run_suite
+    from oraclepriv.verify.suite import explicit_law_rows, run_suite
 
     if jobs < 1:
         _fail(f"--jobs must be >= 1; got {jobs}")
     rows = run_suite(quick=quick, n_jobs=jobs, seed=seed, progress=_show)
+    explicit = explicit_law_rows(seed=seed)
+    for row in explicit:
+        typer.echo(f"{row['class']:<30} {row['subject']:<60} neighbours={row['n_neighbours']:<4} loss={row['loss']:.6f} "
+                   f"{row['verdict'].upper()} expected={row['expected']}")
     if out is not None:
-        out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+        out.write_text(to_json({"noisy_argmin": rows, "explicit_laws": explicit}, indent=2) + "\n", encoding="utf-8")
     if report is not None:
         command = f"oraclepriv verify suite{' --quick' if quick else ''} --jobs {jobs} --seed {seed} --report {report}"
-        report.write_text(markdown_report(rows, command), encoding="utf-8")
-    bad = [r for r in rows if not r["ok"]]
+        report.write_text(markdown_report(rows, command, explicit), encoding="utf-8")
+    bad = [r for r in rows + explicit if not r["ok"]]
     if bad:
         typer.echo(f"UNEXPECTED: {len(bad)} verdict(s) differ from the expected ones", err=True)
         raise typer.Exit(code=1)

@@ -14,7 +14,7 @@ def _num(value: float, digits: int = 6) -> str:
     return f"{value:.{digits}g}"
 
 
-def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
+def markdown_report(rows: list[dict[str, Any]], command: str, explicit: list[dict[str, Any]] | None = None) -> str:
     from oraclepriv.bench import machine_description
 
     lines = [
@@ -49,4 +49,23 @@ def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
     lines += ["", "Worst neighbour and outcome per row:", ""]
     for r in rows:
         lines.append(f"- {r['instance']} / {r['learner']}: {r['worst_neighbour']}; outcome {r['worst_outcome']}")
+    if explicit:
+        lines += [
+            "",
+            "## Learners with explicit output laws",
+            "",
+            "PublicCoverEM (the exponential mechanism over the public cover) and the PPM learner (the exponential "
+            "mechanism over the class G of Bassily, Moran and Nandi) make no oracle call; their output laws are "
+            "computed outright on D and on every neighbour (label flips, public points, other records; privacy bits "
+            "fixed for PPM), and *loss* is the largest |log p_D(o) − log p_D′(o)|. No sampling, float error only. "
+            "Perturbation is not verified exactly: its release is a noisy argmin around f̄, itself an average of J "
+            "ERMs under random Gaussian-process perturbations, so its law is a mixture with no finite cost vector.",
+            "",
+            "| subject | instance | method | neighbours | ε | loss | verdict | expected | seconds |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in explicit:
+            verdict = r["verdict"] if r["ok"] else f"**{r['verdict']} (UNEXPECTED)**"
+            lines.append(f"| {r['subject']} | {r['class']} | {r['method']} | {r['n_neighbours']} | {r['epsilon']:g} | "
+                         f"{_num(r['loss'])} | {verdict} | {r['expected']} | {r['seconds']:.1f} |")
     return "\n".join(lines) + "\n"

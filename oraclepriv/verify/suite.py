@@ -26,7 +26,8 @@ from oraclepriv.audit.controls import (
 from oraclepriv.audit.scenarios import teacher_flip_scenario, tight_construction, tight_halfspace_construction
 from oraclepriv.learners import RRSPM, RSPM, SubsampleAggregate
 
-__all__ = ["SuiteCase", "suite_cases", "run_suite", "tight_halfspace", "natural_halfspace"]
+__all__ = ["SuiteCase", "explicit_law_rows", "natural_halfspace", "ppm_exact_rows", "run_suite", "suite_cases",
+           "tight_halfspace"]
 
 
 def tight_halfspace(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -148,3 +149,58 @@ def run_suite(quick: bool = False, n_jobs: int = 1, seed: int = 0,
         if progress is not None:
             progress(row)
     return rows
+
+
+def ppm_exact_rows(epsilon: float = 1.0, seed: int = 4) -> list[dict[str, Any]]:
+    """The PPM learner (Bassily, Moran, Nandi, Algorithm 2) through its exact output law: the largest
+    |log p_D(g) - log p_D'(g)| over every g in G, for neighbours that replace one private record by
+    its label flip, by each public point with label 0, and by a far-away point with either label
+    (privacy bits and public records fixed); and the exponential mechanism with weights exp(-eps m(g))
+    (sensitivity 1/2, a control). Exact: no sampling."""
+    import math
+
+    from oraclepriv.learners.ppm import exact_log_probabilities
+
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(14, 2))
+    y = (X[:, 0] + 0.5 * X[:, 1] >= 0.1).astype(np.int8)
+    y[:2] ^= 1
+    public = y == 0
+    private = np.flatnonzero(~public)
+    candidates = [(X[j], 0) for j in np.flatnonzero(public)] + [(np.array([50.0, -40.0]), 1), (np.array([50.0, -40.0]), 0)]
+    rows = []
+    for label, scale, expected in (("PPMHalfspaces", 1.0, "verified"), ("control: weights exp(-eps mistakes)", 2.0, "exceeds")):
+        start = time.perf_counter()
+        base, _, _ = exact_log_probabilities(X, y, public, scale * epsilon)
+        worst, where, count = 0.0, "", 0
+        for i in private:
+            for x_new, y_new in [(X[i], 1 - int(y[i]))] + candidates:
+                X2, y2 = X.copy(), y.copy()
+                X2[i], y2[i] = x_new, y_new
+                other, _, _ = exact_log_probabilities(X2, y2, public, scale * epsilon)
+                count += 1
+                loss = math.inf if set(base) != set(other) else max(abs(base[g] - other[g]) for g in base)
+                if loss > worst:
+                    worst, where = loss, f"record {int(i)} -> ({', '.join(f'{v:g}' for v in x_new)}; y={y_new})"
+        verdict = "exceeds" if worst > epsilon * (1 + 1e-9) else "verified"
+        rows.append({"subject": label, "class": "halfspace", "method": "exact law over G (|G| enumerated)",
+                     "n_neighbours": count, "epsilon": epsilon, "loss": worst, "worst_neighbour": where,
+                     "verdict": verdict, "expected": expected, "ok": verdict == expected,
+                     "seconds": time.perf_counter() - start})
+    return rows
+
+
+def explicit_law_rows(epsilon: float = 1.0, seed: int = 0) -> list[dict[str, Any]]:
+    """PublicCoverEM (exact audit over its explicit law, :func:`oraclepriv.audit.suite.public_cover_audit_suite`)
+    and the PPM learner (:func:`ppm_exact_rows`), in the verify report's format."""
+    from oraclepriv.audit.suite import public_cover_audit_suite
+
+    rows = []
+    for r in public_cover_audit_suite(epsilon=epsilon, seed=seed):
+        verdict = "verified" if r["passed"] else "exceeds"
+        rows.append({"subject": r["learner"], "class": r["scenario"], "method": "exact law over the public cover",
+                     "n_neighbours": r["n_neighbours"], "epsilon": epsilon, "loss": r["epsilon_hat"],
+                     "worst_neighbour": str(r.get("worst_pair", "")), "verdict": verdict,
+                     "expected": "verified" if r["expected"] == "pass" else "exceeds", "ok": r["verdict"] == "ok",
+                     "seconds": r["seconds"]})
+    return rows + ppm_exact_rows(epsilon, seed=4)
