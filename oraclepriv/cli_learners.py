@@ -201,11 +201,18 @@ def _print_report(report: dict, as_json: bool) -> None:
                 typer.echo(f"    {name}: {value}")
 
 
-def demo(seed: int = typer.Option(0, "--seed", help="Random seed.")) -> None:
-    """Exact ERM, RRSPM with its two oracle calls, and a privacy audit that catches a broken learner."""
+def demo(
+    seed: int = typer.Option(0, "--seed", help="Random seed (>= 0)."),
+    out: Path = typer.Option(Path("oraclepriv-demo.png"), "--out", help="Where to write the demo's picture (PNG)."),
+) -> None:
+    """Exact ERM, RRSPM with its two oracle calls, and a privacy audit that catches a broken learner; ends with a picture."""
     from oraclepriv.demo import run_demo
 
-    report = run_demo(seed=seed, echo=typer.echo)
+    if seed < 0:
+        _fail(f"--seed must be >= 0; got {seed}")
+    if out.is_dir() or not out.parent.resolve().is_dir():
+        _fail(f"--out {str(out)!r} must be a file path in an existing directory")
+    report = run_demo(seed=seed, echo=typer.echo, figure_path=out)
     wrong = [v for v in report["audit"] if v["passed"] != (v["learner"] == "RRSPM")]
     if wrong or not report["erm"]["certified"] or report["rrspm"]["oracle_calls"] != 2:
         typer.echo("demo: UNEXPECTED result (see above)", err=True)

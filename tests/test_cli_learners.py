@@ -100,9 +100,14 @@ def test_learn_public_features_must_match(data):
     assert result.exit_code == 2 and "feature columns" in result.stderr
 
 
-def test_demo_story_holds_on_small_sizes():
+def test_demo_story_holds_on_small_sizes(tmp_path):
     lines = []
-    report = run_demo(n_private=600, n_public=8, audit_runs=600, echo=lines.append)
+    picture = tmp_path / "demo.png"
+    report = run_demo(n_private=600, n_public=8, audit_runs=600, echo=lines.append, figure_path=picture)
+    assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and any(str(picture.resolve()) in line for line in lines)
+    bad = runner.invoke(app, ["demo", "--out", str(tmp_path / "no" / "such" / "dir.png")])
+    assert bad.exit_code == 2 and "--out" in bad.stderr
+    assert runner.invoke(app, ["demo", "--seed", "-1"]).exit_code == 2
     assert report["erm"]["certified"]
     assert report["rrspm"]["oracle_calls"] == 2 and report["rrspm"]["steps"] == ["private-erm", "perturb"]
     verdicts = {v["learner"]: v["passed"] for v in report["audit"]}
