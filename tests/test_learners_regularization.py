@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from oraclepriv.learners import Regularization, UncertifiedOracleError
@@ -38,6 +38,7 @@ def test_two_calls_certified_and_json():
 
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), eta=st.floats(0.05, 20))
+@example(seed=232, eta=5.0)  # SLSQP stopped at gap 3e-6 > opt_tol here (found by a fresh-clone run): HiGHS' QP now takes over
 def test_convex_oracle_matches_grid_search_and_bound_is_valid(seed, eta):
     X, y, Z = l1_data(15, 4, 1, seed)
     y = 2.0 * y - 1
