@@ -1,6 +1,6 @@
 """The backend registry: which exact ERM backends exist, which are installed, and how to add one.
 
-Modelled on CVXPY's solver interface: every backend is a class (:class:`solvers.base.Backend`)
+Modelled on CVXPY's solver interface: every backend is a class (:class:`oraclepriv.solvers.base.Backend`)
 with ``is_installed()`` (its solver packages can be imported); :func:`installed_backends` lists the
 usable ones and :func:`oraclepriv.oracle.default_backend` only ever picks an installed one.
 
@@ -25,7 +25,7 @@ from importlib import metadata
 from typing import TYPE_CHECKING, Any, Iterator
 
 if TYPE_CHECKING:
-    from solvers.base import Backend
+    from oraclepriv.solvers.base import Backend
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -42,14 +42,14 @@ __all__ = [
 ENTRY_POINT_GROUP = "oraclepriv.backends"
 
 _BUILTIN: dict[str, Any] = {
-    "sweep": "solvers.sweep:SweepBackend",
-    "enumerate": "solvers.enumerate:EnumerateBackend",
-    "highs": "solvers.highs:HighsBackend",
-    "scip": "solvers.scip:ScipBackend",
-    "scip-bc": "solvers.scip_bc:ScipBcBackend",
-    "naive-highs": "solvers.naive:NaiveHighsBackend",
-    "pyomo": "solvers.pyomo:PyomoBackend",
-    "cpsat": "solvers.cpsat:CpSatBackend",
+    "sweep": "oraclepriv.solvers.sweep:SweepBackend",
+    "enumerate": "oraclepriv.solvers.enumerate:EnumerateBackend",
+    "highs": "oraclepriv.solvers.highs:HighsBackend",
+    "scip": "oraclepriv.solvers.scip:ScipBackend",
+    "scip-bc": "oraclepriv.solvers.scip_bc:ScipBcBackend",
+    "naive-highs": "oraclepriv.solvers.naive:NaiveHighsBackend",
+    "pyomo": "oraclepriv.solvers.pyomo:PyomoBackend",
+    "cpsat": "oraclepriv.solvers.cpsat:CpSatBackend",
 }
 _registry: dict[str, Any] = dict(_BUILTIN)
 _entry_points_loaded = False

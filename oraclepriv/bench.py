@@ -181,8 +181,8 @@ def enumerate_d3_crossover(
             row = _enumerate_vs_mip(X, y, weights, "scip-bc", time_limit)
             row.update({"family": family, "n": n, "d": 3, "seed": seed})
             if old is not None and n <= old_max_n:
-                from solvers.enumerate import best_separable_set
-                from solvers.geometry import float_is_exact
+                from oraclepriv.solvers.enumerate import best_separable_set
+                from oraclepriv.solvers.geometry import float_is_exact
 
                 P, inverse = np.unique(X, axis=0, return_inverse=True)
                 G = np.bincount(inverse.reshape(-1), weights=np.where(y == 1, weights, -weights), minlength=len(P))

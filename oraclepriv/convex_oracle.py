@@ -24,7 +24,7 @@ from oraclepriv.validation import check_positive
 
 __all__ = ["CONVEX_BACKENDS", "ConvexOracle", "ConvexResult", "make_convex_oracle"]
 
-CONVEX_BACKENDS: dict[str, str] = {"scipy": "solvers.convex_linear:ConvexLinearBackend"}
+CONVEX_BACKENDS: dict[str, str] = {"scipy": "oraclepriv.solvers.convex_linear:ConvexLinearBackend"}
 
 
 @dataclass

@@ -216,8 +216,11 @@ DEFAULT_INSTANCE = "rrspm-2d-n300"
 
 
 def instances_dir() -> Path:
-    """The repository's ``instances/`` folder."""
-    return Path(__file__).resolve().parent.parent / "instances"
+    """The bundled instances' folder: ``instances/`` in a checkout, installed as the package data of
+    ``oraclepriv.instance_data`` (read through ``importlib.resources``, so it works from a wheel too)."""
+    from importlib import resources
+
+    return Path(str(resources.files("oraclepriv.instance_data")))
 
 
 def generate(spec: InstanceSpec) -> Generated:
@@ -368,7 +371,7 @@ def load_instance(name: str, directory: Path | None = None) -> tuple[dict[str, A
     return entry, data.X, data.y, np.asarray(weights, dtype=np.float64)
 
 
-#: MIP formulations an instance can be exported as (see ``solvers.milp``)
+#: MIP formulations an instance can be exported as (see ``oraclepriv.solvers.milp``)
 FORMULATIONS = ("relaxed", "margin", "staircase")
 EXPORT_BACKENDS = ("highs", "scip", "pyomo")
 
@@ -380,7 +383,7 @@ def instance_milp(name: str, formulation: str | None = None, gamma: float | None
     the oracle protocol does, so ``min cost.x + offset`` is the model of the *signed* problem:
 
     * halfspaces, ``formulation="relaxed"`` (default): the margin-free relaxation the MIP backends
-      certify with (:class:`solvers.milp.HalfspaceRelaxedMilp`); its optimum + offset is a lower
+      certify with (:class:`oraclepriv.solvers.milp.HalfspaceRelaxedMilp`); its optimum + offset is a lower
       bound on the instance's optimum and equals it on data in general position;
     * halfspaces, ``"margin"``: the big-M model with margin gamma (:class:`HalfspaceMarginMilp`),
       exact over halfspaces with margin >= gamma on [-1, 1]-scaled data;
@@ -389,7 +392,7 @@ def instance_milp(name: str, formulation: str | None = None, gamma: float | None
     from dataclasses import replace
 
     from oraclepriv.oracle import reduce_signed_weights
-    from solvers.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, HalfspaceRelaxedMilp, StumpMilp
+    from oraclepriv.solvers.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, HalfspaceRelaxedMilp, StumpMilp
 
     entry, X, y, w = load_instance(name, directory)
     cls = entry["class"]
@@ -430,7 +433,7 @@ def export_mps(
     milp, offset, details = instance_milp(name, formulation, directory=directory)
     path.parent.mkdir(parents=True, exist_ok=True)
     if backend == "highs":
-        from solvers.highs import HighsModel, import_highspy
+        from oraclepriv.solvers.highs import HighsModel, import_highspy
 
         highspy = import_highspy()
         model = HighsModel(highspy, milp)
@@ -439,13 +442,13 @@ def export_mps(
         if model.h.writeModel(str(path)) not in (highspy.HighsStatus.kOk, highspy.HighsStatus.kWarning):
             raise RuntimeError(f"HiGHS could not write {str(path)!r}")
     elif backend == "scip":
-        from solvers.scip import ScipModel, import_pywraplp
+        from oraclepriv.solvers.scip import ScipModel, import_pywraplp
 
         model = ScipModel(import_pywraplp(), milp)
         model.objective.SetOffset(offset)
         path.write_text(model.solver.ExportModelAsMpsFormat(False, False), encoding="utf-8")
     else:
-        from solvers.pyomo import PyomoModel
+        from oraclepriv.solvers.pyomo import PyomoModel
 
         model = PyomoModel(milp)
         model.model.obj.expr = model.model.obj.expr + offset

@@ -178,7 +178,7 @@ def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[st
         "backend": backend,
         "time_limit": time_limit,
     }
-    from solvers.base import UnsupportedProblemError
+    from oraclepriv.solvers.base import UnsupportedProblemError
 
     start = time.perf_counter()
     try:

@@ -33,7 +33,7 @@ from oraclepriv.backends import available_backends, backend_class, installed_bac
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
 from oraclepriv.validation import as_features, as_labels, as_weights, check_positive
-from solvers.base import Backend, ReducedProblem, SolverNotInstalledError, UnsupportedProblemError
+from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError, UnsupportedProblemError
 
 __all__ = [
     "HYPOTHESIS_CLASSES",
@@ -82,7 +82,7 @@ MIP_PREFERENCE = ("scip-bc", "highs", "scip", "cpsat", "pyomo")
 
 def default_backend(hypothesis_class: str, n: int, d: int) -> str:
     """The backend ``make_oracle(..., backend=None)`` uses for a problem of this shape: an exact one
-    whose solver is installed (:meth:`solvers.base.Backend.is_installed`)."""
+    whose solver is installed (:meth:`oraclepriv.solvers.base.Backend.is_installed`)."""
     if hypothesis_class in ("threshold", "stump"):
         return "sweep"
     if d <= 2 or (d == 3 and n <= ENUMERATE_D3_DEFAULT_MAX_N):

@@ -36,7 +36,7 @@ def _highs_qp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> np
     """w of  min 1/2 sum t + eta_sum w'Sw  s.t. t >= |Xw - y|, -1 <= w <= 1, solved by HiGHS' QP solver."""
     import scipy.sparse as sp
 
-    from solvers.highs import import_highspy
+    from oraclepriv.solvers.highs import import_highspy
 
     highspy = import_highspy()
     n, d = X.shape

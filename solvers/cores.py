@@ -1,14 +1,14 @@
 """Non-separable subsets ("cores") of a labelled point set, found by LP and verified exactly.
 
 Used by the combinatorial-Benders / implicit-hitting-set halfspace oracle of
-:mod:`solvers.mipbackend` (``method="cuts"``): the hitting-set master of
-:class:`solvers.milp.HalfspaceHittingSet` needs, for a set K of points it wants to classify
+:mod:`oraclepriv.solvers.mipbackend` (``method="cuts"``): the hitting-set master of
+:class:`oraclepriv.solvers.milp.HalfspaceHittingSet` needs, for a set K of points it wants to classify
 correctly, either a proof that K is realisable by a halfspace or a small subset of K that is not.
 
 Facts used (for finite point sets; P = points labelled 1, N = points labelled 0):
 
 * A labelling is induced by a closed halfspace 1[w.x + b >= 0] iff P and N are *strictly*
-  separable iff conv(P) and conv(N) are disjoint (see :mod:`solvers.enumerate`).
+  separable iff conv(P) and conv(N) are disjoint (see :mod:`oraclepriv.solvers.enumerate`).
 * Farkas: conv(P) meets conv(N) iff there is lambda >= 0 with
   sum_i lambda_i s_i (x_i, 1) = 0 and sum_i lambda_i = 1  (s_i = +1 on P, -1 on N): then
   sum_P lambda = sum_N lambda = 1/2 and the two weighted means coincide.

@@ -35,7 +35,7 @@ Algorithms:
     routine — O(n^3 log n) time. The sweeps of a block of pairs run as one set of numpy array
     operations (pairs x points), so the Python overhead is per block, not per pair or point.
 Exactness: the angular orders and groupings are decided by exact predicates
-(``solvers.geometry``: float filter + rational fallback; in d = 3 a batched float filter over a
+(``oraclepriv.solvers.geometry``: float filter + rational fallback; in d = 3 a batched float filter over a
 whole block first, exact arithmetic only for the signs it cannot certify). Floating-point angles
 are only used to propose an order, which is then verified pair-by-pair exactly (and re-sorted
 exactly if wrong).
@@ -55,8 +55,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from oraclepriv.hypotheses import Halfspace
-from solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
-from solvers.geometry import float_is_exact, orient2d, orient3d
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
+from oraclepriv.solvers.geometry import float_is_exact, orient2d, orient3d
 
 __all__ = ["EnumerateBackend", "best_separable_set", "max_margin_halfspace"]
 

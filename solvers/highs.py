@@ -1,26 +1,26 @@
 """``highs``: exact weighted 0-1 ERM as mixed-integer programs solved by HiGHS (highspy).
 
-The formulations are those of :mod:`solvers.milp` and the search/certification flow is
-:class:`solvers.mipbackend.MipBackend` (both shared with the other MIP backends). Each model is
+The formulations are those of :mod:`oraclepriv.solvers.milp` and the search/certification flow is
+:class:`oraclepriv.solvers.mipbackend.MipBackend` (both shared with the other MIP backends). Each model is
 built once with ``addVars``/``addRows``/``changeColsIntegrality``; a later call on the same points (same X and reduced labels, compared by a BLAKE2 fingerprint)
 only changes the costs with ``changeColsCost`` and re-runs. Gaps are set so that integer
-optimality is proven: ``mip_rel_gap = 0`` and ``mip_abs_gap`` from :func:`solvers.milp.gap_rule`
+optimality is proven: ``mip_rel_gap = 0`` and ``mip_abs_gap`` from :func:`oraclepriv.solvers.milp.gap_rule`
 (half the weight lattice when weights are multiples of 2^-k, else a tenth of the certification
 tolerance).
 
 What ``certified`` means (``certify`` option, halfspaces; thresholds and stumps are always exact):
 
 * ``certify="margin-free"``, ``method="cuts"`` (default; ``method="auto"`` uses it for lattice
-  weights and ``"bigm"`` otherwise, see ``solvers.mipbackend``): combinatorial Benders -- HiGHS solves
+  weights and ``"bigm"`` otherwise, see ``oraclepriv.solvers.mipbackend``): combinatorial Benders -- HiGHS solves
   the hitting-set master over exactly verified non-separable cores
-  (:class:`~solvers.milp.HalfspaceHittingSet`, :mod:`solvers.cores`); ``bound`` is the master's
+  (:class:`~oraclepriv.solvers.milp.HalfspaceHittingSet`, :mod:`oraclepriv.solvers.cores`); ``bound`` is the master's
   dual bound, a proved lower bound over *all* halfspaces (details in
-  :class:`~solvers.mipbackend.MipBackend`).
+  :class:`~oraclepriv.solvers.mipbackend.MipBackend`).
 * ``certify="margin-free"``, ``method="bigm"``: the reported ``bound`` is a proved lower bound over *all*
   halfspaces, ``max(conflict bound, min(relaxed MIP dual bound, cost(all 1), cost(all 0)))``
-  from :class:`~solvers.milp.HalfspaceRelaxedMilp`, so ``certified`` means optimal over all
+  from :class:`~oraclepriv.solvers.milp.HalfspaceRelaxedMilp`, so ``certified`` means optimal over all
   halfspaces. The hypothesis comes from the relaxed solution turned into a real halfspace by
-  :func:`~solvers.milp.margin_lp`; if that does not attain the bound (degenerate data, see the
+  :func:`~oraclepriv.solvers.milp.margin_lp`; if that does not attain the bound (degenerate data, see the
   relaxation's docstring), the gamma-margin model is solved as well for a better hypothesis and
   the answer is honestly uncertified when the gap remains.
 * ``certify="margin"``: only the gamma-margin model is solved and ``bound`` is its dual bound:
@@ -44,9 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from solvers.base import SolverNotInstalledError
-from solvers.milp import MilpArrays
-from solvers.mipbackend import CERTIFY_MODES, MipBackend, MipRun
+from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.milp import MilpArrays
+from oraclepriv.solvers.mipbackend import CERTIFY_MODES, MipBackend, MipRun
 
 __all__ = ["HighsBackend", "HighsModel", "HighsRun", "import_highspy", "CERTIFY_MODES", "TESTED_HIGHSPY"]
 
@@ -79,7 +79,7 @@ def _status_name(highspy, status) -> str:
 
 
 class HighsModel:
-    """A persistent highspy model of one :class:`~solvers.milp.MilpArrays`."""
+    """A persistent highspy model of one :class:`~oraclepriv.solvers.milp.MilpArrays`."""
 
     def __init__(self, highspy, milp: MilpArrays, *, output_flag: bool = False, threads: int | None = None, random_seed: int | None = None):
         self.highspy = highspy
@@ -167,7 +167,7 @@ class HighsModel:
 
 class HighsBackend(MipBackend):
     """HiGHS MIP oracle for thresholds, stumps and halfspaces (see the module docstring and
-    :class:`~solvers.mipbackend.MipBackend` for options and what ``certified`` means)."""
+    :class:`~oraclepriv.solvers.mipbackend.MipBackend` for options and what ``certified`` means)."""
 
     name = "highs"
     requires = ("highspy",)

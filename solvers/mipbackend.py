@@ -1,14 +1,14 @@
 """The solver-independent driver shared by the MIP backends (``highs``, ``scip``).
 
 A concrete backend supplies one thing: a *model adapter* built from a
-:class:`~solvers.milp.MilpArrays` with ``set_costs(cost)`` and
+:class:`~oraclepriv.solvers.milp.MilpArrays` with ``set_costs(cost)`` and
 ``run(time_limit, abs_gap=..., feasibility_tolerance=..., start=...) -> MipRun``.
 This module does the rest, identically for every solver:
 
 * one persistent model per formulation, reused when the points are the same (X and reduced
   labels, compared by a BLAKE2 fingerprint): a new call only changes the costs;
 * gaps that prove integer optimality (relative 0; absolute and bound rounding from
-  :func:`~solvers.milp.gap_rule` / :func:`~solvers.milp.lattice_round_up`);
+  :func:`~oraclepriv.solvers.milp.gap_rule` / :func:`~oraclepriv.solvers.milp.lattice_round_up`);
 * warm starts from cheap heuristics (halfspaces), and the best re-scored candidate returned;
 * the two certification modes for halfspaces (``certify``):
 
@@ -19,9 +19,9 @@ This module does the rest, identically for every solver:
     honestly uncertified; so the default stays "cuts" (exact on all data).
   - ``"margin-free"`` with ``method="cuts"`` (the default): combinatorial Benders / implicit
     hitting set (Codato & Fischetti, Oper. Res. 2006; Pfetsch, SIAM J. Optim. 2008). The
-    master :class:`~solvers.milp.HalfspaceHittingSet` ("misclassify at least one point of every
+    master :class:`~oraclepriv.solvers.milp.HalfspaceHittingSet` ("misclassify at least one point of every
     non-separable core") is solved by the backend's MIP solver; its optimal labeling is checked
-    by a Farkas LP (:class:`~solvers.cores.Separator`), and every non-separable kept set yields
+    by a Farkas LP (:class:`~oraclepriv.solvers.cores.Separator`), and every non-separable kept set yields
     new cores (each verified in exact rational arithmetic on the original data before it becomes
     a row) until the master's optimum is realisable. ``bound`` is the master's dual bound, a
     proved lower bound over *all* halfspaces; ``certified`` means optimal over all halfspaces.
@@ -30,11 +30,11 @@ This module does the rest, identically for every solver:
     every master run starts from. Cores depend only on the points and reduced labels, so they
     are kept across calls with new weights.
   - ``"margin-free"`` with ``method="bigm"``: ``bound = max(conflict bound, min(relaxed dual bound,
-    cost(all 1), cost(all 0)))`` from :class:`~solvers.milp.HalfspaceRelaxedMilp`, a lower bound
+    cost(all 1), cost(all 0)))`` from :class:`~oraclepriv.solvers.milp.HalfspaceRelaxedMilp`, a lower bound
     over *all* halfspaces, so ``certified`` means optimal over all halfspaces. (The relaxation
     already contains both constant labelings at b = +-R; the ``min`` is kept as a guard.) The
     relaxed solution is turned into a real halfspace by the max-margin LP
-    :func:`~solvers.milp.margin_lp`; if the result does not attain the bound (degenerate data or
+    :func:`~oraclepriv.solvers.milp.margin_lp`; if the result does not attain the bound (degenerate data or
     a time limit), the gamma-margin model is searched too for a better hypothesis, and the
     answer stays honestly uncertified if the gap remains.
   - ``"margin"``: only the gamma-margin model; ``bound`` is its dual bound, proved over
@@ -59,9 +59,9 @@ from typing import Any, Callable
 import numpy as np
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
-from solvers.base import Backend, BackendAnswer, ReducedProblem, fingerprint
-from solvers.cores import CoreStatus, Separator
-from solvers.milp import (
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, fingerprint
+from oraclepriv.solvers.cores import CoreStatus, Separator
+from oraclepriv.solvers.milp import (
     DEFAULT_GAMMA,
     HalfspaceHittingSet,
     HalfspaceMarginMilp,
@@ -336,7 +336,7 @@ class MipBackend(Backend):
         fp = fingerprint("halfspace-hitting-set", X, y)
         if self._hitting is not None and self._hitting[0] == fp:
             return self._hitting[1], self._hitting[2], True
-        from solvers.highs import import_highspy  # the separation LPs always run on HiGHS
+        from oraclepriv.solvers.highs import import_highspy  # the separation LPs always run on HiGHS
 
         form = HalfspaceHittingSet(X, y)
         sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)

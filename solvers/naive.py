@@ -3,7 +3,7 @@
 Issue #3 asks for "the naive formulation (unit box on w and b, margin 1e-4, plain big-M from
 max |x|, no warm start)" to be measured side by side with the real backends, so improvements are
 shown in one run. This is that model, deliberately without any of the engineering of
-:mod:`solvers.mipbackend` (no scaling, no duplicate merging, no warm start, no cuts, no persistent
+:mod:`oraclepriv.solvers.mipbackend` (no scaling, no duplicate merging, no warm start, no cuts, no persistent
 re-use). On the reduced problem (labels flipped so all weights are >= 0, see
 :mod:`oraclepriv.oracle`) it solves, on the *raw* data,
 
@@ -14,7 +14,7 @@ re-use). On the reduced problem (labels flipped so all weights are >= 0, see
     gamma = 1e-4,  M = gamma + 1 + d * max_ij |x_ij|  (so |w.x + b| <= M - gamma on the box).
 
 HiGHS runs with ``mip_rel_gap = 0`` and ``mip_abs_gap`` below one weight unit
-(:func:`solvers.milp.gap_rule`); the proved dual bound is rounded up to the weight lattice.
+(:func:`oraclepriv.solvers.milp.gap_rule`); the proved dual bound is rounded up to the weight lattice.
 
 What ``certified`` means here: optimal over the *restricted* class of halfspaces with
 w in [-1,1]^d, b in [-1,1] whose correctly classified points have margin >= 1e-4 on the raw data.
@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.hypotheses import Halfspace
-from solvers.base import Backend, BackendAnswer, ReducedProblem
-from solvers.highs import HighsModel, import_highspy
-from solvers.milp import MilpArrays, _RowBuilder, gap_rule, lattice_round_up
-from solvers.mipbackend import _check_int_option
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.highs import HighsModel, import_highspy
+from oraclepriv.solvers.milp import MilpArrays, _RowBuilder, gap_rule, lattice_round_up
+from oraclepriv.solvers.mipbackend import _check_int_option
 
 __all__ = ["NaiveHighsBackend", "naive_milp", "NAIVE_GAMMA"]
 

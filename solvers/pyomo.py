@@ -1,7 +1,7 @@
 """``pyomo``: exact weighted 0-1 ERM as Pyomo models, solved by HiGHS or any MIP solver Pyomo knows.
 
-Same formulations (:mod:`solvers.milp`) and the same search/certification flow
-(:class:`solvers.mipbackend.MipBackend`, which documents what ``certified`` means per ``certify``
+Same formulations (:mod:`oraclepriv.solvers.milp`) and the same search/certification flow
+(:class:`oraclepriv.solvers.mipbackend.MipBackend`, which documents what ``certified`` means per ``certify``
 mode) as ``highs`` and ``scip``; only the solver adapter (:class:`PyomoModel`) differs.
 
 The model. One ``ConcreteModel`` per formulation and set of points: a ``Var`` per column (binary /
@@ -14,7 +14,7 @@ with new weights on the same points only assigns ``c`` and re-solves:
 * default ``solver="highs"``: Pyomo's persistent HiGHS interface (``pyomo.contrib.solver``,
   ``SolverFactory("highs")``). Its automatic update checks are switched off except for parameters,
   so a re-solve costs one ``changeColCost`` per column and no rebuild. ``rel_gap = 0`` and
-  ``abs_gap`` from :func:`solvers.milp.gap_rule`; ``bound`` is ``results.objective_bound``
+  ``abs_gap`` from :func:`oraclepriv.solvers.milp.gap_rule`; ``bound`` is ``results.objective_bound``
   (HiGHS' ``mip_dual_bound``). Warm starts go to the underlying ``highspy.Highs`` object with
   ``setSolution`` (Pyomo's interface has no MIP-start option; the column map is Pyomo's own).
 * ``solver=<name>``: any other name Pyomo's solver factories know. Names of the new interface
@@ -28,7 +28,7 @@ with new weights on the same points only assigns ``c`` and re-solves:
   termination without one, ``incumbent - abs_gap`` (what rel gap 0 / abs gap ``abs_gap`` proves).
 
 An unknown solver name is a ``ValueError`` naming it; a known solver that is not installed or not
-licensed is a :class:`~solvers.base.SolverNotInstalledError` naming it (raised by ``make_oracle``).
+licensed is a :class:`~oraclepriv.solvers.base.SolverNotInstalledError` naming it (raised by ``make_oracle``).
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ from typing import Any
 
 import numpy as np
 
-from solvers.base import SolverNotInstalledError
-from solvers.milp import MilpArrays
-from solvers.mipbackend import MipBackend, MipRun
+from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.milp import MilpArrays
+from oraclepriv.solvers.mipbackend import MipBackend, MipRun
 
 __all__ = ["PyomoBackend", "PyomoModel", "import_pyomo", "resolve_solver", "NATIVE_OPTIONS", "TESTED_PYOMO"]
 
@@ -134,7 +134,7 @@ def resolve_solver(name: str) -> tuple[str, Any]:
 
 
 class PyomoModel:
-    """A Pyomo model of one :class:`~solvers.milp.MilpArrays` with mutable objective coefficients."""
+    """A Pyomo model of one :class:`~oraclepriv.solvers.milp.MilpArrays` with mutable objective coefficients."""
 
     def __init__(
         self,
@@ -377,7 +377,7 @@ class PyomoModel:
 class PyomoBackend(MipBackend):
     """Pyomo MIP oracle for thresholds, stumps and halfspaces (module docstring). Extra option:
     ``solver`` (a Pyomo solver name, default "highs"); the others as in
-    :class:`~solvers.mipbackend.MipBackend`."""
+    :class:`~oraclepriv.solvers.mipbackend.MipBackend`."""
 
     name = "pyomo"
     requires = ("pyomo",)

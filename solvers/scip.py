@@ -1,14 +1,14 @@
 """``scip``: exact weighted 0-1 ERM as mixed-integer programs solved by SCIP through OR-Tools.
 
-Same formulations (:mod:`solvers.milp`) and the same search/certification flow
-(:class:`solvers.mipbackend.MipBackend`, which documents what ``certified`` means per
+Same formulations (:mod:`oraclepriv.solvers.milp`) and the same search/certification flow
+(:class:`oraclepriv.solvers.mipbackend.MipBackend`, which documents what ``certified`` means per
 ``certify`` mode) as ``highs``; only the solver adapter differs. With the default
 ``method="cuts"`` SCIP solves the hitting-set masters while the small separation LPs
-(:class:`solvers.cores.Separator`) run on HiGHS. The model is built once per set
+(:class:`oraclepriv.solvers.cores.Separator`) run on HiGHS. The model is built once per set
 of points with ``pywraplp.Solver.CreateSolver("SCIP")``; a later call on the same points only
 changes objective coefficients (MPSolver re-extracts the model for SCIP on ``Solve``, so the
 saving is the Python-side build). Integer optimality is proven with SCIP's native
-``limits/gap = 0`` and ``limits/absgap`` from :func:`solvers.milp.gap_rule`
+``limits/gap = 0`` and ``limits/absgap`` from :func:`oraclepriv.solvers.milp.gap_rule`
 (``SetSolverSpecificParametersAsString``); the time limit is passed in milliseconds; warm
 starts go through ``SetHint``; ``bound`` is ``Objective().BestBound()`` (SCIP's dual bound).
 
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from solvers.base import SolverNotInstalledError
-from solvers.milp import MilpArrays
-from solvers.mipbackend import MipBackend, MipRun
+from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.milp import MilpArrays
+from oraclepriv.solvers.mipbackend import MipBackend, MipRun
 
 __all__ = ["ScipBackend", "ScipModel", "import_pywraplp", "TESTED_ORTOOLS"]
 
@@ -48,7 +48,7 @@ def import_pywraplp():
 
 
 class ScipModel:
-    """A persistent MPSolver/SCIP model of one :class:`~solvers.milp.MilpArrays`."""
+    """A persistent MPSolver/SCIP model of one :class:`~oraclepriv.solvers.milp.MilpArrays`."""
 
     def __init__(self, pywraplp, milp: MilpArrays, *, output_flag: bool = False, threads: int | None = None, random_seed: int | None = None):
         solver = pywraplp.Solver.CreateSolver("SCIP")
@@ -148,7 +148,7 @@ class ScipModel:
 
 class ScipBackend(MipBackend):
     """SCIP (via OR-Tools) MIP oracle for thresholds, stumps and halfspaces; options and the
-    meaning of ``certified`` as in :class:`~solvers.mipbackend.MipBackend`."""
+    meaning of ``certified`` as in :class:`~oraclepriv.solvers.mipbackend.MipBackend`."""
 
     name = "scip"
     requires = ("ortools",)

@@ -4,19 +4,19 @@ Problem (Block et al., "Oracle-Efficient Differentially Private Learning with Pu
 Def. 4, reduced by the protocol so every weight is >= 0): min over closed halfspaces h of
 sum_i w_i 1[h(x_i) != y_i].
 
-Model. One binary z_g per group of identical (x, y) points (:class:`solvers.milp.HalfspaceHittingSet`
+Model. One binary z_g per group of identical (x, y) points (:class:`oraclepriv.solvers.milp.HalfspaceHittingSet`
 groups; z_g = 1 means "group g misclassified"), objective sum_g W_g z_g, and *no* big-M rows:
 the halfspace itself is implicit. Feasibility of a labeling is enforced by a SCIP constraint
 handler (:class:`CoreHandler`) that, at every integral LP / pseudo solution (``consenfolp`` /
 ``consenfops``) and for every candidate solution (``conscheck``), takes the set
 S = {g : z_g < 0.5} of groups claimed correct and tests whether S is strictly separable with the
-Farkas LP of :class:`solvers.cores.Separator`. If it is not, the handler adds lazy cover cuts
+Farkas LP of :class:`oraclepriv.solvers.cores.Separator`. If it is not, the handler adds lazy cover cuts
 sum_{g in C} z_g >= 1 for minimal non-separable cores C inside S (one per round of the
-repair loop of :meth:`solvers.mipbackend.MipBackend._repair`, so one enforcement call usually adds
+repair loop of :meth:`oraclepriv.solvers.mipbackend.MipBackend._repair`, so one enforcement call usually adds
 several cuts). At every node (``conssepalp``, ``SEPA_FREQ``) it also separates the *fractional*
 LP point x with Pfetsch's separation LP: the Farkas system over {g : x_g < 1} with objective
 min sum_g x_g lambda_g, whose optimal vertex is a minimal non-separable set made of points with
-small x (:meth:`solvers.cores.Separator.min_cost_core`, primal simplex: between the LPs of one call
+small x (:meth:`oraclepriv.solvers.cores.Separator.min_cost_core`, primal simplex: between the LPs of one call
 only the costs change). After each proposal the cost of its points rises by ``SEPA_PENALTY`` so the
 next LP finds another core; a call stops after ``SEPA_LPS`` LPs or ``SEPA_MISSES`` useless
 proposals in a row (root, deeper nodes). Only violated proposals that are not rows yet go to the
@@ -33,7 +33,7 @@ HiGHS 1.3, add-back 1.6; n400-d10 (60 s, unsolved): SCIP 35.2 (LPs over ~8000 no
 rows), exact checks 20.0, HiGHS 3.1, add-back 6.5. getSolVal loops, conscheck, polishing and the
 start heuristics were below 0.6 s everywhere. What changed and what each step bought:
 
-* :func:`solvers.cores.verify_core` does the back substitution in integers (Cramer: D * lambda is
+* :func:`oraclepriv.solvers.cores.verify_core` does the back substitution in integers (Cramer: D * lambda is
   integral for the last Bareiss pivot D) instead of Fractions: ~3.5x faster per core, same
   verdicts (tested against the rational reference);
 * SCIP's primal heuristics off (RENS etc. cost seconds and found nothing the start heuristics had
@@ -106,7 +106,7 @@ of the re-solved hitting-set master of ``mipbackend`` (``method="cuts"``; HiGHS 
 constraint callback).
 
 What ``certified`` means. Every cut is a core verified in exact rational arithmetic on the
-original data (:func:`solvers.cores.verify_core`); a proposal that fails the exact check is never
+original data (:func:`oraclepriv.solvers.cores.verify_core`); a proposal that fails the exact check is never
 added. So every row of SCIP's model is satisfied by z = 1[h wrong] for *every* halfspace h, and
 SCIP's dual bound is a proved lower bound over all halfspaces (margin-free). The invariant that
 makes this true: *SCIP is only ever told "infeasible" with a proof*. Precisely,
@@ -127,12 +127,12 @@ makes this true: *SCIP is only ever told "infeasible" with a proof*. Precisely,
 If SCIP finishes "optimal" but no real halfspace attains its bound (an accepted unverified set, or
 a max-margin LP that finds margin 0 on degenerate data), the status is reported as "error".
 
-The returned hypothesis is a real (w, b): the max-margin LP (:func:`solvers.milp.margin_lp`, on
+The returned hypothesis is a real (w, b): the max-margin LP (:func:`oraclepriv.solvers.milp.margin_lp`, on
 HiGHS) over the kept set of SCIP's best solution, and of the best separable sets the handler
 met; the protocol re-scores it. Start solution: the best of the constants, the best stump, the
-least-squares direction (:func:`solvers.milp.heuristic_halfspaces`) and the repaired all-points
+least-squares direction (:func:`oraclepriv.solvers.milp.heuristic_halfspaces`) and the repaired all-points
 set, each greedily extended (``_add_back``). Gaps: relative 0 and the absolute gap / lattice
-rounding of :func:`solvers.milp.gap_rule`. Cores depend only on the points and reduced labels and
+rounding of :func:`oraclepriv.solvers.milp.gap_rule`. Cores depend only on the points and reduced labels and
 are kept across calls on the same points (seeded as initial rows).
 
 Parallel search (``workers`` = k > 1; :func:`_parallel_branch_and_cut`). The root is solved here
@@ -159,10 +159,10 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis
-from solvers.base import Backend, BackendAnswer, ReducedProblem, SolverNotInstalledError
-from solvers.cores import CoreStatus, Separator
-from solvers.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up, margin_lp, reduced_loss
-from solvers.mipbackend import MipBackend, fingerprint
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, SolverNotInstalledError
+from oraclepriv.solvers.cores import CoreStatus, Separator
+from oraclepriv.solvers.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up, margin_lp, reduced_loss
+from oraclepriv.solvers.mipbackend import MipBackend, fingerprint
 
 __all__ = ["ScipBcBackend", "CoreHandler", "import_pyscipopt", "TESTED_PYSCIPOPT"]
 
@@ -563,7 +563,7 @@ def _region_worker(X: np.ndarray, y: np.ndarray, W: np.ndarray, cores: list[tupl
                 "root_x": None}
     import pyscipopt
 
-    from solvers.highs import import_highspy
+    from oraclepriv.solvers.highs import import_highspy
 
     form = HalfspaceHittingSet(X, y)
     sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
@@ -668,7 +668,7 @@ class ScipBcBackend(Backend):
         fp = fingerprint("halfspace-hitting-set", X, y)
         if self._cache is not None and self._cache[0] == fp:
             return self._cache[1], self._cache[2], True
-        from solvers.highs import import_highspy  # the separation and polishing LPs run on HiGHS
+        from oraclepriv.solvers.highs import import_highspy  # the separation and polishing LPs run on HiGHS
 
         form = HalfspaceHittingSet(X, y)
         sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
@@ -678,7 +678,7 @@ class ScipBcBackend(Backend):
     @staticmethod
     def _polish(form: HalfspaceHittingSet, keep: np.ndarray) -> Halfspace | None:
         """Max-margin halfspace over the kept groups (None if the LP finds margin 0)."""
-        from solvers.highs import HighsModel, import_highspy
+        from oraclepriv.solvers.highs import HighsModel, import_highspy
 
         lp = margin_lp(form.Xs, form.yg, keep, B=float(form.d + 1))
         run = HighsModel(import_highspy(), lp, threads=1).run(None)

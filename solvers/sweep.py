@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from oraclepriv.hypotheses import Stump, Threshold
-from solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 
 __all__ = ["SweepBackend", "best_stump", "cut_value"]
 

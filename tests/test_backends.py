@@ -19,10 +19,10 @@ from oraclepriv.backends import (
 )
 from oraclepriv.learners import RRSPM
 from oraclepriv.oracle import default_backend
-from solvers.base import SolverNotInstalledError
-from solvers.highs import HighsBackend
-from solvers.scip_bc import ScipBcBackend
-from solvers.sweep import SweepBackend
+from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.highs import HighsBackend
+from oraclepriv.solvers.scip_bc import ScipBcBackend
+from oraclepriv.solvers.sweep import SweepBackend
 
 
 class MissingSolverBackend(ScipBcBackend):
@@ -72,7 +72,7 @@ def test_third_parties_register_backends_by_name():
         assert make_oracle("stump", backend="my-sweep").solve(np.eye(3), [0, 1, 0]).certified
         with pytest.raises(ValueError, match="already registered"):
             register_backend("my-sweep", MySweep)
-        register_backend("my-sweep", "solvers.sweep:SweepBackend", replace=True)
+        register_backend("my-sweep", "oraclepriv.solvers.sweep:SweepBackend", replace=True)
     finally:
         unregister_backend("my-sweep")
     assert registry_snapshot() == snapshot

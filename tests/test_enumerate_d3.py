@@ -24,11 +24,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import solvers.enumerate as enumerate_module
+import oraclepriv.solvers.enumerate as enumerate_module
 from brute_force import brute_halfspace, halfspace_realizable
 from oraclepriv import make_oracle
-from solvers.enumerate import best_separable_set
-from solvers.geometry import float_is_exact, orient3d
+from oraclepriv.solvers.enumerate import best_separable_set
+from oraclepriv.solvers.geometry import float_is_exact, orient3d
 
 ORACLE = make_oracle("halfspace", backend="enumerate")
 

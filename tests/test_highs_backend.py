@@ -21,8 +21,8 @@ from scipy.optimize import linprog
 from brute_force import optimal_labelings
 from oraclepriv import make_oracle
 from oraclepriv.hypotheses import Halfspace
-from solvers.base import SolverNotInstalledError
-from solvers.milp import (
+from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.milp import (
     AffineScaling,
     HalfspaceMarginMilp,
     HalfspaceRelaxedMilp,
@@ -36,7 +36,7 @@ from solvers.milp import (
 MIP_BACKENDS = ["highs", "scip"]
 #: what to hide from sys.modules to simulate "solver not installed", and the adapter class to fake
 MISSING_MODULE = {"highs": "highspy", "scip": "ortools.linear_solver.pywraplp"}
-ADAPTER = {"highs": ("solvers.highs", "HighsModel"), "scip": ("solvers.scip", "ScipModel")}
+ADAPTER = {"highs": ("oraclepriv.solvers.highs", "HighsModel"), "scip": ("oraclepriv.solvers.scip", "ScipModel")}
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -295,7 +295,7 @@ def test_a_lying_solver_cannot_certify(backend, monkeypatch):
     re-scored and left uncertified, never trusted through its z values."""
     import importlib
 
-    from solvers.mipbackend import MipRun
+    from oraclepriv.solvers.mipbackend import MipRun
 
     module_name, class_name = ADAPTER[backend]
     adapter = getattr(importlib.import_module(module_name), class_name)

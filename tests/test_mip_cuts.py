@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
 from oraclepriv import make_oracle
 from oraclepriv.mipbench_suite import NOISE_RATE, halfspace_instance, halfspace_suite
-from solvers.cores import CoreStatus, Separator, verify_core
-from solvers.milp import AffineScaling
+from oraclepriv.solvers.cores import CoreStatus, Separator, verify_core
+from oraclepriv.solvers.milp import AffineScaling
 from strategies import instances, points
 
 MIP_BACKENDS = ["highs", "scip"]
@@ -126,7 +126,7 @@ def test_cuts_certify_general_position_instances(backend):
 def test_fake_core_is_caught_by_the_bound_check(monkeypatch):
     """Negative control: a separator that accepts a separable set as a 'core' adds an invalid cut;
     the bound then exceeds the brute-force optimum, which the exactness test above asserts against."""
-    import solvers.cores as cores
+    import oraclepriv.solvers.cores as cores
 
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 0, 1, 1])  # separable: optimum 0
@@ -201,7 +201,7 @@ def test_naive_baseline_matches_enumerate_on_easy_data():
 
 
 def test_naive_rejects_other_classes_and_bad_options():
-    from solvers.base import UnsupportedProblemError
+    from oraclepriv.solvers.base import UnsupportedProblemError
 
     with pytest.raises(UnsupportedProblemError, match="does not support hypothesis class 'stump'"):
         make_oracle("stump", backend="naive-highs").solve(np.zeros((2, 1)), [0, 1])

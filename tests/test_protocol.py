@@ -22,7 +22,7 @@ from oraclepriv import Halfspace, Stump, make_oracle
 from oraclepriv.hypotheses import weighted_zero_one_loss
 from oraclepriv.backends import registered_backend
 from oraclepriv.oracle import certification_tolerance, reduce_signed_weights
-from solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
 from strategies import signed_weights
 
 # ---------------------------------------------------------------- the sign reduction
@@ -328,9 +328,9 @@ def test_result_fields_and_to_dict():
     assert isinstance(res.hypothesis, Stump) and not isinstance(res.hypothesis, Halfspace)
 
 
-@pytest.mark.parametrize("module", ["solvers.base", "solvers.sweep", "solvers.mipbackend", "solvers.scip_bc", "solvers.cpsat"])
+@pytest.mark.parametrize("module", ["oraclepriv.solvers.base", "oraclepriv.solvers.sweep", "oraclepriv.solvers.mipbackend", "oraclepriv.solvers.scip_bc", "oraclepriv.solvers.cpsat"])
 def test_a_solver_module_imports_on_its_own(module):
-    """``import solvers.base`` before ``oraclepriv`` used to be circular (base -> oraclepriv -> oracle -> base)."""
+    """``import oraclepriv.solvers.base`` on its own used to be circular (base -> oraclepriv -> oracle -> base)."""
     import subprocess
     import sys
 

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
 from oraclepriv import make_oracle
-from solvers.base import SolverNotInstalledError, UnsupportedProblemError
+from oraclepriv.solvers.base import SolverNotInstalledError, UnsupportedProblemError
 from strategies import instances, points
 
 pytest.importorskip("pyscipopt")  # a declared dependency; the import is what the test needs
@@ -133,7 +133,7 @@ def test_resolve_with_new_weights_seeds_the_known_cores():
 def test_fake_core_is_caught_by_the_exactness_check(monkeypatch):
     """A separator that calls a separable pair a 'core' makes SCIP add an invalid cut: the bound then
     exceeds the true optimum; either the backend's guard withdraws it or ``check_answer`` fails."""
-    import solvers.cores as cores
+    import oraclepriv.solvers.cores as cores
 
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 0, 1, 1])  # separable: optimum 0
@@ -162,7 +162,7 @@ def test_fake_core_is_caught_by_the_exactness_check(monkeypatch):
 def test_missing_variable_locks_are_caught(monkeypatch):
     """Without down-locks SCIP's dual fixing sets unlocked z to 0 (cost >= 0) in presolve and loses
     the lazy cuts on them: the control shows the locks are load-bearing and the check sees it."""
-    import solvers.scip_bc as scip_bc
+    import oraclepriv.solvers.scip_bc as scip_bc
 
     make_oracle("halfspace", backend="scip-bc")  # builds the handler class
     rng = np.random.default_rng(11)
@@ -205,8 +205,8 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
     certifies objective 1 while the optimum is 0 -- check_answer catches it."""
     import pyscipopt
 
-    import solvers.cores as cores
-    import solvers.scip_bc as scip_bc
+    import oraclepriv.solvers.cores as cores
+    import oraclepriv.solvers.scip_bc as scip_bc
 
     X = np.array([[0.0], [1.0], [1.5], [3.0]])
     y = np.array([0, 0, 1, 1])  # separable: optimum 0
@@ -246,7 +246,7 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
 def test_without_any_verified_core_nothing_is_certified(monkeypatch):
     """If the exact check confirms no core at all, SCIP gets no cut and no rejection: the bound
     falls to 0 (a relaxation), the answer is not certified and the status says "error"."""
-    import solvers.cores as cores
+    import oraclepriv.solvers.cores as cores
 
     rng = np.random.default_rng(5)
     X, y = noisy_halfspace(rng, 30, 2, noise=1.0)
@@ -387,7 +387,7 @@ def test_separation_proposals_are_only_cuts_after_the_exact_check(monkeypatch):
     core: one point is always classifiable) is refused by the exact check, and the answer stays
     exact; if the check is bypassed (verify accepts everything) the fake cuts z_g >= 1 raise the
     bound above the optimum and either the backend's guard or check_answer catches it."""
-    import solvers.cores as cores
+    import oraclepriv.solvers.cores as cores
 
     rng = np.random.default_rng(11)
     X, y = noisy_halfspace(rng, 30, 2, noise=1.0)
@@ -443,7 +443,7 @@ def test_rank_rounding_runs_and_offers_real_labelings():
 def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
     """Negative control: an add-back that keeps *every* group (a labeling no halfspace realises) is
     offered to SCIP, whose check (the Farkas LP plus an exactly verified core) refuses it."""
-    import solvers.scip_bc as scip_bc
+    import oraclepriv.solvers.scip_bc as scip_bc
 
     X, y, w = _rounding_instance()
     truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
@@ -485,7 +485,7 @@ def test_parallel_regions_match_the_exact_optimum_with_signed_weights(seed):
 
 
 def test_split_groups_are_the_most_fractional_root_coordinates():
-    from solvers.scip_bc import split_groups
+    from oraclepriv.solvers.scip_bc import split_groups
 
     x = np.array([0.0, 0.5, 0.9, 0.45, 1.0, 0.2])
     assert split_groups(x, 8) == [1, 3, 5]

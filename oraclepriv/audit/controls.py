@@ -51,7 +51,7 @@ from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
-from solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 
 __all__ = [
     "RRSPMRateAsScale",
@@ -223,7 +223,7 @@ class TargetingBackend(Backend):
     certificate = "exact (sort + prefix sums) unless it fails on a targeted instance (then no bound)"
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
-        from solvers.sweep import SweepBackend
+        from oraclepriv.solvers.sweep import SweepBackend
 
         exact = SweepBackend().solve(problem)
         x = np.asarray(self.config["target_x"], dtype=np.float64).reshape(1, -1)

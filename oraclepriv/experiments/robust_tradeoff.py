@@ -42,7 +42,7 @@ from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
 from oraclepriv.oracle import make_oracle
 from oraclepriv.release import reading_diagnostics
-from solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 
 __all__ = ["run_robust_tradeoff", "FlakyBackend", "FULL_CONFIG", "QUICK_CONFIG"]
 
@@ -80,7 +80,7 @@ class FlakyBackend(Backend):
     certificate = "exact (sweep) except on a hash-chosen fraction of instances (no bound there)"
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
-        from solvers.sweep import SweepBackend
+        from oraclepriv.solvers.sweep import SweepBackend
 
         digest = hashlib.blake2b(problem.X.tobytes() + problem.y.tobytes() + problem.w.tobytes(), digest_size=8).digest()
         if int.from_bytes(digest, "little") / 2.0**64 >= float(self.config.get("rate", self.rate)):
