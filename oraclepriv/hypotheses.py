@@ -16,6 +16,7 @@ Conventions (ARCHITECTURE.md):
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 
 import math
@@ -196,6 +197,13 @@ _KINDS: dict[str, type[Hypothesis]] = {
 }
 
 
+#: hypothesis types defined outside this module -> "module:function" that decodes their dict. Loaded
+#: lazily, so the core hypotheses never import a learner package (which imports them).
+EXTERNAL_DECODERS: dict[str, str] = {
+    "ppm_polytope_complement": "oraclepriv.ppm.hypothesis:polytope_complement_from_dict",
+}
+
+
 def hypothesis_from_dict(data: dict[str, Any]) -> Hypothesis:
     """Inverse of ``Hypothesis.to_dict``."""
     kind = data.get("type")
@@ -207,9 +215,8 @@ def hypothesis_from_dict(data: dict[str, Any]) -> Hypothesis:
         return Halfspace(tuple(data["w"]), float(data["b"]))
     if kind == "linear":
         return LinearPredictor(tuple(float(v) for v in data["w"]))
-    if kind == "ppm_polytope_complement":  # the PPM learner's improper output (seed 002)
-        from oraclepriv.ppm.hypothesis import polytope_complement_from_dict
-
-        return polytope_complement_from_dict(data)
-    known = sorted(_KINDS) + ["ppm_polytope_complement"]
+    if kind in EXTERNAL_DECODERS:  # hypotheses defined outside the core, e.g. the PPM learner's improper output
+        module_name, function = EXTERNAL_DECODERS[kind].split(":")
+        return getattr(importlib.import_module(module_name), function)(data)
+    known = sorted(_KINDS) + sorted(EXTERNAL_DECODERS)
     raise ValueError(f"hypothesis_from_dict: unknown hypothesis type {kind!r}; expected one of {known}")

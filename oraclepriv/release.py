@@ -142,11 +142,9 @@ class ReleaseMixin:
     #: names of the diagnostics a fit of this learner records (besides its ledger)
     diagnostic_names: ClassVar[tuple[str, ...]] = ()
 
-    def _check_fitted(self) -> None:  # overridden by the learners' own fitted check
-        if not hasattr(self, "release_"):
-            from oraclepriv.learners._base import NotFittedError
-
-            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit first")
+    def _check_fitted(self) -> None:
+        """Raise the learner's NotFittedError before a fit (each learner names its own fit signature)."""
+        raise NotImplementedError(f"{type(self).__name__} must define _check_fitted")
 
     @property
     def diagnostics_(self) -> Diagnostics:

@@ -20,7 +20,8 @@ import numpy as np
 if TYPE_CHECKING:  # a runtime import would be circular when solvers.base is imported first
     from oraclepriv.hypotheses import Hypothesis
 
-__all__ = ["Backend", "BackendAnswer", "ReducedProblem", "UnsupportedProblemError", "SolverNotInstalledError", "fingerprint"]
+__all__ = ["Backend", "BackendAnswer", "ReducedProblem", "UnsupportedProblemError", "SolverNotInstalledError", "fingerprint",
+           "import_highspy", "TESTED_HIGHSPY"]
 
 STATUSES = ("optimal", "time_limit", "infeasible", "error")
 
@@ -114,6 +115,22 @@ class Backend(ABC):
     @abstractmethod
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         """Search the reduced problem; return the hypothesis found and what is proved about the optimum."""
+
+
+#: the highspy version this backend is pinned to (1.15 cannot share a process with ortools 9.15)
+TESTED_HIGHSPY = "1.14.0"
+
+
+def import_highspy():
+    """Import highspy or raise SolverNotInstalledError saying what to install."""
+    try:
+        import highspy
+    except ImportError as exc:
+        raise SolverNotInstalledError(
+            f"backend 'highs' needs the highspy package (tested with highspy=={TESTED_HIGHSPY}; "
+            f"install it with: pip install 'highspy=={TESTED_HIGHSPY}'); importing it failed: {exc}"
+        ) from exc
+    return highspy
 
 
 def fingerprint(kind: str, X: np.ndarray, y: np.ndarray, extra: tuple = ()) -> str:

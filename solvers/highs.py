@@ -44,27 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.base import TESTED_HIGHSPY, import_highspy
 from oraclepriv.solvers.milp import MilpArrays
 from oraclepriv.solvers.mipbackend import CERTIFY_MODES, MipBackend, MipRun
 
 __all__ = ["HighsBackend", "HighsModel", "HighsRun", "import_highspy", "CERTIFY_MODES", "TESTED_HIGHSPY"]
 
-#: the highspy version this backend is pinned to (1.15 cannot share a process with ortools 9.15)
-TESTED_HIGHSPY = "1.14.0"
 HighsRun = MipRun  # backwards-compatible name
-
-
-def import_highspy():
-    """Import highspy or raise SolverNotInstalledError saying what to install."""
-    try:
-        import highspy
-    except ImportError as exc:
-        raise SolverNotInstalledError(
-            f"backend 'highs' needs the highspy package (tested with highspy=={TESTED_HIGHSPY}; "
-            f"install it with: pip install 'highspy=={TESTED_HIGHSPY}'); importing it failed: {exc}"
-        ) from exc
-    return highspy
 
 
 def _status_name(highspy, status) -> str:

@@ -336,7 +336,7 @@ class MipBackend(Backend):
         fp = fingerprint("halfspace-hitting-set", X, y)
         if self._hitting is not None and self._hitting[0] == fp:
             return self._hitting[1], self._hitting[2], True
-        from oraclepriv.solvers.highs import import_highspy  # the separation LPs always run on HiGHS
+        from oraclepriv.solvers.base import import_highspy  # the separation LPs always run on HiGHS
 
         form = HalfspaceHittingSet(X, y)
         sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
