@@ -8,6 +8,7 @@ one with ``oraclepriv erm`` and fits a private learner.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -27,7 +28,12 @@ def _run(args: list[str], cwd: Path, timeout: int = 300) -> str:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("wheel")
-    _run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w", str(base)], ROOT)
+    source = base / "source"  # build from a copy: an in-tree build would leave build/ in the checkout
+    source.mkdir()
+    for item in ("pyproject.toml", "README.md", "oraclepriv", "solvers", "instances"):
+        copy = shutil.copytree if (ROOT / item).is_dir() else shutil.copy2
+        copy(ROOT / item, source / item, **({"ignore": shutil.ignore_patterns("__pycache__")} if (ROOT / item).is_dir() else {}))
+    _run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(base)], base)
     wheel = next(base.glob("oraclepriv-*.whl"))
     venv = base / "venv"
     _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], base)
@@ -66,3 +72,11 @@ def test_installed_wheel_works_next_to_a_foreign_solvers_folder(installed):
         "print(RRSPM(epsilon=1.0, random_state=0).fit(X, y, X_public=rng.normal(size=(6, 2))).release_.to_json())\n"
     )], cwd)
     assert '"algorithm": "RRSPM"' in fit
+
+
+def test_every_package_of_the_checkout_is_listed_for_the_wheel():
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "oraclepriv").rglob("__init__.py")}
+    assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"

@@ -16,7 +16,7 @@ from oraclepriv.identification import check_identification_set, grid_members, id
 from oraclepriv.io import write_csv_problem
 from oraclepriv.learners import RRSPM, RSPM
 from oraclepriv.oracle import make_oracle
-from oraclepriv.verify.costs import brute_force_costs, labeling_costs, realisable_labelings
+from oraclepriv.noisy_argmin.costs import brute_force_costs, labeling_costs, realisable_labelings
 from oraclepriv.verify.suite import natural_halfspace, tight_halfspace
 from oraclepriv.verify.verifier import neighbour_family, verify_learner
 

@@ -1,4 +1,4 @@
-"""The exact law of a Laplace noisy argmin (oraclepriv.verify.laws) against independent methods.
+"""The exact law of a Laplace noisy argmin (oraclepriv.noisy_argmin.laws) against independent methods.
 
 m = 1: the Laplace CDF in closed form. m = 2: a one-dimensional scipy quadrature of the conditional
 probability (for fixed eta_1 the winning set of eta_2 is an interval), independent of the polytope
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from oraclepriv.verify.laws import MAX_EXACT_POINTS, laplace_argmin_law, sampled_argmin_law
+from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS, laplace_argmin_law, sampled_argmin_law
 
 
 def _instance(rng: np.random.Generator, m: int, ties: bool):

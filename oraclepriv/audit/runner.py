@@ -238,8 +238,8 @@ def audit_reduced(
     """The audit of :func:`audit_learner` for a noisy-argmin learner (``noise_law`` and ``_release``,
     e.g. RRSPM), with ``n_runs`` draws of the reduced problem per neighbour (module docstring)."""
     from oraclepriv.oracle import make_oracle
-    from oraclepriv.verify.costs import labeling_costs, realisable_labelings
-    from oraclepriv.verify.laws import sampled_argmin_law
+    from oraclepriv.noisy_argmin.costs import labeling_costs, realisable_labelings
+    from oraclepriv.noisy_argmin.laws import sampled_argmin_law
 
     if n_runs < 1:
         raise ValueError(f"n_runs must be >= 1; got {n_runs!r}")

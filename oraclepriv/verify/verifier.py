@@ -6,12 +6,12 @@ c_D(L) + sum_j xi_j 1[L_j != Ytilde_j]. For an instance D, a neighbour family an
 code, the verifier
 
 1. finds the realisable labelings of the points and c_D(L) for each, for D and for every neighbour,
-   with an exact backend (:mod:`oraclepriv.verify.costs`; cross-checked against brute force where
+   with an exact backend (:mod:`oraclepriv.noisy_argmin.costs`; cross-checked against brute force where
    the cover of the data is complete);
 2. maps every labeling to the learner's release, by calling the learner's own release step on
    (points, L). The private data are handed to it inside watchers: if the step reads them, its
    output is recomputed on every dataset (that is how a release that leaks is caught);
-3. computes the law of L*: exact for Laplace noise (:func:`~oraclepriv.verify.laws.laplace_argmin_law`,
+3. computes the law of L*: exact for Laplace noise (:func:`~oraclepriv.noisy_argmin.laws.laplace_argmin_law`,
    with its error bound), sampled otherwise (vectorised, no oracle call per draw, exact binomial
    intervals, Bonferroni over outcomes and neighbours); the law does not depend on Ytilde;
 4. reports the privacy loss max |log P_D(o) - log P_D'(o)| over neighbours and outcomes, the
@@ -40,8 +40,8 @@ from scipy import stats
 from oraclepriv.backends import registry_snapshot, restore_registry
 from oraclepriv.oracle import make_oracle
 from oraclepriv.release import reading_diagnostics
-from oraclepriv.verify.costs import VerificationError, brute_force_costs, labeling_costs, realisable_labelings
-from oraclepriv.verify.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_argmin_law, sampled_argmin_law
+from oraclepriv.noisy_argmin.costs import VerificationError, brute_force_costs, labeling_costs, realisable_labelings
+from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_argmin_law, sampled_argmin_law
 
 __all__ = ["MODES", "Neighbour", "VerifyResult", "neighbour_family", "verify_learner"]
 
@@ -200,7 +200,7 @@ def verify_learner(
     """Verify ``learner`` (an unfitted RRSPM or RSPM, or a variant of one) on private data (X, y).
 
     ``others``: extra candidate records for the neighbour family; ``mode``: "exact" (Laplace noise,
-    m <= :data:`~oraclepriv.verify.laws.MAX_EXACT_POINTS`) or "sampled" (``draws`` noise vectors per
+    m <= :data:`~oraclepriv.noisy_argmin.laws.MAX_EXACT_POINTS`) or "sampled" (``draws`` noise vectors per
     cost vector); ``n_jobs``: joblib workers for the oracle calls and the laws (results do not
     depend on it).
     """

@@ -2,7 +2,7 @@
 
 For RRSPM and RSPM (Block, Bun, Desai, Shetty, Wu, Algorithms 4 and 5), with the private data D
 fixed, labeling L of the points costs c_D(L) + (noise terms), so the law of the release is
-determined by the finitely many c_D(L) (:mod:`oraclepriv.verify.laws`). They are computed here with
+determined by the finitely many c_D(L) (:mod:`oraclepriv.noisy_argmin.laws`). They are computed here with
 the project's own exact oracles, so the verifier exercises the paths the learners use:
 
 * the realisable labelings of the points: one ERM on the points alone per labeling (realisable iff
