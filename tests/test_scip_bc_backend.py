@@ -493,6 +493,7 @@ def test_split_groups_are_the_most_fractional_root_coordinates():
     assert split_groups(np.array([0.3]), 16) == [0]
 
 
+@pytest.mark.slow  # 20 s by design (a 20-s deadline shared by 8 regions); kept out of the 4-minute default run
 def test_parallel_time_limit_is_reported_and_not_certified():
     from oraclepriv.mipbench_suite import halfspace_instance
 
