@@ -88,15 +88,12 @@ def bench_enumerate(n: int, d: int = 2, repeats: int = 1, seed: int = 0) -> dict
     oracle = make_oracle("halfspace", backend="enumerate")
     results = []
     seconds = _median_seconds(lambda: results.append(oracle.solve(X, y, weights)), repeats)
-    result = results[-1]
-    return {
-        "benchmark": f"enumerate-d{d}",
-        "n": n,
-        "d": d,
-        "seconds": seconds,
-        "certified": result.certified,
-        "objective": result.objective,
-    }
+    return _enumerate_row(n, d, seconds, results[-1])
+
+
+def _enumerate_row(n: int, d: int, seconds: float, result: Any) -> dict[str, Any]:
+    return {"benchmark": f"enumerate-d{d}", "n": n, "d": d, "seconds": seconds, "certified": result.certified,
+            "objective": result.objective}
 
 
 def bench_enumerate_vs_mip(
@@ -121,12 +118,7 @@ def _enumerate_vs_mip(X: np.ndarray, y: np.ndarray, weights: np.ndarray, baselin
     if result.certified and other.certified:
         agree = abs(result.objective - other.objective) <= 10 * max(result.tolerance, other.tolerance)
     return {
-        "benchmark": f"enumerate-d{d}",
-        "n": n,
-        "d": d,
-        "seconds": seconds,
-        "certified": result.certified,
-        "objective": result.objective,
+        **_enumerate_row(n, d, seconds, result),
         "baseline": baseline,
         "baseline_time_limit": time_limit,
         "baseline_seconds": baseline_seconds,

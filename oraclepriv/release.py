@@ -32,6 +32,7 @@ from oraclepriv.ledger import Ledger
 __all__ = [
     "COVERAGE",
     "Diagnostics",
+    "NotFittedError",
     "PrivacyLeakWarning",
     "Release",
     "ReleaseMixin",
@@ -42,6 +43,10 @@ __all__ = [
 #: what every guarantee here covers, and what it does not
 COVERAGE = ("the released hypothesis and this record only; not the non-private diagnostics "
             "(objectives, bounds, certificates, fallbacks, ledger rows), not running time")
+
+
+class NotFittedError(RuntimeError):
+    """A fitted attribute (``release_``, ``diagnostics_``, ``predict``, ...) was asked for before ``fit``."""
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -143,8 +148,9 @@ class ReleaseMixin:
     diagnostic_names: ClassVar[tuple[str, ...]] = ()
 
     def _check_fitted(self) -> None:
-        """Raise the learner's NotFittedError before a fit (each learner names its own fit signature)."""
-        raise NotImplementedError(f"{type(self).__name__} must define _check_fitted")
+        """Raise :class:`NotFittedError` before a fit (learners override it to name their fit signature)."""
+        if not hasattr(self, "release_"):
+            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit first")
 
     @property
     def diagnostics_(self) -> Diagnostics:

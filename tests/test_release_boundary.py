@@ -309,6 +309,19 @@ def test_reading_diagnostics_warns_and_the_release_does_not():
     assert "NON-PRIVATE" in repr(diag)
 
 
+def test_release_accessors_before_fit_raise_not_fitted():
+    from oraclepriv.release import NotFittedError as ReleaseNotFitted
+    from oraclepriv.release import ReleaseMixin
+
+    class Bare(ReleaseMixin):  # the mixin's own check, without a learner's override
+        pass
+
+    for read in (lambda o: o.summary(), lambda o: o.diagnostics_, lambda o: o.ledger_, lambda o: o.privacy_):
+        with pytest.raises(ReleaseNotFitted, match="Bare is not fitted yet"):
+            read(Bare())
+    assert ReleaseNotFitted is NotFittedError  # one exception, wherever it is imported from
+
+
 def test_weakened_guarantees_warn():
     with pytest.warns(PrivacyLeakWarning, match="label-DP"):
         em = PublicCoverEM(epsilon=1.0, hypothesis="threshold", cover="private-features", random_state=0).fit(X, Y)

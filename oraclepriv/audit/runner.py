@@ -211,17 +211,7 @@ def audit_learner(
             sum(o[1][:m] == target for o in out_b) / n_runs,
         )
     name = learner_name or type(make_learner(0)).__name__
-    return AuditResult(
-        scenario=neighbours.name,
-        learner=name,
-        epsilon=float(epsilon),
-        delta=float(delta),
-        n_runs=n_runs,
-        estimate=estimate,
-        seconds=time.perf_counter() - start,
-        expected_log_ratio=neighbours.expected_log_ratio,
-        target_rates=rates,
-    )
+    return _result(neighbours, name, epsilon, delta, n_runs, estimate, start, target_rates=rates)
 
 
 def audit_reduced(
@@ -269,17 +259,15 @@ def audit_reduced(
         a, b = counts[0].get(event, 0), counts[1].get(event, 0)
         rows += [(event, "D>D'", a, n_runs, b, n_runs), (event, "D'>D", b, n_runs, a, n_runs)]
     estimate = epsilon_from_event_counts(rows, alpha=alpha, delta=delta)
-    return AuditResult(
-        scenario=neighbours.name,
-        learner=learner_name or type(learner).__name__,
-        epsilon=float(epsilon),
-        delta=float(delta),
-        n_runs=n_runs,
-        estimate=estimate,
-        seconds=time.perf_counter() - start,
-        expected_log_ratio=neighbours.expected_log_ratio,
-        extra={"sampler": "reduced"},
-    )
+    return _result(neighbours, learner_name or type(learner).__name__, epsilon, delta, n_runs, estimate, start,
+                   extra={"sampler": "reduced"})
+
+
+def _result(neighbours: Neighbours, name: str, epsilon: float, delta: float, n_runs: int, estimate: EpsilonEstimate,
+            start: float, **fields: Any) -> AuditResult:
+    return AuditResult(scenario=neighbours.name, learner=name, epsilon=float(epsilon), delta=float(delta), n_runs=n_runs,
+                       estimate=estimate, seconds=time.perf_counter() - start,
+                       expected_log_ratio=neighbours.expected_log_ratio, **fields)
 
 
 def detectable_loss(n_runs: int, m: int, epsilon: float, *, alpha: float = 0.05, n_events: int | None = None) -> float:

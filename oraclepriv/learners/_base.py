@@ -35,7 +35,7 @@ import numpy as np
 from oraclepriv.ledger import Ledger
 from oraclepriv.near_ties import numerical_delta
 from oraclepriv.oracle import HYPOTHESIS_CLASSES, Oracle, OracleResult, make_oracle
-from oraclepriv.release import COVERAGE, Diagnostics, Release, ReleaseMixin, warn_privacy_leak
+from oraclepriv.release import COVERAGE, Diagnostics, NotFittedError, Release, ReleaseMixin, warn_privacy_leak
 from oraclepriv.robust import ON_UNCERTIFIED_MODES, FallbackOracle, describe_mode, fallback_oracle
 from oraclepriv.validation import as_features, as_labels, check_delta, check_positive
 
@@ -66,10 +66,6 @@ class UncertifiedOracleError(RuntimeError):
     def __init__(self, message: str, result: OracleResult | None = None) -> None:
         super().__init__(message)
         self.result = result
-
-
-class NotFittedError(RuntimeError):
-    """``predict``/``summary`` called before ``fit``."""
 
 
 def make_rng(random_state: Any) -> np.random.Generator:

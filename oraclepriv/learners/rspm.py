@@ -77,10 +77,7 @@ class RSPM(PrivateLearner):
     def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if X_public is not None:
             raise ValueError("RSPM takes no public data (its points are the identification set); do not pass X_public")
-        if self.hypothesis not in self.supported_classes:
-            raise ValueError(f"hypothesis={self.hypothesis!r} is not supported by RSPM; expected one of "
-                             f"{list(self.supported_classes)}")
-        self.grid_ = check_grid(self.grid, self.hypothesis)
+        self.grid_ = check_grid(self.grid, self.hypothesis)  # also refuses classes without grid identification sets
         if self.identification_set is None:
             U = identification_set(self.hypothesis, self.grid_)
         else:
