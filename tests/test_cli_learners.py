@@ -118,11 +118,11 @@ def test_demo_story_holds_on_small_sizes(tmp_path):
 def test_audit_rrspm_command_small(tmp_path):
     out = tmp_path / "audit.json"
     """Wiring and output schema (the verdicts themselves are tested in test_audit_rrspm.py at full power)."""
-    result = runner.invoke(app, ["audit", "rrspm", "--runs", "300", "--draws", "50000", "--seed", "1", "--out", str(out)])
+    result = runner.invoke(app, ["audit", "rrspm", "--runs", "100", "--draws", "20000", "--seed", "1", "--out", str(out)])
     rows = json.loads(out.read_text())
     assert {r["expected"] for r in rows} == {"pass", "fail"}
     assert {r["sampler"] for r in rows} == {"whole learner", "reduced"}
-    assert {r["n_runs"] for r in rows} == {300, 50_000} and all(r["detects"] > 1.0 for r in rows if r["sampler"] == "reduced")
+    assert {r["n_runs"] for r in rows} == {100, 20_000} and all(r["detects"] > 1.0 for r in rows if r["sampler"] == "reduced")
     assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)
     bad = runner.invoke(app, ["audit", "rrspm", "--runs", "0"])
     assert bad.exit_code == 2 and "--runs must be >= 1" in bad.stderr
@@ -175,13 +175,13 @@ def test_learn_subsample_laplace_and_gaussian(data):
 def test_audit_subsample_command_small(tmp_path):
     out, report = tmp_path / "audit.json", tmp_path / "audit.md"
     """Wiring and output schema (the verdicts are tested in test_subsample.py at full power)."""
-    result = runner.invoke(app, ["audit", "subsample", "--runs", "300", "--seed", "2", "--out", str(out),
+    result = runner.invoke(app, ["audit", "subsample", "--runs", "100", "--seed", "2", "--out", str(out),
                                  "--report", str(report)])
     rows = json.loads(out.read_text())
     assert len(rows) == 7 and {r["expected"] for r in rows} == {"pass", "fail"}
     assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)
     assert {r["delta"] for r in rows} == {0.0, 1e-6}  # the Gaussian rows are audited at their delta
-    assert "oraclepriv audit subsample --runs 300" in report.read_text()
+    assert "oraclepriv audit subsample --runs 100" in report.read_text()
 
 
 def test_learn_public_cover_em_makes_no_oracle_call(data):

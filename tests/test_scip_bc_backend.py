@@ -428,6 +428,7 @@ def _rounding_instance():
     return X, y, w
 
 
+@pytest.mark.slow  # 8-15 s; the soundness control test_a_broken_rounding_cannot_corrupt_the_answer stays in the default run
 def test_rank_rounding_runs_and_offers_real_labelings():
     """On an instance whose root leaves a gap the rounding runs; its best cost is that of a
     realisable labeling, so never below the exact optimum (enumerate)."""
