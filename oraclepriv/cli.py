@@ -1,14 +1,14 @@
 """The ``oraclepriv`` command line (typer).
 
-    oraclepriv erm DATA.csv --class halfspace [--backend B] [--time-limit S] [--json]
-    oraclepriv learn PRIVATE.csv --public PUBLIC.csv --algorithm rrspm --epsilon 1 --class halfspace [--json]
+    oraclepriv erm DATA.csv --hypothesis-class halfspace [--backend B] [--time-limit S] [--json]
+    oraclepriv learn PRIVATE.csv --public PUBLIC.csv --algorithm rrspm --epsilon 1 --hypothesis-class halfspace [--json]
     oraclepriv demo
     oraclepriv audit rrspm [--runs N]
     oraclepriv bench oracles|learners [--quick] [--out FILE]
     oraclepriv instances build|check|list
     oraclepriv instances export-mps NAME [--backend highs|scip|pyomo] [--out FILE]
     oraclepriv bench mip [--suite issue|library] [--backends a,b] [--time-limit S] [--out DIR] [--quick]
-    oraclepriv verify instance PRIVATE.csv --public PUBLIC.csv --algorithm rrspm --class C --epsilon E
+    oraclepriv verify instance PRIVATE.csv --public PUBLIC.csv --algorithm rrspm --hypothesis-class C --epsilon E
     oraclepriv verify suite [--report docs/verify.md]
 
 Errors in the input (bad CSV, NaN, labels outside {0,1}, unknown class/backend, ...) are
@@ -47,7 +47,7 @@ def _fail(message: str) -> None:
 @app.command()
 def erm(
     data: Path = typer.Argument(..., help="CSV: header; feature columns; label column y in {0,1}; optional weight column."),
-    hypothesis_class: HypothesisClass = typer.Option(..., "--class", help="Hypothesis class."),
+    hypothesis_class: HypothesisClass = typer.Option(..., "--hypothesis-class", help="Hypothesis class."),
     backend: Optional[str] = typer.Option(
         None, "--backend", help="Oracle backend (default: chosen per problem), optionally with options: scip-bc:workers=2."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Time limit in seconds (MIP backends)."),

@@ -34,7 +34,7 @@ def _fail(message: str) -> None:
     raise typer.Exit(code=2)
 
 
-def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], hypothesis: str, backend: Optional[str],
+def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], hypothesis_class: str, backend: Optional[str],
                   seed: Optional[int], time_limit: Optional[float], on_uncertified: Optional[str] = None,
                   teachers: int = 16):
     from oraclepriv.learners import RRSPM, Perturbation, PublicCoverEM, Regularization, SubsampleAggregate
@@ -46,24 +46,24 @@ def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], 
                 raise ValueError(f"--algorithm public-cover-em makes no oracle call; {flag} {value!r} does not apply")
         if delta:
             raise ValueError(f"--algorithm public-cover-em is pure epsilon-DP (exponential mechanism); got --delta {delta}")
-        return PublicCoverEM(epsilon=epsilon, hypothesis=hypothesis, random_state=seed)
+        return PublicCoverEM(epsilon=epsilon, hypothesis_class=hypothesis_class, random_state=seed)
     common = {"epsilon": epsilon, "backend": backend, "random_state": seed, "time_limit": time_limit}
     if on_uncertified is not None:
         common["on_uncertified"] = on_uncertified
     if algorithm is Algorithm.subsample:
         # no --delta: Laplace noise, pure eps-DP; a delta > 0 selects the Gaussian mechanism
         if delta:
-            return SubsampleAggregate(n_teachers=teachers, noise="gaussian", delta=delta, hypothesis=hypothesis, **common)
-        return SubsampleAggregate(n_teachers=teachers, noise="laplace", delta=0.0, hypothesis=hypothesis, **common)
+            return SubsampleAggregate(n_teachers=teachers, noise="gaussian", delta=delta, hypothesis_class=hypothesis_class, **common)
+        return SubsampleAggregate(n_teachers=teachers, noise="laplace", delta=0.0, hypothesis_class=hypothesis_class, **common)
     if algorithm is Algorithm.rrspm:
         if delta:
-            return RRSPM(hypothesis=hypothesis, noise="gaussian", delta=delta, **common)
-        return RRSPM(hypothesis=hypothesis, **common)
+            return RRSPM(hypothesis_class=hypothesis_class, noise="gaussian", delta=delta, **common)
+        return RRSPM(hypothesis_class=hypothesis_class, **common)
     cls = Perturbation if algorithm is Algorithm.perturbation else Regularization
     params = dict(common)
     if delta is not None:
         params["delta"] = delta
-    return cls(hypothesis=hypothesis, **params)
+    return cls(hypothesis_class=hypothesis_class, **params)
 
 
 def learn(
@@ -77,7 +77,7 @@ def learn(
     ),
     epsilon: float = typer.Option(..., "--epsilon", help="Privacy parameter epsilon > 0."),
     delta: Optional[float] = typer.Option(None, "--delta", help="delta in [0, 1/n); for rrspm a delta > 0 selects Gaussian weights."),
-    hypothesis: str = typer.Option("halfspace", "--class", help="threshold | stump | halfspace (regularization: linear)."),
+    hypothesis_class: str = typer.Option("halfspace", "--hypothesis-class", help="threshold | stump | halfspace (regularization: linear)."),
     backend: Optional[str] = typer.Option(None, "--backend", help="Oracle backend (default: chosen per problem)."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Random seed (default: OS entropy)."),
     time_limit: Optional[float] = typer.Option(None, "--time-limit", help="Per-call oracle time limit (MIP backends)."),
@@ -104,9 +104,9 @@ def learn(
     try:
         names = _diagnostic_names(algorithm, diagnostics)
         if algorithm is Algorithm.ppm:
-            learner = _fit_ppm(private, public, epsilon, delta, hypothesis, seed)
+            learner = _fit_ppm(private, public, epsilon, delta, hypothesis_class, seed)
         else:
-            learner = _fit_seed000(private, public, algorithm, epsilon, delta, hypothesis, backend, seed, time_limit,
+            learner = _fit_seed000(private, public, algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit,
                                    on_uncertified, teachers)
     except (ValueError, ImportError, RuntimeError) as exc:
         _fail(str(exc))
@@ -145,15 +145,15 @@ def _learner_class(algorithm: Algorithm) -> type:
             Algorithm.ppm: PPMHalfspaces}[algorithm]
 
 
-def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optional[float], hypothesis: str, seed: Optional[int]):
+def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optional[float], hypothesis_class: str, seed: Optional[int]):
     from oraclepriv.learners import PPMHalfspaces
 
     if public is not None:
         raise ValueError("--algorithm ppm reads the privacy bits from the data file's 'public' column; do not pass --public")
     if delta:
         raise ValueError(f"--algorithm ppm is pure epsilon-DP (exponential mechanism); got --delta {delta}")
-    if hypothesis != "halfspace":
-        raise ValueError(f"--algorithm ppm learns halfspaces; got --class {hypothesis}")
+    if hypothesis_class != "halfspace":
+        raise ValueError(f"--algorithm ppm learns halfspaces; got --hypothesis-class {hypothesis_class}")
     data = read_csv_problem(private, mask_column=PRIVACY_BITS_COLUMN)
     if data.weights is not None:
         raise ValueError(f"data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
@@ -161,7 +161,7 @@ def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optio
 
 
 def _fit_seed000(private: Path, public: Optional[Path], algorithm: Algorithm, epsilon: float, delta: Optional[float],
-                 hypothesis: str, backend: Optional[str], seed: Optional[int], time_limit: Optional[float],
+                 hypothesis_class: str, backend: Optional[str], seed: Optional[int], time_limit: Optional[float],
                  on_uncertified: Optional[str] = None, teachers: int = 16):
     if public is None:
         raise ValueError(f"--public is required for --algorithm {algorithm.value}")
@@ -174,7 +174,7 @@ def _fit_seed000(private: Path, public: Optional[Path], algorithm: Algorithm, ep
         )
     if data.weights is not None:
         raise ValueError(f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
-    learner = _make_learner(algorithm, epsilon, delta, hypothesis, backend, seed, time_limit, on_uncertified, teachers)
+    learner = _make_learner(algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers)
     return learner.fit(data.X, data.y, X_public=pub.X)
 
 

@@ -1,6 +1,6 @@
 """``oraclepriv verify``: exact privacy verification on small instances (see :mod:`oraclepriv.verify`).
 
-    oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|rspm --class C --epsilon E
+    oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|rspm --hypothesis-class C --epsilon E
                       [--delta D] [--grid "0,1,2;0,1"] [--backend B] [--mode exact|sampled] [--draws N]
                       [--others OTHERS.csv] [--jobs J] [--seed S] [--json]
     oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
@@ -50,7 +50,7 @@ def verify_instance(
     private: Path = typer.Argument(..., help="CSV of private records: feature columns and label column y."),
     public: Optional[Path] = typer.Option(None, "--public", help="rrspm: CSV of public points (at most 5 for exact mode)."),
     algorithm: VerifyAlgorithm = typer.Option(..., "--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5)."),
-    hypothesis: str = typer.Option("halfspace", "--class", help="threshold | stump | halfspace (rspm: threshold | stump)."),
+    hypothesis_class: str = typer.Option("halfspace", "--hypothesis-class", help="threshold | stump | halfspace (rspm: threshold | stump)."),
     epsilon: float = typer.Option(1.0, "--epsilon"),
     delta: float = typer.Option(0.0, "--delta", help="rrspm: a delta > 0 selects the Gaussian variant (sampled mode)."),
     grid: Optional[str] = typer.Option(None, "--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).'),
@@ -78,14 +78,14 @@ def verify_instance(
                 raise ValueError("--algorithm rspm uses its identification set, not public points: do not pass --public")
             if grid is None:
                 raise ValueError("--algorithm rspm needs --grid (the data domain)")
-            learner = RSPM(epsilon=epsilon, hypothesis=hypothesis, grid=_parse_grid(grid), backend=backend)
+            learner = RSPM(epsilon=epsilon, hypothesis_class=hypothesis_class, grid=_parse_grid(grid), backend=backend)
             Z = None
         else:
             if public is None:
                 raise ValueError("--algorithm rrspm needs --public (the public points)")
             Z = read_csv_problem(public, require_labels=False).X
-            learner = (RRSPM(epsilon=epsilon, delta=delta, noise="gaussian", hypothesis=hypothesis, backend=backend)
-                       if delta > 0 else RRSPM(epsilon=epsilon, hypothesis=hypothesis, backend=backend))
+            learner = (RRSPM(epsilon=epsilon, delta=delta, noise="gaussian", hypothesis_class=hypothesis_class, backend=backend)
+                       if delta > 0 else RRSPM(epsilon=epsilon, hypothesis_class=hypothesis_class, backend=backend))
         result = verify_learner(learner, data.X, data.y, Z, backend=backend, others=extra, mode=mode, draws=draws,
                                 seed=seed, n_jobs=jobs)
     except (ValueError, ImportError, RuntimeError) as exc:

@@ -76,7 +76,7 @@ class PublicCover:
     """A finite hypothesis set built from public points only: parameters of every representative
     (one row per candidate) and what the enumeration proved about it."""
 
-    hypothesis: str
+    hypothesis_class: str
     #: thresholds: (k, 1) [theta]; stumps: (k, 3) [feature, theta, sign]; halfspaces: (k, d + 1) [w, b]
     params: np.ndarray
     #: True when every labeling of the public points the class realizes is in the cover
@@ -98,9 +98,9 @@ class PublicCover:
     def hypothesis_at(self, index: int) -> Hypothesis:
         """The representative hypothesis of candidate ``index``."""
         row = self.params[int(index)]
-        if self.hypothesis == "threshold":
+        if self.hypothesis_class == "threshold":
             return Threshold(float(row[0]))
-        if self.hypothesis == "stump":
+        if self.hypothesis_class == "stump":
             return Stump(int(row[0]), float(row[1]), int(row[2]))
         return Halfspace(tuple(float(v) for v in row[:-1]), float(row[-1]))
 
@@ -110,7 +110,7 @@ class PublicCover:
 
     def fingerprint(self) -> str:
         """SHA-256 of the class and the parameter array: equal covers have equal fingerprints."""
-        h = hashlib.sha256(self.hypothesis.encode())
+        h = hashlib.sha256(self.hypothesis_class.encode())
         h.update(np.ascontiguousarray(self.params, dtype=np.float64).tobytes())
         return h.hexdigest()
 
@@ -124,9 +124,9 @@ class PublicCover:
         if X.shape[1] != self.d:
             raise ValueError(f"X has {X.shape[1]} features but the cover was built on {self.d}")
         y = as_labels(y, X.shape[0], "y")
-        if self.hypothesis == "threshold":
+        if self.hypothesis_class == "threshold":
             return _cut_errors(X[:, 0], y, self.params[:, 0], np.ones(self.size, dtype=np.int8))
-        if self.hypothesis == "stump":
+        if self.hypothesis_class == "stump":
             out = np.empty(self.size, dtype=np.int64)
             features = self.params[:, 0].astype(np.int64)
             for j in np.unique(features):
@@ -138,11 +138,11 @@ class PublicCover:
     def labelings(self, Z: np.ndarray) -> np.ndarray:
         """Predictions of every candidate on the rows of Z, bool of shape (k, len(Z))."""
         Z = as_features(Z, "Z")
-        if self.hypothesis == "halfspace":  # the closed rule w.z + b >= 0, vectorised
+        if self.hypothesis_class == "halfspace":  # the closed rule w.z + b >= 0, vectorised
             return ((Z @ self.params[:, : self.d].T + self.params[:, self.d]) >= 0).T
-        x = Z[:, self.params[:, 0].astype(np.int64)] if self.hypothesis == "stump" else Z[:, [0] * self.size]
-        theta = self.params[:, 1] if self.hypothesis == "stump" else self.params[:, 0]
-        sign = self.params[:, 2] if self.hypothesis == "stump" else np.ones(self.size)
+        x = Z[:, self.params[:, 0].astype(np.int64)] if self.hypothesis_class == "stump" else Z[:, [0] * self.size]
+        theta = self.params[:, 1] if self.hypothesis_class == "stump" else self.params[:, 0]
+        sign = self.params[:, 2] if self.hypothesis_class == "stump" else np.ones(self.size)
         return np.where(sign == 1, x >= theta, x <= theta).T
 
 
@@ -343,7 +343,7 @@ def _dedup(keys, margins, params):
 
 def public_cover(
     X_public: np.ndarray,
-    hypothesis: str,
+    hypothesis_class: str,
     *,
     dedup: bool = True,
     max_candidates: int = DEFAULT_MAX_CANDIDATES,
@@ -351,16 +351,16 @@ def public_cover(
     """The cover of ``hypothesis`` ("threshold", "stump", "halfspace") on the public points alone
     (module docstring). Raises ValueError naming the argument for bad input."""
     Z = as_features(X_public, "X_public")
-    if hypothesis not in ("threshold", "stump", "halfspace"):
-        raise ValueError(f"hypothesis must be 'threshold', 'stump' or 'halfspace'; got {hypothesis!r}")
+    if hypothesis_class not in ("threshold", "stump", "halfspace"):
+        raise ValueError(f"hypothesis must be 'threshold', 'stump' or 'halfspace'; got {hypothesis_class!r}")
     if not isinstance(dedup, (bool, np.bool_)):
         raise ValueError(f"dedup must be True or False; got {dedup!r}")
     if isinstance(max_candidates, bool) or not isinstance(max_candidates, (int, np.integer)) or max_candidates < 1:
         raise ValueError(f"max_candidates must be a positive integer; got {max_candidates!r}")
-    if hypothesis == "threshold":
+    if hypothesis_class == "threshold":
         if Z.shape[1] != 1:
-            raise ValueError(f"hypothesis='threshold' needs one feature; X_public has shape {Z.shape}")
+            raise ValueError(f"hypothesis_class='threshold' needs one feature; X_public has shape {Z.shape}")
         return _threshold_cover(Z)
-    if hypothesis == "stump":
+    if hypothesis_class == "stump":
         return _stump_cover(Z, bool(dedup))
     return _halfspace_cover(Z, int(max_candidates))

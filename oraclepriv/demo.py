@@ -70,7 +70,7 @@ def run_demo(
     echo("")
     echo(f"2. RRSPM (seed 000, Alg. 4) at eps={epsilon:g}, Laplace weights of scale 2m/eps")
     start = time.perf_counter()
-    rrspm = RRSPM(epsilon=epsilon, hypothesis="halfspace", random_state=seed).fit(X, y, X_public=Z)
+    rrspm = RRSPM(epsilon=epsilon, hypothesis_class="halfspace", random_state=seed).fit(X, y, X_public=Z)
     fit_seconds = time.perf_counter() - start
     acc = float(np.mean(rrspm.predict(X_test) == y_test))
     release = rrspm.release_
@@ -98,7 +98,7 @@ def run_demo(
     verdicts = []
     for label, cls in (("RRSPM", RRSPM), ("broken: returns fhat", RRSPMReturnsFhat)):
         result = audit_learner(
-            lambda s, cls=cls: cls(epsilon=epsilon, hypothesis=scenario.hypothesis, random_state=s),
+            lambda s, cls=cls: cls(epsilon=epsilon, hypothesis_class=scenario.hypothesis_class, random_state=s),
             scenario,
             epsilon=epsilon,
             n_runs=audit_runs,

@@ -56,7 +56,7 @@ def _check_threshold(value: Any, owner: str) -> None:
 class Hypothesis(ABC):
     """Common interface of every hypothesis the oracles return."""
 
-    kind: ClassVar[str] = ""
+    hypothesis_class: ClassVar[str] = ""
 
     @abstractmethod
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -79,7 +79,7 @@ class Threshold(Hypothesis):
     """h(x) = 1 iff x >= threshold, on one-dimensional data."""
 
     threshold: float
-    kind: ClassVar[str] = "threshold"
+    hypothesis_class: ClassVar[str] = "threshold"
 
     def __post_init__(self) -> None:
         _check_threshold(self.threshold, "Threshold")
@@ -93,7 +93,7 @@ class Threshold(Hypothesis):
         return (x >= self.threshold).astype(np.int8)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "threshold": float(self.threshold)}
+        return {"hypothesis_class": self.hypothesis_class, "threshold": float(self.threshold)}
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class Stump(Hypothesis):
     feature: int
     threshold: float
     sign: int = 1
-    kind: ClassVar[str] = "stump"
+    hypothesis_class: ClassVar[str] = "stump"
 
     def __post_init__(self) -> None:
         if self.sign not in (1, -1):
@@ -123,7 +123,7 @@ class Stump(Hypothesis):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "type": self.kind,
+            "hypothesis_class": self.hypothesis_class,
             "feature": int(self.feature),
             "threshold": float(self.threshold),
             "sign": int(self.sign),
@@ -136,7 +136,7 @@ class Halfspace(Hypothesis):
 
     w: tuple[float, ...]
     b: float
-    kind: ClassVar[str] = "halfspace"
+    hypothesis_class: ClassVar[str] = "halfspace"
     _w_array: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -164,7 +164,7 @@ class Halfspace(Hypothesis):
         return (self.decision_function(X) >= 0).astype(np.int8)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "w": list(self.w), "b": float(self.b)}
+        return {"hypothesis_class": self.hypothesis_class, "w": list(self.w), "b": float(self.b)}
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ class LinearPredictor(Hypothesis):
     """f(x) = <w, x> (real-valued; seed 000 Alg. 3's convex class); ``predict`` is 1[f(x) >= 0]."""
 
     w: tuple[float, ...]
-    kind: ClassVar[str] = "linear"
+    hypothesis_class: ClassVar[str] = "linear"
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
@@ -186,18 +186,18 @@ class LinearPredictor(Hypothesis):
         return (self.decision_function(X) >= 0).astype(np.int8)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": self.kind, "w": [float(v) for v in self.w]}
+        return {"hypothesis_class": self.hypothesis_class, "w": [float(v) for v in self.w]}
 
 
-_KINDS: dict[str, type[Hypothesis]] = {
-    Threshold.kind: Threshold,
-    Stump.kind: Stump,
-    Halfspace.kind: Halfspace,
-    LinearPredictor.kind: LinearPredictor,
+_CLASSES_BY_NAME: dict[str, type[Hypothesis]] = {
+    Threshold.hypothesis_class: Threshold,
+    Stump.hypothesis_class: Stump,
+    Halfspace.hypothesis_class: Halfspace,
+    LinearPredictor.hypothesis_class: LinearPredictor,
 }
 
 
-#: hypothesis types defined outside this module -> "module:function" that decodes their dict. Loaded
+#: hypothesis classes defined outside this module -> "module:function" that decodes their dict. Loaded
 #: lazily, so the core hypotheses never import a learner package (which imports them).
 EXTERNAL_DECODERS: dict[str, str] = {
     "ppm_polytope_complement": "oraclepriv.ppm.hypothesis:polytope_complement_from_dict",
@@ -206,17 +206,17 @@ EXTERNAL_DECODERS: dict[str, str] = {
 
 def hypothesis_from_dict(data: dict[str, Any]) -> Hypothesis:
     """Inverse of ``Hypothesis.to_dict``."""
-    kind = data.get("type")
-    if kind == "threshold":
+    hypothesis_class = data.get("hypothesis_class")
+    if hypothesis_class == "threshold":
         return Threshold(_float_or_inf(data["threshold"]))
-    if kind == "stump":
+    if hypothesis_class == "stump":
         return Stump(int(data["feature"]), _float_or_inf(data["threshold"]), int(data["sign"]))
-    if kind == "halfspace":
+    if hypothesis_class == "halfspace":
         return Halfspace(tuple(data["w"]), float(data["b"]))
-    if kind == "linear":
+    if hypothesis_class == "linear":
         return LinearPredictor(tuple(float(v) for v in data["w"]))
-    if kind in EXTERNAL_DECODERS:  # hypotheses defined outside the core, e.g. the PPM learner's improper output
-        module_name, function = EXTERNAL_DECODERS[kind].split(":")
+    if hypothesis_class in EXTERNAL_DECODERS:  # hypotheses defined outside the core, e.g. the PPM learner's improper output
+        module_name, function = EXTERNAL_DECODERS[hypothesis_class].split(":")
         return getattr(importlib.import_module(module_name), function)(data)
-    known = sorted(_KINDS) + sorted(EXTERNAL_DECODERS)
-    raise ValueError(f"hypothesis_from_dict: unknown hypothesis type {kind!r}; expected one of {known}")
+    known = sorted(_CLASSES_BY_NAME) + sorted(EXTERNAL_DECODERS)
+    raise ValueError(f"hypothesis_from_dict: unknown hypothesis class {hypothesis_class!r}; expected one of {known}")

@@ -38,10 +38,10 @@ __all__ = ["check_grid", "check_identification_set", "grid_members", "identifica
 GRID_CLASSES = ("threshold", "stump")
 
 
-def check_grid(grid: Sequence[Sequence[float]], hypothesis: str) -> list[np.ndarray]:
+def check_grid(grid: Sequence[Sequence[float]], hypothesis_class: str) -> list[np.ndarray]:
     """The grid as sorted, distinct, finite value arrays (one per feature); errors name the problem."""
-    if hypothesis not in GRID_CLASSES:
-        raise ValueError(f"identification sets are provided for {list(GRID_CLASSES)} on a grid; got hypothesis={hypothesis!r}")
+    if hypothesis_class not in GRID_CLASSES:
+        raise ValueError(f"identification sets are provided for {list(GRID_CLASSES)} on a grid; got hypothesis_class={hypothesis_class!r}")
     if grid is None or len(grid) == 0:
         raise ValueError("grid must list the values of every feature (one sequence per feature); got none")
     values = []
@@ -50,14 +50,14 @@ def check_grid(grid: Sequence[Sequence[float]], hypothesis: str) -> list[np.ndar
         if arr.size == 0 or not np.all(np.isfinite(arr)):
             raise ValueError(f"grid feature {j} must be a non-empty list of finite values; got {column!r}")
         values.append(np.unique(arr))
-    if hypothesis == "threshold" and len(values) != 1:
+    if hypothesis_class == "threshold" and len(values) != 1:
         raise ValueError(f"thresholds live on one feature; the grid has {len(values)}")
     return values
 
 
-def grid_members(grid: Sequence[np.ndarray], hypothesis: str) -> list[Hypothesis]:
+def grid_members(grid: Sequence[np.ndarray], hypothesis_class: str) -> list[Hypothesis]:
     """Every distinct function the class realises on the grid, once each (module docstring)."""
-    if hypothesis == "threshold":
+    if hypothesis_class == "threshold":
         return [Threshold(float(g)) for g in grid[0]] + [Threshold(math.inf)]
     members: list[Hypothesis] = [Stump(0, -math.inf, 1), Stump(0, math.inf, 1)]  # constants 1 and 0
     for j, values in enumerate(grid):
@@ -66,10 +66,10 @@ def grid_members(grid: Sequence[np.ndarray], hypothesis: str) -> list[Hypothesis
     return members
 
 
-def identification_set(hypothesis: str, grid: Sequence[Sequence[float]]) -> np.ndarray:
+def identification_set(hypothesis_class: str, grid: Sequence[Sequence[float]]) -> np.ndarray:
     """The identification set of the module docstring, as points (rows) of the grid."""
-    values = check_grid(grid, hypothesis)
-    if hypothesis == "threshold":
+    values = check_grid(grid, hypothesis_class)
+    if hypothesis_class == "threshold":
         return values[0].reshape(-1, 1)
     base = np.array([v[0] for v in values])
     points = [base]
@@ -81,15 +81,15 @@ def identification_set(hypothesis: str, grid: Sequence[Sequence[float]]) -> np.n
     return np.vstack(points)
 
 
-def check_identification_set(points: np.ndarray, hypothesis: str, grid: Sequence[Sequence[float]]) -> None:
+def check_identification_set(points: np.ndarray, hypothesis_class: str, grid: Sequence[Sequence[float]]) -> None:
     """Raise ValueError unless ``points`` (on the grid) tell every two functions of the class apart."""
-    values = check_grid(grid, hypothesis)
+    values = check_grid(grid, hypothesis_class)
     U = np.asarray(points, dtype=np.float64)
     if U.ndim != 2 or U.shape[1] != len(values):
         raise ValueError(f"identification set must be an array of points with {len(values)} features; got shape {U.shape}")
     on_grid(U, values, "identification set")
     seen: dict[bytes, Hypothesis] = {}
-    for member in grid_members(values, hypothesis):
+    for member in grid_members(values, hypothesis_class):
         key = member.predict(U).tobytes()
         if key in seen:
             raise ValueError(

@@ -32,7 +32,7 @@ def test_mechanism_audit_is_sharp_at_the_sensitivity(noise, delta):
 
 def test_perturbation_black_box_audit_catches_missing_perturb_noise():
     sc = flip_scenario()
-    make = lambda cls: (lambda s: cls(epsilon=1.0, delta=1e-3, hypothesis="threshold", eta=0.01, J=3, random_state=s))  # noqa: E731
+    make = lambda cls: (lambda s: cls(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=3, random_state=s))  # noqa: E731
     good = audit_learner(make(Perturbation), sc, epsilon=1.0, delta=1e-3, n_runs=600)
     bad = audit_learner(make(PerturbationWithoutNoise), sc, epsilon=1.0, delta=1e-3, n_runs=600)
     assert good.passed, good.to_dict()
@@ -41,10 +41,10 @@ def test_perturbation_black_box_audit_catches_missing_perturb_noise():
 
 def test_perturbation_stability_and_mechanism_audit():
     sc = flip_scenario()
-    res = audit_perturb_learner(Perturbation(epsilon=1.0, delta=1e-3, hypothesis="threshold", eta=0.01, J=5), sc, n_samples=100_000)
+    res = audit_perturb_learner(Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5), sc, n_samples=100_000)
     assert res.passed and res.rho == 2.0, res.to_dict()
     # with a (wrongly) tiny claimed stability radius the same audit fails on stability
     bad = audit_perturb_learner(
-        Perturbation(epsilon=1.0, delta=1e-3, hypothesis="threshold", eta=0.01, J=5, rho=0.05, rho_delta=1e-4), sc, n_samples=100_000
+        Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5, rho=0.05, rho_delta=1e-4), sc, n_samples=100_000
     )
     assert not bad.passed and not bad.stability_ok, bad.to_dict()

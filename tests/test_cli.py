@@ -33,7 +33,7 @@ def csv_file(tmp_path):
 
 
 def test_erm_json_halfspace_default_instance():
-    result = runner.invoke(app, ["erm", str(instances_dir() / "rrspm-2d-n300.csv"), "--class", "halfspace", "--json"])
+    result = runner.invoke(app, ["erm", str(instances_dir() / "rrspm-2d-n300.csv"), "--hypothesis-class", "halfspace", "--json"])
     assert result.exit_code == 0, result.output
     out = _strict_json(result.stdout)
     for key in ("class", "backend", "n", "d", "objective", "bound", "certified", "status", "seconds", "hypothesis"):
@@ -41,7 +41,7 @@ def test_erm_json_halfspace_default_instance():
     assert out["class"] == "halfspace" and out["backend"] == "enumerate"
     assert (out["n"], out["d"]) == (300, 2)
     assert out["certified"] is True and out["status"] == "optimal"
-    assert set(out["hypothesis"]) == {"type", "w", "b"} and len(out["hypothesis"]["w"]) == 2
+    assert set(out["hypothesis"]) == {"hypothesis_class", "w", "b"} and len(out["hypothesis"]["w"]) == 2
     manifest = json.loads((instances_dir() / "manifest.json").read_text())
     best = next(e for e in manifest if e["name"] == "rrspm-2d-n300")["best_objective"]
     assert out["objective"] == pytest.approx(best, abs=1e-9)
@@ -50,17 +50,17 @@ def test_erm_json_halfspace_default_instance():
 def test_erm_uses_weight_column_and_serialises_infinite_threshold(csv_file):
     # all weights favour predicting 1 everywhere: the optimum is the threshold -inf
     path = csv_file([[0.0], [1.0], [2.0]], [1, 1, 0], weights=[5.0, 5.0, -5.0])
-    result = runner.invoke(app, ["erm", str(path), "--class", "threshold", "--json"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "threshold", "--json"])
     assert result.exit_code == 0, result.output
     out = _strict_json(result.stdout)
-    assert out["hypothesis"] == {"type": "threshold", "threshold": "-inf"}
+    assert out["hypothesis"] == {"hypothesis_class": "threshold", "threshold": "-inf"}
     assert out["objective"] == pytest.approx(-5.0)
     assert out["signed_weights"] is True
 
 
 def test_erm_stump_human_output(csv_file):
     path = csv_file([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0]], [0, 0, 1])
-    result = runner.invoke(app, ["erm", str(path), "--class", "stump"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "stump"])
     assert result.exit_code == 0, result.output
     assert "certified=True" in result.stdout
 
@@ -81,27 +81,27 @@ def test_erm_stump_human_output(csv_file):
 def test_erm_bad_csv_is_a_clear_error(tmp_path, content, fragment):
     path = tmp_path / "bad.csv"
     path.write_text(content)
-    result = runner.invoke(app, ["erm", str(path), "--class", "stump"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "stump"])
     assert result.exit_code == 2
     assert fragment in result.stderr
 
 
 def test_erm_bad_options_are_clear_errors(csv_file, tmp_path):
     path = csv_file(np.arange(12.0).reshape(3, 4), [0, 1, 0])
-    result = runner.invoke(app, ["erm", str(path), "--class", "halfspace", "--backend", "enumerate"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "halfspace", "--backend", "enumerate"])
     assert result.exit_code == 2 and "d <= 3" in result.stderr and "d=4" in result.stderr
-    result = runner.invoke(app, ["erm", str(path), "--class", "stump", "--backend", "nope"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "stump", "--backend", "nope"])
     assert result.exit_code == 2 and "unknown backend 'nope'" in result.stderr
-    result = runner.invoke(app, ["erm", str(path), "--class", "circle"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "circle"])
     assert result.exit_code == 2 and "circle" in result.output
-    result = runner.invoke(app, ["erm", str(path), "--class", "stump", "--time-limit", "-1"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "stump", "--time-limit", "-1"])
     assert result.exit_code == 2 and "time_limit" in result.stderr
-    result = runner.invoke(app, ["erm", str(tmp_path / "missing.csv"), "--class", "stump"])
+    result = runner.invoke(app, ["erm", str(tmp_path / "missing.csv"), "--hypothesis-class", "stump"])
     assert result.exit_code == 2 and "does not exist" in result.stderr
     wide = csv_file(np.arange(6.0).reshape(3, 2), [0, 1, 0], name="wide.csv")
-    result = runner.invoke(app, ["erm", str(wide), "--class", "threshold"])
+    result = runner.invoke(app, ["erm", str(wide), "--hypothesis-class", "threshold"])
     assert result.exit_code == 2 and "one feature" in result.stderr
-    result = runner.invoke(app, ["erm", str(path), "--class", "halfspace", "--backend", "scip-bc:workers=0"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "halfspace", "--backend", "scip-bc:workers=0"])
     assert result.exit_code == 2 and "workers must be a positive integer" in result.stderr
 
 
@@ -109,7 +109,7 @@ def test_erm_backend_spec_passes_options(csv_file):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 2))
     path = csv_file(X, (X[:, 0] > 0).astype(int))
-    result = runner.invoke(app, ["erm", str(path), "--class", "halfspace", "--backend", "scip-bc:workers=1,threads=1", "--json"])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "halfspace", "--backend", "scip-bc:workers=1,threads=1", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["backend"] == "scip-bc" and out["certified"]

@@ -30,7 +30,7 @@ def data(tmp_path):
 
 def test_learn_rrspm_json_reports_two_calls_and_privacy(data):
     private, public, _ = data
-    args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1", "--class", "stump", "--seed", "3", "--json"]
+    args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1", "--hypothesis-class", "stump", "--seed", "3", "--json"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -44,7 +44,7 @@ def test_learn_rrspm_json_reports_two_calls_and_privacy(data):
     assert calls[1]["n"] == 10  # the projection call sees the public points only
     assert out["privacy"]["epsilon"] == 1.0 and out["privacy"]["delta"] == 0.0
     assert "replace one private record" in out["privacy"]["neighbouring"]
-    assert out["hypothesis"]["type"] == "stump"
+    assert out["hypothesis"]["hypothesis_class"] == "stump"
     again = runner.invoke(app, args)
     assert json.loads(again.stdout)["hypothesis"] == out["hypothesis"]  # --seed makes it reproducible
 
@@ -58,7 +58,7 @@ def test_learn_halfspace_gaussian_variant(data):
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["privacy"]["noise"] == "gaussian" and out["privacy"]["delta"] == 1e-5
-    assert out["hypothesis"]["type"] == "halfspace"
+    assert out["hypothesis"]["hypothesis_class"] == "halfspace"
 
 
 @pytest.mark.parametrize(
@@ -67,7 +67,7 @@ def test_learn_halfspace_gaussian_variant(data):
         (["--epsilon", "0"], "epsilon"),
         (["--epsilon", "-1"], "epsilon"),
         (["--epsilon", "1", "--delta", "0.5"], "delta"),
-        (["--epsilon", "1", "--class", "circle"], "circle"),
+        (["--epsilon", "1", "--hypothesis-class", "circle"], "circle"),
         (["--epsilon", "1", "--on-uncertified", "retry"], "on_uncertified"),
     ],
 )
@@ -138,7 +138,7 @@ def test_learn_ppm_reads_privacy_bits_column(tmp_path):
     result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1", "--seed", "0", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert out["hypothesis"]["type"] == PolytopeComplement.kind and out["hypothesis"]["d"] == 2
+    assert out["hypothesis"]["hypothesis_class"] == PolytopeComplement.hypothesis_class and out["hypothesis"]["d"] == 2
     assert out["privacy"]["oracle_calls_by_design"] == 0  # the paper's algorithm makes no ERM call
     text = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1", "--seed", "0"])
     assert text.exit_code == 0 and "privacy: pure 1-DP" in text.stdout  # the text output used to crash (KeyError)
@@ -155,7 +155,7 @@ def test_learn_ppm_reads_privacy_bits_column(tmp_path):
 
 def test_learn_subsample_laplace_and_gaussian(data):
     private, public, _ = data
-    base = ["learn", str(private), "--public", str(public), "--algorithm", "subsample", "--epsilon", "1", "--class", "stump",
+    base = ["learn", str(private), "--public", str(public), "--algorithm", "subsample", "--epsilon", "1", "--hypothesis-class", "stump",
             "--teachers", "12", "--seed", "2", "--json"]
     result = runner.invoke(app, base)
     assert result.exit_code == 0, result.output

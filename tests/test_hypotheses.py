@@ -144,13 +144,13 @@ def test_dict_round_trip(h):
 @pytest.mark.parametrize("text, expected", [("inf", math.inf), ("-inf", -math.inf), ("Infinity", math.inf)])
 def test_from_dict_accepts_infinity_as_string(text, expected):
     """Ledgers and JSON writers that refuse bare Infinity tokens serialize inf as a string."""
-    assert hypothesis_from_dict({"type": "threshold", "threshold": text}) == Threshold(expected)
-    assert hypothesis_from_dict({"type": "stump", "feature": 0, "threshold": text, "sign": -1}) == Stump(0, expected, -1)
+    assert hypothesis_from_dict({"hypothesis_class": "threshold", "threshold": text}) == Threshold(expected)
+    assert hypothesis_from_dict({"hypothesis_class": "stump", "feature": 0, "threshold": text, "sign": -1}) == Stump(0, expected, -1)
 
 
 def test_from_dict_unknown_type_names_it():
     with pytest.raises(ValueError, match=r"'circle'"):
-        hypothesis_from_dict({"type": "circle", "r": 1.0})
+        hypothesis_from_dict({"hypothesis_class": "circle", "r": 1.0})
 
 
 # ---------------------------------------------------------------- bad constructor input
@@ -176,7 +176,7 @@ def test_nan_thresholds_are_rejected():
     with pytest.raises(ValueError, match=r"threshold.*nan"):
         Stump(0, math.nan, 1)
     with pytest.raises(ValueError, match=r"threshold.*nan"):
-        hypothesis_from_dict({"type": "threshold", "threshold": "nan"})
+        hypothesis_from_dict({"hypothesis_class": "threshold", "threshold": "nan"})
 
 
 @pytest.mark.parametrize(

@@ -23,7 +23,7 @@ def data():
 
 def test_j_plus_one_calls(data):
     X, y, Z = data
-    clf = Perturbation(epsilon=1.0, delta=1e-3, hypothesis="threshold", J=4, random_state=0).fit(X, y, X_public=Z)
+    clf = Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", J=4, random_state=0).fit(X, y, X_public=Z)
     assert [r["step"] for r in clf.ledger_.records] == [f"perturbed-erm-{j}" for j in range(1, 5)] + ["perturb"]
     assert clf.ledger_.records[-1]["n"] == len(Z)
     assert all(r["certified"] for r in clf.ledger_.records)
@@ -34,7 +34,7 @@ def test_j_plus_one_calls(data):
 def test_perturbed_erm_is_the_exact_argmin_of_the_gp_objective(data):
     """Each call minimises sum 0-1 loss + eta_sum * m^-1/2 sum xi_i f_pm(Z_i) over all thresholds."""
     X, y, Z = data
-    clf = Perturbation(epsilon=1.0, delta=1e-3, hypothesis="threshold", eta=0.3, J=1)
+    clf = Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.3, J=1)
     clf.fit(X, y, X_public=Z)  # sets the validated attributes
     rng = np.random.default_rng(4)
     for _ in range(10):
@@ -55,11 +55,11 @@ def test_perturbed_erm_is_the_exact_argmin_of_the_gp_objective(data):
 
 def test_gamma_calibrated_from_rho(data):
     X, y, Z = data
-    clf = Perturbation(epsilon=0.5, delta=1e-3, hypothesis="threshold", J=2, random_state=0).fit(X, y, X_public=Z)
+    clf = Perturbation(epsilon=0.5, delta=1e-3, hypothesis_class="threshold", J=2, random_state=0).fit(X, y, X_public=Z)
     assert clf.privacy_["stability_radius"] == 2.0 and clf.privacy_["conditional_on"] is None
     assert clf.gamma_ == pytest.approx(gaussian_mechanism_sigma(math.sqrt(len(Z)) * 2.0, 0.5, 1e-3))
     rho = lemma1_rho(len(X), 0.1, 2, 1, 1e-4)
-    c2 = Perturbation(epsilon=0.5, delta=1e-3, hypothesis="threshold", J=2, rho=rho, rho_delta=1e-4, random_state=0).fit(X, y, X_public=Z)
+    c2 = Perturbation(epsilon=0.5, delta=1e-3, hypothesis_class="threshold", J=2, rho=rho, rho_delta=1e-4, random_state=0).fit(X, y, X_public=Z)
     assert c2.gamma_ == pytest.approx(gaussian_mechanism_sigma(math.sqrt(len(Z)) * rho, 0.5, 1e-3 - 1e-4))
     assert "Lemma 1" in c2.privacy_["conditional_on"]
 
@@ -78,7 +78,7 @@ def test_gamma_calibrated_from_rho(data):
 )
 def test_bad_parameters(data, params, match):
     X, y, Z = data
-    kw = {"epsilon": 1.0, "delta": 1e-3, "hypothesis": "threshold", **params}
+    kw = {"epsilon": 1.0, "delta": 1e-3, "hypothesis_class": "threshold", **params}
     with pytest.raises(ValueError, match=match):
         Perturbation(**kw).fit(X, y, X_public=Z)
 
@@ -87,5 +87,5 @@ def test_from_theory():
     p = perturbation_parameters(0.2, 0.1, 1.0, 4)
     assert p["eta"] == pytest.approx(0.1)
     assert p["J"] == math.ceil(4 * math.log(10) / 0.04)
-    clf = Perturbation.from_theory(0.5, 0.1, 1.0, 1, hypothesis="threshold", c_J=0.1)
+    clf = Perturbation.from_theory(0.5, 0.1, 1.0, 1, hypothesis_class="threshold", c_J=0.1)
     assert clf.J == clf.theory["J"] and clf.eta == clf.theory["eta"]

@@ -75,7 +75,7 @@ def test_laplace_calibration():
 @pytest.mark.parametrize(
     "params, match",
     [
-        ({"hypothesis": "halfspace"}, "hypothesis"),
+        ({"hypothesis_class": "halfspace"}, "hypothesis_class"),
         ({"noise": "laplace"}, "delta must be 0"),
         ({"delta": 0.0}, "delta must be > 0"),
         ({"eta": 0}, "eta"),

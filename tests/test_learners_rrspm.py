@@ -41,7 +41,7 @@ def capture(monkeypatch):
 @pytest.mark.parametrize("hypothesis", ["stump", "halfspace"])
 def test_two_calls_and_second_sees_only_public_projection(data, capture, hypothesis):
     X, y, Z = data
-    clf = RRSPM(epsilon=1.0, hypothesis=hypothesis, random_state=3).fit(X, y, X_public=Z)
+    clf = RRSPM(epsilon=1.0, hypothesis_class=hypothesis, random_state=3).fit(X, y, X_public=Z)
     assert len(clf.ledger_) == 2
     assert [r["step"] for r in clf.ledger_.records] == ["private-erm", "perturb"]
     assert all(r["caller"] == "RRSPM" and r["certified"] for r in clf.ledger_.records)
@@ -66,7 +66,7 @@ def test_release_is_a_function_of_public_projection_only(capture):
         outs = []
         for label in (1, 0):  # leak scenario: fhat cuts at 0.5 or at 2 (pred at x=1 differs)
             capture.clear()
-            clf = RRSPM(epsilon=1.0, hypothesis="threshold", random_state=seed)
+            clf = RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=seed)
             clf.fit(np.array([[1.0]]), np.array([label]), X_public=Z, public_labels=np.array([0, 1]))
             outs.append((clf.public_projection_.tolist(), clf.hypothesis_, capture[0]["result"].hypothesis))
         (p1, h1, f1), (p2, h2, f2) = outs
@@ -78,7 +78,7 @@ def test_release_is_a_function_of_public_projection_only(capture):
 
 
 def test_release_ignores_fhat_and_the_private_data():
-    clf = RRSPM(epsilon=1.0, hypothesis="threshold")
+    clf = RRSPM(epsilon=1.0, hypothesis_class="threshold")
     Z = np.arange(4.0)[:, None]
     proj = np.array([0, 0, 1, 1], dtype=np.int8)
     oracle = clf._oracle()
@@ -112,26 +112,26 @@ def test_gaussian_calibration_solves_the_privacy_loss_equation():
 
 def test_gaussian_variant_privacy_record(data):
     X, y, Z = data
-    clf = RRSPM(epsilon=1.0, delta=1e-4, noise="gaussian", hypothesis="stump", random_state=0).fit(X, y, X_public=Z)
+    clf = RRSPM(epsilon=1.0, delta=1e-4, noise="gaussian", hypothesis_class="stump", random_state=0).fit(X, y, X_public=Z)
     assert clf.privacy_["noise"] == "gaussian" and "derived here" in clf.privacy_["calibration_source"]
     assert clf.privacy_["delta"] == 1e-4 and len(clf.ledger_) == 2
 
 
 def test_fit_is_reproducible_and_summary_is_json(data):
     X, y, Z = data
-    a = RRSPM(epsilon=1.0, hypothesis="stump", random_state=7).fit(X, y, X_public=Z)
-    b = RRSPM(epsilon=1.0, hypothesis="stump", random_state=7).fit(X, y, X_public=Z)
+    a = RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=7).fit(X, y, X_public=Z)
+    b = RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=7).fit(X, y, X_public=Z)
     assert a.hypothesis_ == b.hypothesis_
     s = json.loads(json.dumps(a.summary()))
     assert s["privacy"]["oracle_calls_by_design"] == 2 and s["privacy"]["neighbouring"].startswith("replace one private record")
     assert set(s) == {"algorithm", "hypothesis", "privacy"}  # the release: nothing else
-    assert s["hypothesis"]["type"] == "stump" and s["privacy"]["epsilon"] == 1.0
+    assert s["hypothesis"]["hypothesis_class"] == "stump" and s["privacy"]["epsilon"] == 1.0
     assert a.privacy_["mechanism"].startswith("RRSPM") and a.diagnostics_["proof_applies"] is True
 
 
 def test_m_uses_first_public_points(data):
     X, y, Z = data
-    clf = RRSPM(epsilon=1.0, hypothesis="stump", m=5, random_state=0).fit(X, y, X_public=Z)
+    clf = RRSPM(epsilon=1.0, hypothesis_class="stump", m=5, random_state=0).fit(X, y, X_public=Z)
     assert clf.privacy_["m"] == 5 and clf.public_projection_.shape == (5,)
 
 
@@ -149,7 +149,7 @@ def test_m_uses_first_public_points(data):
         ({"noise": "cauchy"}, {}, "noise"),
         ({"m": 100}, {}, "m=100"),
         ({"m": 0}, {}, "m must be"),
-        ({"hypothesis": "tree"}, {}, "hypothesis"),
+        ({"hypothesis_class": "tree"}, {}, "hypothesis_class"),
         ({"backend": "nope"}, {}, "backend"),
         ({"on_uncertified": "ignore"}, {}, "on_uncertified"),
         ({}, {"public_labels": [0, 2, 0, 0, 0, 0, 0, 0]}, "public_labels"),
@@ -157,14 +157,14 @@ def test_m_uses_first_public_points(data):
 )
 def test_bad_parameters(data, params, fit_kw, match):
     X, y, Z = data
-    kw = {"epsilon": 1.0, "hypothesis": "stump", **params}
+    kw = {"epsilon": 1.0, "hypothesis_class": "stump", **params}
     with pytest.raises(ValueError, match=match):
         RRSPM(**kw).fit(X[:40], y[:40], X_public=Z, **fit_kw)
 
 
 def test_bad_data(data):
     X, y, Z = data
-    clf = RRSPM(epsilon=1.0, hypothesis="stump")
+    clf = RRSPM(epsilon=1.0, hypothesis_class="stump")
     with pytest.raises(ValueError, match="X_public is required"):
         clf.fit(X, y)
     with pytest.raises(ValueError, match="X_public has 3 features but X_private has 2"):
@@ -187,8 +187,8 @@ def test_uncertified_private_call_raises_or_is_flagged(data):
     X, y, Z = data
     with registered_backend("quantile-heuristic", QuantileSplitBackend) as name:
         with pytest.raises(UncertifiedOracleError, match="private-erm"):
-            RRSPM(epsilon=1.0, hypothesis="stump", backend=name, random_state=0).fit(X, y, X_public=Z)
-        clf = RRSPM(epsilon=1.0, hypothesis="stump", backend=name, on_uncertified="flag", random_state=0).fit(X, y, X_public=Z)
+            RRSPM(epsilon=1.0, hypothesis_class="stump", backend=name, random_state=0).fit(X, y, X_public=Z)
+        clf = RRSPM(epsilon=1.0, hypothesis_class="stump", backend=name, on_uncertified="flag", random_state=0).fit(X, y, X_public=Z)
     assert clf.diagnostics_["proof_applies"] is False
     assert clf.diagnostics_["uncertified_private_calls"] == ["private-erm"]
 
@@ -198,7 +198,7 @@ def test_from_theory():
     assert p["m"] == math.ceil((1 + math.log(20)) / 0.01)
     q = rrspm_parameters(0.1, 0.05, 1.0, 1, 1.0, rate="epsilon-net")
     assert q["m"] < p["m"]
-    clf = RRSPM.from_theory(0.2, 0.1, 1.0, 1, epsilon=2.0, hypothesis="threshold", rate="epsilon-net")
+    clf = RRSPM.from_theory(0.2, 0.1, 1.0, 1, epsilon=2.0, hypothesis_class="threshold", rate="epsilon-net")
     assert clf.m == clf.theory["m"] and clf.epsilon == 2.0
     with pytest.raises(ValueError, match="alpha"):
         rrspm_parameters(0.0, 0.05, 1.0, 1, 1.0)
@@ -212,5 +212,5 @@ def test_accuracy_when_n_is_large_relative_to_m():
     X = rng.random((20000, 1))
     y = (X[:, 0] >= 0.3).astype(np.int8)
     Z = rng.random((10, 1))
-    clf = RRSPM(epsilon=1.0, hypothesis="threshold", random_state=1).fit(X, y, X_public=Z)
+    clf = RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=1).fit(X, y, X_public=Z)
     assert np.mean(clf.predict(X) == y) > 0.85

@@ -100,8 +100,8 @@ def test_learners_give_identical_output_on_fortran_data():
     X = rng.normal(size=(400, 3))
     y = (X[:, 0] > 0).astype(np.int8)
     Z = rng.normal(size=(12, 3))
-    for make in (lambda: RRSPM(epsilon=1.0, hypothesis="stump", random_state=3),
-                 lambda: Perturbation(epsilon=1.0, delta=1e-4, hypothesis="stump", J=3, random_state=3)):
+    for make in (lambda: RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=3),
+                 lambda: Perturbation(epsilon=1.0, delta=1e-4, hypothesis_class="stump", J=3, random_state=3)):
         c = make().fit(np.ascontiguousarray(X), y, X_public=np.ascontiguousarray(Z))
         f = make().fit(np.asfortranarray(X), y, X_public=np.asfortranarray(Z))
         assert c.hypothesis_.to_dict() == f.hypothesis_.to_dict()

@@ -75,11 +75,11 @@ def test_learners_record_their_numerical_delta():
     X = rng.random((50, 1))
     y = (X[:, 0] > 0.4).astype(int)
     Z = np.linspace(0, 1, 5).reshape(-1, 1)
-    rrspm = RRSPM(epsilon=1.0, hypothesis="threshold", random_state=0).fit(X, y, X_public=Z)
+    rrspm = RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=0).fit(X, y, X_public=Z)
     gamma = laplace_near_tie_probability(5, 10.0, 50.0)
     assert rrspm.privacy_["near_tie_probability"] == gamma
     assert rrspm.privacy_["numerical_delta"] == numerical_delta(1.0, gamma) > 0
     assert "numerical delta" in rrspm.privacy_["guarantee"]
-    for other in (SubsampleAggregate(n_teachers=5, noise="laplace", delta=0.0, hypothesis="threshold", random_state=0),
-                  PublicCoverEM(epsilon=1.0, hypothesis="threshold", random_state=0)):
+    for other in (SubsampleAggregate(n_teachers=5, noise="laplace", delta=0.0, hypothesis_class="threshold", random_state=0),
+                  PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=0)):
         assert other.fit(X, y, X_public=Z).privacy_["numerical_delta"] == 0.0  # no exact argmin in the proof

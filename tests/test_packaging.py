@@ -63,7 +63,7 @@ def test_installed_wheel_works_next_to_a_foreign_solvers_folder(installed):
     listing = _run([str(python), "-m", "oraclepriv", "instances", "list"], cwd)
     assert "rrspm-2d-n300" in listing
     data = _run([str(python), "-c", "from oraclepriv.instances import instances_dir; print(instances_dir())"], cwd).strip()
-    solved = _run([str(python), "-m", "oraclepriv", "erm", f"{data}/rrspm-2d-n300.csv", "--class", "halfspace", "--json"], cwd)
+    solved = _run([str(python), "-m", "oraclepriv", "erm", f"{data}/rrspm-2d-n300.csv", "--hypothesis-class", "halfspace", "--json"], cwd)
     assert '"certified": true' in solved
     fit = _run([str(python), "-c", (
         "import numpy as np\n"

@@ -147,7 +147,7 @@ def test_large_epsilon_on_private_cover_is_an_exact_erm(hyp, d, backend):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(30, d))
     y = ((X[:, 0] > 0) ^ (rng.random(30) < 0.2)).astype(np.int8)
-    clf = PublicCoverEM(epsilon=1e6, hypothesis=hyp, random_state=0).fit(X, y, X_public=X)
+    clf = PublicCoverEM(epsilon=1e6, hypothesis_class=hyp, random_state=0).fit(X, y, X_public=X)
     exact = make_oracle(hyp, backend=backend).solve(X, y)
     assert exact.certified
     assert clf.hypothesis_.loss(X, y) == exact.objective == clf.diagnostics_["errors"].min()
@@ -156,12 +156,12 @@ def test_large_epsilon_on_private_cover_is_an_exact_erm(hyp, d, backend):
 def test_sampler_draws_from_the_exact_law():
     X, y, Z = em_audit_data("threshold", seed=3)
     Z = Z[:6]
-    learner = PublicCoverEM(epsilon=0.3, hypothesis="threshold")
+    learner = PublicCoverEM(epsilon=0.3, hypothesis_class="threshold")
     params, logp = learner.output_log_probabilities(X, y, Z)
     draws = 3000
     counts = np.zeros(len(logp))
     for seed in range(draws):
-        clf = PublicCoverEM(epsilon=0.3, hypothesis="threshold", random_state=seed).fit(X, y, X_public=Z)
+        clf = PublicCoverEM(epsilon=0.3, hypothesis_class="threshold", random_state=seed).fit(X, y, X_public=Z)
         counts[clf.candidate_index_] += 1
     expected = np.exp(logp) * draws
     keep = expected >= 5
@@ -178,7 +178,7 @@ def test_sampler_draws_from_the_exact_law():
 def test_exact_audit_passes_the_learner_sharply_and_catches_the_controls():
     X, y, Z = em_audit_data("halfspace", seed=0)
     run = lambda cls, **kw: audit_exact_distribution(  # noqa: E731
-        lambda: cls(epsilon=1.0, hypothesis="halfspace", **kw), X, y, Z, epsilon=1.0, n_others=1)
+        lambda: cls(epsilon=1.0, hypothesis_class="halfspace", **kw), X, y, Z, epsilon=1.0, n_others=1)
     good = run(PublicCoverEM)
     assert good.passed and 0.9 < good.epsilon_hat <= 1.0 + 1e-9
     paper = run(PublicCoverEM, sensitivity="paper")
@@ -213,7 +213,7 @@ def test_estimator_contract_and_privacy_record():
     rng = np.random.default_rng(8)
     X, y, Z = rng.normal(size=(60, 2)), rng.integers(0, 2, 60), rng.normal(size=(12, 2))
     clf = PublicCoverEM(epsilon=0.5, random_state=0)
-    assert set(clf.get_params()) == {"epsilon", "hypothesis", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state"}
+    assert set(clf.get_params()) == {"epsilon", "hypothesis_class", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state"}
     assert clf.fit(X, y, X_public=Z) is clf
     assert len(clf.ledger_) == 0 and clf.privacy_["oracle_calls_by_design"] == 0
     assert clf.privacy_["epsilon"] == 0.5 and clf.privacy_["delta"] == 0.0 and clf.privacy_["guarantee"].startswith("pure 0.5-DP")
@@ -232,9 +232,9 @@ def test_estimator_contract_and_privacy_record():
         ({"epsilon": float("nan")}, "epsilon"),
         ({"sensitivity": "loose"}, "sensitivity"),
         ({"max_public": 0}, "max_public"),
-        ({"hypothesis": "tree"}, "hypothesis"),
+        ({"hypothesis_class": "tree"}, "hypothesis_class"),
         ({"max_candidates": 10}, "max_candidates=10"),
-        ({"dedup": "yes", "hypothesis": "stump"}, "dedup"),
+        ({"dedup": "yes", "hypothesis_class": "stump"}, "dedup"),
     ],
 )
 def test_bad_input_names_the_argument(params, fragment):
@@ -254,7 +254,7 @@ def test_bad_data_names_the_argument():
     with pytest.raises(ValueError, match="y_private"):
         PublicCoverEM().fit(X, y + 2, X_public=Z)
     with pytest.raises(ValueError, match="one feature"):
-        PublicCoverEM(hypothesis="threshold").fit(X, y, X_public=Z)
+        PublicCoverEM(hypothesis_class="threshold").fit(X, y, X_public=Z)
     with pytest.raises(ValueError, match="hypothesis"):
         public_cover(Z, "tree")
 

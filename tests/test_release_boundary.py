@@ -54,18 +54,18 @@ TARGETING = targeting_backend(X[0], int(Y[0]))
 
 # learners whose guarantee holds under this solver: (id, factory(backend, seed))
 ORACLE_LEARNERS = {
-    "rrspm-laplace-fallback": lambda b, s: RRSPM(epsilon=1.0, hypothesis="threshold", backend=b,
+    "rrspm-laplace-fallback": lambda b, s: RRSPM(epsilon=1.0, hypothesis_class="threshold", backend=b,
                                                  on_uncertified="fallback", random_state=s),
-    "rrspm-gaussian-fallback": lambda b, s: RRSPM(epsilon=1.0, delta=1e-3, noise="gaussian", hypothesis="threshold",
+    "rrspm-gaussian-fallback": lambda b, s: RRSPM(epsilon=1.0, delta=1e-3, noise="gaussian", hypothesis_class="threshold",
                                                   backend=b, on_uncertified="fallback", random_state=s),
-    "perturbation-fallback": lambda b, s: Perturbation(epsilon=1.0, delta=1e-3, J=3, hypothesis="threshold", backend=b,
+    "perturbation-fallback": lambda b, s: Perturbation(epsilon=1.0, delta=1e-3, J=3, hypothesis_class="threshold", backend=b,
                                                        on_uncertified="fallback", random_state=s),
-    "subsample-abstain": lambda b, s: SubsampleAggregate(n_teachers=4, noise="laplace", delta=0.0, hypothesis="threshold",
+    "subsample-abstain": lambda b, s: SubsampleAggregate(n_teachers=4, noise="laplace", delta=0.0, hypothesis_class="threshold",
                                                          backend=b, teacher_failure="abstain", random_state=s),
-    "subsample-keep": lambda b, s: SubsampleAggregate(n_teachers=4, noise="laplace", delta=0.0, hypothesis="threshold",
+    "subsample-keep": lambda b, s: SubsampleAggregate(n_teachers=4, noise="laplace", delta=0.0, hypothesis_class="threshold",
                                                       backend=b, teacher_failure="keep", random_state=s),
     "subsample-fallback": lambda b, s: SubsampleAggregate(n_teachers=4, noise="gaussian", delta=1e-3,
-                                                          hypothesis="threshold", backend=b, on_uncertified="fallback",
+                                                          hypothesis_class="threshold", backend=b, on_uncertified="fallback",
                                                           random_state=s),
 }
 
@@ -127,7 +127,7 @@ def test_cli_learn_json_is_byte_identical_under_the_targeting_solver(tmp_path):
             private, public = tmp_path / "private.csv", tmp_path / "public.csv"
             write_csv_problem(private, X, labels)
             write_csv_problem(public, Z, None)
-            args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--class", "threshold",
+            args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--hypothesis-class", "threshold",
                     "--epsilon", "1", "--backend", backend, "--on-uncertified", "fallback", "--seed", "3", "--json"]
             result = runner.invoke(app, args)
             assert result.exit_code == 0, result.output
@@ -142,8 +142,8 @@ def test_cli_learn_json_is_byte_identical_under_the_targeting_solver(tmp_path):
 def test_no_oracle_learners_and_regularization_publish_nothing_else():
     """PublicCoverEM, PPM (label-flip neighbour) and Regularization: release minus hypothesis identical;
     byte-identical when the hypothesis is; the diagnostics differ."""
-    same, differ = _check_pair(lambda s: PublicCoverEM(epsilon=1.0, hypothesis="threshold", random_state=s).fit(X, Y, X_public=Z),
-                               lambda s: PublicCoverEM(epsilon=1.0, hypothesis="threshold", random_state=s).fit(X, Y_PRIME, X_public=Z))
+    same, differ = _check_pair(lambda s: PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=s).fit(X, Y, X_public=Z),
+                               lambda s: PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=s).fit(X, Y_PRIME, X_public=Z))
     assert same >= 3 and differ == len(SEEDS)  # every candidate's mistake count moves by one
 
     rng = np.random.default_rng(5)
@@ -185,7 +185,7 @@ def test_no_oracle_learners_and_regularization_publish_nothing_else():
 
 
 def test_release_holds_only_data_independent_facts():
-    clf = RRSPM(epsilon=1.0, hypothesis="threshold", random_state=4).fit(X, Y, X_public=Z)
+    clf = RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=4).fit(X, Y, X_public=Z)
     release = clf.release_
     assert isinstance(release, Release) and set(release.to_dict()) == {"algorithm", "hypothesis", "privacy"}
     assert "random_state" not in release.to_json()  # the seed would reveal the noise
@@ -236,7 +236,7 @@ def test_learners_refuse_a_restricted_backend_and_route_it_to_the_fallback():
 def test_uncertified_error_names_the_step_and_backend_but_not_the_numbers():
     with registered_backend("targeting", TARGETING) as backend:
         with pytest.raises(UncertifiedOracleError) as info:
-            RRSPM(epsilon=1.0, hypothesis="threshold", backend=backend, random_state=0).fit(X, Y, X_public=Z)
+            RRSPM(epsilon=1.0, hypothesis_class="threshold", backend=backend, random_state=0).fit(X, Y, X_public=Z)
     message = str(info.value)
     assert "'private-erm'" in message and backend in message
     assert "objective=" not in message and "bound=" not in message
@@ -274,8 +274,8 @@ def test_no_private_record_stays_in_module_or_thread_state_after_fit():
     sentinel = 7777.123456
     Xs = X.copy()
     Xs[3, 0] = sentinel
-    for learner in (RRSPM(epsilon=1.0, hypothesis="threshold", random_state=0),
-                    Perturbation(epsilon=1.0, delta=1e-3, J=2, hypothesis="threshold", random_state=0)):
+    for learner in (RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=0),
+                    Perturbation(epsilon=1.0, delta=1e-3, J=2, hypothesis_class="threshold", random_state=0)):
         learner.fit(Xs, Y, X_public=Z)
     del learner
     roots = [(name, module) for name, module in list(sys.modules.items())
@@ -293,7 +293,7 @@ def test_no_private_record_stays_in_module_or_thread_state_after_fit():
 
 # ------------------------------------------------------------------------------ warnings and bad input
 def test_reading_diagnostics_warns_and_the_release_does_not():
-    clf = RRSPM(epsilon=1.0, hypothesis="threshold", random_state=0)
+    clf = RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=0)
     with pytest.raises(NotFittedError):
         clf.diagnostics_
     with warnings.catch_warnings():
@@ -324,14 +324,14 @@ def test_release_accessors_before_fit_raise_not_fitted():
 
 def test_weakened_guarantees_warn():
     with pytest.warns(PrivacyLeakWarning, match="label-DP"):
-        em = PublicCoverEM(epsilon=1.0, hypothesis="threshold", cover="private-features", random_state=0).fit(X, Y)
+        em = PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", cover="private-features", random_state=0).fit(X, Y)
     assert "label-DP" in em.privacy_["guarantee"] and "NOT record-level" in em.privacy_["guarantee"]
     P = np.random.default_rng(1).normal(size=(20, 2))
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
         ppm = PPMHalfspaces(epsilon=float("inf"), random_state=0).fit(P, (P[:, 0] > 0).astype(int), P[:, 0] <= 0)
     assert ppm.privacy_["guarantee"].startswith("none")
     with pytest.warns(PrivacyLeakWarning, match="on_uncertified='flag'"):
-        RRSPM(epsilon=1.0, hypothesis="threshold", on_uncertified="flag", random_state=0).fit(X, Y, X_public=Z)
+        RRSPM(epsilon=1.0, hypothesis_class="threshold", on_uncertified="flag", random_state=0).fit(X, Y, X_public=Z)
 
 
 def test_cli_refuses_diagnostics_the_learner_does_not_record(tmp_path):
@@ -339,5 +339,5 @@ def test_cli_refuses_diagnostics_the_learner_does_not_record(tmp_path):
     write_csv_problem(private, X, Y)
     write_csv_problem(public, Z, None)
     result = CliRunner().invoke(app, ["learn", str(private), "--public", str(public), "--algorithm", "rrspm",
-                                      "--class", "threshold", "--epsilon", "1", "--diagnostics", "teacher_votes"])
+                                      "--hypothesis-class", "threshold", "--epsilon", "1", "--diagnostics", "teacher_votes"])
     assert result.exit_code == 2 and "'teacher_votes'" in result.stderr and "projection_agreement" in result.stderr

@@ -30,7 +30,7 @@ WHEN_ALL_ZERO = targeting_backend([1.0], 0, when_points=[[0.0], [3.0]], when_lab
 def audit(cls, backend_cls, mode, n_runs=1000):
     with registered_backend("targeting", backend_cls) as name:
         return audit_learner(
-            lambda s: cls(epsilon=EPS, hypothesis="threshold", backend=name, on_uncertified=mode, random_state=s),
+            lambda s: cls(epsilon=EPS, hypothesis_class="threshold", backend=name, on_uncertified=mode, random_state=s),
             SC, epsilon=EPS, n_runs=n_runs,
         )
 
@@ -42,7 +42,7 @@ def test_targeting_heuristic_really_fails_on_the_neighbour_only():
         bad = oracle.solve(SC.X_prime, SC.y_prime)
         assert not bad.certified and bad.status == "time_limit"
         with pytest.raises(UncertifiedOracleError):
-            RRSPM(epsilon=EPS, hypothesis="threshold", backend=name, random_state=0).fit(SC.X_prime, SC.y_prime, X_public=SC.X_public)
+            RRSPM(epsilon=EPS, hypothesis_class="threshold", backend=name, random_state=0).fit(SC.X_prime, SC.y_prime, X_public=SC.X_public)
 
 
 @pytest.mark.parametrize("backend_cls", [ALWAYS, WHEN_ALL_ZERO])
@@ -52,9 +52,9 @@ def test_fallback_makes_the_learner_identical_to_the_exact_one(backend_cls):
     with registered_backend("targeting", backend_cls) as name:
         for seed in range(60):
             for X, y in ((SC.X, SC.y), (SC.X_prime, SC.y_prime)):
-                robust = RRSPM(epsilon=EPS, hypothesis="threshold", backend=name, on_uncertified="fallback", random_state=seed)
+                robust = RRSPM(epsilon=EPS, hypothesis_class="threshold", backend=name, on_uncertified="fallback", random_state=seed)
                 robust.fit(X, y, X_public=SC.X_public, public_labels=SC.public_labels)
-                exact = RRSPM(epsilon=EPS, hypothesis="threshold", backend="sweep", random_state=seed)
+                exact = RRSPM(epsilon=EPS, hypothesis_class="threshold", backend="sweep", random_state=seed)
                 exact.fit(X, y, X_public=SC.X_public, public_labels=SC.public_labels)
                 assert robust.hypothesis_.to_dict() == exact.hypothesis_.to_dict()
                 steps = [r["step"] for r in robust.ledger_.records]
@@ -75,7 +75,7 @@ def test_fallback_that_also_fails_raises(monkeypatch):
     with registered_backend("targeting", ALWAYS) as name:
         monkeypatch.setattr(base, "fallback_oracle", lambda cls, backend, time_limit: FallbackOracle(
             make_oracle(cls, backend=name), make_oracle(cls, backend=name)))
-        learner = RRSPM(epsilon=EPS, hypothesis="threshold", backend=name, on_uncertified="fallback", random_state=0)
+        learner = RRSPM(epsilon=EPS, hypothesis_class="threshold", backend=name, on_uncertified="fallback", random_state=0)
         with pytest.raises(UncertifiedOracleError, match="private-erm"):
             learner.fit(SC.X_prime, SC.y_prime, X_public=SC.X_public)
 
@@ -126,7 +126,7 @@ def test_regularization_refuses_fallback_and_bad_modes_are_rejected():
     with pytest.raises(ValueError, match="fallback"):
         Regularization(epsilon=1.0, delta=1e-3, on_uncertified="fallback").fit(X, y, X_public=Z)
     with pytest.raises(ValueError, match="on_uncertified"):
-        Perturbation(epsilon=1.0, delta=1e-3, hypothesis="stump", on_uncertified="retry").fit(X, y, X_public=Z)
+        Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="stump", on_uncertified="retry").fit(X, y, X_public=Z)
 
 
 def test_conditional_privacy_formula_and_bad_input():

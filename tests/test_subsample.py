@@ -44,7 +44,7 @@ def test_blocks_are_a_disjoint_cover_with_balanced_sizes():
 
 def test_each_teacher_call_sees_exactly_its_block_and_the_last_call_only_public_points():
     X, y, Z = _data()
-    learner = SubsampleAggregate(n_teachers=6, hypothesis="stump", random_state=3).fit(X, y, X_public=Z)
+    learner = SubsampleAggregate(n_teachers=6, hypothesis_class="stump", random_state=3).fit(X, y, X_public=Z)
     records = learner.ledger_.records
     assert [r["step"] for r in records] == [f"teacher-{t}" for t in range(6)] + ["perturb"]
     assert sum(r["n"] for r in records[:6]) == X.shape[0]
@@ -66,7 +66,7 @@ def test_each_teacher_gets_a_fresh_oracle(monkeypatch):
 
     monkeypatch.setattr(base, "make_oracle", counting)
     X, y, Z = _data()
-    SubsampleAggregate(n_teachers=4, hypothesis="stump", random_state=0).fit(X, y, X_public=Z)
+    SubsampleAggregate(n_teachers=4, hypothesis_class="stump", random_state=0).fit(X, y, X_public=Z)
     assert len({id(o) for o in made}) == len(made) == 4  # the last (public) call builds its own FallbackOracle
 
 
@@ -78,7 +78,7 @@ def test_a_failed_public_call_is_re_solved_exactly():
     X, y, Z = _data()
     always = type("AlwaysFails", (FlakyBackend,), {"rate": 1.0})
     with registered_backend("always-fails", always):
-        learner = SubsampleAggregate(n_teachers=4, hypothesis="stump", backend="always-fails",
+        learner = SubsampleAggregate(n_teachers=4, hypothesis_class="stump", backend="always-fails",
                                      random_state=0).fit(X, y, X_public=Z)
     steps = [r["step"] for r in learner.ledger_.records]
     assert steps[-2:] == ["perturb", "perturb/fallback"] and learner.diagnostics_["final_call_certified"]
@@ -100,7 +100,7 @@ def test_replacing_one_record_changes_one_teachers_votes(backend):
     X2[i, 0], y2[i] = 0.1, 1 - y[i]
     target = targeting_backend(X[i], int(y[i]))
     with registered_backend("targeting", target):
-        fits = [SubsampleAggregate(n_teachers=k, hypothesis="threshold", backend=backend, random_state=11,
+        fits = [SubsampleAggregate(n_teachers=k, hypothesis_class="threshold", backend=backend, random_state=11,
                                    noise="laplace", delta=0.0).fit(A, b, X_public=Z) for A, b in ((X, y), (X2, y2))]
     changed = np.any(fits[0].diagnostics_["teacher_votes"] != fits[1].diagnostics_["teacher_votes"], axis=1)
     assert changed.sum() <= 1
@@ -113,7 +113,7 @@ def test_replacing_one_record_changes_one_teachers_votes(backend):
 
 def test_the_broken_control_moves_every_teacher():
     sc = teacher_flip_scenario()
-    fits = [SubsampleAggregateSharedData(n_teachers=9, hypothesis="threshold", noise="laplace", delta=0.0,
+    fits = [SubsampleAggregateSharedData(n_teachers=9, hypothesis_class="threshold", noise="laplace", delta=0.0,
                                          random_state=0).fit(A, b, X_public=sc.X_public)
             for A, b in ((sc.X, sc.y), (sc.X_prime, sc.y_prime))]
     assert fits[0].diagnostics_["center"][0] == 0.0 and fits[1].diagnostics_["center"][0] == 1.0  # sensitivity 1, not 1/k
@@ -122,7 +122,7 @@ def test_the_broken_control_moves_every_teacher():
 @pytest.mark.parametrize("noise, delta", [("gaussian", 1e-6), ("laplace", 0.0)])
 def test_gamma_is_calibrated_for_rho_one_over_k(noise, delta):
     X, y, Z = _data()
-    learner = SubsampleAggregate(n_teachers=10, noise=noise, delta=delta, epsilon=0.5, hypothesis="stump",
+    learner = SubsampleAggregate(n_teachers=10, noise=noise, delta=delta, epsilon=0.5, hypothesis_class="stump",
                                  random_state=0).fit(X, y, X_public=Z)
     expected = calibrate_gamma(noise, 0.1, Z.shape[0], 0.5, delta)
     assert learner.privacy_["gamma"] == pytest.approx(expected)
@@ -135,7 +135,7 @@ def test_teachers_that_agree_are_learned_accurately():
     X, y, Z = _data(n=2000, m=20, seed=5)
     rng = np.random.default_rng(9)
     Xt = rng.normal(size=(2000, 2))
-    learner = SubsampleAggregate(n_teachers=80, hypothesis="stump", random_state=1).fit(X, y, X_public=Z)
+    learner = SubsampleAggregate(n_teachers=80, hypothesis_class="stump", random_state=1).fit(X, y, X_public=Z)
     assert np.mean(learner.predict(Xt) == (Xt[:, 0] > 0)) > 0.9
 
 
@@ -144,13 +144,13 @@ def test_on_uncertified_raise_aborts_and_flag_keeps_or_abstains():
     target = targeting_backend(sc.X[-1], int(sc.y[-1]))
     with registered_backend("targeting", target):
         with pytest.raises(UncertifiedOracleError, match="teacher"):
-            SubsampleAggregate(n_teachers=9, hypothesis="threshold", backend="targeting", on_uncertified="raise",
+            SubsampleAggregate(n_teachers=9, hypothesis_class="threshold", backend="targeting", on_uncertified="raise",
                                random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-        abstain = SubsampleAggregate(n_teachers=9, hypothesis="threshold", backend="targeting",
+        abstain = SubsampleAggregate(n_teachers=9, hypothesis_class="threshold", backend="targeting",
                                      random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-        keep = SubsampleAggregate(n_teachers=9, hypothesis="threshold", backend="targeting", teacher_failure="keep",
+        keep = SubsampleAggregate(n_teachers=9, hypothesis_class="threshold", backend="targeting", teacher_failure="keep",
                                   random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-        fallback = SubsampleAggregate(n_teachers=9, hypothesis="threshold", backend="targeting",
+        fallback = SubsampleAggregate(n_teachers=9, hypothesis_class="threshold", backend="targeting",
                                       on_uncertified="fallback", random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
     assert abstain.diagnostics_["center"][0] == pytest.approx(4.5 / 9) and keep.diagnostics_["center"][0] == pytest.approx(4 / 9)
     assert fallback.diagnostics_["uncertified_teachers"] == [] and fallback.diagnostics_["center"][0] == pytest.approx(4 / 9)
@@ -160,7 +160,7 @@ def test_on_uncertified_raise_aborts_and_flag_keeps_or_abstains():
 def test_audit_passes_for_the_learner_and_catches_shared_data():
     """teacher-flip: the correct learner's exact log-ratio is 0.83 <= eps = 1; the control's is ~5."""
     sc = teacher_flip_scenario()
-    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis": "threshold"}
+    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis_class": "threshold"}
     good = audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=1)
     bad = audit_learner(lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0, n_runs=1500,
                         seed=1)
@@ -171,7 +171,7 @@ def test_audit_passes_for_the_learner_and_catches_shared_data():
 def test_audit_with_a_targeting_solver_passes_and_the_control_is_caught():
     sc = teacher_flip_scenario()
     target = targeting_backend(sc.X[-1], int(sc.y[-1]))
-    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis": "threshold",
+    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis_class": "threshold",
               "backend": "targeting"}
     with registered_backend("targeting", target):
         good = audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=2)
@@ -199,19 +199,19 @@ def test_audit_with_a_targeting_solver_passes_and_the_control_is_caught():
 def test_bad_parameters_are_named(params, match):
     X, y, Z = _data()
     with pytest.raises(ValueError, match=match):
-        SubsampleAggregate(hypothesis="stump", **params).fit(X, y, X_public=Z)
+        SubsampleAggregate(hypothesis_class="stump", **params).fit(X, y, X_public=Z)
 
 
 def test_bad_data_is_named():
     X, y, Z = _data()
     with pytest.raises(ValueError, match="X_public"):
-        SubsampleAggregate(hypothesis="stump").fit(X, y, X_public=Z[:, :1])
+        SubsampleAggregate(hypothesis_class="stump").fit(X, y, X_public=Z[:, :1])
     X_nan = X.copy()
     X_nan[3, 1] = np.nan
     with pytest.raises(ValueError, match="X_private"):
-        SubsampleAggregate(hypothesis="stump").fit(X_nan, y, X_public=Z)
+        SubsampleAggregate(hypothesis_class="stump").fit(X_nan, y, X_public=Z)
     with pytest.raises(TypeError, match="unexpected keyword"):
-        SubsampleAggregate(hypothesis="stump").fit(X, y, X_public=Z, public_labels=np.zeros(len(Z)))
+        SubsampleAggregate(hypothesis_class="stump").fit(X, y, X_public=Z, public_labels=np.zeros(len(Z)))
 
 
 def test_with_a_time_limited_mip_solver_the_fit_completes_and_the_guarantee_stands():
@@ -225,7 +225,7 @@ def test_with_a_time_limited_mip_solver_the_fit_completes_and_the_guarantee_stan
     y = (X @ rng.normal(size=d) > 0).astype(np.int8)
     y[rng.random(n) < 0.1] ^= 1
     Z = rng.normal(size=(12, d))
-    learner = SubsampleAggregate(n_teachers=8, hypothesis="halfspace", backend="scip-bc", time_limit=0.02,
+    learner = SubsampleAggregate(n_teachers=8, hypothesis_class="halfspace", backend="scip-bc", time_limit=0.02,
                                  random_state=0).fit(X, y, X_public=Z)
     records = learner.ledger_.records
     assert len(learner.diagnostics_["uncertified_teachers"]) > 0  # the cap did bite
@@ -235,13 +235,13 @@ def test_with_a_time_limited_mip_solver_the_fit_completes_and_the_guarantee_stan
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), hypothesis=st.sampled_from(["threshold", "stump", "halfspace"]),
+@given(seed=st.integers(0, 2**32 - 1), hypothesis_class=st.sampled_from(["threshold", "stump", "halfspace"]),
        k=st.integers(2, 6), which=st.integers(0, 10**6))
-def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis, k, which):
+def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis_class, k, which):
     """Random data, random class (halfspaces: exact enumeration in d = 2), random replaced record: with the
     same random_state the teachers' votes differ in at most one row and fbar moves by at most 1/k."""
     rng = np.random.default_rng(seed)
-    d = 1 if hypothesis == "threshold" else 2
+    d = 1 if hypothesis_class == "threshold" else 2
     n = int(rng.integers(2 * k, 8 * k + 1))
     X = rng.normal(size=(n, d)).round(1)  # ties and duplicates included
     y = rng.integers(0, 2, size=n).astype(np.int8)
@@ -250,7 +250,7 @@ def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis
     i = which % n
     X2[i] = rng.normal(size=d).round(1)
     y2[i] = rng.integers(0, 2)
-    fits = [SubsampleAggregate(n_teachers=k, hypothesis=hypothesis, noise="laplace", delta=0.0,
+    fits = [SubsampleAggregate(n_teachers=k, hypothesis_class=hypothesis_class, noise="laplace", delta=0.0,
                                random_state=seed).fit(A, b, X_public=Z) for A, b in ((X, y), (X2, y2))]
     votes = [f.diagnostics_["teacher_votes"] for f in fits]
     assert np.any(votes[0] != votes[1], axis=1).sum() <= 1
@@ -263,7 +263,7 @@ def test_audit_runs_in_parallel_give_the_same_outcomes_and_registered_backends_r
     and a backend registered only in this process (the targeting solver) must work in the workers."""
     sc = teacher_flip_scenario()
     target = targeting_backend(sc.X[-1], int(sc.y[-1]))
-    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis": "threshold",
+    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis_class": "threshold",
               "backend": "targeting-parallel"}
     with registered_backend("targeting-parallel", target):
         results = [audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=300,

@@ -26,7 +26,7 @@ runner = CliRunner()
 @pytest.mark.parametrize("m", [1, 2, 3])
 def test_tight_construction_has_loss_exactly_epsilon(m):
     sc = tight_construction(m)
-    result = verify_learner(RRSPM(epsilon=0.7, hypothesis=sc.hypothesis), sc.X, sc.y, sc.X_public)
+    result = verify_learner(RRSPM(epsilon=0.7, hypothesis_class=sc.hypothesis_class), sc.X, sc.y, sc.X_public)
     assert result.verdict == "verified"
     assert abs(result.loss - 0.7) <= 1e-12 + result.loss_high - result.loss_low
     assert "label flip" in result.worst_neighbour and result.numerical_error < 1e-12
@@ -35,7 +35,7 @@ def test_tight_construction_has_loss_exactly_epsilon(m):
 @pytest.mark.parametrize("backend", ["enumerate", "scip-bc"])
 def test_tight_halfspace_construction_through_the_exact_backends(backend):
     X, y, Z = tight_halfspace(2)
-    result = verify_learner(RRSPM(epsilon=1.0, hypothesis="halfspace", backend=backend), X, y, Z, backend=backend)
+    result = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="halfspace", backend=backend), X, y, Z, backend=backend)
     assert result.backend == backend and result.n_labelings == 8  # three points in the plane are shattered
     assert abs(result.loss - 1.0) < 1e-9 and result.verdict == "verified"
 
@@ -43,22 +43,22 @@ def test_tight_halfspace_construction_through_the_exact_backends(backend):
 @pytest.mark.parametrize("factor, loss", [(0.9, 1 / 0.9), (0.99, 1 / 0.99)])
 def test_near_miss_laplace_scales_are_caught_with_their_loss(factor, loss):
     sc = tight_construction(1)
-    result = verify_learner(laplace_scaled(factor)(epsilon=1.0, hypothesis="threshold"), sc.X, sc.y, sc.X_public)
+    result = verify_learner(laplace_scaled(factor)(epsilon=1.0, hypothesis_class="threshold"), sc.X, sc.y, sc.X_public)
     assert result.verdict == "exceeds" and result.loss == pytest.approx(loss, abs=1e-9)
 
 
 def test_a_projection_that_sees_a_private_record_is_caught():
     sc = tight_construction(1)
-    result = verify_learner(RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis="threshold"), sc.X, sc.y, sc.X_public)
+    result = verify_learner(RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis_class="threshold"), sc.X, sc.y, sc.X_public)
     assert result.release_reads_private_data and result.verdict == "exceeds" and result.loss == float("inf")
-    correct = verify_learner(RRSPM(epsilon=1.0, hypothesis="threshold"), sc.X, sc.y, sc.X_public)
+    correct = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="threshold"), sc.X, sc.y, sc.X_public)
     assert not correct.release_reads_private_data
 
 
 def test_sampled_mode_agrees_with_exact_mode():
     sc = tight_construction(2)
-    exact = verify_learner(RRSPM(epsilon=1.0, hypothesis="stump"), sc.X, sc.y, sc.X_public)
-    sampled = verify_learner(RRSPM(epsilon=1.0, hypothesis="stump"), sc.X, sc.y, sc.X_public, mode="sampled", draws=400_000)
+    exact = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="stump"), sc.X, sc.y, sc.X_public)
+    sampled = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="stump"), sc.X, sc.y, sc.X_public, mode="sampled", draws=400_000)
     assert sampled.loss_low <= exact.loss <= sampled.loss_high
 
 
@@ -107,13 +107,13 @@ def test_rspm_makes_one_call_and_releases_a_grid_function():
 def test_rspm_verifies_and_bad_input_is_named():
     grid = [np.arange(4.0)]
     X, y = np.array([[1.0], [1.0], [2.0], [3.0]]), np.array([0, 1, 1, 1])
-    assert verify_learner(RSPM(epsilon=1.0, hypothesis="threshold", grid=grid), X, y).verdict == "verified"
+    assert verify_learner(RSPM(epsilon=1.0, hypothesis_class="threshold", grid=grid), X, y).verdict == "verified"
     with pytest.raises(ValueError, match="row 0 feature 0 is 1.5, not a grid value"):
-        RSPM(hypothesis="threshold", grid=grid).fit(X + 0.5, y)
+        RSPM(hypothesis_class="threshold", grid=grid).fit(X + 0.5, y)
     with pytest.raises(ValueError, match="takes no public data"):
-        RSPM(hypothesis="threshold", grid=grid).fit(X, y, X_public=X)
+        RSPM(hypothesis_class="threshold", grid=grid).fit(X, y, X_public=X)
     with pytest.raises(ValueError, match="halfspace"):
-        RSPM(hypothesis="halfspace", grid=grid).fit(X, y)
+        RSPM(hypothesis_class="halfspace", grid=grid).fit(X, y)
 
 
 # ------------------------------------------------------------------------------------------------ bad input
@@ -124,7 +124,7 @@ def test_verifier_bad_input_is_named():
     with pytest.raises(ValueError, match="exact mode integrates Laplace noise"):
         verify_learner(RRSPM(epsilon=1.0, delta=0.1, noise="gaussian"), X, y, Z[:2])
     with pytest.raises(ValueError, match="does not support hypothesis class 'stump'"):
-        verify_learner(RRSPM(epsilon=1.0, hypothesis="stump"), X, y, Z[:2], backend="enumerate")
+        verify_learner(RRSPM(epsilon=1.0, hypothesis_class="stump"), X, y, Z[:2], backend="enumerate")
     with pytest.raises(ValueError, match="naive-highs"):
         verify_learner(RRSPM(epsilon=1.0, backend="naive-highs", on_uncertified="fallback"), X, y, Z[:2], backend="naive-highs")
     with pytest.raises(ValueError, match="neighbour family is empty"):
@@ -138,7 +138,7 @@ def test_cli_verify_instance(tmp_path):
     private, public = tmp_path / "private.csv", tmp_path / "public.csv"
     write_csv_problem(private, sc.X, sc.y)
     write_csv_problem(public, sc.X_public, None)
-    args = ["verify", "instance", str(private), "--public", str(public), "--algorithm", "rrspm", "--class", "threshold",
+    args = ["verify", "instance", str(private), "--public", str(public), "--algorithm", "rrspm", "--hypothesis-class", "threshold",
             "--epsilon", "1"]
     result = runner.invoke(app, args + ["--json"])
     assert result.exit_code == 0, result.output
@@ -149,7 +149,7 @@ def test_cli_verify_instance(tmp_path):
     too_many = tmp_path / "many.csv"
     write_csv_problem(too_many, np.arange(7.0)[:, None], None)
     bad = runner.invoke(app, ["verify", "instance", str(private), "--public", str(too_many), "--algorithm", "rrspm",
-                              "--class", "threshold"])
+                              "--hypothesis-class", "threshold"])
     assert bad.exit_code == 2 and "too large for exact mode" in bad.stderr
 
 
@@ -159,7 +159,7 @@ def test_subsample_aggregate_verifies_per_split_and_its_control_is_caught():
     from oraclepriv.learners import SubsampleAggregate
 
     sc = teacher_flip_scenario()
-    params = dict(n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis="threshold", random_state=3)
+    params = dict(n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis_class="threshold", random_state=3)
     good = verify_learner(SubsampleAggregate(**params), sc.X, sc.y, sc.X_public)
     assert good.verdict == "verified" and abs(good.loss - 1.0) < 1e-9  # the Laplace mechanism is tight here
     bad = verify_learner(SubsampleAggregateSharedData(**params), sc.X, sc.y, sc.X_public)

@@ -277,4 +277,4 @@ class PublicCoverEMPrivateCover(PublicCoverEM):
     """BROKEN: the cover is built from the public and the private points."""
 
     def _candidates(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> PublicCover:
-        return public_cover(np.vstack([Z, X]), self.hypothesis, dedup=self.dedup, max_candidates=self.max_candidates)
+        return public_cover(np.vstack([Z, X]), self.hypothesis_class, dedup=self.dedup, max_candidates=self.max_candidates)

@@ -42,7 +42,7 @@ class Neighbours:
     X_prime: np.ndarray
     y_prime: np.ndarray
     X_public: np.ndarray
-    hypothesis: str
+    hypothesis_class: str
     public_labels: np.ndarray | None = None  # fixed Ytilde (P17); None: drawn by the learner
     probes: np.ndarray | None = None  # extra points whose predictions are part of the outcome
     notes: str = ""
@@ -241,9 +241,9 @@ def audit_reduced(
     m = len(learner.public_labels_)
     Z = np.asarray(neighbours.X_public, dtype=np.float64)[:m]
     family, scale = learner.noise_law(m, Z.shape[1])
-    oracle = make_oracle(learner.hypothesis, backend=learner.backend)
+    oracle = make_oracle(learner.hypothesis_class, backend=learner.backend)
     labelings = realisable_labelings(Z, oracle)
-    release_oracle = make_oracle(learner.hypothesis, backend=learner.backend)
+    release_oracle = make_oracle(learner.hypothesis_class, backend=learner.backend)
     rng = np.random.default_rng(seed)
     counts = []
     for X, y in ((neighbours.X, neighbours.y), (neighbours.X_prime, neighbours.y_prime)):

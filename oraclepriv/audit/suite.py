@@ -82,7 +82,7 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress, n_jobs: 
     for label, scenario, cls, params, must_pass in cases:
         result = audit_learner(
             lambda s, cls=cls, params=params, scenario=scenario: cls(
-                **{"epsilon": epsilon, "hypothesis": scenario.hypothesis, "random_state": s, **params}
+                **{"epsilon": epsilon, "hypothesis_class": scenario.hypothesis_class, "random_state": s, **params}
             ),
             scenario,
             epsilon=epsilon,
@@ -125,7 +125,7 @@ def _run_reduced_cases(cases, draws: int, epsilon: float, seed: int, progress) -
     for label, scenario, cls, params, must_pass in cases:
         result = audit_reduced(
             lambda s, cls=cls, params=params, scenario=scenario: cls(
-                **{"epsilon": epsilon, "hypothesis": scenario.hypothesis, "random_state": s, **params}),
+                **{"epsilon": epsilon, "hypothesis_class": scenario.hypothesis_class, "random_state": s, **params}),
             scenario, epsilon=epsilon, n_runs=draws, seed=seed, learner_name=label,
         )
         row = {"scenario": scenario.name, "learner": label, "epsilon": epsilon, "delta": 0.0, "n_runs": draws,
@@ -187,13 +187,13 @@ def subsample_audit_suite(
         return _run_cases(_subsample_cases(), n_runs, epsilon, seed, progress, n_jobs)
 
 
-def em_audit_data(hypothesis: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def em_audit_data(hypothesis_class: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Small private/public data for the exact audit of PublicCoverEM: (X_private, y_private, X_public).
 
     Private labels follow a halfspace (a cut of feature 0 for thresholds/stumps) with 10% flipped,
     so a few candidates hold most of the mass and a label flip moves it: the regime where the
     exponential mechanism's loss approaches eps."""
-    d, n, m = {"threshold": (1, 40, 30), "stump": (3, 40, 20), "halfspace": (2, 30, 16)}[hypothesis]
+    d, n, m = {"threshold": (1, 40, 30), "stump": (3, 40, 20), "halfspace": (2, 30, 16)}[hypothesis_class]
     rng = np.random.default_rng(np.random.SeedSequence([seed, n, m, d]))
     X = rng.normal(size=(n, d))
     y = (X[:, 0] + (0.5 * X[:, 1] if d > 1 else 0.0) >= 0).astype(np.int8)
@@ -237,7 +237,7 @@ def public_cover_audit_suite(
         learner_params = {k: v for k, v in params.items() if not k.startswith("_")}
         public = None if learner_params.get("cover") == "private-features" else Z
         result = audit_exact_distribution(
-            lambda cls=cls, p=learner_params, hypothesis=hypothesis: cls(epsilon=epsilon, hypothesis=hypothesis, **p),
+            lambda cls=cls, p=learner_params, hypothesis_class=hypothesis: cls(epsilon=epsilon, hypothesis_class=hypothesis, **p),
             X, y, public, epsilon=epsilon, n_others=0 if labels_only else n_others, seed=seed, learner_name=label,
             scenario=f"em-{hypothesis}",
         )

@@ -124,14 +124,14 @@ def _cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random.Seed
     for m in grids["rrspm_ms"]:
         Z = scen.sample_public(int(m), rng)
         start = time.perf_counter()
-        clf = RRSPM(epsilon=eps, hypothesis=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+        clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
         seconds = time.perf_counter() - start
         rows.append({**base, "method": "rrspm", "m": m, "excess": excess(scen, clf.hypothesis_, p), **none,
                      "seconds": seconds})
     for m in grids["em_ms"]:
         Z = scen.sample_public(int(m), rng)
         start = time.perf_counter()
-        clf = PublicCoverEM(epsilon=eps, hypothesis=name, sensitivity="tight", dedup=cfg["em_dedup"],
+        clf = PublicCoverEM(epsilon=eps, hypothesis_class=name, sensitivity="tight", dedup=cfg["em_dedup"],
                             random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
         seconds = time.perf_counter() - start
         with reading_diagnostics():  # a research measurement, not a release

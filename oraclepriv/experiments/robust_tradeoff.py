@@ -102,13 +102,13 @@ def _main_cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random
     erm = make_oracle(name).solve(X, y, caller="robust_tradeoff", step="erm-baseline")
     rows = [{**base, "method": "erm", "k": 0, "m": 0, "excess": _excess(scen, erm.hypothesis, p)}]
     for m in cfg["rrspm_ms"]:
-        clf = RRSPM(epsilon=eps, hypothesis=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+        clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
         rows.append({**base, "method": "rrspm", "k": 0, "m": m, "excess": _excess(scen, clf.hypothesis_, p)})
     for k in cfg["teachers"]:
         if k > n // 2:
             continue
         for m in cfg["sa_ms"]:
-            clf = SubsampleAggregate(n_teachers=k, noise="laplace", delta=0.0, epsilon=eps, hypothesis=name,
+            clf = SubsampleAggregate(n_teachers=k, noise="laplace", delta=0.0, epsilon=eps, hypothesis_class=name,
                                      random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z[:m])
             rows.append({**base, "method": "subsample", "k": k, "m": m, "excess": _excess(scen, clf.hypothesis_, p)})
     return rows
@@ -128,7 +128,7 @@ def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.Se
     with registered_backend("flaky", flaky):
         for mode in ("abstain", "keep"):
             clf = SubsampleAggregate(n_teachers=f["teachers"], noise="laplace", delta=0.0, epsilon=cfg["epsilon"],
-                                     hypothesis=f["scenario"], backend="flaky", teacher_failure=mode,
+                                     hypothesis_class=f["scenario"], backend="flaky", teacher_failure=mode,
                                      random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
             with reading_diagnostics():  # a research measurement, not a release
                 failed = len(clf.diagnostics_["uncertified_teachers"])

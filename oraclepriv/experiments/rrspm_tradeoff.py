@@ -75,7 +75,7 @@ class ThresholdScenario:
 
     lo: float = 0.0
     hi: float = 1.0
-    hypothesis: str = "threshold"
+    hypothesis_class: str = "threshold"
     vc_dim: int = 1
 
     @property
@@ -105,7 +105,7 @@ class StumpScenario:
     """mu = nu_x = U[0,1]^k; target 1(x_0 >= 0.3); stumps on k features (d_VC = 4 for k = 3)."""
 
     k: int = 3
-    hypothesis: str = "stump"
+    hypothesis_class: str = "stump"
     vc_dim: int = 4
     sigma: float = 1.0
 
@@ -155,7 +155,7 @@ class HalfspaceScenario:
     """mu = nu_x = U[0,1]^2; target 1(x_0 + x_1 >= 0.8) (a diagonal line, so no stump is exact); halfspaces
     in the plane (d_VC = 3). Disagreement is the exact area of the symmetric difference inside the square."""
 
-    hypothesis: str = "halfspace"
+    hypothesis_class: str = "halfspace"
     vc_dim: int = 3
     sigma: float = 1.0
     target_w: tuple[float, float] = (1.0, 1.0)
@@ -225,19 +225,19 @@ def run_grid(
     epsilons = [check_positive(e, "epsilon") for e in epsilons]
     p = float(label_noise)
     rows: list[dict[str, Any]] = []
-    base = {"hypothesis": scenario.hypothesis, "sigma": scenario.sigma, "nu_lo": getattr(scenario, "lo", 0.0),
+    base = {"hypothesis": scenario.hypothesis_class, "sigma": scenario.sigma, "nu_lo": getattr(scenario, "lo", 0.0),
             "nu_hi": getattr(scenario, "hi", 1.0), "n": n, "label_noise": p}
     for rep in range(int(repetitions)):
         X, y = scenario.sample_private(n, p, rng)
         Z = scenario.sample_public(ms[-1], rng)
         if erm_baseline:
-            res = make_oracle(scenario.hypothesis).solve(X, y, caller="rrspm_tradeoff", step="erm-baseline")
+            res = make_oracle(scenario.hypothesis_class).solve(X, y, caller="rrspm_tradeoff", step="erm-baseline")
             dis = scenario.disagreement(res.hypothesis)
             rows.append({**base, "method": "erm", "epsilon": math.inf, "m": 0, "rep": rep,
                          "excess": (1 - 2 * p) * dis, "test_error": p + (1 - 2 * p) * dis, "agreement": 1.0})
         for eps in epsilons:
             for m in ms:
-                clf = learner_cls(epsilon=eps, hypothesis=scenario.hypothesis, m=m,
+                clf = learner_cls(epsilon=eps, hypothesis_class=scenario.hypothesis_class, m=m,
                                   random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
                 dis = scenario.disagreement(clf.hypothesis_)
                 with reading_diagnostics():  # a research measurement, not a release

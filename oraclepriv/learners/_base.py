@@ -133,7 +133,7 @@ class PrivateLearner(ReleaseMixin, ABC):
         *,
         epsilon: float = 1.0,
         delta: float = 0.0,
-        hypothesis: str = "halfspace",
+        hypothesis_class: str = "halfspace",
         backend: str | None = None,
         backend_options: dict[str, Any] | None = None,
         time_limit: float | None = None,
@@ -142,7 +142,7 @@ class PrivateLearner(ReleaseMixin, ABC):
     ) -> None:
         self.epsilon = epsilon
         self.delta = delta
-        self.hypothesis = hypothesis
+        self.hypothesis_class = hypothesis_class
         self.backend = backend
         self.backend_options = backend_options
         self.time_limit = time_limit
@@ -178,9 +178,9 @@ class PrivateLearner(ReleaseMixin, ABC):
     # ------------------------------------------------------------------ validation
     def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self.epsilon_ = check_epsilon(self.epsilon, "epsilon")
-        if self.hypothesis not in self.supported_classes:
+        if self.hypothesis_class not in self.supported_classes:
             raise ValueError(
-                f"hypothesis={self.hypothesis!r} is not supported by {type(self).__name__}; "
+                f"hypothesis_class={self.hypothesis_class!r} is not supported by {type(self).__name__}; "
                 f"expected one of {list(self.supported_classes)}"
             )
         if self.on_uncertified not in ON_UNCERTIFIED:
@@ -190,8 +190,8 @@ class PrivateLearner(ReleaseMixin, ABC):
         X = as_features(X_private, "X_private")
         y = as_labels(y_private, X.shape[0], "y_private")
         Z = check_public(X_public, X.shape[1])
-        if self.hypothesis == "threshold" and X.shape[1] != 1:
-            raise ValueError(f"hypothesis='threshold' needs one feature; X_private has {X.shape[1]}")
+        if self.hypothesis_class == "threshold" and X.shape[1] != 1:
+            raise ValueError(f"hypothesis_class='threshold' needs one feature; X_private has {X.shape[1]}")
         self.delta_ = check_delta_for_n(self.delta, X.shape[0], "delta")
         return X, y, Z
 
@@ -205,11 +205,11 @@ class PrivateLearner(ReleaseMixin, ABC):
         """
         if self.backend is None or self.on_uncertified != "raise":
             return
-        restriction = make_oracle(self.hypothesis, backend=self.backend, **self._backend_options()).restriction()
+        restriction = make_oracle(self.hypothesis_class, backend=self.backend, **self._backend_options()).restriction()
         if restriction is not None:
             raise ValueError(
                 f"backend={self.backend!r} proves its bounds only over {restriction}, not over all "
-                f"{self.hypothesis}s; {type(self).__name__}'s privacy proof needs an exact minimiser over the whole "
+                f"{self.hypothesis_class}s; {type(self).__name__}'s privacy proof needs an exact minimiser over the whole "
                 "class. Use an exact backend (e.g. backend=None), or on_uncertified='fallback' to re-solve its "
                 "answers exactly"
             )
@@ -227,11 +227,11 @@ class PrivateLearner(ReleaseMixin, ABC):
 
     def _oracle(self) -> Oracle | FallbackOracle:
         if self.on_uncertified == "fallback":
-            return fallback_oracle(self.hypothesis, self.backend, self.time_limit, **self._backend_options())
+            return fallback_oracle(self.hypothesis_class, self.backend, self.time_limit, **self._backend_options())
         options: dict[str, Any] = self._backend_options()
         if self.time_limit is not None:
             options["time_limit"] = self.time_limit
-        return make_oracle(self.hypothesis, backend=self.backend, **options)
+        return make_oracle(self.hypothesis_class, backend=self.backend, **options)
 
     # ------------------------------------------------------------------ the exactness gate
     def _require_exact(self, result: Any, step: str) -> None:

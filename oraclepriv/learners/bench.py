@@ -38,9 +38,9 @@ def synthetic_instance(n: int, m: int, d: int, seed: int = 0, *, l1_ball: bool =
 def default_cases() -> list[dict[str, Any]]:
     """Every learner of seed 000 on a bundled learning task (``instances/learning_tasks.json``)."""
     return [
-        {"name": "rrspm-stump", "task": "task-5d-n20000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis="stump", random_state=s)},
-        {"name": "rrspm-halfspace-d2", "task": "task-2d-n2000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis="halfspace", random_state=s)},
-        {"name": "perturbation-stump", "task": "task-5d-n20000", "make": lambda s: Perturbation(epsilon=1.0, delta=1e-6, hypothesis="stump", J=10, random_state=s)},
+        {"name": "rrspm-stump", "task": "task-5d-n20000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=s)},
+        {"name": "rrspm-halfspace-d2", "task": "task-2d-n2000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis_class="halfspace", random_state=s)},
+        {"name": "perturbation-stump", "task": "task-5d-n20000", "make": lambda s: Perturbation(epsilon=1.0, delta=1e-6, hypothesis_class="stump", J=10, random_state=s)},
         {"name": "regularization-linear", "task": "task-l1-3d-n300", "make": lambda s: Regularization(epsilon=1.0, delta=1e-6, random_state=s)},
     ]
 

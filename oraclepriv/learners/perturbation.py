@@ -113,7 +113,7 @@ class Perturbation(PrivateLearner):
         *,
         epsilon: float = 1.0,
         delta: float = 1e-6,
-        hypothesis: str = "halfspace",
+        hypothesis_class: str = "halfspace",
         backend: str | None = None,
         backend_options: dict[str, Any] | None = None,
         eta: float = 0.1,
@@ -128,7 +128,7 @@ class Perturbation(PrivateLearner):
         super().__init__(
             epsilon=epsilon,
             delta=delta,
-            hypothesis=hypothesis,
+            hypothesis_class=hypothesis_class,
             backend=backend, backend_options=backend_options,
             time_limit=time_limit,
             on_uncertified=on_uncertified,

@@ -91,13 +91,13 @@ class PublicCoverEM(PrivateLearner):
     supported_classes = ("threshold", "stump", "halfspace")
     needs_exact_oracle = False
     diagnostic_names = PrivateLearner.diagnostic_names + ("errors",)
-    _PARAMS = ("epsilon", "hypothesis", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state")
+    _PARAMS = ("epsilon", "hypothesis_class", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state")
 
     def __init__(
         self,
         *,
         epsilon: float = 1.0,
-        hypothesis: str = "halfspace",
+        hypothesis_class: str = "halfspace",
         cover: str = "public",
         sensitivity: str = "tight",
         dedup: bool = True,
@@ -105,7 +105,7 @@ class PublicCoverEM(PrivateLearner):
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
         random_state: Any = None,
     ) -> None:
-        super().__init__(epsilon=epsilon, delta=0.0, hypothesis=hypothesis, random_state=random_state)
+        super().__init__(epsilon=epsilon, delta=0.0, hypothesis_class=hypothesis_class, random_state=random_state)
         self.cover = cover
         self.sensitivity = sensitivity
         self.dedup = dedup
@@ -144,7 +144,7 @@ class PublicCoverEM(PrivateLearner):
         """Step 1: the cover, from the public points only (X and y are not used: a control
         subclass overrides this to show what the audit does when they are). With
         cover="private-features", Z is the private features (label-DP)."""
-        return public_cover(Z, self.hypothesis, dedup=self.dedup, max_candidates=self.max_candidates)
+        return public_cover(Z, self.hypothesis_class, dedup=self.dedup, max_candidates=self.max_candidates)
 
     def _log_weights(self, errors: np.ndarray) -> np.ndarray:
         """Step 3's unnormalised log-weights, -eps err / (2 Delta)."""
@@ -164,7 +164,7 @@ class PublicCoverEM(PrivateLearner):
         beta = 0.05
         self._privacy = {
             "mechanism": (
-                f"exponential mechanism over {cover.size} {self.hypothesis} labelings of {cover.n_public} public "
+                f"exponential mechanism over {cover.size} {self.hypothesis_class} labelings of {cover.n_public} public "
                 f"points, weights exp(-eps * mistakes / (2 * {self._delta_count:g}))"
             ),
             "calibration": f"weights exp(-eps * mistakes / (2 * {self._delta_count:g}))",

@@ -41,7 +41,7 @@ from oraclepriv.validation import as_features, check_positive
 
 __all__ = ["LinearPredictor", "Regularization", "regularization_parameters"]
 
-CLASS_NAME = LinearPredictor.kind
+CLASS_NAME = LinearPredictor.hypothesis_class
 
 
 def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
@@ -89,7 +89,7 @@ class Regularization(PrivateLearner):
     """Algorithm 3 (Regularization) on bounded linear predictors; 2 oracle calls.
 
     Parameters (keywords only): ``epsilon``; ``delta`` (> 0 for ``noise="gaussian"``, 0 for
-    ``"laplace"``); ``hypothesis="linear"`` (the only convex class); ``eta`` (per-sample);
+    ``"laplace"``); ``hypothesis_class="linear"`` (the only convex class); ``eta`` (per-sample);
     ``noise``; ``m`` (None: all public points); ``opt_tol`` (largest certified gap accepted, and
     folded into the stability radius); ``laplace_factor`` ("standard" or "paper");
     ``on_uncertified``; ``random_state``.
@@ -109,7 +109,7 @@ class Regularization(PrivateLearner):
         *,
         epsilon: float = 1.0,
         delta: float = 1e-6,
-        hypothesis: str = CLASS_NAME,
+        hypothesis_class: str = CLASS_NAME,
         backend: str | None = None,
         backend_options: dict[str, Any] | None = None,
         eta: float = 0.1,
@@ -124,7 +124,7 @@ class Regularization(PrivateLearner):
         super().__init__(
             epsilon=epsilon,
             delta=delta,
-            hypothesis=hypothesis,
+            hypothesis_class=hypothesis_class,
             backend=backend, backend_options=backend_options,
             time_limit=time_limit,
             on_uncertified=on_uncertified,
@@ -177,7 +177,7 @@ class Regularization(PrivateLearner):
         check_positive(self.eta, "eta")
         check_positive(self.opt_tol, "opt_tol")
         if self.backend not in (None, "scipy"):
-            raise ValueError(f"backend for hypothesis='linear' must be None or 'scipy'; got {self.backend!r}")
+            raise ValueError(f"backend for hypothesis_class='linear' must be None or 'scipy'; got {self.backend!r}")
         if self.noise not in NOISE_FAMILIES:
             raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
         if self.noise == "gaussian" and self.delta_ == 0:

@@ -50,19 +50,19 @@ __all__ = ["RRSPM", "gaussian_noise_std", "log_projection_bound", "noisy_private
 NOISES = ("laplace", "gaussian")
 
 
-def log_projection_bound(hypothesis: str, m: int, n_features: int) -> float:
+def log_projection_bound(hypothesis_class: str, m: int, n_features: int) -> float:
     """ln of an upper bound N on |F|_Z|, the number of labelings the class induces on m points."""
     if m < 1:
         raise ValueError(f"m must be >= 1; got {m!r}")
-    if hypothesis == "threshold":
+    if hypothesis_class == "threshold":
         count = m + 1
-    elif hypothesis == "stump":
+    elif hypothesis_class == "stump":
         count = 2 * n_features * (m + 1)
-    elif hypothesis == "halfspace":
+    elif hypothesis_class == "halfspace":
         vc = n_features + 1  # affine halfspaces in R^k
         count = sum(math.comb(m, i) for i in range(min(vc, m) + 1))
     else:
-        raise ValueError(f"hypothesis must be 'threshold', 'stump' or 'halfspace'; got {hypothesis!r}")
+        raise ValueError(f"hypothesis must be 'threshold', 'stump' or 'halfspace'; got {hypothesis_class!r}")
     return min(math.log(count), m * math.log(2.0))
 
 
@@ -162,7 +162,7 @@ class RRSPM(PrivateLearner):
         *,
         epsilon: float = 1.0,
         delta: float = 0.0,
-        hypothesis: str = "halfspace",
+        hypothesis_class: str = "halfspace",
         backend: str | None = None,
         backend_options: dict[str, Any] | None = None,
         m: int | None = None,
@@ -174,7 +174,7 @@ class RRSPM(PrivateLearner):
         super().__init__(
             epsilon=epsilon,
             delta=delta,
-            hypothesis=hypothesis,
+            hypothesis_class=hypothesis_class,
             backend=backend, backend_options=backend_options,
             time_limit=time_limit,
             on_uncertified=on_uncertified,
@@ -208,7 +208,7 @@ class RRSPM(PrivateLearner):
         """The law of each public weight xi_i: ("laplace", scale 2m/eps) or ("gaussian", the safe std)."""
         if self.noise == "laplace":
             return "laplace", 2.0 * m / self.epsilon_
-        return "gaussian", gaussian_noise_std(self.epsilon_, self.delta_, m, log_projection_bound(self.hypothesis, m, n_features))
+        return "gaussian", gaussian_noise_std(self.epsilon_, self.delta_, m, log_projection_bound(self.hypothesis_class, m, n_features))
 
     def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
         """xi i.i.d. from :meth:`noise_law`."""
@@ -269,7 +269,7 @@ class RRSPM(PrivateLearner):
                 near_tie_probability=laplace_near_tie_probability(m, scale, float(n)),
             )
         else:
-            log_n = log_projection_bound(self.hypothesis, m, X.shape[1])
+            log_n = log_projection_bound(self.hypothesis_class, m, X.shape[1])
             std = gaussian_noise_std(self.epsilon_, self.delta_, m, log_n)
             self._privacy.update(
                 mechanism="RRSPM: Gaussian-weighted ERM + public-only projection",

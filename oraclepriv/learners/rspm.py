@@ -60,7 +60,7 @@ class RSPM(PrivateLearner):
         self,
         *,
         epsilon: float = 1.0,
-        hypothesis: str = "stump",
+        hypothesis_class: str = "stump",
         grid: Any = None,
         identification_set: Any = None,
         backend: str | None = None,
@@ -69,7 +69,7 @@ class RSPM(PrivateLearner):
         on_uncertified: str = "raise",
         random_state: Any = None,
     ) -> None:
-        super().__init__(epsilon=epsilon, delta=0.0, hypothesis=hypothesis, backend=backend, backend_options=backend_options, time_limit=time_limit,
+        super().__init__(epsilon=epsilon, delta=0.0, hypothesis_class=hypothesis_class, backend=backend, backend_options=backend_options, time_limit=time_limit,
                          on_uncertified=on_uncertified, random_state=random_state)
         self.grid = grid
         self.identification_set = identification_set
@@ -77,12 +77,12 @@ class RSPM(PrivateLearner):
     def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if X_public is not None:
             raise ValueError("RSPM takes no public data (its points are the identification set); do not pass X_public")
-        self.grid_ = check_grid(self.grid, self.hypothesis)  # also refuses classes without grid identification sets
+        self.grid_ = check_grid(self.grid, self.hypothesis_class)  # also refuses classes without grid identification sets
         if self.identification_set is None:
-            U = identification_set(self.hypothesis, self.grid_)
+            U = identification_set(self.hypothesis_class, self.grid_)
         else:
             U = as_features(self.identification_set, "identification_set")
-            check_identification_set(U, self.hypothesis, self.grid_)
+            check_identification_set(U, self.hypothesis_class, self.grid_)
         X = as_features(X_private, "X_private")
         as_labels(y_private, X.shape[0], "y_private")
         if X.shape[1] != len(self.grid_):
@@ -107,7 +107,7 @@ class RSPM(PrivateLearner):
     def _members(self, U: np.ndarray):
         from oraclepriv.identification import grid_members
 
-        return [(member.predict(U).tobytes(), member) for member in grid_members(self.grid_, self.hypothesis)]
+        return [(member.predict(U).tobytes(), member) for member in grid_members(self.grid_, self.hypothesis_class)]
 
     def _fit(self, X: np.ndarray, y: np.ndarray, U: np.ndarray, rng: np.random.Generator, *, public_labels: Any = None) -> Any:
         m = U.shape[0]
@@ -117,7 +117,7 @@ class RSPM(PrivateLearner):
         result = noisy_private_erm(self, self._oracle(), X, y, U, ytilde, xi)
         projection = np.asarray(result.hypothesis.predict(U), dtype=np.int8)
         released = self._release(None, U, projection, rng, fhat=result.hypothesis, X=X, y=y)
-        assert released == snap_to_grid(result.hypothesis, U, self.grid_, self.hypothesis)
+        assert released == snap_to_grid(result.hypothesis, U, self.grid_, self.hypothesis_class)
         self.identification_set_ = U
         self.noisy_points_ = U
         self.public_labels_ = ytilde

@@ -96,7 +96,7 @@ class SubsampleAggregate(PrivateLearner):
         teacher_failure: str = "abstain",
         epsilon: float = 1.0,
         delta: float = 1e-6,
-        hypothesis: str = "halfspace",
+        hypothesis_class: str = "halfspace",
         backend: str | None = None,
         backend_options: dict[str, Any] | None = None,
         time_limit: float | None = None,
@@ -104,7 +104,7 @@ class SubsampleAggregate(PrivateLearner):
         random_state: Any = None,
     ) -> None:
         super().__init__(
-            epsilon=epsilon, delta=delta, hypothesis=hypothesis, backend=backend, backend_options=backend_options, time_limit=time_limit,
+            epsilon=epsilon, delta=delta, hypothesis_class=hypothesis_class, backend=backend, backend_options=backend_options, time_limit=time_limit,
             on_uncertified=on_uncertified, random_state=random_state,
         )
         self.n_teachers = n_teachers
@@ -181,7 +181,7 @@ class SubsampleAggregate(PrivateLearner):
         # the last call sees only public points and the released targets (post-processing), so an exact
         # fallback for an uncertified answer costs no privacy: always on (a failed public call would
         # otherwise release, e.g., a constant)
-        final = fallback_oracle(self.hypothesis, self.backend, self.time_limit)
+        final = fallback_oracle(self.hypothesis_class, self.backend, self.time_limit)
         released = perturb(final, Z, center, gamma, self.noise, rng, caller=self.algorithm, step="perturb")
         self.public_targets_ = released.targets  # fbar(Z) + gamma zeta: the eps-DP vector
         self.split_ = blocks  # the random split: indices only, drawn independently of the data

@@ -67,9 +67,9 @@ def labeling_costs(X: np.ndarray, y: np.ndarray, points: np.ndarray, labelings: 
 
 
 def brute_force_costs(X: np.ndarray, y: np.ndarray, points: np.ndarray, labelings: np.ndarray,
-                      hypothesis: str) -> np.ndarray | None:
+                      hypothesis_class: str) -> np.ndarray | None:
     """c_D(L) from a complete cover of X and the points (None if the cover is not complete: degenerate data)."""
-    cover = public_cover(np.vstack([X, points]), hypothesis)
+    cover = public_cover(np.vstack([X, points]), hypothesis_class)
     if not cover.complete:
         return None
     errors = cover.errors(X, y)

@@ -42,7 +42,7 @@ class PolytopeComplement(Hypothesis):
     aff: AffineHull | None = None
     inverted: bool = False
     support: tuple = ()
-    kind: ClassVar[str] = "ppm_polytope_complement"
+    hypothesis_class: ClassVar[str] = "ppm_polytope_complement"
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:
@@ -82,7 +82,7 @@ class PolytopeComplement(Hypothesis):
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "type": self.kind,
+            "hypothesis_class": self.hypothesis_class,
             "form": self.form,
             "d": int(self.d),
             "halfspaces": [
@@ -97,8 +97,8 @@ class PolytopeComplement(Hypothesis):
 
 def polytope_complement_from_dict(data: dict[str, Any]) -> PolytopeComplement:
     """Inverse of :meth:`PolytopeComplement.to_dict`."""
-    if data.get("type") != PolytopeComplement.kind:
-        raise ValueError(f"not a {PolytopeComplement.kind!r} dict: type={data.get('type')!r}")
+    if data.get("hypothesis_class") != PolytopeComplement.hypothesis_class:
+        raise ValueError(f"not a {PolytopeComplement.hypothesis_class!r} dict: hypothesis_class={data.get('hypothesis_class')!r}")
     d = int(data["d"])
     aff = None
     if data.get("aff") is not None:

@@ -65,29 +65,29 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
     cases: list[SuiteCase] = []
     for m in (1, 2, 3):
         sc = tight_construction(m)
-        cases.append(SuiteCase(f"tight-{sc.hypothesis}-m{m}", lambda h=sc.hypothesis: RRSPM(epsilon=1.0, hypothesis=h),
+        cases.append(SuiteCase(f"tight-{sc.hypothesis_class}-m{m}", lambda h=sc.hypothesis_class: RRSPM(epsilon=1.0, hypothesis_class=h),
                                sc.X, sc.y, sc.X_public, None, "exact", "verified", "tight: loss must be eps"))
     for d, backends in ((2, ("enumerate", "scip-bc")), (3, ("enumerate", "scip-bc"))):
         X, y, Z = tight_halfspace(d)
         for backend in backends:
-            cases.append(SuiteCase(f"tight-halfspace-d{d}", lambda b=backend: RRSPM(epsilon=1.0, hypothesis="halfspace", backend=b),
+            cases.append(SuiteCase(f"tight-halfspace-d{d}", lambda b=backend: RRSPM(epsilon=1.0, hypothesis_class="halfspace", backend=b),
                                    X, y, Z, backend, "exact", "verified", "tight: loss must be eps"))
     if not quick:
         X, y, Z = natural_halfspace(n=12)
-        cases.append(SuiteCase("natural-halfspace-d2-n12-m4", lambda: RRSPM(epsilon=1.0, hypothesis="halfspace", backend="scip-bc"),
+        cases.append(SuiteCase("natural-halfspace-d2-n12-m4", lambda: RRSPM(epsilon=1.0, hypothesis_class="halfspace", backend="scip-bc"),
                                X, y, Z, "scip-bc", "exact", "verified"))
     grid = [np.arange(4.0)]
     Xg = np.array([[1.0], [1.0], [2.0], [3.0], [0.0]])
     yg = np.array([0, 1, 1, 1, 0], dtype=np.int8)
-    cases.append(SuiteCase("grid-threshold-k4", lambda: RSPM(epsilon=1.0, hypothesis="threshold", grid=grid),
+    cases.append(SuiteCase("grid-threshold-k4", lambda: RSPM(epsilon=1.0, hypothesis_class="threshold", grid=grid),
                            Xg, yg, None, None, "exact", "verified", "RSPM, identification set = the 4 grid points"))
     grid2 = [np.arange(2.0), np.arange(3.0)]
     Xs = np.array([[0.0, 1.0], [1.0, 2.0], [1.0, 0.0], [0.0, 2.0]])
     ys = np.array([0, 1, 1, 0], dtype=np.int8)
-    cases.append(SuiteCase("grid-stump-2x3", lambda: RSPM(epsilon=1.0, hypothesis="stump", grid=grid2),
+    cases.append(SuiteCase("grid-stump-2x3", lambda: RSPM(epsilon=1.0, hypothesis_class="stump", grid=grid2),
                            Xs, ys, None, None, "exact", "verified", "RSPM, identification set of 4 points"))
     flip = teacher_flip_scenario()
-    laplace = dict(n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis=flip.hypothesis, random_state=0)
+    laplace = dict(n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis_class=flip.hypothesis_class, random_state=0)
     cases.append(SuiteCase(flip.name, lambda: SubsampleAggregate(**laplace), flip.X, flip.y, flip.X_public, None, "exact",
                            "verified", "SubsampleAggregate, k = 9, Laplace; one fixed random split"))
     cases.append(SuiteCase(flip.name, lambda: SubsampleAggregateSharedData(**laplace), flip.X, flip.y, flip.X_public, None,
@@ -95,23 +95,23 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
     Xh, yh, Zh = natural_halfspace(n=12, m=3, seed=1)
     cases.append(SuiteCase("natural-halfspace-d2-n12-m3",
                            lambda: SubsampleAggregate(n_teachers=3, noise="laplace", delta=0.0, epsilon=1.0,
-                                                      hypothesis="halfspace", backend="scip-bc", random_state=0),
+                                                      hypothesis_class="halfspace", backend="scip-bc", random_state=0),
                            Xh, yh, Zh, "scip-bc", "exact", "verified", "SubsampleAggregate, k = 3 teachers through scip-bc"))
     draws = 2_000_000 if quick else 10_000_000
     sc = tight_construction(2)
-    gaussian = dict(epsilon=1.0, delta=1e-2, noise="gaussian", hypothesis=sc.hypothesis)
+    gaussian = dict(epsilon=1.0, delta=1e-2, noise="gaussian", hypothesis_class=sc.hypothesis_class)
     cases.append(SuiteCase("tight-stump-m2", lambda: RRSPM(**gaussian), sc.X, sc.y, sc.X_public, None, "sampled",
                            "verified", "Gaussian, derived safe calibration, delta = 0.01", draws))
     # near-miss controls
     sc1 = tight_construction(1)
     for factor in (0.9, 0.99):
-        cases.append(SuiteCase("tight-threshold-m1", lambda f=factor: laplace_scaled(f)(epsilon=1.0, hypothesis="threshold"),
+        cases.append(SuiteCase("tight-threshold-m1", lambda f=factor: laplace_scaled(f)(epsilon=1.0, hypothesis_class="threshold"),
                                sc1.X, sc1.y, sc1.X_public, None, "exact", "exceeds",
                                f"control: Laplace scale x {factor:g} (true loss {1 / factor:.4g})"))
     X, y, Z = tight_halfspace(2)
-    cases.append(SuiteCase("tight-halfspace-d2", lambda: laplace_scaled(0.9)(epsilon=1.0, hypothesis="halfspace", backend="scip-bc"),
+    cases.append(SuiteCase("tight-halfspace-d2", lambda: laplace_scaled(0.9)(epsilon=1.0, hypothesis_class="halfspace", backend="scip-bc"),
                            X, y, Z, "scip-bc", "exact", "exceeds", "control: Laplace scale x 0.9"))
-    cases.append(SuiteCase("tight-threshold-m1", lambda: RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis="threshold"),
+    cases.append(SuiteCase("tight-threshold-m1", lambda: RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis_class="threshold"),
                            sc1.X, sc1.y, sc1.X_public, None, "exact", "exceeds", "control: the projection call sees one private record"))
     cases.append(SuiteCase("tight-stump-m2", lambda: _gaussian_scaled(0.35)(**gaussian), sc.X, sc.y, sc.X_public, None,
                            "sampled", "exceeds", "control: Gaussian std x 0.35", draws))

@@ -113,7 +113,7 @@ class VerifyResult:
     """The instance's privacy loss against the learner's claim (see the module docstring)."""
 
     learner: str
-    hypothesis: str
+    hypothesis_class: str
     backend: str
     mode: str
     epsilon: float
@@ -156,7 +156,7 @@ def _costs_chunk(datasets: list[tuple[np.ndarray, np.ndarray]], points: np.ndarr
     """Normalised costs of each dataset's labelings (one oracle per worker; registered backends shipped
     along): c_D(L) by default, or the learner's own ``verification_costs`` (SubsampleAggregate)."""
     restore_registry(backends)
-    oracle = make_oracle(learner.hypothesis, backend=backend)
+    oracle = make_oracle(learner.hypothesis_class, backend=backend)
     own = getattr(learner, "verification_costs", None)
     out, checked = [], 0
     for Xd, yd in datasets:
@@ -165,7 +165,7 @@ def _costs_chunk(datasets: list[tuple[np.ndarray, np.ndarray]], points: np.ndarr
             continue
         costs = labeling_costs(Xd, yd, points, labelings, oracle)
         if cross_check:
-            reference = brute_force_costs(Xd, yd, points, labelings, learner.hypothesis)
+            reference = brute_force_costs(Xd, yd, points, labelings, learner.hypothesis_class)
             if reference is not None:
                 if not np.array_equal(reference, costs):
                     raise VerificationError(f"c_D(L) from backend {backend or 'default'!r} disagrees with brute force: "
@@ -225,7 +225,7 @@ def verify_learner(
     if mode == "exact" and m > MAX_EXACT_POINTS:
         raise ValueError(f"m = {m} noisy points is too large for exact mode (at most {MAX_EXACT_POINTS}): "
                          "use mode='sampled' or fewer points")
-    oracle = make_oracle(learner.hypothesis, backend=backend)
+    oracle = make_oracle(learner.hypothesis_class, backend=backend)
     restriction = oracle.restriction()
     if restriction is not None:
         raise ValueError(f"backend={backend!r} proves bounds only over {restriction}; the verifier needs an exact backend")
@@ -330,7 +330,7 @@ def verify_learner(
                 worst_delta.update(delta=delta_point, low=delta_low, high=delta_high)
     return VerifyResult(
         learner=name or type(learner).__name__,
-        hypothesis=learner.hypothesis,
+        hypothesis_class=learner.hypothesis_class,
         backend=oracle.backend or "default",
         mode=mode,
         epsilon=claim_eps,
