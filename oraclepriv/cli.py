@@ -54,7 +54,7 @@ def erm(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
 ) -> None:
     """Solve one weighted 0-1 ERM problem exactly and report whether the answer is certified."""
-    from oraclepriv.mipbench import parse_backend_spec
+    from oraclepriv.bench.mip import parse_backend_spec
     from oraclepriv.oracle import make_oracle
 
     try:
@@ -88,7 +88,7 @@ def bench_oracles_command(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file."),
 ) -> None:
     """Stump sweep vs argsort at n=1e6 (ratio), and enumerate d=2 at n=700 and n=5000 (seconds)."""
-    from oraclepriv.bench import bench_oracles, markdown_report
+    from oraclepriv.bench.oracles import bench_oracles, markdown_report
 
     rows = bench_oracles(quick=quick)
     for row in rows:
@@ -186,7 +186,7 @@ def bench_mip_command(
 ) -> None:
     """MIP backends side by side: solved (certified) counts, shifted geometric mean time, performance
     profile, and a cross-backend agreement check (a disagreement exits with code 1)."""
-    from oraclepriv import mipbench
+    from oraclepriv.bench import mip as mipbench
 
     chosen = [b.strip() for b in backends.split(",") if b.strip()] if backends else mipbench.default_backends()
     limit = time_limit if time_limit is not None else (mipbench.QUICK_TIME_LIMIT if quick else 60.0)

@@ -305,7 +305,7 @@ def audit_public_cover(
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
     if report is not None:
-        from oraclepriv.bench import markdown_table
+        from oraclepriv.bench.report import markdown_table
 
         command = f"oraclepriv audit public-cover --epsilon {epsilon:g} --seed {seed} --others {others} --report {report}"
         columns = ["scenario", "learner", "n_private", "n_public", "n_neighbours", "epsilon_hat", "worst_pair", "passed",
@@ -349,7 +349,7 @@ def _run_audit_command(name: str, title: str, suite, runs: int, epsilon: float, 
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
     if report is not None:
-        from oraclepriv.bench import markdown_table
+        from oraclepriv.bench.report import markdown_table
 
         command = (f"oraclepriv audit {name} --runs {runs}" + (f" --draws {draws}" if draws is not None else "")
                    + f" --epsilon {epsilon:g} --seed {seed} --report {report}")
@@ -376,7 +376,7 @@ def bench_learners(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file."),
 ) -> None:
     """Each learner's total fit time divided by the time of its oracle calls (target <= 1.2)."""
-    from oraclepriv.learners.bench import bench_learners as run
+    from oraclepriv.bench.learners import bench_learners as run
 
     if repeats < 1 or not (min_seconds >= 0):
         raise typer.BadParameter(f"need --repeats >= 1 and --min-seconds >= 0; got {repeats!r}, {min_seconds!r}")
@@ -389,7 +389,7 @@ def bench_learners(
     if out is not None:
         out.write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
     if report is not None:
-        from oraclepriv.bench import markdown_table
+        from oraclepriv.bench.report import markdown_table
 
         command = f"oraclepriv bench learners --repeats {repeats} --min-seconds {min_seconds:g} --report {report}"
         columns = ["learner", "instance", "n", "m", "d", "oracle_calls", "fits", "fit_seconds", "oracle_seconds",
@@ -405,7 +405,7 @@ def bench_ppm(
     report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown table (for docs/) to this file."),
 ) -> None:
     """PPM learner (seed 002): d=2 with n_pub=200 (target < 10 s) and d=1 at n=1e6."""
-    from oraclepriv.ppm.bench import bench_ppm as run
+    from oraclepriv.bench.ppm import bench_ppm as run
 
     result = run(repeat=repeat)
     for name, case in result["cases"].items():
@@ -416,7 +416,7 @@ def bench_ppm(
     if out is not None:
         out.write_text(to_json(result, indent=2) + "\n", encoding="utf-8")
     if report is not None:
-        from oraclepriv.bench import markdown_table
+        from oraclepriv.bench.report import markdown_table
 
         rows = [{"case": name, **case} for name, case in result["cases"].items()]
         command = f"oraclepriv bench ppm --repeat {repeat} --report {report}"

@@ -1,7 +1,7 @@
 """The overhead benchmark (fit time / oracle time) runs and reports consistent rows."""
 
+from oraclepriv.bench.learners import bench_learners
 from oraclepriv.learners import RRSPM, Perturbation
-from oraclepriv.learners.bench import bench_learners
 
 
 def test_bench_rows():

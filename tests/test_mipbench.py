@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from oraclepriv import mipbench
+from oraclepriv.bench import mip as mipbench
+from oraclepriv.bench.mip import BenchInstance, agreement_problems, performance_profile, shifted_geometric_mean, summarize
 from oraclepriv.cli import app
-from oraclepriv.mipbench import BenchInstance, agreement_problems, performance_profile, shifted_geometric_mean, summarize
 
 runner = CliRunner()
 
@@ -164,7 +164,7 @@ def test_bench_mip_bad_input(tmp_path, args, fragment):
 
 
 def test_backend_specs_carry_options_and_bad_ones_fail_by_name():
-    from oraclepriv.mipbench import check_backends, parse_backend_spec
+    from oraclepriv.bench.mip import check_backends, parse_backend_spec
 
     assert parse_backend_spec("scip-bc") == ("scip-bc", {})
     assert parse_backend_spec("scip-bc:workers=2,output_flag=false") == ("scip-bc", {"workers": 2, "output_flag": False})

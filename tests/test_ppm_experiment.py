@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
+from oraclepriv.bench.ppm import bench_ppm
 from oraclepriv.experiments.ppm_curves import _disagreement_d1, fit_slope, run_ppm_curves
 from oraclepriv.hypotheses import Halfspace
 from oraclepriv.ppm import ClassG, a_constr_half
-from oraclepriv.ppm.bench import bench_ppm
 
 
 def test_learning_curve_smoke(tmp_path):

@@ -13,13 +13,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from oraclepriv.bench.report import markdown_table
 from oraclepriv.instances import load_learning_task
 from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.release import reading_diagnostics
 
-__all__ = ["default_cases", "bench_learners", "synthetic_instance"]
+__all__ = ["default_cases", "bench_learners", "synthetic_instance", "markdown_report"]
 
 
 def synthetic_instance(n: int, m: int, d: int, seed: int = 0, *, l1_ball: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -36,7 +37,8 @@ def synthetic_instance(n: int, m: int, d: int, seed: int = 0, *, l1_ball: bool =
 
 
 def default_cases() -> list[dict[str, Any]]:
-    """Every learner of seed 000 on a bundled learning task (``instances/learning_tasks.json``)."""
+    """Every oracle learner of Block, Bun, Desai, Shetty, Wu ("Oracle-Efficient Differentially Private Learning
+    with Public Data") on a bundled learning task (``instances/learning_tasks.json``)."""
     return [
         {"name": "rrspm-stump", "task": "task-5d-n20000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=s)},
         {"name": "rrspm-halfspace-d2", "task": "task-2d-n2000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis_class="halfspace", random_state=s)},
@@ -91,3 +93,12 @@ def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, 
         if progress is not None:
             progress(f"{row['learner']}: {row['ratio']:.3f}")
     return rows
+
+
+def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
+    """:func:`bench_learners`' rows as a Markdown table, stating the command and machine that produced it."""
+    columns = ["learner", "instance", "n", "m", "d", "oracle_calls", "fits", "fit_seconds", "oracle_seconds",
+               "ratio", "ratio_q25", "ratio_q75"]
+    note = ("ratio = total fit time / time inside the fit's oracle calls, median over the fits (q25/q75: its "
+            "quartiles); fit_seconds and oracle_seconds are medians; target <= 1.2 (issue #4).")
+    return markdown_table("Learner overhead", command, rows, columns, note)

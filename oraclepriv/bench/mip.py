@@ -24,7 +24,7 @@ backend (the naive baseline, ``certify="margin"``) proves optimality over its cl
 answers are checked the same way, a wrong one is a warning (documented behaviour) and does not
 count as solved.
 
-Suites: ``issue`` (issue #3's halfspace suite from :mod:`oraclepriv.mipbench_suite`, n in
+Suites: ``issue`` (issue #3's halfspace suite from :mod:`oraclepriv.bench.mip_suite`, n in
 {100, 200, 400} x d in {2, 5, 10}, unit weights) and ``library`` (every instance of the bundled
 library, all classes). ``quick`` shrinks both to tiny sizes for smoke tests.
 """
@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
+
+from oraclepriv.bench.report import machine_description, write_json
 
 __all__ = [
     "BenchInstance",
@@ -105,7 +107,7 @@ def default_backends() -> list[str]:
 def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
     """The instances of a suite (see the module docstring)."""
     if suite == "issue":
-        from oraclepriv.mipbench_suite import halfspace_suite
+        from oraclepriv.bench.mip_suite import halfspace_suite
 
         sizes = {"ns": (30, 60), "ds": (2, 3)} if quick else {}
         return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in halfspace_suite(**sizes)]
@@ -426,8 +428,6 @@ def markdown_summary(
     profile_png: str | None = None,
 ) -> str:
     """The benchmark as a Markdown section (for docs/), stating command, machine and versions."""
-    from oraclepriv.bench import machine_description
-
     versions = ", ".join(f"{k} {v}" for k, v in solver_versions().items())
     lines = [
         f"# MIP oracle benchmark: suite `{suite}`",
@@ -499,8 +499,6 @@ def write_outputs(
     time_limit: float,
 ) -> dict[str, Path]:
     """rows.csv, rows.json, summary.json, summary.md and profile.png in ``out``."""
-    from oraclepriv.io import to_json
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = {name: out / name for name in ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")}
@@ -511,11 +509,11 @@ def write_outputs(
         writer.writeheader()
         for r in rows:
             writer.writerow({k: r.get(k) for k in columns})
-    paths["rows.json"].write_text(to_json(rows, indent=2) + "\n", encoding="utf-8")
+    write_json(paths["rows.json"], rows)
     meta = {"command": command, "suite": suite, "time_limit": time_limit, "sgm_shift": SGM_SHIFT,
             "versions": solver_versions(), "summary": summary, "agreement_problems": problems,
             "restricted_certificate_warnings": warnings}
-    paths["summary.json"].write_text(to_json(meta, indent=2) + "\n", encoding="utf-8")
+    write_json(paths["summary.json"], meta)
     plot_performance_profile(rows, paths["profile.png"], title=f"suite {suite}, time limit {time_limit:g} s")
     paths["summary.md"].write_text(
         markdown_summary(rows, summary, problems, warnings, command, suite, time_limit, profile_png=paths["profile.png"].name),

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from oraclepriv.bench.report import load_averages, machine_description
 from oraclepriv.oracle import make_oracle
 
 __all__ = [
@@ -27,8 +28,6 @@ __all__ = [
     "unit_weight_instance",
     "bench_oracles",
     "markdown_report",
-    "markdown_table",
-    "machine_description",
 ]
 
 
@@ -193,14 +192,8 @@ def enumerate_d3_crossover(
 ENUMERATE_TARGETS = {(700, 2): 1.0, (5000, 2): 10.0, (300, 3): 5.0, (1000, 3): 120.0}
 
 
-def _load_average() -> float | None:
-    """The 1-minute load average (None where the OS does not provide it)."""
-    import os
-
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
+def _load_average_1min() -> float | None:
+    return (load_averages() or [None])[0]
 
 
 def bench_oracles(quick: bool = False) -> list[dict[str, Any]]:
@@ -215,27 +208,13 @@ def bench_oracles(quick: bool = False) -> list[dict[str, Any]]:
         runs.append(lambda n=n: bench_enumerate_vs_mip(n, 3, time_limit=10.0 if quick else 120.0))
     rows = []
     for run in runs:
-        before = _load_average()
+        before = _load_average_1min()
         row = run()
-        row["load_average_1min"] = [before, _load_average()]
+        row["load_average_1min"] = [before, _load_average_1min()]
         if not quick and row["benchmark"].startswith("enumerate"):
             row["target_seconds"] = ENUMERATE_TARGETS.get((row["n"], row["d"]))
         rows.append(row)
     return rows
-
-
-def machine_description() -> str:
-    """One line: CPU count, Python, numpy and scipy versions, date."""
-    import datetime
-    import os
-    import platform
-
-    import scipy
-
-    return (
-        f"{os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scipy {scipy.__version__}; {datetime.date.today().isoformat()}"
-    )
 
 
 def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
@@ -281,20 +260,4 @@ def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
             f"1-minute load average before/after the rows: {min(loads):.2f}-{max(loads):.2f} "
             "(above 1: other processes were running next to the single-threaded benchmarks).",
         ]
-    return "\n".join(lines) + "\n"
-
-
-def markdown_table(title: str, command: str, rows: list[dict[str, Any]], columns: list[str], note: str = "") -> str:
-    """A generic benchmark table: title, the command and machine that produced it, one row per dict."""
-
-    def cell(value: Any) -> str:
-        if isinstance(value, float):
-            return f"{value:.4g}"
-        return str(value)
-
-    lines = [f"# {title}", "", f"Produced by `{command}` on: {machine_description()}.", ""]
-    if note:
-        lines += [note, ""]
-    lines += ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cell(row.get(c, "")) for c in columns) + " |" for row in rows]
     return "\n".join(lines) + "\n"

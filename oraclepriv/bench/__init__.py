@@ -1,0 +1,14 @@
+"""Benchmarks: each measures its baseline in the same run and states the machine it ran on.
+
+* :mod:`~oraclepriv.bench.oracles`: the exact combinatorial oracles (``oraclepriv bench oracles``);
+* :mod:`~oraclepriv.bench.mip`: the MIP backends side by side, MIPLIB-style (``oraclepriv bench mip``),
+  on the instances of :mod:`~oraclepriv.bench.mip_suite` or the bundled library;
+* :mod:`~oraclepriv.bench.learners`: the private learners' own work around their oracle calls
+  (``oraclepriv bench learners``);
+* :mod:`~oraclepriv.bench.ppm`: the PPM learner's fit time (``oraclepriv bench ppm``);
+* :mod:`~oraclepriv.bench.report`: what they share: the machine, load averages, Markdown tables, JSON files.
+"""
+
+from oraclepriv.bench.report import machine_description, markdown_table
+
+__all__ = ["machine_description", "markdown_table"]
