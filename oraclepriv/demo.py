@@ -1,8 +1,9 @@
 """``oraclepriv demo``: the toolkit end to end, in well under a minute.
 
 1. An exact non-private ERM halfspace on private data (one certified oracle call).
-2. RRSPM (Block et al., seed 000, Algorithm 4) at eps = 1 with public unlabelled points: exactly
-   two oracle calls, the second on public points only; test accuracy next to the non-private one.
+2. RRSPM (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public
+   Data", Algorithm 4) at eps = 1 with public unlabelled points: exactly two oracle calls, the second
+   on public points only; test accuracy next to the non-private one.
 3. A privacy audit on neighbouring datasets, on the correct learner and on a broken one that
    returns the intermediate fhat: the audit passes the first and catches the second.
 
@@ -68,7 +69,7 @@ def run_demo(
     report["erm"] = {"certified": erm.certified, "objective": erm.objective, "test_accuracy": erm_acc}
 
     echo("")
-    echo(f"2. RRSPM (seed 000, Alg. 4) at eps={epsilon:g}, Laplace weights of scale 2m/eps")
+    echo(f"2. RRSPM (Block et al., Alg. 4) at eps={epsilon:g}, Laplace weights of scale 2m/eps")
     start = time.perf_counter()
     rrspm = RRSPM(epsilon=epsilon, hypothesis_class="halfspace", random_state=seed).fit(X, y, X_public=Z)
     fit_seconds = time.perf_counter() - start

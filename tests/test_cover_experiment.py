@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from oraclepriv.cover import cover_count
-from oraclepriv.experiments._cells import select_even_report_odd
 from oraclepriv.experiments.cover_baseline import FULL_CONFIG, QUICK_CONFIG, em_term, run_cover_baseline
+from oraclepriv.experiments.stats import select_even_report_odd
 
 
 @pytest.fixture(scope="module")

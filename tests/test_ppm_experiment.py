@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from oraclepriv.bench.ppm import bench_ppm
-from oraclepriv.experiments.ppm_curves import _disagreement_d1, fit_slope, run_ppm_curves
+from oraclepriv.experiments.ppm_curves import _disagreement_d1, run_ppm_curves
+from oraclepriv.experiments.stats import fit_slope
 from oraclepriv.hypotheses import Halfspace
 from oraclepriv.ppm import ClassG, a_constr_half
 

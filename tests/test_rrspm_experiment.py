@@ -13,15 +13,8 @@ import pandas as pd
 import pytest
 
 from oraclepriv.audit.controls import RRSPMScaleTwoOverEps
-from oraclepriv.experiments.rrspm_tradeoff import (
-    StumpScenario,
-    ThresholdScenario,
-    best_m,
-    m_needed,
-    predicted_m_star,
-    run_grid,
-    run_rrspm_experiments,
-)
+from oraclepriv.experiments.rrspm_tradeoff import best_m, m_needed, predicted_m_star, run_grid, run_rrspm_experiments
+from oraclepriv.experiments.scenarios import StumpScenario, ThresholdScenario
 from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.learners.rrspm import RRSPM
 
@@ -138,7 +131,7 @@ def test_bad_arguments(tmp_path):
 
 def test_halfspace_scenario_disagreement_is_the_exact_area():
     """Polygon clipping against a Monte Carlo estimate on 400k uniform points (5 sigma ~ 0.004)."""
-    from oraclepriv.experiments.rrspm_tradeoff import HalfspaceScenario
+    from oraclepriv.experiments.scenarios import HalfspaceScenario
     from oraclepriv.hypotheses import Halfspace
 
     scen = HalfspaceScenario()

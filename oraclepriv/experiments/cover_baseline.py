@@ -1,25 +1,28 @@
 """The exponential-mechanism baseline: PublicCoverEM vs RRSPM vs non-private ERM.
 
-PublicCoverEM (:mod:`oraclepriv.learners.public_cover_em`; seed 003 Alg. 1 with Ex. 3/7, seed 004
-Alg. 5) is the statistically strong, computationally inefficient comparator of RRSPM (seed 000,
-Algorithm 4) in the same data model: private labelled records plus public unlabelled points. It runs
+PublicCoverEM (:mod:`oraclepriv.learners.public_cover_em`; Wang, Lei, Fienberg, "Learning with
+Differential Privacy: Stability, Learnability and the Sufficiency and Necessity of ERM Principle",
+Alg. 1 with Ex. 3/7; Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees",
+Alg. 5; docs/theory/public-cover-em.md) is the statistically strong, computationally inefficient
+comparator of RRSPM (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning
+with Public Data", Algorithm 4) in the same data model: private labelled records plus public unlabelled points. It runs
 the exponential mechanism over one hypothesis per labeling of the public points and makes no oracle
 call; its cover is exponential in d for halfspaces, so this experiment uses thresholds, stumps and
 halfspaces in d = 2 only (m^2 - m + 2 labelings of m public points; smaller n and grids, see FULL_CONFIG).
 
 **Excess error vs n** at eps = 1, both learners pure eps-DP (RRSPM with its default Laplace noise,
 PublicCoverEM with ``sensitivity="tight"``), in the scenarios of
-:mod:`oraclepriv.experiments.rrspm_tradeoff` (public mu = private nu_x = U[0,1]^k, target
+:mod:`oraclepriv.experiments.scenarios` (public mu = private nu_x = U[0,1]^k, target
 1(x_0 >= 0.3) for thresholds and stumps, 1(x_0 + x_1 >= 0.8) for halfspaces, 10% label noise; excess
 errors are exact population quantities). The protocol is that of
-:mod:`oraclepriv.experiments.robust_tradeoff`: for each class and n, each learner's number m of
+:mod:`oraclepriv.experiments.robust_tradeoff` (:func:`~oraclepriv.experiments.stats.select_even_report_odd`): for each class and n, each learner's number m of
 public points is chosen on its own grid (per class) by the mean excess over the even repetitions and
 reported on the odd ones. Every learner in a cell sees the same private sample; public points are drawn afresh
 for every (learner, m) from the cell's generator. The non-private exact ERM on the same private
 sample is the baseline.
 
-Next to the measured PublicCoverEM excess the README puts the exponential-mechanism term of the notes
-(seed003-004 §C.1), 2 (ln |C| + ln(1/beta)) / (eps n) with beta = 0.05 and |C| the cover size at the
+Next to the measured PublicCoverEM excess the README puts the exponential-mechanism term
+(docs/theory/public-cover-em.md), 2 (ln |C| + ln(1/beta)) / (eps n) with beta = 0.05 and |C| the cover size at the
 chosen m, and the measured empirical gap (mistakes of the released candidate minus the fewest in the
 cover, over n) that this term bounds with probability 1 - beta.
 """
@@ -34,9 +37,9 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.experiments._cells import excess, prepare_run, run_cells, scenario, select_even_report_odd
-from oraclepriv.experiments.ppm_curves import fit_slope
-from oraclepriv.experiments.robust_tradeoff import FULL_CONFIG as ROBUST_FULL_CONFIG
+from oraclepriv.experiments.cells import prepare_run, run_cells
+from oraclepriv.experiments.scenarios import RRSPM_M_GRID, excess, scenario
+from oraclepriv.experiments.stats import fit_slope, select_even_report_odd
 from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.oracle import make_oracle
@@ -49,7 +52,6 @@ __all__ = ["run_cover_baseline", "em_term", "continuous_em_excess", "FULL_CONFIG
 METHODS = ("erm", "rrspm", "public_cover_em")
 BETA = 0.05
 
-_RRSPM_MS = tuple(ROBUST_FULL_CONFIG["rrspm_ms"])
 _EM_MS = (8, 16, 32, 64, 128, 256, 512, 1024, 4096, 16384, 65536)
 
 #: per class (in this order: the cells' seeds are spawned in it, so a class appended at the end leaves the
@@ -58,8 +60,8 @@ FULL_CONFIG: dict[str, Any] = {
     "epsilon": 1.0,
     "label_noise": 0.1,
     "scenarios": {
-        "threshold": {"ns": (1000, 3000, 10_000, 30_000, 100_000), "rrspm_ms": _RRSPM_MS, "em_ms": _EM_MS},
-        "stump": {"ns": (1000, 3000, 10_000, 30_000), "rrspm_ms": _RRSPM_MS, "em_ms": _EM_MS},
+        "threshold": {"ns": (1000, 3000, 10_000, 30_000, 100_000), "rrspm_ms": RRSPM_M_GRID, "em_ms": _EM_MS},
+        "stump": {"ns": (1000, 3000, 10_000, 30_000), "rrspm_ms": RRSPM_M_GRID, "em_ms": _EM_MS},
         # halfspaces in d = 2: the exact ERM is O(n^2 log n) (0.2 s at n = 1000, 1.5 s at 3000) and RRSPM's
         # private call is one for every m; the cover has m^2 - m + 2 labelings from C(m, 2) 8 candidates
         # (m = 256: 65,282 labelings, ~5 s). Hence two sizes n and shorter grids.
@@ -89,7 +91,7 @@ CONTINUOUS_EM_CLASSES = ("threshold", "stump")
 
 
 def em_term(cover_size: float, n: int, epsilon: float, beta: float = BETA) -> float:
-    """The exponential mechanism's slack of the notes (seed003-004 §C.1, tight sensitivity), as a
+    """The exponential mechanism's slack (docs/theory/public-cover-em.md, tight sensitivity), as a
     fraction of n: with probability >= 1 - beta the released candidate's empirical error is within
     2 (ln |C| + ln(1/beta)) / (eps n) of the cover's best."""
     return 2.0 * (math.log(cover_size) + math.log(1.0 / beta)) / (epsilon * n)
@@ -97,7 +99,7 @@ def em_term(cover_size: float, n: int, epsilon: float, beta: float = BETA) -> fl
 
 def continuous_em_excess(n: int, epsilon: float) -> float:
     """Heuristic expected excess of the exponential mechanism over a fine uniform cover of thresholds (derived
-    here, not from the notes): moving the cut by delta from the optimum costs about n (1 - 2p) |delta| expected
+    here, not in the papers): moving the cut by delta from the optimum costs about n (1 - 2p) |delta| expected
     mistakes, so the released cut is about Laplace with scale 2 / (eps n (1 - 2p)) around it, and the excess
     (1 - 2p) E|delta| is 2 / (eps n), whatever p. It ignores the cover's spacing and the empirical optimum's own
     error (the ERM's excess). Derived for one cut on one coordinate (thresholds, stumps:
@@ -295,7 +297,7 @@ def _readme(best, slopes, ratio, timing, runs, cfg, quick, seed, seconds, n_jobs
         "",
         "## Protocol",
         "",
-        "Data model of seed 000: n private labelled records plus m public unlabelled points. Public mu = private "
+        "Data model of Block et al.: n private labelled records plus m public unlabelled points. Public mu = private "
         "nu_x = U[0,1]^k (k = 1 thresholds, k = 3 stumps" + (", k = 2 halfspaces" if has_halfspace else "")
         + "), target 1(x_0 >= 0.3)" + (" for thresholds and stumps, 1(x_0 + x_1 >= 0.8) for halfspaces (a diagonal "
                                        "line: no stump is exact)" if has_halfspace else "")
@@ -303,7 +305,7 @@ def _readme(best, slopes, ratio, timing, runs, cfg, quick, seed, seconds, n_jobs
         "the disagreement with the target" + ("; for halfspaces the area of the symmetric difference in the square, by "
                                               "polygon clipping" if has_halfspace else "") + ").",
         "",
-        f"* Both private learners are pure eps-DP at eps = {cfg['epsilon']:g}: RRSPM (seed 000, Algorithm 4) with its "
+        f"* Both private learners are pure eps-DP at eps = {cfg['epsilon']:g}: RRSPM (Block et al., Algorithm 4) with its "
         "default Laplace noise (2 oracle calls, the private one must be exact); PublicCoverEM (exponential "
         "mechanism over one hypothesis per labeling of the public points, `sensitivity=\"tight\"`, Delta = 1).",
         f"* {_grids_text(cfg)} PublicCoverEM's cover has m + 1 thresholds / at most 2 k (m + 1) stumps (one per "
@@ -319,11 +321,11 @@ def _readme(best, slopes, ratio, timing, runs, cfg, quick, seed, seconds, n_jobs
         "odd-numbered ones, so the grids' different sizes give no selection advantage. The non-private exact ERM on "
         "the same private samples is the baseline.",
         f"* EM term: 2 (ln |C| + ln(1/beta)) / (eps n) with beta = {cfg['beta']:g} and |C| the cover size at the "
-        "chosen m (notes seed003-004 §C.1). It bounds, with probability 1 - beta, the *empirical* gap: mistakes of the "
+        "chosen m (docs/theory/public-cover-em.md). It bounds, with probability 1 - beta, the *empirical* gap: mistakes of the "
         "released candidate minus the fewest in the cover, over n (column `EM gap`, measured, mean over the reported "
         "repetitions). The population excess adds the cover's approximation error and the generalization gap.",
         "* `2/(eps n)`: a sharper, heuristic prediction of PublicCoverEM's population excess (derived here, not in the "
-        "notes). With a fine cover the candidates are spread uniformly (public mu = nu_x), moving the cut by delta costs "
+        "papers). With a fine cover the candidates are spread uniformly (public mu = nu_x), moving the cut by delta costs "
         "about n (1 - 2p) |delta| expected mistakes, so the released cut is about Laplace with scale "
         "2 / (eps n (1 - 2p)) around the optimum and the excess (1 - 2p) E|delta| is 2 / (eps n), whatever the noise p. "
         "It ignores the cover's spacing and the non-private ERM's own error. ln |C| does not enter: the EM term's "

@@ -1,20 +1,21 @@
-"""Learning curves of the PPM halfspace learner (Bassily-Moran-Nandi, seed 002, Thms 4.9 / 4.10;
-notes §7 case 14): excess population error vs total sample size n, for d ∈ {1, 2},
+"""Learning curves of the PPM halfspace learner (Bassily, Moran, Nandi, "Learning from Mixtures of Private
+and Public Populations", Thms 4.9 / 4.10; docs/theory/ppm.md, case 14): excess population error vs total
+sample size n, for d ∈ {1, 2},
 ε ∈ {0.1, 1, ∞} and label noise η ∈ {0 (realizable), 0.1 (agnostic)}, with the non-private exact
 ERM halfspace (oracle protocol) as a baseline.
 
-Data (label-determined privacy, public <=> y = 0, p assigned after the noise: notes M4):
+Data (label-determined privacy, public <=> y = 0, p assigned after the noise; docs/theory/ppm.md):
     d = 1: x ~ U[0, 1],    target 1(x >= 0.3)
     d = 2: x ~ U[-1, 1]^2, target 1(x_1 + 0.5 x_2 >= 0.2)
 With random classification noise η, err(h) = η + (1 - 2η)·P(h ≠ target) and the best halfspace has
 error η, so the excess error is (1 - 2η)·P(h ≠ target): exact for d = 1 (interval arithmetic),
-Monte Carlo on a fixed test set for d = 2. Errors are on the mixture D̃ (notes M1).
+Monte Carlo on a fixed test set for d = 2. Errors are on the mixture D̃.
 
 The class G and its exact score histogram depend on the data only, not on ε: each dataset is scored
 once and the mechanism is then run ``draws`` times per ε (each draw is an independent run of
 A_LearnHalf on that dataset).
 
-Theory (shapes, not constants; notes §5): realizable excess ~ d² log n / (ε n) → log-log slope -1;
+Theory (shapes, not constants; the paper's Thms 4.9 / 4.10): realizable excess ~ d² log n / (ε n) → log-log slope -1;
 agnostic excess ≲ sqrt(d² log n / n) + d² log n / (ε n) → slope -1/2 in the worst case. Random
 classification noise is a benign (Massart) case where faster rates, close to -1, are possible, so the
 agnostic -1/2 is an upper-bound shape, not a prediction of the measured slope.
@@ -29,7 +30,9 @@ from typing import Any, Iterable
 
 import numpy as np
 
-__all__ = ["run_ppm_curves", "DEFAULT_SIZES", "fit_slope", "excess_error"]
+from oraclepriv.experiments.stats import fit_slope
+
+__all__ = ["run_ppm_curves", "DEFAULT_SIZES", "excess_error"]
 
 DEFAULT_SIZES: dict[int, tuple[int, ...]] = {1: (100, 300, 1000, 3000, 10000), 2: (25, 50, 100, 200, 300)}
 DEFAULT_REPETITIONS: dict[int, int] = {1: 20, 2: 10}
@@ -82,15 +85,6 @@ def excess_error(h, d: int, noise: float, X_test: np.ndarray | None) -> float:
         w, b = _TARGET_W[d]
         dis = float(np.mean(h.predict(X_test) != (X_test @ w >= b)))
     return (1 - 2 * noise) * dis
-
-
-def fit_slope(n: np.ndarray, err: np.ndarray) -> float:
-    """Least-squares slope of log(err) on log(n) over the points with err > 0 (nan if < 2 points)."""
-    n, err = np.asarray(n, float), np.asarray(err, float)
-    ok = err > 0
-    if ok.sum() < 2:
-        return float("nan")
-    return float(np.polyfit(np.log(n[ok]), np.log(err[ok]), 1)[0])
 
 
 def run_ppm_curves(
@@ -228,7 +222,7 @@ def _plot(means, slopes, dims, noises, path: Path) -> None:
             ax.set_ylabel("excess error on the mixture")
             ax.set_title(f"d={d}, {'realizable' if noise == 0 else f'label noise η={noise:g}'}")
             ax.legend(fontsize=7)
-    fig.suptitle("PPM learning of halfspaces (Bassily-Moran-Nandi, Alg 2): learning curves")
+    fig.suptitle("PPM learning of halfspaces (Bassily, Moran, Nandi, Alg 2): learning curves")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

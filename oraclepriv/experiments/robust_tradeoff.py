@@ -1,12 +1,13 @@
 """What oracle-independent privacy costs: SubsampleAggregate vs RRSPM vs non-private ERM.
 
-RRSPM (seed 000, Algorithm 4) is eps-DP only if its private oracle call is exact; SubsampleAggregate
-(:mod:`oraclepriv.learners.subsample`, design (B) of the robustification notes) is eps-DP for any
+RRSPM (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data",
+Algorithm 4) is eps-DP only if its private oracle call is exact; SubsampleAggregate
+(:mod:`oraclepriv.learners.subsample`, design (B) of docs/theory/robustification.md) is eps-DP for any
 oracle, because each teacher sees one block of n/k records. This experiment measures the accuracy
 price of that robustness, and how SubsampleAggregate degrades when its solver fails.
 
 1. **Excess error vs n** at eps = 1 (both learners pure eps-DP, Laplace noise), thresholds and stumps
-   (the scenarios of :mod:`oraclepriv.experiments.rrspm_tradeoff`: public mu = private nu_x = U[0,1]^k,
+   (the scenarios of :mod:`oraclepriv.experiments.scenarios`: public mu = private nu_x = U[0,1]^k,
    target 1(x_0 >= 0.3), 10% label noise; errors are exact population quantities). Each learner is
    reported at its best configuration on the grid (RRSPM: m public points; SubsampleAggregate:
    k teachers and m public points), chosen by the mean over repetitions -- optimistic for both, in
@@ -31,12 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.experiments._cells import excess as _excess
-from oraclepriv.experiments._cells import prepare_run
-from oraclepriv.experiments._cells import run_cells as _run_cells
-from oraclepriv.experiments._cells import scenario as _scenario
-from oraclepriv.experiments._cells import select_even_report_odd
-from oraclepriv.experiments.ppm_curves import fit_slope
+from oraclepriv.experiments.cells import prepare_run, run_cells
+from oraclepriv.experiments.scenarios import RRSPM_M_GRID, excess, scenario
+from oraclepriv.experiments.stats import fit_slope, select_even_report_odd
 from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
@@ -51,7 +49,7 @@ FULL_CONFIG: dict[str, Any] = {
     "label_noise": 0.1,
     "scenarios": {"threshold": (1000, 3000, 10_000, 30_000, 100_000), "stump": (1000, 3000, 10_000, 30_000)},
     "repetitions": 16,
-    "rrspm_ms": (2, 3, 4, 6, 10, 16, 25, 40, 63, 100, 158, 251, 398),
+    "rrspm_ms": RRSPM_M_GRID,
     "teachers": (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
     "sa_ms": (2, 4, 8, 16, 32, 64, 128, 256),
     "failure": {"scenario": "threshold", "n": 30_000, "teachers": 512, "m": 32, "rates": (0.0, 0.1, 0.2, 0.3, 0.5),
@@ -94,23 +92,23 @@ def _main_cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random
     every SubsampleAggregate configuration. Its own SeedSequence, so cells can run in any order or process."""
     rng = np.random.default_rng(seed)
     eps, p = cfg["epsilon"], cfg["label_noise"]
-    scen = _scenario(name)
+    scen = scenario(name)
     m_max = max(max(cfg["rrspm_ms"]), max(cfg["sa_ms"]))
     X, y = scen.sample_private(int(n), p, rng)
     Z = scen.sample_public(m_max, rng)
     base = {"hypothesis": name, "n": int(n), "rep": rep}
     erm = make_oracle(name).solve(X, y, caller="robust_tradeoff", step="erm-baseline")
-    rows = [{**base, "method": "erm", "k": 0, "m": 0, "excess": _excess(scen, erm.hypothesis, p)}]
+    rows = [{**base, "method": "erm", "k": 0, "m": 0, "excess": excess(scen, erm.hypothesis, p)}]
     for m in cfg["rrspm_ms"]:
         clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
-        rows.append({**base, "method": "rrspm", "k": 0, "m": m, "excess": _excess(scen, clf.hypothesis_, p)})
+        rows.append({**base, "method": "rrspm", "k": 0, "m": m, "excess": excess(scen, clf.hypothesis_, p)})
     for k in cfg["teachers"]:
         if k > n // 2:
             continue
         for m in cfg["sa_ms"]:
             clf = SubsampleAggregate(n_teachers=k, noise="laplace", delta=0.0, epsilon=eps, hypothesis_class=name,
                                      random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z[:m])
-            rows.append({**base, "method": "subsample", "k": k, "m": m, "excess": _excess(scen, clf.hypothesis_, p)})
+            rows.append({**base, "method": "subsample", "k": k, "m": m, "excess": excess(scen, clf.hypothesis_, p)})
     return rows
 
 
@@ -120,7 +118,7 @@ def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.Se
 
     rng = np.random.default_rng(seed)
     f, p = cfg["failure"], cfg["label_noise"]
-    scen = _scenario(f["scenario"])
+    scen = scenario(f["scenario"])
     X, y = scen.sample_private(int(f["n"]), p, rng)
     Z = scen.sample_public(int(f["m"]), rng)
     rows = []
@@ -133,7 +131,7 @@ def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.Se
             with reading_diagnostics():  # a research measurement, not a release
                 failed = len(clf.diagnostics_["uncertified_teachers"])
             rows.append({"rate": float(rate), "rep": rep, "teacher_failure": mode, "failed_teachers": failed,
-                         "excess": _excess(scen, clf.hypothesis_, p)})
+                         "excess": excess(scen, clf.hypothesis_, p)})
     return rows
 
 
@@ -153,8 +151,8 @@ def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_s
     main_tasks = [(*t, s) for t, s in zip(main_tasks, main_seed.spawn(len(main_tasks)))]
     failure_tasks = [(*t, s) for t, s in zip(failure_tasks, failure_seed.spawn(len(failure_tasks)))]
     start = time.perf_counter()
-    runs = pd.DataFrame(_run_cells(_main_cell, main_tasks, n_jobs))
-    failure = pd.DataFrame(_run_cells(_failure_cell, failure_tasks, n_jobs))
+    runs = pd.DataFrame(run_cells(_main_cell, main_tasks, n_jobs))
+    failure = pd.DataFrame(run_cells(_failure_cell, failure_tasks, n_jobs))
     seconds = time.perf_counter() - start
 
     # the configuration is chosen on the even repetitions and reported on the odd ones: picking the best of

@@ -1,29 +1,29 @@
-"""RRSPM experiments (Block, Bun, Desai, Shetty, Wu, seed 000, Algorithm 4; implementation notes
-§4.1 and §6 items 1, 3, 4): the public/private trade-off in m, sigma-smooth distribution shift, and a
-non-smooth negative control. Every oracle call is exact (the default "sweep" backend for thresholds
+"""RRSPM experiments (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning
+with Public Data", Algorithm 4; docs/theory/block-et-al.md): the public/private trade-off in m,
+sigma-smooth distribution shift, and a non-smooth negative control. Every oracle call is exact (the default "sweep" backend for thresholds
 and stumps), so the privacy proof (Theorem 8) applies to every run.
 
-1. **m–n trade-off** (§6 item 4). For fixed n and eps, sweep the number m of public points on a log
+1. **m–n trade-off**. For fixed n and eps, sweep the number m of public points on a log
    grid. Theorem 10's error decomposition predicts a U-shape:
        excess <= O(sqrt(d/(m sigma^2)))   [Lemma 22, projection f~ vs f^: decreasing in m]
                + O(m^2 log(m/beta)/(eps n)) [Lemma 23, Laplace weights of scale 2m/eps: increasing in m].
-   Two derived optima (notes §4.1 [D], NOT printed in the paper; their unspecified constants are set
+   Two derived optima ([D]: derived here, NOT printed in the paper; their unspecified constants are set
    to 1 here): m*_net = (eps n d/sigma)^(1/3) (epsilon-net version of Lemma 22) and
    m*_paper = (eps n sqrt(d)/sigma)^(2/5) (paper rate). d is the VC dimension: 1 for thresholds,
    4 for stumps on 3 features (both signs; checked by brute force: 4 points shattered, 5 never).
-   A third, sharper heuristic for thresholds ([D], ours, not in the paper or the notes): moving the
+   A third, sharper heuristic for thresholds ([D], ours, not in the paper): moving the
    threshold across one public gap costs about (1 - 2p) n/(m sigma) private errors, and a single
    public weight Lap(2m/eps) beats that with probability exp(-(1 - 2p) eps n/(2 m^2 sigma)); Lemma 23's
    worst-case m^2/(eps n) is therefore loose and the noise term switches on sharply near
    m ~ sqrt((1 - 2p) eps n/(2 sigma)) (up to a log factor): m* ~ (eps n/sigma)^(1/2), best excess
    ~ 1/(sigma m*) ~ sigma^(-1/2) (eps n)^(-1/2). The tables report the measured exponents next to all three.
-2. **sigma-smooth shift** (§6 item 1). mu = U[0,1], nu_x = U[0, sigma] (density ratio exactly
+2. **sigma-smooth shift**. mu = U[0,1], nu_x = U[0, sigma] (density ratio exactly
    1/sigma on the support), thresholds. The target threshold is 0.3 sigma, so the private problem
    is the same up to rescaling and only the overlap of the public sample with supp(nu_x) changes.
    Reported: excess error vs 1/sigma at a fixed m (Lemma 22 predicts slope 1), and the m needed to
    reach a fixed excess error vs 1/sigma (slope 2 for the paper's m ~ 1/sigma^2, 1 for the
    epsilon-net bound), plus the optimum m and the best excess at fixed n vs 1/sigma.
-3. **non-smooth control** (§6 item 3). mu = U[0,1], nu_x = U[1,2]: no public point lands where the
+3. **non-smooth control**. mu = U[0,1], nu_x = U[1,2]: no public point lands where the
    private data live, so the projection step cannot place the threshold correctly and accuracy
    fails. Privacy is untouched (Theorem 8 holds for every Z; audited in ``oraclepriv.audit``); only
    accuracy is reported here.
@@ -40,14 +40,14 @@ from __future__ import annotations
 import json
 import math
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
-from oraclepriv.experiments.ppm_curves import fit_slope
-from oraclepriv.hypotheses import Halfspace, Stump, Threshold
+from oraclepriv.experiments.cells import prepare_run
+from oraclepriv.experiments.scenarios import StumpScenario, ThresholdScenario, scenario
+from oraclepriv.experiments.stats import fit_slope
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.oracle import make_oracle
 from oraclepriv.release import reading_diagnostics
@@ -55,9 +55,6 @@ from oraclepriv.validation import check_positive
 
 __all__ = [
     "run_rrspm_experiments",
-    "ThresholdScenario",
-    "StumpScenario",
-    "HalfspaceScenario",
     "run_grid",
     "predicted_m_star",
     "best_m",
@@ -66,129 +63,8 @@ __all__ = [
     "QUICK_CONFIG",
 ]
 
-TARGET_FRACTION = 0.3  # target threshold at lo + 0.3 (hi - lo) of the private support
-
-
-@dataclass(frozen=True)
-class ThresholdScenario:
-    """Public mu = U[0,1]; private nu_x = U[lo, hi]; target 1(x >= lo + 0.3 (hi - lo)); d_VC = 1."""
-
-    lo: float = 0.0
-    hi: float = 1.0
-    hypothesis_class: str = "threshold"
-    vc_dim: int = 1
-
-    @property
-    def target(self) -> float:
-        return self.lo + TARGET_FRACTION * (self.hi - self.lo)
-
-    @property
-    def sigma(self) -> float:
-        """Smoothness of nu_x w.r.t. U[0,1]: (hi - lo) if [lo, hi] lies in [0, 1], else 0 (not smooth)."""
-        return self.hi - self.lo if (0.0 <= self.lo and self.hi <= 1.0) else 0.0
-
-    def sample_private(self, n: int, label_noise: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        X = rng.uniform(self.lo, self.hi, size=(n, 1))
-        return X, _noisy(X[:, 0] >= self.target, label_noise, rng)
-
-    def sample_public(self, m: int, rng: np.random.Generator) -> np.ndarray:
-        return rng.uniform(0.0, 1.0, size=(m, 1))
-
-    def disagreement(self, h: Threshold) -> float:
-        """Exact P_{x ~ U[lo,hi]}(h(x) != 1(x >= target))."""
-        theta = min(max(float(h.threshold), self.lo), self.hi)
-        return abs(theta - self.target) / (self.hi - self.lo)
-
-
-@dataclass(frozen=True)
-class StumpScenario:
-    """mu = nu_x = U[0,1]^k; target 1(x_0 >= 0.3); stumps on k features (d_VC = 4 for k = 3)."""
-
-    k: int = 3
-    hypothesis_class: str = "stump"
-    vc_dim: int = 4
-    sigma: float = 1.0
-
-    def sample_private(self, n: int, label_noise: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        X = rng.uniform(0.0, 1.0, size=(n, self.k))
-        return X, _noisy(X[:, 0] >= TARGET_FRACTION, label_noise, rng)
-
-    def sample_public(self, m: int, rng: np.random.Generator) -> np.ndarray:
-        return rng.uniform(0.0, 1.0, size=(m, self.k))
-
-    def disagreement(self, h: Stump) -> float:
-        """Exact P_{x ~ U[0,1]^k}(h(x) != 1(x_0 >= 0.3))."""
-        theta = min(max(float(h.threshold), 0.0), 1.0)
-        t = TARGET_FRACTION
-        if h.feature == 0:
-            if h.sign == 1:  # h = 1(x_0 >= theta)
-                return abs(theta - t)
-            # h = 1(x_0 <= theta): wrong on [0, min(theta, t)) and (max(theta, t), 1]
-            return min(theta, t) + 1.0 - max(theta, t)
-        q = (1.0 - theta) if h.sign == 1 else theta  # P(h = 1), independent of x_0
-        return q * t + (1.0 - q) * (1.0 - t)
-
-
-def _clip(polygon: list[tuple[float, float]], w: tuple[float, float], b: float) -> list[tuple[float, float]]:
-    """Sutherland-Hodgman: the part of a convex polygon where w.x + b >= 0."""
-    out: list[tuple[float, float]] = []
-    for i, p in enumerate(polygon):
-        q = polygon[(i + 1) % len(polygon)]
-        fp, fq = w[0] * p[0] + w[1] * p[1] + b, w[0] * q[0] + w[1] * q[1] + b
-        if fp >= 0:
-            out.append(p)
-        if (fp >= 0) != (fq >= 0):
-            t = fp / (fp - fq)
-            out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])))
-    return out
-
-
-def _area(polygon: list[tuple[float, float]]) -> float:
-    return 0.5 * abs(sum(p[0] * q[1] - q[0] * p[1] for p, q in zip(polygon, polygon[1:] + polygon[:1]))) if len(polygon) > 2 else 0.0
-
-
-_SQUARE = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
-
-
-@dataclass(frozen=True)
-class HalfspaceScenario:
-    """mu = nu_x = U[0,1]^2; target 1(x_0 + x_1 >= 0.8) (a diagonal line, so no stump is exact); halfspaces
-    in the plane (d_VC = 3). Disagreement is the exact area of the symmetric difference inside the square."""
-
-    hypothesis_class: str = "halfspace"
-    vc_dim: int = 3
-    sigma: float = 1.0
-    target_w: tuple[float, float] = (1.0, 1.0)
-    target_b: float = -0.8
-
-    def sample_private(self, n: int, label_noise: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-        X = rng.uniform(0.0, 1.0, size=(n, 2))
-        return X, _noisy(X @ np.asarray(self.target_w) + self.target_b >= 0, label_noise, rng)
-
-    def sample_public(self, m: int, rng: np.random.Generator) -> np.ndarray:
-        return rng.uniform(0.0, 1.0, size=(m, 2))
-
-    def disagreement(self, h: Halfspace) -> float:
-        """Exact P_{x ~ U[0,1]^2}(h(x) != target(x)) = |A| + |T| - 2 |A and T| (polygon clipping)."""
-        w, b = (float(h.w[0]), float(h.w[1])), float(h.b)
-        if w == (0.0, 0.0):
-            a = _SQUARE if b >= 0 else []
-        else:
-            a = _clip(_SQUARE, w, b)
-        t = _clip(_SQUARE, self.target_w, self.target_b)
-        both = _clip(t, w, b) if w != (0.0, 0.0) else (t if b >= 0 else [])
-        return max(0.0, _area(a) + _area(t) - 2.0 * _area(both))
-
-
-def _noisy(clean: np.ndarray, label_noise: float, rng: np.random.Generator) -> np.ndarray:
-    y = clean.astype(np.int8)
-    if label_noise:
-        y[rng.random(y.shape[0]) < label_noise] ^= 1
-    return y
-
-
 def predicted_m_star(epsilon: float, n: int, d: int, sigma: float = 1.0) -> dict[str, float]:
-    """The two derived optima of notes §4.1 [D], unspecified constants set to 1 (our choice):
+    """The two derived optima ([D], not printed in the paper), unspecified constants set to 1 (our choice):
     balancing Lemma 23's m^2/(eps n) against the epsilon-net d/(m sigma) gives (eps n d/sigma)^(1/3);
     against Lemma 22's sqrt(d/(m sigma^2)) gives (eps n sqrt(d)/sigma)^(2/5)."""
     return {
@@ -334,10 +210,6 @@ QUICK_CONFIG: dict[str, Any] = {
 }
 
 
-def _scenario(name: str) -> ThresholdScenario | StumpScenario:
-    return ThresholdScenario() if name == "threshold" else StumpScenario()
-
-
 def _means(runs, keys: list[str]):
     return (runs.groupby(keys, as_index=False)
             .agg(mean_excess=("excess", "mean"), sem_excess=("excess", "sem"), mean_test_error=("test_error", "mean"),
@@ -352,11 +224,7 @@ def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random
     """
     import pandas as pd
 
-    if isinstance(random_state, bool) or not isinstance(random_state, (int, np.integer)) or random_state < 0:
-        raise ValueError(f"random_state must be a non-negative integer; got {random_state!r}")
-    cfg = QUICK_CONFIG if quick else FULL_CONFIG
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    cfg, out, _ = prepare_run(output_dir, quick, random_state, 1, FULL_CONFIG, QUICK_CONFIG)
     seeds = np.random.SeedSequence(int(random_state)).spawn(3)
     start = time.perf_counter()
     p = cfg["label_noise"]
@@ -366,7 +234,7 @@ def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random
     rows = []
     for name, n, reps in cfg["tradeoff"]:
         rows += [{**r, "experiment": "tradeoff"} for r in
-                 run_grid(_scenario(name), n=n, epsilons=cfg["tradeoff_epsilons"], ms=cfg["tradeoff_ms"],
+                 run_grid(scenario(name), n=n, epsilons=cfg["tradeoff_epsilons"], ms=cfg["tradeoff_ms"],
                           repetitions=reps, rng=rng, label_noise=p)]
     t_tradeoff = time.perf_counter() - start
 
@@ -394,7 +262,7 @@ def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random
     tr = runs[(runs.experiment == "tradeoff")]
     for (hyp, n), g in tr.groupby(["hypothesis", "n"]):
         erm = g[g.method == "erm"]
-        scen = _scenario(hyp)
+        scen = scenario(hyp)
         for eps, ge in g[g.method == "rrspm"].groupby("epsilon"):
             table = ge.pivot(index="rep", columns="m", values="excess")
             best = best_m(table.columns.to_numpy(), table.to_numpy(), rng=boot_rng)
@@ -531,7 +399,7 @@ def _plot_tradeoff(means, optimum, path: Path) -> None:
             ax.set_title(f"{hyp}s (d_VC={int(o.d_vc)}), n={int(n):,}, ε={eps:g}", fontsize=10)
             ax.legend(fontsize=7, loc="lower left", framealpha=0.95)  # the empty region above the ERM line
             ax.grid(True, which="major", alpha=0.3)
-    fig.suptitle("RRSPM (seed 000, Alg 4): excess error vs m at fixed n — U-shape (Lemma 22 ↓, Lemma 23 ↑).  "
+    fig.suptitle("RRSPM (Block et al., Alg 4): excess error vs m at fixed n — U-shape (Lemma 22 ↓, Lemma 23 ↑).  "
                  "Predicted m* use constant 1 (unspecified in the paper).", fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
@@ -619,7 +487,7 @@ def _readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg) -> s
         return "\n".join(lines)
 
     cmd = "python3 -m oraclepriv experiment rrspm-tradeoff --out docs/figures/rrspm" + (" --quick" if summary["quick"] else "")
-    return f"""# RRSPM experiments (seed 000, Algorithm 4)
+    return f"""# RRSPM experiments (Block, Bun, Desai, Shetty, Wu, Algorithm 4)
 
 Generated by `oraclepriv.experiments.rrspm_tradeoff.run_rrspm_experiments` (CLI: `{cmd}`), seed
 {summary['random_state']}, {summary['seconds']:.0f} s. Do not edit by hand. All oracle calls are exact (sweep backend).
@@ -630,7 +498,7 @@ Labels carry {cfg['label_noise']:g} random label noise; errors are exact populat
 
 mu = nu_x (sigma = 1). best_m_grid: argmin over the m grid of the mean excess error; [p10, p90]: bootstrap
 over repetitions; best_m_refined: log-log parabola vertex around the argmin. The predictions are derived
-in the implementation notes §4.1 [D], not printed in the paper, and their unspecified constants are set to 1:
+here ([D]), not printed in the paper, and their unspecified constants are set to 1:
 m_star_net = (eps n d/sigma)^(1/3), m_star_paper = (eps n sqrt(d)/sigma)^(2/5) (d = VC dimension:
 1 for thresholds, 4 for stumps on 3 features).
 
