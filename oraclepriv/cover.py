@@ -2,11 +2,14 @@
 representative hypothesis per labeling, computed from the public points alone.
 
 This is the candidate set of the exponential-mechanism baseline
-:class:`~oraclepriv.learners.public_cover_em.PublicCoverEM` (Wang, Lei, Fienberg, JMLR 2016,
-Algorithm 1 with Examples 3 and 7: the exponential mechanism over a finite, data-independent cover;
-Bassily, Mohri, Suresh, NeurIPS 2022, Algorithm 5: the cover taken from the points themselves).
+:class:`~oraclepriv.learners.public_cover_em.PublicCoverEM` (Wang, Lei, Fienberg, "Learning with
+Differential Privacy: Stability, Learnability and the Sufficiency and Necessity of ERM Principle",
+JMLR 2016, Algorithm 1 with Examples 3 and 7: the exponential mechanism over a finite, data-independent
+cover; Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees", NeurIPS 2022,
+Algorithm 5: the cover taken from the points themselves; ``docs/theory/public-cover-em.md``).
 Because nothing here sees a private record, the cover is post-processing of public data: the
-mechanism is private for *any* cover, complete or not (notes seed003-004 §C.1).
+mechanism is private for *any* cover, complete or not
+(``docs/theory/public-cover-em.md#privacy-for-any-cover``).
 
 Enumeration per class (m public points, of which m' distinct values per feature):
 

@@ -1,4 +1,5 @@
-"""Smoke tests of the PPM learning-curve experiment and benchmark (seed 002); the full runs are
+"""Smoke tests of the PPM learning-curve experiment and benchmark (Bassily, Moran, Nandi, "Learning from
+Mixtures of Private and Public Populations"; docs/theory/ppm.md#case-14); the full runs are
 ``run_ppm_curves(out_dir)`` and ``bench_ppm()`` (not part of the default test run)."""
 
 from __future__ import annotations

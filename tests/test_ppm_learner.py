@@ -1,5 +1,6 @@
-"""PPMHalfspaces / A_LearnHalf (seed 002, Alg 2): Lemma 4.5 against the exact ERM oracle, corner
-cases, conventions and bad input (notes §7 cases 2-6, 8-13)."""
+"""PPMHalfspaces / A_LearnHalf (Algorithm 2 of R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures of
+Private and Public Populations"): Lemma 4.5 against the exact ERM oracle, corner cases, conventions and
+bad input (test cases 2-6 and 8-13 of ``docs/theory/ppm.md``)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def _halfspace_data(rng, n, d, noise=0.0):
 
 # ------------------------------------------------------------------------------------ Lemma 4.5
 def test_lemma_4_5_realizable_d2():
-    """notes §7 case 2: min_G m = 0 on every realizable run (30 runs, n = 25)."""
+    """Case 2 (docs/theory/ppm.md#case-2): min_G m = 0 on every realizable run (30 runs, n = 25)."""
     rng = np.random.default_rng(20)
     for _ in range(30):
         X, y = _halfspace_data(rng, 25, 2)
@@ -50,7 +51,7 @@ def test_lemma_4_5_realizable_d2():
 
 
 def test_lemma_4_5_agnostic_d2():
-    """notes §7 case 3: 20% label flips, p from the noisy y; min_G m <= exact ERM mistakes."""
+    """Case 3 (docs/theory/ppm.md#case-3): 20% label flips, p from the noisy y; min_G m <= exact ERM mistakes."""
     rng = np.random.default_rng(21)
     strict = 0
     for _ in range(30):
@@ -62,7 +63,8 @@ def test_lemma_4_5_agnostic_d2():
 
 
 def test_lemma_4_5_degenerate_aff_line():
-    """notes §7 case 4: all points on x_1 = 1 in R^2, realizable threshold on x_2 (naive fails)."""
+    """Case 4 (docs/theory/ppm.md#case-4): all points on x_1 = 1 in R^2, realizable threshold on x_2
+    (a non-Aff-aware choice of supporting hyperplanes fails here)."""
     rng = np.random.default_rng(22)
     for _ in range(30):
         X = np.column_stack([np.ones(20), rng.uniform(-1, 1, 20)])
@@ -84,7 +86,7 @@ def test_lemma_4_5_d1_and_d3():
 
 
 def test_lemma_4_5_relaxation_ii():
-    """notes §7 case 11: public points of both labels, private points all labelled 1."""
+    """Case 11 (docs/theory/ppm.md#case-11): public points of both labels, private points all labelled 1."""
     rng = np.random.default_rng(24)
     for _ in range(20):
         X, y = _halfspace_data(rng, 24, 2, noise=0.15)
@@ -107,7 +109,8 @@ def test_lemma_4_5_property_integer_grid(seed, n, collinear):
 
 
 def test_large_epsilon_training_error():
-    """notes §7 case 6: ε = inf (argmin) has 0 training mistakes when realizable, <= ERM otherwise."""
+    """Case 6 (docs/theory/ppm.md#case-6): ε = inf (argmin) has 0 training mistakes when realizable,
+    <= ERM otherwise."""
     rng = np.random.default_rng(25)
     X, y = _halfspace_data(rng, 60, 2)
     clf = PPMHalfspaces(epsilon=math.inf, random_state=0).fit(X, y, y == 0)
@@ -160,7 +163,7 @@ def test_few_public_points_n_pub_le_d():
     assert clf.selection_["aff_dim"] == 1
     off = X[:2].mean(axis=0) + 0.3 * np.array([-(X[1, 1] - X[0, 1]), X[1, 0] - X[0, 0]])
     assert clf.predict(off[None, :])[0] == 1
-    # coplanar public points in R^3 (notes §7 case 4, second bullet)
+    # coplanar public points in R^3 (docs/theory/ppm.md#case-4, second bullet)
     X3 = rng.uniform(-1, 1, size=(16, 3))
     X3[:6, 2] = X3[:6, 0] + X3[:6, 1]
     y3 = np.r_[np.zeros(6), np.ones(10)].astype(int)
@@ -185,7 +188,7 @@ def test_duplicates_keep_multiplicities_in_scoring():
 
 
 def test_permutation_invariance():
-    """notes §7 case 12: shuffling S leaves G and the multiset of scores unchanged."""
+    """Case 12 (docs/theory/ppm.md#case-12): shuffling S leaves G and the multiset of scores unchanged."""
     rng = np.random.default_rng(31)
     X, y = _halfspace_data(rng, 30, 2, noise=0.1)
     perm = rng.permutation(30)
@@ -197,7 +200,8 @@ def test_permutation_invariance():
 
 
 def test_flipped_convention_mirrors_the_paper_convention():
-    """notes §7 case 10: public <=> y = 1, private_label=0 == run on 1 - y and flip predictions."""
+    """Case 10 (docs/theory/ppm.md#case-10): public <=> y = 1, private_label=0 == run on 1 - y and flip
+    predictions."""
     rng = np.random.default_rng(32)
     X, y = _halfspace_data(rng, 40, 2, noise=0.1)
     public = y == 1
@@ -209,8 +213,9 @@ def test_flipped_convention_mirrors_the_paper_convention():
 
 
 def test_compression_and_boundary_structure():
-    """notes §7 cases 9 and 13: ĝ uses <= d halfspaces, each reconstructed by <= d public points on its
-    boundary; on integer data every such point lying in the other halfspaces is predicted 0."""
+    """Cases 9 and 13 (docs/theory/ppm.md#case-9, #case-13): ĝ uses <= d halfspaces, each reconstructed
+    by <= d public points on its boundary; on integer data every such point lying in the other halfspaces
+    is predicted 0."""
     rng = np.random.default_rng(33)
     for seed in range(8):
         X = rng.integers(-5, 6, size=(30, 2)).astype(float)

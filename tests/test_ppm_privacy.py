@@ -1,6 +1,7 @@
-"""Privacy of A_LearnHalf (seed 002, Lemma 4.1) audited exactly on neighbouring datasets (notes §7
-case 1), with negative controls that the audit must catch, and the exponential mechanism's sampler
-and accuracy guarantee (notes §7 case 7)."""
+"""Privacy of A_LearnHalf (Lemma 4.1 of R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures of Private
+and Public Populations") audited exactly on neighbouring datasets (docs/theory/ppm.md#case-1), with
+negative controls that the audit must catch, and the exponential mechanism's sampler and accuracy
+guarantee (docs/theory/ppm.md#case-7)."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def test_exact_output_distribution_is_eps_dp_on_neighbours():
 
 
 def test_negative_control_privacy_bits_from_labels_is_caught():
-    """P2 broken: re-deriving p from y moves a relabelled private record into S_pub; G changes."""
+    """P2 broken (docs/theory/ppm.md#p2): re-deriving p from y moves a relabelled private record into
+    S_pub; G changes."""
     X, y, public = _tiny_d2()
     lp, fam, _ = exact_log_probabilities(X, y, y == 0, EPS)
     X2, y2 = _neighbours(X, y, public, np.random.default_rng(1))[2]  # a private record replaced, label 0
@@ -81,7 +83,8 @@ def test_negative_control_privacy_bits_from_labels_is_caught():
 
 
 def test_negative_control_aff_from_all_points_is_caught():
-    """P1 broken: building the candidates/Aff from all n points makes G depend on private data."""
+    """P1 broken (docs/theory/ppm.md#p1): building the candidates/Aff from all n points makes G depend on
+    private data."""
     X, y, public = _tiny_d2()
     X2, _ = _neighbours(X, y, public, np.random.default_rng(1))[1]
     assert a_constr_half(X).fingerprint() != a_constr_half(X2).fingerprint()
@@ -89,7 +92,7 @@ def test_negative_control_aff_from_all_points_is_caught():
 
 
 def test_negative_control_missing_factor_two_is_caught():
-    """P3 broken: weight exp(-ε m) (no factor 2) is only 2ε-DP; the exact audit sees > ε."""
+    """P3 broken (docs/theory/ppm.md#p3): weight exp(-ε m) (no factor 2) is only 2ε-DP; the exact audit sees > ε."""
     X, y, public = _tiny_d2()
     lp, _, _ = exact_log_probabilities(X, y, public, 2 * EPS)  # = weights exp(-EPS * m)
     ratios = [
@@ -148,7 +151,7 @@ def test_fit_output_frequencies_match_exact_distribution():
 
 def test_exponential_mechanism_accuracy_bound_at_beta():
     """Pr[m(ĝ) > min m + (2/ε)(ln|G| + ln(1/β))] <= β, exactly and over R sampled runs; the broken
-    'score = error rate' scaling (P3, forgot the factor n) violates it."""
+    'score = error rate' scaling (the factor n forgotten; docs/theory/ppm.md#p3) violates it."""
     rng = np.random.default_rng(2)
     X = rng.uniform(-1, 1, size=(200, 2))
     y = (X[:, 0] - 0.3 * X[:, 1] >= 0.0).astype(np.int8)

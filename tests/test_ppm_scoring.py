@@ -1,5 +1,6 @@
-"""Seed 002 (Bassily-Moran-Nandi) Alg 1 + Alg 2 step 8-9 machinery: the candidate family, the class G,
-and the exact streaming scorer, checked against brute force (predict every g ∈ G and count)."""
+"""Algorithm 1 and steps 8-9 of Algorithm 2 of R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures of
+Private and Public Populations" (``docs/theory/ppm.md``): the candidate family, the class G, and the exact
+streaming scorer, checked against brute force (predict every g ∈ G and count)."""
 
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ def test_d1_sorted_path_equals_generic_path():
 
 
 def test_class_sizes_match_notes_formula():
-    """|W| = Σ_{i=1}^{d} C(n_pub, i) in general position; |G| = 2 + Σ_{j=1}^{d} C(|C̃|, j) (notes §4)."""
+    """|W| = Σ_{i=1}^{d} C(n_pub, i) in general position; |G| = 2 + Σ_{j=1}^{d} C(|C̃|, j)
+    (docs/theory/ppm.md#feasible-sizes)."""
     rng = np.random.default_rng(0)
     for d, n_pub in [(1, 50), (2, 30), (3, 9)]:
         P = rng.normal(size=(n_pub, d))
@@ -113,13 +115,15 @@ def test_class_sizes_match_notes_formula():
         W = sum(math.comb(n_pub, i) for i in range(1, d + 1))
         assert fam.n_base == W and fam.size == 2 * W
         assert ClassG(fam).size == 2 + sum(math.comb(2 * W, j) for j in range(1, d + 1))
-    # d = 1 (notes §7 case 5): rays (-inf, p] and [p, inf) at the public points, plus ONES and ZERO
+    # d = 1 (docs/theory/ppm.md#case-5): rays (-inf, p] and [p, inf) at the public points, plus ONES and
+    # AFF0 (the constant 0 here)
     fam = a_constr_half(rng.uniform(size=(10, 1)))
     assert ClassG(fam).size == 2 + 20
 
 
 def test_public_points_lie_on_their_hyperplanes_and_test_inside():
-    """G1: each generating point is on its hyperplane within tau and inside both orientations."""
+    """Closed membership (docs/theory/ppm.md#g1): each generating point is on its hyperplane within tau
+    and inside both orientations."""
     rng = np.random.default_rng(1)
     for kind in ("uniform", "grid", "flat"):
         X, _ = _instance(rng, 2, 12, 0, kind)
@@ -134,7 +138,8 @@ def test_public_points_lie_on_their_hyperplanes_and_test_inside():
 
 
 def test_grid_membership_is_exact():
-    """notes §7 case 9: on integer data the float membership equals exact integer orientation tests."""
+    """Case 9 (docs/theory/ppm.md#case-9): on integer data the float membership equals exact integer
+    orientation tests."""
     rng = np.random.default_rng(5)
     X = rng.integers(-6, 7, size=(40, 2)).astype(float)
     fam = a_constr_half(X[:15])
@@ -156,7 +161,8 @@ def test_grid_membership_is_exact():
 
 
 def test_aff_aware_hyperplanes_cut_the_flat():
-    """notes §2.2: with a constant feature, non-spanning subsets give hyperplanes that do NOT contain Aff."""
+    """Aff-aware rule (docs/theory/ppm.md#aff-aware): with a constant feature, non-spanning subsets give
+    hyperplanes that do NOT contain Aff."""
     rng = np.random.default_rng(2)
     X = rng.uniform(-1, 1, size=(8, 2))
     X[:, 0] = 1.0
@@ -170,7 +176,8 @@ def test_aff_aware_hyperplanes_cut_the_flat():
 
 
 def test_dedupe_and_duplicate_public_points():
-    """G6: duplicate public points are removed before W; the family equals the deduplicated one."""
+    """Duplicates (docs/theory/ppm.md#g6): duplicate public points are removed before W; the family equals
+    the deduplicated one."""
     rng = np.random.default_rng(4)
     P = rng.normal(size=(6, 2))
     dup = np.vstack([P, P[:3], P[[0]]])

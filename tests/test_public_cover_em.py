@@ -1,4 +1,7 @@
-"""PublicCoverEM (seeds 003/004): the public cover, the exponential mechanism, and its exact audit.
+"""PublicCoverEM (Wang, Lei, Fienberg, "Learning with Differential Privacy: Stability, Learnability and the
+Sufficiency and Necessity of ERM Principle", Algorithm 1 with Examples 3 and 7; Bassily, Mohri, Suresh,
+"Differentially Private Learning with Margin Guarantees", Algorithm 5; docs/theory/public-cover-em.md):
+the public cover, the exponential mechanism, and its exact audit.
 
 What is tested:
 * the cover is complete: its labelings equal Cover's count on points in general position and the

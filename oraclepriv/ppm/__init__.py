@@ -1,7 +1,8 @@
-"""PPM learning of halfspaces (Bassily, Moran & Nandi, "Learning from Mixtures of Private and Public
-Populations", seed 002): Algorithm 1 (:mod:`.constr_half`), the class G of Algorithm 2
+"""PPM learning of halfspaces (R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures of Private and
+Public Populations"): Algorithm 1 (:mod:`.constr_half`), the class G of Algorithm 2
 (:mod:`.class_g`), exact streaming scoring (:mod:`.scoring`) and the exponential mechanism
-(:mod:`.exp_mech`). The estimator is :class:`oraclepriv.learners.ppm.PPMHalfspaces`.
+(:mod:`.exp_mech`). The estimator is :class:`oraclepriv.learners.ppm.PPMHalfspaces`. The construction,
+the guarantees it relies on and its test cases: ``docs/theory/ppm.md``.
 """
 
 from oraclepriv.ppm.class_g import AFF0, ONES, ClassG

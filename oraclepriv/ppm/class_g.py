@@ -1,11 +1,12 @@
-"""The finite class G of A_LearnHalf (Bassily-Moran-Nandi, Alg 2 step 8, plus the two members the
-analysis needs; notes §2.4).
+"""The finite class G of A_LearnHalf (R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures of Private
+and Public Populations", Alg. 2 step 8, plus the two members the analysis needs;
+``docs/theory/ppm.md#class-g``).
 
-    G = {ONES}                                   g ≡ 1 (the "empty set" hypothesis of §4's text)
+    G = {ONES}                                   g ≡ 1 (the "empty set" hypothesis of the paper's §4)
       ∪ {AFF0}                                   j = 0: g = 1(x ∉ Aff)
       ∪ {g_J : J ⊆ C̃_pub, 1 <= |J| <= d}         g_J = 1(x ∉ Aff ∩ ∩_{h∈J} h), J unordered, distinct
 
-and G = {ONES} when there are no public points (notes G5). So
+and G = {ONES} when there are no public points (``docs/theory/ppm.md#g5``). So
 |G| = 2 + Σ_{j=1}^{d} C(|C̃|, j). G is a function of the public points only (Lemma 4.1).
 
 Members are named by *descriptors*: ``("ones",)``, ``("aff0",)`` or a sorted tuple of oriented

@@ -1,30 +1,33 @@
-"""Algorithm 1 ``A_ConstrHalf`` of Bassily, Moran & Nandi, "Learning from Mixtures of Private and
-Public Populations" (seed 002, §4): the candidate halfspaces C̃_pub and the affine hull Aff,
-built from the **public points only**.
+"""Algorithm 1 ``A_ConstrHalf`` of R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures of Private and
+Public Populations" (§4): the candidate halfspaces C̃_pub and the affine hull Aff, built from the
+**public points only** (``docs/theory/ppm.md#constr-half``).
 
 Everything in this module is a function of the public feature vectors and of fixed tolerances
-(notes §6.1 P1): the privacy of A_LearnHalf (Lemma 4.1) rests on that.
+(``docs/theory/ppm.md#p1``): the privacy of A_LearnHalf (Lemma 4.1) rests on that.
 
-Implementation choices (notes §2.2, all [IMPL]):
+Implementation choices (choices the paper leaves open or departures from its text, none of which touches
+the privacy argument; ``docs/theory/ppm.md`` §9):
 
 * Public points are deduplicated first (np.unique on rows: sorted, so the result does not depend
   on the order of the data). Multiplicities still count when scoring.
 * Aff = c + span(U): SVD of the centred distinct public points, rank threshold relative to the
-  largest singular value (scale-relative, fixed: notes G7).
+  largest singular value (scale-relative, fixed: ``docs/theory/ppm.md#g7``).
 * **Aff-aware supporting hyperplanes.** For a subset Ŝ = {s_1..s_m} the paper takes "one arbitrary
   halfspace supported by Ŝ". We take the normal inside Aff's direction space: a = U b with b in the
   null space of Z = [(s_i - s_1)^T U]; when Ŝ affinely spans Aff (no such b) the normal is the
   first column of Aff's orthogonal complement (the hyperplane then contains Aff). An arbitrary
-  choice breaks Observation 4.2 / Lemma 4.5 when Aff != R^d (notes §2.2: a prototype failed 30/30).
-  When Aff = R^d this is exactly the paper's construction.
+  choice breaks Observation 4.2 / Lemma 4.5 when Aff != R^d: on the line x_1 = 1 in R^2 every
+  candidate can contain Aff (``docs/theory/ppm.md#aff-aware``, case 4). When Aff = R^d this is one
+  admissible choice of the paper's arbitrary halfspace.
 * W: by default the paper's subsets of size 1..d (``support="paper"``; the empty subset, which
-  "supports" any hyperplane, is omitted). ``support="affine-basis"`` is the notes §3.4 reduction:
+  "supports" any hyperplane, is omitted). ``support="affine-basis"`` is the reduction of
+  ``docs/theory/ppm.md#affine-basis``:
   only affinely independent subsets of exactly k = dim Aff points. That deviates from the paper's W
   (smaller G, same Lemma 4.5 guarantee) and must be flagged in any write-up.
 * Base hyperplanes are deduplicated geometrically (normalised normal with a canonical sign,
   offset, rounded to 1e-9 relative): C̃ is a *set* in the paper. A near-duplicate that rounding
-  misses stays as a second member, which only adds a hypothesis to G.
-* Closed-halfspace membership with a public tolerance τ (notes G1): x ∈ h = {a.x >= w0} iff
+  misses stays as a second member, which only adds a hypothesis to G (``docs/theory/ppm.md#g8``).
+* Closed-halfspace membership with a public tolerance τ (``docs/theory/ppm.md#g1``): x ∈ h = {a.x >= w0} iff
   fl(a.x) >= fl(w0 - τ), with a.x evaluated by :func:`project` in one fixed order, so the fast
   scorer and the hypothesis's own ``predict`` agree bit for bit. τ covers the rounding error of
   every supporting point (public points lie on the hyperplanes they generate and must test inside).
@@ -125,10 +128,10 @@ class CandidateFamily:
     """C̃_pub (Alg 1 output) as W base hyperplanes {a.x = w0}, each in both orientations.
 
     Oriented index o in [0, 2W): o < W is h_o = {a_o.x >= w0_o}; o >= W is the opposite halfspace
-    h_{o-W}^- = {a.x <= w0}. Membership (closed, notes G1): h_o contains x iff project(x) >= lo_o;
+    h_{o-W}^- = {a.x <= w0}. Membership (closed, ``docs/theory/ppm.md#g1``): h_o contains x iff project(x) >= lo_o;
     h_o^- contains x iff project(x) <= hi_o, with lo = fl(w0 - tau), hi = fl(w0 + tau).
     ``support[u]`` lists the indices (into ``points``) of the public points that generated base
-    hyperplane u (padded with -1): the compression set of notes §7 case 13.
+    hyperplane u (padded with -1): the compression set of Lemma 4.8 (``docs/theory/ppm.md#case-13``).
     """
 
     points: np.ndarray  # distinct public points, (n_distinct, d)
@@ -260,7 +263,7 @@ def a_constr_half(
             points=empty, aff=None, normals=empty, offsets=np.zeros(0), lo=np.zeros(0), hi=np.zeros(0),
             tau=0.0, support=np.zeros((0, d), dtype=np.int64), support_mode=support, n_subsets=0,
         )
-    P = np.unique(X_public, axis=0)  # sorted distinct rows: order-independent (notes G6)
+    P = np.unique(X_public, axis=0)  # sorted distinct rows: order-independent (docs/theory/ppm.md#g6)
     scale = max(1.0, float(np.abs(P).max()))
     tol_abs = tol * scale
     aff = _affine_hull(P, rank_tol, tol_abs)

@@ -1,4 +1,5 @@
-"""The exponential mechanism of A_LearnHalf step 9 (Bassily-Moran-Nandi, Alg 2; McSherry-Talwar 2007).
+"""The exponential mechanism of A_LearnHalf step 9 (R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures
+of Private and Public Populations", Alg. 2; McSherry-Talwar 2007; ``docs/theory/ppm.md#sampler``).
 
 Score q(S', g) = -m(g)/n with m(g) the integer number of mistakes of g on all n examples. Under
 substitution of one private record (label included) m changes by at most 1, i.e. Δq = 1/n, so
@@ -11,12 +12,13 @@ numerator moves by at most e^{ε/2}, the normaliser by at most e^{ε/2}).
 Accuracy (Dwork-Roth Thm 3.11): with probability >= 1 - β,
 m(ĝ) <= min_G m + (2/ε)(ln|G| + ln(1/β))  (:func:`accuracy_slack`).
 
-Sampling (notes §4, two-pass histogram variant; exact): draw m* with probability proportional to
+Sampling (two-pass histogram; exact): draw m* with probability proportional to
 N_m e^{-εm/2} (Gumbel-max over the n+1 buckets, in log space), then a uniform member among the N_{m*}
 with that score. Pr[g] = N_m e^{-εm/2}/Z · 1/N_m = e^{-εm/2}/Z: the mechanism above. As with any
 floating-point implementation, the Mironov (2012) caveats about float sampling apply.
 
-``epsilon = inf`` is a non-private debug mode (uniform over the minimisers; notes §7 case 6).
+``epsilon = inf`` is a non-private debug mode (uniform over the minimisers;
+``docs/theory/ppm.md#epsilon-inf``, case 6).
 """
 
 from __future__ import annotations

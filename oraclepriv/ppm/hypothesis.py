@@ -1,12 +1,13 @@
-"""The improper hypotheses of A_LearnHalf (Bassily-Moran-Nandi, Alg 2 step 8).
+"""The improper hypotheses of A_LearnHalf (R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures of Private
+and Public Populations", Alg. 2 step 8; ``docs/theory/ppm.md#class-g``).
 
     g(x) = 1( x ∉ Aff ∩ h_1 ∩ ... ∩ h_j ),   j <= d,  h_i ∈ C̃_pub closed halfspaces.
 
 So the 0-region (the public class under the paper's convention) is a polyhedron with at most d
 facets inside Aff, and the 1-region is a union of at most d open halfspaces plus everything off
 Aff. Two special members: ``form="ones"`` (the empty intersection's complement: g ≡ 1, required by
-the analysis though missing from Alg 2 step 8; notes G3) and ``form="aff0"`` (j = 0: g = 1(x ∉ Aff),
-the constant 0 when Aff = R^d; notes G4).
+the analysis though missing from Alg. 2 step 8; ``docs/theory/ppm.md#g3``) and ``form="aff0"``
+(j = 0: g = 1(x ∉ Aff), the constant 0 when Aff = R^d; ``docs/theory/ppm.md#g4``).
 
 Membership uses exactly the arithmetic of :mod:`oraclepriv.ppm.constr_half` (``project`` and the
 stored lower thresholds), so ``predict`` agrees bit for bit with the fast scorer.
@@ -31,7 +32,7 @@ FORMS = ("ones", "aff0", "polytope")
 class PolytopeComplement(Hypothesis):
     """g(x) = 1 unless x ∈ Aff and project(x, normals[i]) >= lower[i] for every i (then 0).
 
-    ``inverted=True`` returns 1 - g(x) (the flipped convention public <=> label 1; notes M3).
+    ``inverted=True`` returns 1 - g(x) (the flipped convention public <=> label 1; docs/theory/ppm.md#m3).
     ``support`` holds, per halfspace, the public points that generated it (compression set).
     """
 

@@ -1,4 +1,6 @@
-"""Exact mistake counting over the whole class G (A_LearnHalf step 9 scores; notes §4).
+"""Exact mistake counting over the whole class G: the scores of step 9 of A_LearnHalf (Algorithm 2 of
+R. Bassily, S. Moran, A. Nandi, "Learning from Mixtures of Private and Public Populations";
+``docs/theory/ppm.md#scoring``).
 
 For every g in G we need the integer m(g) = Σ_i 1[g(x_i) != y_i] over **all** n examples. Write
 z_i(g) = 1[x_i in the 0-region of g] and s_i = +1 if y_i = 1 else -1; then
@@ -7,8 +9,8 @@ z_i(g) = 1[x_i in the 0-region of g] and s_i = +1 if y_i = 1 else -1; then
 
 G is far too large to materialise (8e8 members for d = 2, n_pub = 200), so we stream it and keep
 only the *histogram* N_m = #{g : m(g) = m}, m = 0..n, per chunk ("segment"/"block"). The two-pass
-sampler of notes §4 (:mod:`oraclepriv.ppm.exp_mech`) draws m* from N_m e^{-εm/2} and then a uniform
-member with that score; ``locate(m*, r)`` recomputes only the one chunk that holds it.
+sampler (:mod:`oraclepriv.ppm.exp_mech`; ``docs/theory/ppm.md#sampler``) draws m* from N_m e^{-εm/2}
+and then a uniform member with that score; ``locate(m*, r)`` recomputes only the one chunk that holds it.
 
 Recipes (all counts are exact integers; float32 products are exact because every partial sum is
 an integer of magnitude <= 8n < 2^24; float64 is used beyond that):
@@ -26,7 +28,7 @@ an integer of magnitude <= 8n < 2^24; float64 is used beyond that):
       m(h_u^-,h_v^-)= n0 + Sf - Sa_u - Sa_v + Se_u + Se_v + P_uv - Q_uv - Q_vu + R_uv
   and m(h_u, h_u^-) = n0 + Se_u (the hyperplane itself).
 * j >= 3: for each prefix o_1 < .. < o_{j-2} of oriented candidates, one product
-  (M_{>o} ⊙ z) M_{>o}^T with z = s ⊙ Π M[o_i] (notes §4's "j = 3 chunked").
+  (M_{>o} ⊙ z) M_{>o}^T with z = s ⊙ Π M[o_i].
 
 :func:`brute_force_mistakes` is the slow independent reference (predict every g, count).
 """
@@ -492,7 +494,8 @@ def _bincount(values: np.ndarray, n: int) -> np.ndarray:
 
 @dataclass
 class ScoredClass:
-    """G together with the exact histogram of mistake counts on S' (private: never release it, P7)."""
+    """G together with the exact histogram of mistake counts on S' (private: never release it;
+    docs/theory/ppm.md#p7)."""
 
     G: ClassG
     data: ScoringData
