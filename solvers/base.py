@@ -10,6 +10,7 @@ hypothesis itself, converts the bound back to the signed problem and decides ``c
 from __future__ import annotations
 
 import hashlib
+import importlib
 import importlib.util
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ if TYPE_CHECKING:  # a runtime import would be circular when solvers.base is imp
     from oraclepriv.hypotheses import Hypothesis
 
 __all__ = ["Backend", "BackendAnswer", "ReducedProblem", "UnsupportedProblemError", "SolverNotInstalledError", "fingerprint",
-           "import_highspy", "TESTED_HIGHSPY"]
+           "import_solver", "import_highspy", "TESTED_HIGHSPY"]
 
 STATUSES = ("optimal", "time_limit", "infeasible", "error")
 
@@ -121,16 +122,21 @@ class Backend(ABC):
 TESTED_HIGHSPY = "1.14.0"
 
 
-def import_highspy():
-    """Import highspy or raise SolverNotInstalledError saying what to install."""
+def import_solver(module: str, *, backend: str, package: str, tested: str):
+    """Import a solver's Python module, or raise SolverNotInstalledError naming the backend, the
+    package to install and the version the backend is tested with."""
     try:
-        import highspy
+        return importlib.import_module(module)
     except ImportError as exc:
         raise SolverNotInstalledError(
-            f"backend 'highs' needs the highspy package (tested with highspy=={TESTED_HIGHSPY}; "
-            f"install it with: pip install 'highspy=={TESTED_HIGHSPY}'); importing it failed: {exc}"
+            f"backend {backend!r} needs the {package} package (tested with {package}=={tested}; "
+            f"install it with: pip install '{package}=={tested}'); importing it failed: {exc}"
         ) from exc
-    return highspy
+
+
+def import_highspy():
+    """Import highspy or raise SolverNotInstalledError saying what to install."""
+    return import_solver("highspy", backend="highs", package="highspy", tested=TESTED_HIGHSPY)
 
 
 def fingerprint(kind: str, X: np.ndarray, y: np.ndarray, extra: tuple = ()) -> str:

@@ -58,7 +58,6 @@ involved reach 2^52, beyond exact float64 re-scoring) raises :class:`~oraclepriv
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from dataclasses import dataclass
@@ -71,9 +70,9 @@ from oraclepriv.solvers.base import (
     Backend,
     BackendAnswer,
     ReducedProblem,
-    SolverNotInstalledError,
     UnsupportedProblemError,
     fingerprint,
+    import_solver,
 )
 from oraclepriv.solvers.milp import AffineScaling, PointGroups, StumpMilp, constant_costs, weight_granularity
 
@@ -91,13 +90,7 @@ _MAX_GRID_BITS = 24
 
 def import_cp_model():
     """Import OR-Tools' CP-SAT wrapper or raise SolverNotInstalledError saying what to install."""
-    try:
-        return importlib.import_module("ortools.sat.python.cp_model")
-    except ImportError as exc:
-        raise SolverNotInstalledError(
-            f"backend 'cpsat' needs the ortools package (tested with ortools=={TESTED_ORTOOLS}; "
-            f"install it with: pip install 'ortools=={TESTED_ORTOOLS}'); importing it failed: {exc}"
-        ) from exc
+    return import_solver("ortools.sat.python.cp_model", backend="cpsat", package="ortools", tested=TESTED_ORTOOLS)
 
 
 # ---------------------------------------------------------------------------------------------

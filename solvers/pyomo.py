@@ -33,14 +33,13 @@ licensed is a :class:`~oraclepriv.solvers.base.SolverNotInstalledError` naming i
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from typing import Any
 
 import numpy as np
 
-from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
 from oraclepriv.solvers.milp import MilpArrays
 from oraclepriv.solvers.mipbackend import MipBackend, MipRun
 
@@ -67,13 +66,7 @@ _NEW_INTERFACE_EXTRA = {"highs": ("mip_feasibility_tolerance", "random_seed"), "
 
 def import_pyomo():
     """Import ``pyomo.environ`` or raise SolverNotInstalledError saying what to install."""
-    try:
-        return importlib.import_module("pyomo.environ")
-    except ImportError as exc:
-        raise SolverNotInstalledError(
-            f"backend 'pyomo' needs the pyomo package (tested with pyomo=={TESTED_PYOMO}; "
-            f"install it with: pip install 'pyomo=={TESTED_PYOMO}'); importing it failed: {exc}"
-        ) from exc
+    return import_solver("pyomo.environ", backend="pyomo", package="pyomo", tested=TESTED_PYOMO)
 
 
 def _family(name: str) -> str | None:

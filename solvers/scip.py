@@ -19,14 +19,13 @@ A dual bound is only read when SCIP returned OPTIMAL or FEASIBLE.
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from typing import Any
 
 import numpy as np
 
-from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
 from oraclepriv.solvers.milp import MilpArrays
 from oraclepriv.solvers.mipbackend import MipBackend, MipRun
 
@@ -38,13 +37,7 @@ _NO_LIMIT_MS = 2**40  # MPSolver wants an integer number of milliseconds
 
 def import_pywraplp():
     """Import OR-Tools' MPSolver wrapper or raise SolverNotInstalledError saying what to install."""
-    try:
-        return importlib.import_module("ortools.linear_solver.pywraplp")
-    except ImportError as exc:
-        raise SolverNotInstalledError(
-            f"backend 'scip' needs the ortools package (tested with ortools=={TESTED_ORTOOLS}; "
-            f"install it with: pip install 'ortools=={TESTED_ORTOOLS}'); importing it failed: {exc}"
-        ) from exc
+    return import_solver("ortools.linear_solver.pywraplp", backend="scip", package="ortools", tested=TESTED_ORTOOLS)
 
 
 class ScipModel:

@@ -162,7 +162,8 @@ def test_fake_core_is_caught_by_the_exactness_check(monkeypatch):
 def test_missing_variable_locks_are_caught(monkeypatch):
     """Without down-locks SCIP's dual fixing sets unlocked z to 0 (cost >= 0) in presolve and loses
     the lazy cuts on them: the control shows the locks are load-bearing and the check sees it."""
-    import oraclepriv.solvers.scip_bc as scip_bc
+    import oraclepriv.solvers.scip_bc_handler as scip_bc_handler
+    from oraclepriv.solvers.mipbackend import MipBackend
 
     make_oracle("halfspace", backend="scip-bc")  # builds the handler class
     rng = np.random.default_rng(11)
@@ -174,7 +175,7 @@ def test_missing_variable_locks_are_caught(monkeypatch):
         # no seeded cores: every z is unlocked unless the handler locks it
         oracle = make_oracle("halfspace", backend="scip-bc")
         backend = oracle._backend_instance("scip-bc")
-        real_repair = scip_bc.MipBackend._repair
+        real_repair = MipBackend._repair
         first = [True]
 
         def repair(sep, keep, W, yg):
@@ -185,13 +186,13 @@ def test_missing_variable_locks_are_caught(monkeypatch):
             return real_repair(sep, keep, W, yg)
 
         with monkeypatch.context() as m:
-            m.setattr(scip_bc.MipBackend, "_repair", staticmethod(repair))
+            m.setattr(MipBackend, "_repair", staticmethod(repair))
             return backend, oracle.solve(X, y, w)
 
     _, good = solve_with_fresh_cache()
     check_answer(good, truth, w)
     assert good.certified
-    monkeypatch.setattr(scip_bc.CoreHandler, "conslock", lambda self, *args: None)
+    monkeypatch.setattr(scip_bc_handler.CoreHandler, "conslock", lambda self, *args: None)
     _, bad = solve_with_fresh_cache()
     with pytest.raises(AssertionError, match="not a proved bound"):
         check_answer(bad, truth, w)
@@ -207,6 +208,7 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
 
     import oraclepriv.solvers.cores as cores
     import oraclepriv.solvers.scip_bc as scip_bc
+    import oraclepriv.solvers.scip_bc_handler as scip_bc_handler
 
     X = np.array([[0.0], [1.0], [1.5], [3.0]])
     y = np.array([0, 0, 1, 1])  # separable: optimum 0
@@ -229,7 +231,7 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
     assert oracle._backends["scip-bc"]._cache[1].cores == []  # nothing unverified became a cut
     assert res.details["accepted_unverified"] > 0
 
-    real_check = scip_bc.CoreHandler.conscheck
+    real_check = scip_bc_handler.CoreHandler.conscheck
 
     def rejecting_check(self, constraints, solution, *args):  # broken: trusts the float LP's verdict
         status, _ = self.sep.find_core(self._values(solution) < 0.5)
@@ -237,7 +239,7 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
             return {"result": pyscipopt.SCIP_RESULT.INFEASIBLE}
         return real_check(self, constraints, solution, *args)
 
-    monkeypatch.setattr(scip_bc.CoreHandler, "conscheck", rejecting_check)
+    monkeypatch.setattr(scip_bc_handler.CoreHandler, "conscheck", rejecting_check)
     broken = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
     with pytest.raises(AssertionError, match="not a proved bound"):
         check_answer(broken, 0.0, w)
@@ -263,6 +265,33 @@ def test_without_any_verified_core_nothing_is_certified(monkeypatch):
 
 
 # -- limits, options, errors ------------------------------------------------------------------------
+
+
+def test_the_names_of_the_former_single_module_still_import_from_scip_bc():
+    """The backend was one module; its public names stay importable from ``scip_bc``, and the
+    handler class read there is the one SCIP runs (the negative controls patch it)."""
+    import oraclepriv.solvers.scip_bc as scip_bc
+    from oraclepriv.solvers import scip_bc_handler, scip_bc_model, scip_bc_parallel
+
+    make_oracle("halfspace", backend="scip-bc")  # builds the handler class
+    assert scip_bc.CoreHandler is scip_bc_handler.CoreHandler is not None
+    assert scip_bc.split_groups is scip_bc_parallel.split_groups
+    assert scip_bc.run_branch_and_cut is scip_bc_model.run_branch_and_cut
+    assert scip_bc.import_pyscipopt is scip_bc_model.import_pyscipopt
+    assert scip_bc.TESTED_PYSCIPOPT == scip_bc_model.TESTED_PYSCIPOPT
+    assert all(hasattr(scip_bc, name) for name in scip_bc.__all__)
+    with pytest.raises(AttributeError):
+        scip_bc.no_such_name
+
+
+@pytest.mark.parametrize("module", ["scip_bc_model", "scip_bc_handler", "scip_bc_parallel"])
+def test_each_scip_bc_module_imports_on_its_own(module):
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", f"import oraclepriv.solvers.{module}"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+
 
 
 def test_time_limit_reports_time_limit_and_is_not_certified():
@@ -444,11 +473,11 @@ def test_rank_rounding_runs_and_offers_real_labelings():
 def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
     """Negative control: an add-back that keeps *every* group (a labeling no halfspace realises) is
     offered to SCIP, whose check (the Farkas LP plus an exactly verified core) refuses it."""
-    import oraclepriv.solvers.scip_bc as scip_bc
+    from oraclepriv.solvers.mipbackend import MipBackend
 
     X, y, w = _rounding_instance()
     truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
-    real_add_back = scip_bc.MipBackend._add_back
+    real_add_back = MipBackend._add_back
     calls = {"broken": 0}
 
     def keep_everything(sep, keep, W):
@@ -457,7 +486,7 @@ def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
             return np.ones_like(keep)
         return real_add_back(sep, keep, W)
 
-    monkeypatch.setattr(scip_bc.MipBackend, "_add_back", staticmethod(keep_everything))
+    monkeypatch.setattr(MipBackend, "_add_back", staticmethod(keep_everything))
     res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
     assert calls["broken"] >= 1 and res.details["rounding_best"] == 0.0  # the bogus labeling was offered...
     check_answer(res, truth, w)  # ...and refused: the answer is still the exact optimum
@@ -486,7 +515,7 @@ def test_parallel_regions_match_the_exact_optimum_with_signed_weights(seed):
 
 
 def test_split_groups_are_the_most_fractional_root_coordinates():
-    from oraclepriv.solvers.scip_bc import split_groups
+    from oraclepriv.solvers.scip_bc_parallel import split_groups
 
     x = np.array([0.0, 0.5, 0.9, 0.45, 1.0, 0.2])
     assert split_groups(x, 8) == [1, 3, 5]

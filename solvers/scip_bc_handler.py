@@ -1,0 +1,318 @@
+"""The SCIP constraint handler of ``scip-bc``: separability as a lazy constraint, enforced by core cuts.
+
+The model of :mod:`oraclepriv.solvers.scip_bc_model` has one binary z_g per group of identical
+points (z_g = 1: "group g is misclassified") and no rows that mention a halfspace. The constraint
+"the groups claimed correct, S(z) = {g : z_g < 0.5}, are strictly separable" lives only in this
+handler (:data:`CoreHandler`, built by :func:`handler_class`):
+
+* **enforcement** (``consenfolp`` / ``consenfops`` / ``consenforelax``) at integral points: test
+  S(z) with the Farkas LP of :class:`oraclepriv.solvers.cores.Separator`; if it is not separable,
+  add a cover cut  sum_{g in C} z_g >= 1  for every exactly verified core C the repair loop of
+  :meth:`oraclepriv.solvers.mipbackend.MipBackend._repair` meets inside S(z);
+* **check** (``conscheck``) of candidate solutions: reject only with an exactly verified core;
+* **separation** (``conssepalp``) of fractional LP points x: Pfetsch's separation LP (the Farkas
+  system with objective min sum_g x_g lambda_g, :meth:`oraclepriv.solvers.cores.Separator.min_cost_core`)
+  proposes minimal non-separable sets of points with small x; violated proposals become cuts after
+  the exact check;
+* **primal side**: the rounded LP point and *rank rounding* of the root LP point are repaired into
+  separable sets and offered to SCIP as solutions (SCIP's own heuristics are off; they cannot see
+  this constraint);
+* **locks** (``conslock``): every z_g is locked downwards, because the cuts are covering rows.
+
+Soundness rests on one invariant: SCIP is told "infeasible" only together with a core verified in
+exact arithmetic (:func:`oraclepriv.solvers.cores.verify_core`), and every core cut is satisfied by
+every halfspace. Why that makes SCIP's dual bound a bound over all halfspaces is derived in
+``docs/theory/cover-cut-model.md``; the design choices and the tuning constants below are
+discussed, with measurements, in ``docs/solvers/scip-bc.md``.
+
+References: M. E. Pfetsch, "Branch-and-cut for the maximum feasible subsystem problem", SIAM J.
+Optim. 19(1), 2008; G. Codato and M. Fischetti, "Combinatorial Benders' cuts for mixed-integer
+linear programming", Oper. Res. 54(4), 2006.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from oraclepriv.solvers.cores import CoreStatus, Separator
+from oraclepriv.solvers.mipbackend import MipBackend
+
+__all__ = ["CoreHandler", "handler_class", "install_handler"]
+
+#: a fractional point violates sum z >= 1 when the sum is below 1 - tol
+_VIOLATION_TOL = 1e-6
+#: separation of fractional LP points at every SEPA_FREQ-th depth (0 = root only)
+SEPA_FREQ = 1
+#: Farkas LPs per separation call (root, deeper nodes) and consecutive useless proposals that end a call
+SEPA_LPS = (100, 30)
+SEPA_MISSES = (10, 4)
+#: cost added to every point of a proposal, so that the next Farkas LP of the call looks elsewhere
+SEPA_PENALTY = 0.2
+#: the first and every REPAIR_EVERY-th separation call also repair the rounded point {g : x_g < 0.5}
+#: (a primal heuristic; doing it at every call costs time for no fewer nodes)
+REPAIR_EVERY = 10
+#: core rows enter the LP at once (True) or only when an LP point violates them (False; then SCIP's
+#: linear handler separates them, see ``LINEAR_SEPAFREQ`` in :mod:`oraclepriv.solvers.scip_bc_model`).
+#: Smaller LPs and fewer nodes on hard instances, a fraction of a second lost on easy ones.
+CORE_ROWS_INITIAL = False
+#: rank rounding of the root LP point (``_rank_rounding``): at most this many k values, spread over
+#: [s / 2, 3 s] for s = sum_g x_g ...
+ROUNDING_TRIES = 24
+#: ... of which the ROUNDING_ADD_BACK cheapest repaired sets get the greedy add-back
+ROUNDING_ADD_BACK = 4
+
+
+def _handler_class(pyscipopt):
+    """The constraint-handler class, built on first use so importing this module needs no pyscipopt."""
+    RESULT = pyscipopt.SCIP_RESULT
+
+    class _CoreHandler(pyscipopt.Conshdlr):
+        """Lazy core cuts: separability of {g : z_g < 0.5} by the Farkas LP, exactly verified cores."""
+
+        def __init__(self, z, sep: Separator, W: np.ndarray, yg: np.ndarray, known: set[tuple[int, ...]]):
+            self.z = z
+            self.sep = sep
+            self.W = W
+            self.yg = yg
+            self.known = known  # cores already rows of this model
+            self.new_cores: list[tuple[int, ...]] = []
+            self.pending: list[tuple[int, ...]] = []  # found by conscheck, added at the next enforcement
+            self.best_keep: list[tuple[float, np.ndarray]] = []  # separable sets met, cheapest first
+            self.unverified = 0  # core proposals that failed the exact check
+            self.accepted_unverified = 0  # LP-non-separable labelings accepted for want of a proof
+            self._tz = None  # the transformed variables (on first use)
+            self.rounded = False  # rank rounding of the converged root LP done
+            self.root_x: np.ndarray | None = None  # the last root LP point separated (parallel split)
+            self.root_calls = 0
+            self.next_rounding = 5
+            self.stats = {"enforce_calls": 0, "check_calls": 0, "sepa_calls": 0, "cuts_enforce": 0, "cuts_sepa": 0,
+                          "heuristic_solutions": 0, "rounding_tries": 0,
+                          "rounding_best": None}
+
+        # -- helpers -------------------------------------------------------------------------
+        def _values(self, solution) -> np.ndarray:
+            return np.array([self.model.getSolVal(solution, v) for v in self.z])
+
+        def _add_cut(self, core: tuple[int, ...]) -> bool:
+            if core in self.known:
+                return False
+            self.known.add(core)
+            self.new_cores.append(core)
+            self.model.addCons(
+                pyscipopt.quicksum(self.z[g] for g in core) >= 1,
+                name=f"core{len(self.known)}", initial=CORE_ROWS_INITIAL, separate=True, enforce=True, check=True,
+                propagate=True, local=False, removable=True,
+            )
+            return True
+
+        def _add_pending(self) -> int:
+            added = sum(self._add_cut(c) for c in self.pending)
+            self.pending = []
+            return added
+
+        def _note_separable(self, keep: np.ndarray) -> None:
+            """Remember a separable set (for the final hypothesis) and offer it to SCIP as a solution."""
+            cost = float(self.W[~keep].sum())
+            if self.best_keep and cost >= self.best_keep[0][0]:
+                return
+            self.best_keep.insert(0, (cost, keep.copy()))
+            del self.best_keep[3:]
+            if cost < self.model.getPrimalbound() - 1e-9:
+                values = np.where(keep, 0.0, 1.0)
+                # SCIP refuses (an error, not a verdict) values that contradict a global fixing,
+                # e.g. a reduced-cost fixing that proves no better solution has that value: skip those
+                if self._tz is None:
+                    self._tz = [self.model.getTransformedVar(v) for v in self.z]
+                for g, v in enumerate(self._tz):
+                    lb, ub = v.getLbGlobal(), v.getUbGlobal()
+                    if lb == ub and lb != values[g]:
+                        return
+                sol = self.model.createSol()
+                for g, v in enumerate(self.z):
+                    self.model.setSolVal(sol, v, values[g])
+                if self.model.trySol(sol, printreason=False):
+                    self.stats["heuristic_solutions"] += 1
+
+        def _cores_of(self, keep: np.ndarray) -> tuple[list[tuple[int, ...]], int, np.ndarray]:
+            repaired, cores, bad = MipBackend._repair(self.sep, keep, self.W, self.yg)
+            self.unverified += bad
+            return [tuple(sorted(int(g) for g in c)) for c in cores], bad, repaired
+
+        def _violated(self, cores, x: np.ndarray) -> list[tuple[int, ...]]:
+            """The cores (as sorted tuples) whose cut sum_{g in C} z_g >= 1 the point x violates."""
+            return [tuple(sorted(int(g) for g in c)) for c in cores if x[c].sum() < 1.0 - _VIOLATION_TOL]
+
+        def _enforce(self) -> dict:
+            self.stats["enforce_calls"] += 1
+            added = self._add_pending()
+            keep = self._values(None) < 0.5
+            cores, bad, repaired = self._cores_of(keep)
+            if not cores and bad == 0:  # the claimed-correct set is separable: a real labeling
+                self._note_separable(keep)
+                return {"result": RESULT.CONSADDED if added else RESULT.FEASIBLE}
+            n_new = sum(self._add_cut(c) for c in cores)
+            self.stats["cuts_enforce"] += n_new
+            if cores:
+                self._note_separable(MipBackend._add_back(self.sep, repaired, self.W))
+            if added + n_new:
+                return {"result": RESULT.CONSADDED}
+            if not cores:
+                # the LP calls the kept set non-separable but no core passed the exact check: no
+                # proof, so accept (SCIP then solves a relaxation and its bound stays valid)
+                self.accepted_unverified += 1
+            # else: only cores that are already linear constraints of the model (a pseudo solution,
+            # or rows not yet in the LP); the linear handler, enforced after this one, resolves them
+            return {"result": RESULT.FEASIBLE}
+
+        # -- SCIP callbacks ------------------------------------------------------------------
+        def consenfolp(self, constraints, nusefulconss, solinfeasible):
+            return self._enforce()
+
+        def consenfops(self, constraints, nusefulconss, solinfeasible, objinfeasible):
+            return self._enforce()
+
+        def consenforelax(self, solution, constraints, nusefulconss, solinfeasible):
+            return self._enforce()
+
+        def conscheck(self, constraints, solution, checkintegrality, checklprows, printreason, completely):
+            self.stats["check_calls"] += 1
+            keep = self._values(solution) < 0.5
+            status, S = self.sep.find_core(keep)
+            if status == CoreStatus.SEPARABLE:
+                return {"result": RESULT.FEASIBLE}
+            if status == CoreStatus.CORE:  # rejected with a proof: an exactly verified core
+                self.pending.append(tuple(sorted(int(g) for g in S)))
+                return {"result": RESULT.INFEASIBLE}
+            self.unverified += 1  # no proof: never reject (SCIP would use the verdict to prune)
+            self.accepted_unverified += 1
+            return {"result": RESULT.FEASIBLE}
+
+        def _min_x_cores(self, x: np.ndarray) -> list[tuple[int, ...]]:
+            """Violated cores of the LP point x (Pfetsch's separation LP).
+
+            The Farkas LP with objective min sum_i x_i lambda_i returns a vertex, i.e. a minimal
+            non-separable set, made of points with small x; after each proposal the cost of its
+            points rises by SEPA_PENALTY so that the next LP finds another one. Only violated
+            proposals that are not rows yet are verified (exactly, memoised); the call ends after
+            SEPA_LPS LPs or SEPA_MISSES useless ones in a row."""
+            cand = x < 1.0 - _VIOLATION_TOL  # a point with x_g = 1 satisfies every cut through it
+            cost = x.copy()
+            out: list[tuple[int, ...]] = []
+            seen: set[tuple[int, ...]] = set()
+            at = 0 if self.model.getDepth() == 0 else 1
+            misses = 0
+            for _ in range(SEPA_LPS[at]):
+                S = self.sep.min_cost_core(cand, cost)
+                if S is None:  # cand is separable (or the LP failed): no core left to propose
+                    break
+                core = tuple(sorted(int(g) for g in S))
+                useful = core not in seen and core not in self.known and x[S].sum() < 1.0 - _VIOLATION_TOL
+                seen.add(core)
+                if useful and self.sep.verify(core):
+                    out.append(core)
+                    misses = 0
+                else:
+                    if useful:
+                        self.unverified += 1
+                    misses += 1
+                    if misses >= SEPA_MISSES[at]:
+                        break
+                cost[S] += SEPA_PENALTY
+            return out
+
+        def _rank_rounding(self, x: np.ndarray) -> list[tuple[int, ...]]:
+            """Primal heuristic on the root LP point x.
+
+            For several k, claim the k groups with the largest x wrong, repair the rest to a
+            separable set (drop rule of ``MipBackend._repair``), re-add what fits (``_add_back``) and
+            offer the result: the LP values rank the likely errors well. Returns the verified cores
+            met that x violates (they become cuts)."""
+            order = np.argsort(-x, kind="stable")
+            mass = float(x.sum())
+            positive = int(np.count_nonzero(x > _VIOLATION_TOL))
+            lo, hi = max(1, int(mass // 2)), min(positive, int(math.ceil(3 * mass)))
+            ks = sorted(set(np.linspace(lo, hi, num=ROUNDING_TRIES).round().astype(int))) if hi >= lo else []
+            found: list[tuple[int, ...]] = []
+            repaired: list[tuple[float, np.ndarray]] = []
+            for k in ks:
+                keep = np.ones(x.size, dtype=bool)
+                keep[order[:k]] = False
+                keep, more, bad = MipBackend._repair(self.sep, keep, self.W, self.yg)
+                self.unverified += bad
+                self.stats["rounding_tries"] += 1
+                found += self._violated(more, x)
+                if bad == 0:
+                    repaired.append((float(self.W[~keep].sum()), keep))
+            # the greedy add-back costs one LP per dropped group: only for the cheapest repairs
+            for _, keep in sorted(repaired, key=lambda r: r[0])[:ROUNDING_ADD_BACK]:
+                keep = MipBackend._add_back(self.sep, keep, self.W)
+                cost = float(self.W[~keep].sum())
+                if self.stats["rounding_best"] is None or cost < self.stats["rounding_best"]:
+                    self.stats["rounding_best"] = cost
+                self._note_separable(keep)
+            return found
+
+        def conssepalp(self, constraints, nusefulconss):
+            self.stats["sepa_calls"] += 1
+            added = self._add_pending()
+            x = self._values(None)
+            if self.model.getDepth() == 0:
+                self.root_x = x
+            cores = self._min_x_cores(x)
+            if self.model.getDepth() == 0 and not self.rounded:
+                # round the root LP point when the root has converged (no violated core found) and,
+                # on a long root, at root calls 5, 15, 45, ... (a time-limited call gets an early incumbent)
+                self.root_calls += 1
+                self.rounded = not cores
+                if (self.rounded or self.root_calls == self.next_rounding) and \
+                        self.model.getPrimalbound() > self.model.getDualbound() + 1e-9:
+                    self.next_rounding = 3 * self.root_calls
+                    cores += self._rank_rounding(x)
+            if self.stats["sepa_calls"] % REPAIR_EVERY == 1 % REPAIR_EVERY:
+                # primal side (SCIP's own heuristics are off): the rounded point, repaired by the
+                # drop rule of MipBackend._repair, is a separable set, offered as a solution; the
+                # verified cores the repair met become cuts when x violates them
+                keep, more, bad = MipBackend._repair(self.sep, x < 0.5, self.W, self.yg)
+                self.unverified += bad
+                cores += self._violated(more, x)
+                if bad == 0:
+                    self._note_separable(keep)
+            n_new = sum(self._add_cut(c) for c in cores)
+            self.stats["cuts_sepa"] += n_new
+            return {"result": RESULT.CONSADDED if added + n_new else RESULT.DIDNOTFIND}
+
+        def conslock(self, constraint, locktype, nlockspos, nlocksneg):
+            # covering rows sum z >= 1: decreasing any z may violate one, increasing never does
+            for v in self.z:
+                self.model.addVarLocksType(self.model.getTransformedVar(v), locktype, nlockspos, nlocksneg)
+
+    return _CoreHandler
+
+
+#: the handler class, once pyscipopt is imported (:func:`handler_class`); None before
+CoreHandler = None
+
+
+def handler_class(pyscipopt):
+    """The constraint-handler class for this pyscipopt module (built once, then shared)."""
+    global CoreHandler
+    if CoreHandler is None:
+        CoreHandler = _handler_class(pyscipopt)
+    return CoreHandler
+
+
+def install_handler(pyscipopt, model, z, sep: Separator, W: np.ndarray, yg: np.ndarray, known: set[tuple[int, ...]]):
+    """Create the handler for the binaries ``z`` and include it in ``model``; returns the handler.
+
+    Enforcement and check run at priority -100, before SCIP's linear handler (which holds the
+    core rows), separation at priority 100, after it, at every SEPA_FREQ-th depth. The handler
+    needs no constraint objects of its own and takes no part in propagation or presolving."""
+    handler = handler_class(pyscipopt)(z, sep, W, yg, known)
+    model.includeConshdlr(
+        handler, "halfspace_cores", "lazy exactly verified non-separable cores",
+        sepapriority=100, enfopriority=-100, chckpriority=-100, sepafreq=SEPA_FREQ, propfreq=-1,
+        eagerfreq=-1, maxprerounds=0, needscons=False,
+    )
+    return handler

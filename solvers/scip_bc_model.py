@@ -1,0 +1,168 @@
+"""The SCIP model of ``scip-bc``: the hitting set over groups of points, with the halfspace left implicit.
+
+One binary z_g per group g of identical (x, y) points (the groups of
+:class:`oraclepriv.solvers.milp.HalfspaceHittingSet`; z_g = 1 means "g is misclassified"), the
+objective  sum_g W_g z_g  (W_g the group's summed reduced weight), the cover rows
+sum_{g in C} z_g >= 1  of the cores already known, and *no* big-M rows. Which labelings a
+halfspace realises is enforced by the constraint handler of
+:mod:`oraclepriv.solvers.scip_bc_handler`. The model, and why its dual bound is a lower bound over
+all halfspaces, is derived in ``docs/theory/cover-cut-model.md``; the SCIP parameters chosen here
+are explained in ``docs/solvers/scip-bc.md``.
+
+:func:`run_branch_and_cut` builds one such model (optionally restricted to a region of the
+parallel search of :mod:`oraclepriv.solvers.scip_bc_parallel`), solves it and returns plain data,
+so it can also run in a worker process.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.solvers.base import import_solver
+from oraclepriv.solvers.cores import Separator
+from oraclepriv.solvers.scip_bc_handler import install_handler
+
+__all__ = ["TESTED_PYSCIPOPT", "import_pyscipopt", "build_model", "run_branch_and_cut", "not_started"]
+
+#: the PySCIPOpt version this backend is tested with
+TESTED_PYSCIPOPT = "6.3.0"
+#: the known cores seeded into a model enter its LP at once (a region of the parallel search seeds
+#: thousands and passes False: they then enter only when violated)
+SEED_ROWS_INITIAL = True
+#: separation frequency of SCIP's linear handler, which separates the core rows not yet in the LP
+#: (SCIP's default 0 would separate them at the root only); None keeps SCIP's default
+LINEAR_SEPAFREQ: int | None = 1
+
+
+def import_pyscipopt():
+    """Import PySCIPOpt or raise SolverNotInstalledError saying what to install."""
+    return import_solver("pyscipopt", backend="scip-bc", package="pyscipopt", tested=TESTED_PYSCIPOPT)
+
+
+def _set_parameters(model, scip, *, abs_gap: float, threads: int) -> None:
+    """Gaps that prove optimality, and SCIP features switched off because they cannot see the
+    handler's constraint or do not pay on a covering LP (``docs/solvers/scip-bc.md``)."""
+    model.setParam("limits/gap", 0.0)
+    model.setParam("limits/absgap", float(abs_gap))
+    model.setParam("lp/threads", threads)
+    model.setParam("presolving/maxrestarts", 0)
+    if LINEAR_SEPAFREQ is not None:
+        model.setParam("constraints/linear/sepafreq", LINEAR_SEPAFREQ)
+    # symmetry handling sees only the rows and the objective, not the handler's constraint
+    # (separability), so equal-weight points look interchangeable and symmetry-breaking constraints
+    # would cut off real optima: off
+    model.setParam("misc/usesymmetry", 0)
+    # SCIP's primal heuristics (sub-MIPs such as RENS cannot see the handler either) are replaced by
+    # the handler's own separable sets; pseudo-cost branching without strong branching, whose LPs
+    # are expensive with many cut rows
+    model.setHeuristics(scip.SCIP_PARAMSETTING.OFF)
+    model.setParam("branching/pscost/priority", 100000)
+    # Gomory, aggregation (c-MIR) and {0,1/2} cuts on covering rows: dense rows, no fewer nodes
+    for sepa in ("gomory", "aggregation", "zerohalf"):
+        model.setParam(f"separating/{sepa}/freq", -1)
+
+
+def build_model(
+    pyscipopt,
+    sep: Separator,
+    W: np.ndarray,
+    yg: np.ndarray,
+    cores: list[tuple[int, ...]],
+    *,
+    abs_gap: float,
+    threads: int = 1,
+    output_flag: bool = False,
+    fix: dict[int, int] | None = None,
+    seed_rows_initial: bool = SEED_ROWS_INITIAL,
+):
+    """The SCIP model over the groups (module docstring): returns (model, z, handler).
+
+    ``cores`` are seeded as rows; ``fix`` (group -> 0/1) fixes variables (a region of the
+    parallel search)."""
+    scip = pyscipopt
+    model = scip.Model("scip-bc")
+    if not output_flag:
+        model.hideOutput()
+    z = [model.addVar(name=f"z{g}", vtype="B", obj=float(W[g])) for g in range(W.size)]
+    known: set[tuple[int, ...]] = set()
+    for k, core in enumerate(cores):
+        known.add(core)
+        model.addCons(scip.quicksum(z[g] for g in core) >= 1, name=f"seed{k}", initial=seed_rows_initial)
+    for g, value in (fix or {}).items():
+        model.fixVar(z[g], float(value))
+    handler = install_handler(pyscipopt, model, z, sep, W, yg, known)
+    _set_parameters(model, scip, abs_gap=abs_gap, threads=threads)
+    return model, z, handler
+
+
+def not_started() -> dict[str, Any]:
+    """The result of a search that never ran (no bound of its own), shaped like :func:`run_branch_and_cut`'s."""
+    return {"raw": "notstarted", "nodes": 0, "dual": -math.inf, "primal": math.inf, "seconds": 0.0, "keeps": [],
+            "new_cores": [], "unverified": 0, "accepted_unverified": 0, "stats": {}, "start_accepted": False,
+            "root_x": None}
+
+
+def run_branch_and_cut(
+    pyscipopt,
+    sep: Separator,
+    W: np.ndarray,
+    yg: np.ndarray,
+    cores: list[tuple[int, ...]],
+    *,
+    start_keep: np.ndarray | None,
+    time_limit: float | None,
+    abs_gap: float,
+    threads: int = 1,
+    output_flag: bool = False,
+    fix: dict[int, int] | None = None,
+    objlimit: float | None = None,
+    node_limit: int | None = None,
+    seed_rows_initial: bool = SEED_ROWS_INITIAL,
+) -> dict[str, Any]:
+    """One SCIP branch-and-cut over the groups, optionally restricted to a region.
+
+    ``fix``: group -> 0/1; ``objlimit``: only labelings strictly cheaper count (SCIP's status is
+    then "infeasible" when the region has none); ``node_limit``: stop after that many nodes;
+    ``start_keep``: the groups a start solution classifies correctly (offered to SCIP unless it
+    contradicts ``fix``).
+
+    Returns plain data (also from a worker process): SCIP status (``raw``), nodes, dual and primal
+    bound, seconds, the kept sets worth polishing (SCIP's best solution, then the handler's best
+    separable sets), the new cores, the handler's counters, and the root LP point (``root_x``)."""
+    model, z, handler = build_model(pyscipopt, sep, W, yg, cores, abs_gap=abs_gap, threads=threads,
+                                    output_flag=output_flag, fix=fix, seed_rows_initial=seed_rows_initial)
+    if time_limit is not None:
+        model.setParam("limits/time", max(float(time_limit), 1e-2))
+    if node_limit is not None:
+        model.setParam("limits/nodes", int(node_limit))
+    if objlimit is not None:
+        model.setObjlimit(float(objlimit))
+    start_accepted = False
+    if start_keep is not None and all(start_keep[g] == (v == 0) for g, v in (fix or {}).items()):
+        start = model.createSol()
+        for g, v in enumerate(z):
+            model.setSolVal(start, v, 0.0 if start_keep[g] else 1.0)
+        start_accepted = bool(model.addSol(start))
+    model.optimize()
+    keeps = []
+    if model.getNSols() > 0:
+        best = model.getBestSol()
+        keeps.append(np.array([model.getSolVal(best, v) for v in z]) < 0.5)
+    keeps += [keep for _, keep in handler.best_keep]
+    return {
+        "raw": model.getStatus(),
+        "nodes": int(model.getNNodes()),
+        "dual": float(model.getDualbound()),
+        "primal": float(model.getPrimalbound()),
+        "seconds": float(model.getSolvingTime()),
+        "keeps": keeps,
+        "new_cores": handler.new_cores + handler.pending,
+        "unverified": handler.unverified,
+        "accepted_unverified": handler.accepted_unverified,
+        "stats": dict(handler.stats),
+        "start_accepted": start_accepted,
+        "root_x": handler.root_x,
+    }
