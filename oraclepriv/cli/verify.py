@@ -1,4 +1,4 @@
-"""``oraclepriv verify``: exact privacy verification on small instances (see :mod:`oraclepriv.verify`).
+"""``oraclepriv verify``: exact privacy verification on small instances (:mod:`oraclepriv.verify`).
 
     oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|rspm --hypothesis-class C --epsilon E
                       [--delta D] [--grid "0,1,2;0,1"] [--backend B] [--mode exact|sampled] [--draws N]
@@ -6,27 +6,23 @@
     oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
 """
 
-from __future__ import annotations
-
 from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import typer
 
+from oraclepriv.cli.common import JsonOut, check_seed, fail
 from oraclepriv.io import read_csv_problem, to_json
 
-verify_app = typer.Typer(no_args_is_help=True, help="Exact privacy verification on small instances (privacy loss with error bars).")
+app = typer.Typer(no_args_is_help=True, help="Exact privacy verification on small instances (privacy loss with error bars).")
+
+Jobs = Annotated[int, typer.Option("--jobs", help="Worker processes (results do not depend on it).")]
 
 
 class VerifyAlgorithm(str, Enum):
     rrspm = "rrspm"
     rspm = "rspm"
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
 
 
 def _parse_grid(text: str) -> list[list[float]]:
@@ -45,32 +41,42 @@ def _show(row: dict) -> None:
     )
 
 
-@verify_app.command("instance")
+def _check_jobs_and_seed(jobs: int, seed: int) -> None:
+    check_seed(seed)
+    if jobs < 1:
+        fail(f"--jobs must be >= 1; got {jobs}")
+
+
+@app.command("instance")
 def verify_instance(
-    private: Path = typer.Argument(..., help="CSV of private records: feature columns and label column y."),
-    public: Optional[Path] = typer.Option(None, "--public", help="rrspm: CSV of public points (at most 5 for exact mode)."),
-    algorithm: VerifyAlgorithm = typer.Option(..., "--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5)."),
-    hypothesis_class: str = typer.Option("halfspace", "--hypothesis-class", help="threshold | stump | halfspace (rspm: threshold | stump)."),
-    epsilon: float = typer.Option(1.0, "--epsilon"),
-    delta: float = typer.Option(0.0, "--delta", help="rrspm: a delta > 0 selects the Gaussian variant (sampled mode)."),
-    grid: Optional[str] = typer.Option(None, "--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).'),
-    backend: Optional[str] = typer.Option(None, "--backend", help="Exact backend for c_D(L) and the learner (default: per problem)."),
-    mode: str = typer.Option("exact", "--mode", help="exact (Laplace) | sampled."),
-    draws: int = typer.Option(10_000_000, "--draws", help="sampled mode: noise vectors per cost vector."),
-    others: Optional[Path] = typer.Option(None, "--others", help="CSV of extra candidate records for the neighbour family."),
-    jobs: int = typer.Option(1, "--jobs", help="Worker processes (results do not depend on it)."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the sampled mode."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    private: Annotated[Path, typer.Argument(help="CSV of private records: feature columns and label column y.")],
+    public: Annotated[Optional[Path], typer.Option(
+        "--public", help="rrspm: CSV of public points (at most 5 for exact mode).")] = None,
+    algorithm: Annotated[VerifyAlgorithm, typer.Option(
+        "--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5).")] = ...,  # required; ... keeps --help's order
+    hypothesis_class: Annotated[str, typer.Option(
+        "--hypothesis-class", help="threshold | stump | halfspace (rspm: threshold | stump).")] = "halfspace",
+    epsilon: Annotated[float, typer.Option("--epsilon")] = 1.0,
+    delta: Annotated[float, typer.Option("--delta", help="rrspm: a delta > 0 selects the Gaussian variant (sampled mode).")] = 0.0,
+    grid: Annotated[Optional[str], typer.Option("--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).')] = None,
+    backend: Annotated[Optional[str], typer.Option(
+        "--backend", help="Exact backend for c_D(L) and the learner (default: per problem).")] = None,
+    mode: Annotated[str, typer.Option("--mode", help="exact (Laplace) | sampled.")] = "exact",
+    draws: Annotated[int, typer.Option("--draws", help="sampled mode: noise vectors per cost vector.")] = 10_000_000,
+    others: Annotated[Optional[Path], typer.Option(
+        "--others", help="CSV of extra candidate records for the neighbour family.")] = None,
+    jobs: Jobs = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled mode.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """The privacy loss of RRSPM / RSPM on one small instance, over every neighbour, against its claim."""
     from oraclepriv.learners import RRSPM, RSPM
     from oraclepriv.verify.verifier import verify_learner
 
+    _check_jobs_and_seed(jobs, seed)
+    if draws < 1:
+        fail(f"--draws must be >= 1; got {draws}")
     try:
-        if jobs < 1:
-            raise ValueError(f"--jobs must be >= 1; got {jobs}")
-        if draws < 1:
-            raise ValueError(f"--draws must be >= 1; got {draws}")
         data = read_csv_problem(private)
         extra = read_csv_problem(others, require_labels=False).X if others is not None else None
         if algorithm is VerifyAlgorithm.rspm:
@@ -89,8 +95,7 @@ def verify_instance(
         result = verify_learner(learner, data.X, data.y, Z, backend=backend, others=extra, mode=mode, draws=draws,
                                 seed=seed, n_jobs=jobs)
     except (ValueError, ImportError, RuntimeError) as exc:
-        _fail(str(exc))
-        return
+        fail(str(exc))
     row = result.to_dict()
     if as_json:
         typer.echo(to_json(row, sort_keys=True))
@@ -103,27 +108,28 @@ def verify_instance(
         raise typer.Exit(code=1)
 
 
-@verify_app.command("suite")
+@app.command("suite")
 def verify_suite(
-    quick: bool = typer.Option(False, "--quick", help="Fewer cases and draws (a smoke run)."),
-    jobs: int = typer.Option(1, "--jobs", help="Worker processes (results do not depend on it)."),
-    seed: int = typer.Option(0, "--seed"),
-    out: Optional[Path] = typer.Option(None, "--out", help="Also write the rows as JSON to this file."),
-    report: Optional[Path] = typer.Option(None, "--report", help="Also write a Markdown report (for docs/) to this file."),
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer cases and draws (a smoke run).")] = False,
+    jobs: Jobs = 1,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    out: JsonOut = None,
+    report: Annotated[Optional[Path], typer.Option(
+        "--report", help="Also write a Markdown report (for docs/) to this file.")] = None,
 ) -> None:
     """Every subject and near-miss control of the verification suite; exit 1 if any verdict is unexpected."""
+    from oraclepriv.bench.report import write_json
     from oraclepriv.verify.report import markdown_report
     from oraclepriv.verify.suite import explicit_law_rows, run_suite
 
-    if jobs < 1:
-        _fail(f"--jobs must be >= 1; got {jobs}")
+    _check_jobs_and_seed(jobs, seed)
     rows = run_suite(quick=quick, n_jobs=jobs, seed=seed, progress=_show)
     explicit = explicit_law_rows(seed=seed)
     for row in explicit:
         typer.echo(f"{row['class']:<30} {row['subject']:<60} neighbours={row['n_neighbours']:<4} loss={row['loss']:.6f} "
                    f"{row['verdict'].upper()} expected={row['expected']}")
     if out is not None:
-        out.write_text(to_json({"noisy_argmin": rows, "explicit_laws": explicit}, indent=2) + "\n", encoding="utf-8")
+        write_json(out, {"noisy_argmin": rows, "explicit_laws": explicit})
     if report is not None:
         command = f"oraclepriv verify suite{' --quick' if quick else ''} --jobs {jobs} --seed {seed} --report {report}"
         report.write_text(markdown_report(rows, command, explicit), encoding="utf-8")

@@ -1,0 +1,154 @@
+"""``oraclepriv bench``: the benchmarks of :mod:`oraclepriv.bench`, printed as they run and written as
+JSON / Markdown (for docs/) on request."""
+
+from pathlib import Path
+from typing import Annotated, Any, Callable, Optional
+
+import typer
+
+from oraclepriv.cli.common import JsonOut, MarkdownOut, fail
+
+app = typer.Typer(no_args_is_help=True, help="Benchmarks (ratios against baselines measured in the same run).")
+
+
+@app.command("oracles")
+def bench_oracles(
+    quick: Annotated[bool, typer.Option("--quick", help="Small sizes (a smoke run, not the issue's figures).")] = False,
+    out: JsonOut = None,
+    report: MarkdownOut = None,
+) -> None:
+    """Stump sweep vs argsort at n=1e6 (ratio), and enumerate d=2 at n=700 and n=5000 (seconds)."""
+    from oraclepriv.bench.oracles import bench_oracles as run
+    from oraclepriv.bench.oracles import markdown_report
+
+    rows = run(quick=quick)
+    for row in rows:
+        if row["benchmark"] == "stump-sweep":
+            typer.echo(
+                f"stump sweep   n={row['n']:>8} d={row['d']}  oracle {row['oracle_seconds']:.4f} s / "
+                f"argsort {row['argsort_seconds']:.4f} s = {row['ratio']:.2f}x  (target <= {row['target_ratio']}x)  "
+                f"certified={row['certified']}"
+            )
+        else:
+            target = row.get("target_seconds")
+            target_text = f"  (target < {target} s)" if target else ""
+            typer.echo(
+                f"{row['benchmark']:<13} n={row['n']:>8}       {row['seconds']:.3f} s{target_text}  certified={row['certified']}"
+            )
+    _write(rows, out, report, markdown_report, "oraclepriv bench oracles" + (" --quick" if quick else ""))
+
+
+@app.command("mip")
+def bench_mip(
+    suite: Annotated[str, typer.Option(
+        "--suite", help="issue (halfspace suite of issue #3) | library (bundled instances).")] = "issue",
+    backends: Annotated[Optional[str], typer.Option(
+        "--backends", help="Comma-separated backends (default: every MIP backend registered).")] = None,
+    time_limit: Annotated[Optional[float], typer.Option(
+        "--time-limit", help="Seconds per oracle call (default 60; --quick: 5).")] = None,
+    out: Annotated[Path, typer.Option(
+        "--out", help="Folder for rows.csv/json, summary.json/md, profile.png.")] = Path("mipbench-results"),
+    quick: Annotated[bool, typer.Option(
+        "--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures).")] = False,
+) -> None:
+    """MIP backends side by side: solved (certified) counts, shifted geometric mean time, performance
+    profile, and a cross-backend agreement check (a disagreement exits with code 1)."""
+    from oraclepriv.bench import mip
+
+    chosen = [b.strip() for b in backends.split(",") if b.strip()] if backends else mip.default_backends()
+    limit = time_limit if time_limit is not None else (mip.QUICK_TIME_LIMIT if quick else 60.0)
+    try:
+        if suite not in mip.SUITES:
+            raise ValueError(f"unknown suite {suite!r}; expected one of {list(mip.SUITES)}")
+        if time_limit is not None and not (time_limit > 0 and time_limit < float("inf")):
+            raise ValueError(f"--time-limit must be a finite number > 0; got {time_limit!r}")
+        mip.check_backends(chosen)
+        instances = mip.load_suite(suite, quick=quick)
+    except (ValueError, ImportError) as exc:
+        fail(str(exc))
+    command = mip.command_line(suite, backends.split(",") if backends else None, time_limit, out, quick)
+    typer.echo(f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s")
+
+    def progress(row: dict) -> None:
+        flag = "certified" if row["certified"] else ("restricted" if row["meets_bound"] else "NOT certified")
+        typer.echo(
+            f"  {row['instance']:<28} {row['backend']:<12} {row['status']:<10} {flag:<13} objective {row['objective']:.10g}  "
+            f"bound {row['bound']:.10g}  {row['seconds']:.3f} s" + (f"  [{row['error']}]" if row.get("error") else "")
+        )
+
+    rows = mip.run_benchmark(instances, chosen, limit, progress=progress)
+    problems, warnings = mip.agreement_problems(rows, instances)
+    summary = mip.summarize(rows)
+    paths = mip.write_outputs(out, rows, summary, problems, warnings, command=command, suite=suite, time_limit=limit)
+    typer.echo(f"\n{'backend':<12} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  speed-up vs naive-highs")
+    for s in summary:
+        speedup = f"{s['speedup_vs_baseline']:.2f}x" if s["speedup_vs_baseline"] else "-"
+        typer.echo(
+            f"{s['backend']:<12} {s['solved']:>4}/{s['instances']:<3} {s['wrong_certificates']:>6} {s['time_limit_hits']:>8} "
+            f"{s['errors']:>7} {s['sgm_seconds']:>9.3f}  {speedup}"
+        )
+    for warning in warnings:
+        typer.echo(f"warning (restricted certificate): {warning}")
+    typer.echo(f"wrote {', '.join(str(p) for p in paths.values())}")
+    if problems:
+        banner = "!" * 78
+        typer.echo(f"{banner}\nCROSS-BACKEND DISAGREEMENT ({len(problems)}): certified answers are inconsistent\n{banner}", err=True)
+        for problem in problems:
+            typer.echo(f"DISAGREEMENT: {problem}", err=True)
+        raise typer.Exit(code=1)
+    typer.echo("agreement: all certified objectives agree; no proved bound exceeds a found objective")
+
+
+@app.command("learners")
+def bench_learners(
+    repeats: Annotated[int, typer.Option("--repeats", help="Minimum number of fits per learner.")] = 3,
+    min_seconds: Annotated[float, typer.Option(
+        "--min-seconds", help="Keep fitting until this much fit time has accumulated.")] = 2.0,
+    out: JsonOut = None,
+    report: MarkdownOut = None,
+) -> None:
+    """Each learner's total fit time divided by the time of its oracle calls (target <= 1.2)."""
+    from oraclepriv.bench.learners import bench_learners as run
+    from oraclepriv.bench.learners import markdown_report
+
+    if repeats < 1 or not (min_seconds >= 0):
+        raise typer.BadParameter(f"need --repeats >= 1 and --min-seconds >= 0; got {repeats!r}, {min_seconds!r}")
+    rows = run(repeats=repeats, min_seconds=min_seconds)
+    for row in rows:
+        typer.echo(
+            f"{row['learner']:<24} n={row['n']:<6} m={row['m']:<4} calls={row['oracle_calls']:<3} fit {row['fit_seconds']:.4f} s "
+            f"/ oracle {row['oracle_seconds']:.4f} s: ratio {row['ratio']:.3f} (IQR {row['ratio_q25']:.3f}-{row['ratio_q75']:.3f}, {row['fits']} fits)"
+        )
+    _write(rows, out, report, markdown_report, f"oraclepriv bench learners --repeats {repeats} --min-seconds {min_seconds:g}")
+
+
+@app.command("ppm")
+def bench_ppm(
+    repeat: Annotated[int, typer.Option("--repeat")] = 1,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Also write the result as JSON to this file.")] = None,
+    report: MarkdownOut = None,
+) -> None:
+    """PPM learner (Bassily, Moran, Nandi): d=2 with n_pub=200 (target < 10 s) and d=1 at n=1e6."""
+    from oraclepriv.bench.ppm import bench_ppm as run
+    from oraclepriv.bench.ppm import markdown_report
+
+    if repeat < 1:
+        fail(f"--repeat must be >= 1; got {repeat}")
+    result = run(repeat=repeat)
+    for name, case in result["cases"].items():
+        typer.echo(
+            f"{name:<12} d={case['d']} n={case['n']:<8} n_pub={case['n_pub']:<5} |G|={case['class_size']:.3g} "
+            f"best wall {case['best_wall_seconds']:.2f} s"
+        )
+    _write(result, out, report, markdown_report, f"oraclepriv bench ppm --repeat {repeat}")
+
+
+def _write(data: Any, out: Optional[Path], report: Optional[Path], markdown_report: Callable[[Any, str], str],
+           command: str) -> None:
+    """``--out``: the data as JSON; ``--report``: its Markdown report, naming the command that wrote it."""
+    from oraclepriv.bench.report import write_json
+
+    if out is not None:
+        write_json(out, data)
+    if report is not None:
+        report.write_text(markdown_report(data, f"{command} --report {report}"), encoding="utf-8")

@@ -1,0 +1,25 @@
+"""``oraclepriv demo``: the toolkit end to end (:mod:`oraclepriv.demo`), ending with a picture."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from oraclepriv.cli.common import check_seed, fail
+
+
+def demo(
+    seed: Annotated[int, typer.Option("--seed", help="Random seed (>= 0).")] = 0,
+    out: Annotated[Path, typer.Option("--out", help="Where to write the demo's picture (PNG).")] = Path("oraclepriv-demo.png"),
+) -> None:
+    """Exact ERM, RRSPM with its two oracle calls, and a privacy audit that catches a broken learner; ends with a picture."""
+    from oraclepriv.demo import run_demo
+
+    check_seed(seed)
+    if out.is_dir() or not out.parent.resolve().is_dir():
+        fail(f"--out {str(out)!r} must be a file path in an existing directory")
+    report = run_demo(seed=seed, echo=typer.echo, figure_path=out)
+    wrong = [v for v in report["audit"] if v["passed"] != (v["learner"] == "RRSPM")]
+    if wrong or not report["erm"]["certified"] or report["rrspm"]["oracle_calls"] != 2:
+        typer.echo("demo: UNEXPECTED result (see above)", err=True)
+        raise typer.Exit(code=1)

@@ -1,0 +1,75 @@
+"""``oraclepriv instances``: the bundled benchmark instance library (:mod:`oraclepriv.instances`)."""
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from oraclepriv.cli.common import fail
+
+app = typer.Typer(no_args_is_help=True, help="The bundled benchmark instance library.")
+
+
+@app.command("build")
+def instances_build(
+    out: Annotated[Optional[Path], typer.Option("--out", help="Target folder (default: the repo's instances/).")] = None,
+    time_limit: Annotated[float, typer.Option(
+        "--time-limit", help="Seconds per instance for the best-known objective / proved bound.")] = 60.0,
+) -> None:
+    """Regenerate every bundled instance and learning task from its generator and seed; rewrite the manifests.
+
+    Best objectives and bounds proved earlier are kept when this run does worse (see build_library)."""
+    from oraclepriv.instances import build_learning_tasks, build_library
+
+    if not (time_limit > 0):
+        raise typer.BadParameter(f"--time-limit must be > 0; got {time_limit!r}")
+    for entry in build_library(out, time_limit=time_limit):
+        typer.echo(f"{entry['name']:<24} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}  proved={entry['proved_optimal']}")
+    for entry in build_learning_tasks(out):
+        typer.echo(f"{entry['name']:<24} learning task: n={entry['n']} private, m={entry['m']} public, d={entry['d']}")
+
+
+@app.command("check")
+def instances_check(directory: Annotated[Optional[Path], typer.Option("--dir")] = None) -> None:
+    """Verify every instance file against the manifest checksum."""
+    from oraclepriv.instances import check_library
+
+    if directory is not None and not (directory / "manifest.json").is_file():
+        fail(f"--dir {str(directory)!r} holds no manifest.json")
+    problems = check_library(directory)
+    for problem in problems:
+        typer.echo(problem, err=True)
+    if problems:
+        raise typer.Exit(code=1)
+    typer.echo("all instances match the manifest")
+
+
+@app.command("list")
+def instances_list() -> None:
+    """List the bundled instances."""
+    from oraclepriv.instances import load_manifest
+
+    for entry in load_manifest():
+        typer.echo(f"{entry['file']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}")
+
+
+@app.command("export-mps")
+def instances_export_mps(
+    name: Annotated[str, typer.Argument(help="Instance name (see `oraclepriv instances list`).")],
+    backend: Annotated[str, typer.Option("--backend", help="MPS writer: highs | scip | pyomo.")] = "highs",
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", help="Output .mps file (default: NAME.mps in the current folder).")] = None,
+    formulation: Annotated[Optional[str], typer.Option(
+        "--formulation", help="Halfspaces: relaxed (default, margin-free) | margin; stumps/thresholds: staircase.")] = None,
+) -> None:
+    """Write an instance's MIP model (objective = signed loss, offset included) as MPS."""
+    from oraclepriv.instances import export_mps
+
+    try:
+        info = export_mps(name, out if out is not None else Path(f"{name}.mps"), backend=backend, formulation=formulation)
+    except (ValueError, ImportError) as exc:
+        fail(str(exc))
+    typer.echo(
+        f"wrote {info['path']}  ({info['formulation']}, {info['num_cols']} columns of which {info['num_integer']} integer, "
+        f"{info['num_rows']} rows, objective offset {info['objective_offset']:.12g}; writer {info['backend']})"
+    )

@@ -1,0 +1,190 @@
+"""``oraclepriv learn``: fit a private learner on CSV files and print its release (and, when asked,
+its non-private diagnostics)."""
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from oraclepriv.cli.common import fail
+from oraclepriv.io import read_csv_problem, to_json
+from oraclepriv.release import reading_diagnostics
+
+
+class Algorithm(str, Enum):
+    rrspm = "rrspm"
+    perturbation = "perturbation"
+    regularization = "regularization"
+    subsample = "subsample"
+    public_cover_em = "public-cover-em"
+    ppm = "ppm"
+
+
+#: the data file's column of privacy bits for --algorithm ppm
+PRIVACY_BITS_COLUMN = "public"
+
+
+def learn(
+    private: Annotated[Path, typer.Argument(
+        help="CSV: feature columns and label column y in {0,1} (ppm: plus a 0/1 column 'public').")],
+    public: Annotated[Optional[Path], typer.Option(
+        "--public", help="Public CSV (the learners of Block et al.): the same feature columns, unlabelled.")] = None,
+    algorithm: Annotated[Algorithm, typer.Option(
+        "--algorithm",
+        help="rrspm | perturbation | regularization (Block et al.: Alg 4, 2, 3); subsample (subsample-and-aggregate, "
+             "private for any oracle); public-cover-em (exponential mechanism over the public labelings, "
+             "Wang-Lei-Fienberg and Bassily-Mohri-Suresh; no oracle); ppm (Bassily-Moran-Nandi).",
+    )] = ...,  # required: ... keeps the options in the order --help lists them
+    epsilon: Annotated[float, typer.Option("--epsilon", help="Privacy parameter epsilon > 0.")] = ...,
+    delta: Annotated[Optional[float], typer.Option(
+        "--delta", help="delta in [0, 1/n); for rrspm a delta > 0 selects Gaussian weights.")] = None,
+    hypothesis_class: Annotated[str, typer.Option(
+        "--hypothesis-class", help="threshold | stump | halfspace (regularization: linear).")] = "halfspace",
+    backend: Annotated[Optional[str], typer.Option("--backend", help="Oracle backend (default: chosen per problem).")] = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Random seed (default: OS entropy).")] = None,
+    time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Per-call oracle time limit (MIP backends).")] = None,
+    on_uncertified: Annotated[Optional[str], typer.Option(
+        "--on-uncertified",
+        help="raise | fallback | flag: what an uncertified private-data oracle call does (see oraclepriv.robust); "
+             "default: raise (subsample: flag, its privacy does not depend on the oracle).",
+    )] = None,
+    teachers: Annotated[int, typer.Option("--teachers", help="subsample: number of disjoint blocks / teachers k.")] = 16,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    diagnostics: Annotated[Optional[str], typer.Option(
+        "--diagnostics",
+        help="Also print NON-PRIVATE diagnostics (oracle calls with objectives and certificates, and the named "
+             "values): 'all' or a comma-separated list of names. They depend on the private data beyond the "
+             "release; no privacy proof covers them.",
+    )] = None,
+) -> None:
+    """Fit a private learner and print its release: the hypothesis and its privacy record.
+
+    The release is exactly what the privacy guarantee covers. The learners of Block, Bun, Desai, Shetty,
+    Wu take private labelled data plus unlabelled public points (--public). The PPM learner (Bassily,
+    Moran, Nandi) takes one file in which the 0/1 column 'public' holds each example's privacy bit.
+    """
+    try:
+        names = _diagnostic_names(algorithm, diagnostics)
+        if algorithm is Algorithm.ppm:
+            learner = _fit_ppm(private, public, epsilon, delta, hypothesis_class, seed)
+        else:
+            learner = _fit_with_public_points(private, public, algorithm, epsilon, delta, hypothesis_class, backend, seed,
+                                              time_limit, on_uncertified, teachers)
+    except (ValueError, ImportError, RuntimeError) as exc:
+        fail(str(exc))
+    report = learner.release_.to_dict()
+    if names is not None:
+        typer.echo("warning: printing NON-PRIVATE diagnostics (--diagnostics): they depend on the private data "
+                   "beyond the release and void its guarantee if published", err=True)
+        with reading_diagnostics():
+            report["diagnostics"] = learner.diagnostics_.to_dict(names)
+    _print_report(report, as_json)
+
+
+def _learner_class(algorithm: Algorithm) -> type:
+    from oraclepriv.learners import RRSPM, Perturbation, PPMHalfspaces, PublicCoverEM, Regularization, SubsampleAggregate
+
+    return {Algorithm.rrspm: RRSPM, Algorithm.perturbation: Perturbation, Algorithm.regularization: Regularization,
+            Algorithm.subsample: SubsampleAggregate, Algorithm.public_cover_em: PublicCoverEM,
+            Algorithm.ppm: PPMHalfspaces}[algorithm]
+
+
+def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], hypothesis_class: str, backend: Optional[str],
+                  seed: Optional[int], time_limit: Optional[float], on_uncertified: Optional[str] = None,
+                  teachers: int = 16):
+    cls = _learner_class(algorithm)
+    if algorithm is Algorithm.public_cover_em:
+        # no oracle: the options that configure one are refused rather than silently ignored
+        for flag, value in (("--backend", backend), ("--time-limit", time_limit), ("--on-uncertified", on_uncertified)):
+            if value is not None:
+                raise ValueError(f"--algorithm public-cover-em makes no oracle call; {flag} {value!r} does not apply")
+        if delta:
+            raise ValueError(f"--algorithm public-cover-em is pure epsilon-DP (exponential mechanism); got --delta {delta}")
+        return cls(epsilon=epsilon, hypothesis_class=hypothesis_class, random_state=seed)
+    common = {"epsilon": epsilon, "backend": backend, "random_state": seed, "time_limit": time_limit,
+              "hypothesis_class": hypothesis_class}
+    if on_uncertified is not None:
+        common["on_uncertified"] = on_uncertified
+    if algorithm is Algorithm.subsample:
+        # no --delta: Laplace noise, pure eps-DP; a delta > 0 selects the Gaussian mechanism
+        if delta:
+            return cls(n_teachers=teachers, noise="gaussian", delta=delta, **common)
+        return cls(n_teachers=teachers, noise="laplace", delta=0.0, **common)
+    if algorithm is Algorithm.rrspm:
+        return cls(noise="gaussian", delta=delta, **common) if delta else cls(**common)
+    return cls(**common) if delta is None else cls(delta=delta, **common)
+
+
+def _diagnostic_names(algorithm: Algorithm, requested: Optional[str]) -> Optional[list[str]]:
+    """The diagnostics ``--diagnostics`` asks for (None: none), checked against what the learner records."""
+    if requested is None:
+        return None
+    known = list(_learner_class(algorithm).diagnostic_names)
+    if requested.strip() == "all":
+        return known
+    names = [name.strip() for name in requested.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if not names or unknown:
+        raise ValueError(
+            f"--diagnostics {requested!r}: {algorithm.value} records no diagnostic named "
+            f"{', '.join(map(repr, unknown)) or '(empty)'}; it records {known} (or use 'all')"
+        )
+    return names
+
+
+def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optional[float], hypothesis_class: str,
+             seed: Optional[int]):
+    from oraclepriv.learners import PPMHalfspaces
+
+    if public is not None:
+        raise ValueError("--algorithm ppm reads the privacy bits from the data file's 'public' column; do not pass --public")
+    if delta:
+        raise ValueError(f"--algorithm ppm is pure epsilon-DP (exponential mechanism); got --delta {delta}")
+    if hypothesis_class != "halfspace":
+        raise ValueError(f"--algorithm ppm learns halfspaces; got --hypothesis-class {hypothesis_class}")
+    data = read_csv_problem(private, mask_column=PRIVACY_BITS_COLUMN)
+    if data.weights is not None:
+        raise ValueError(f"data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
+    return PPMHalfspaces(epsilon=epsilon, random_state=seed).fit(data.X, data.y, data.mask)
+
+
+def _fit_with_public_points(private: Path, public: Optional[Path], algorithm: Algorithm, epsilon: float,
+                            delta: Optional[float], hypothesis_class: str, backend: Optional[str], seed: Optional[int],
+                            time_limit: Optional[float], on_uncertified: Optional[str] = None, teachers: int = 16):
+    if public is None:
+        raise ValueError(f"--public is required for --algorithm {algorithm.value}")
+    data = read_csv_problem(private)
+    pub = read_csv_problem(public, require_labels=False)
+    if pub.feature_names != data.feature_names:
+        raise ValueError(
+            f"public data file {str(public)!r} has feature columns {list(pub.feature_names)} but the private "
+            f"data have {list(data.feature_names)}"
+        )
+    if data.weights is not None:
+        raise ValueError(f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
+    learner = _make_learner(algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers)
+    return learner.fit(data.X, data.y, X_public=pub.X)
+
+
+def _print_report(report: dict, as_json: bool) -> None:
+    """The release (and, when asked for, the diagnostics) as JSON or as text."""
+    if as_json:
+        typer.echo(to_json(report, sort_keys=True))
+        return
+    privacy = report["privacy"]
+    typer.echo(f"{report['algorithm']}  released hypothesis {report['hypothesis']}")
+    typer.echo(f"  privacy: {privacy['guarantee']}")
+    typer.echo(f"  neighbouring: {privacy['neighbouring']}")
+    typer.echo(f"  oracle calls by design: {privacy.get('oracle_calls_by_design')}; covers: {privacy['covers']}")
+    if "diagnostics" in report:
+        diag = report["diagnostics"]
+        typer.echo(f"  {diag['notice']}:")
+        for call in diag["oracle_calls"]:
+            typer.echo(
+                f"    oracle call {call['call']}: step={call['step']} backend={call['backend']} n={call['n']} "
+                f"certified={call['certified']} objective={call['objective']} bound={call['bound']} {call['seconds']:.3f} s"
+            )
+        for name, value in diag.items():
+            if name not in ("notice", "oracle_calls"):
+                typer.echo(f"    {name}: {value}")
