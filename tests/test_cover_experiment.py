@@ -39,7 +39,7 @@ def test_quick_run_writes_every_file(quick):
         e = dict(zip(g.method, g.mean_excess))
         assert e["erm"] <= max(e["rrspm"], e["public_cover_em"]) + 1e-12
     em = best[best.method == "public_cover_em"]
-    for r in em.itertuples():  # the notes' EM term at the chosen m, with the cover's size (m + 1 thresholds)
+    for r in em.itertuples():  # the EM term (docs/theory/public-cover-em.md, section 3) at the chosen m, with the cover's size (m + 1 thresholds)
         assert r.em_term == pytest.approx(em_term(r.cover_size, r.n, 1.0, 0.05), rel=1e-5)
         if r.hypothesis == "threshold":
             assert r.cover_size == r.m + 1

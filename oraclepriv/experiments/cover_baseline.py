@@ -22,7 +22,7 @@ for every (learner, m) from the cell's generator. The non-private exact ERM on t
 sample is the baseline.
 
 Next to the measured PublicCoverEM excess the README puts the exponential-mechanism term
-(docs/theory/public-cover-em.md), 2 (ln |C| + ln(1/beta)) / (eps n) with beta = 0.05 and |C| the cover size at the
+(docs/theory/public-cover-em.md, section 3), 2 (ln |C| + ln(1/beta)) / (eps n) with beta = 0.05 and |C| the cover size at the
 chosen m, and the measured empirical gap (mistakes of the released candidate minus the fewest in the
 cover, over n) that this term bounds with probability 1 - beta.
 """
@@ -91,7 +91,7 @@ CONTINUOUS_EM_CLASSES = ("threshold", "stump")
 
 
 def em_term(cover_size: float, n: int, epsilon: float, beta: float = BETA) -> float:
-    """The exponential mechanism's slack (docs/theory/public-cover-em.md, tight sensitivity), as a
+    """The exponential mechanism's slack (docs/theory/public-cover-em.md, section 3; tight sensitivity), as a
     fraction of n: with probability >= 1 - beta the released candidate's empirical error is within
     2 (ln |C| + ln(1/beta)) / (eps n) of the cover's best."""
     return 2.0 * (math.log(cover_size) + math.log(1.0 / beta)) / (epsilon * n)
@@ -321,7 +321,7 @@ def _readme(best, slopes, ratio, timing, runs, cfg, quick, seed, seconds, n_jobs
         "odd-numbered ones, so the grids' different sizes give no selection advantage. The non-private exact ERM on "
         "the same private samples is the baseline.",
         f"* EM term: 2 (ln |C| + ln(1/beta)) / (eps n) with beta = {cfg['beta']:g} and |C| the cover size at the "
-        "chosen m (docs/theory/public-cover-em.md). It bounds, with probability 1 - beta, the *empirical* gap: mistakes of the "
+        "chosen m (docs/theory/public-cover-em.md, section 3). It bounds, with probability 1 - beta, the *empirical* gap: mistakes of the "
         "released candidate minus the fewest in the cover, over n (column `EM gap`, measured, mean over the reported "
         "repetitions). The population excess adds the cover's approximation error and the generalization gap.",
         "* `2/(eps n)`: a sharper, heuristic prediction of PublicCoverEM's population excess (derived here, not in the "

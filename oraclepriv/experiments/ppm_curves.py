@@ -1,15 +1,14 @@
 """Learning curves of the PPM halfspace learner (Bassily, Moran, Nandi, "Learning from Mixtures of Private
 and Public Populations", Thms 4.9 / 4.10; docs/theory/ppm.md, case 14): excess population error vs total
-sample size n, for d ∈ {1, 2},
-ε ∈ {0.1, 1, ∞} and label noise η ∈ {0 (realizable), 0.1 (agnostic)}, with the non-private exact
-ERM halfspace (oracle protocol) as a baseline.
+sample size n, for d ∈ {1, 2}, ε ∈ {0.1, 1, ∞} and label noise η ∈ {0 (realizable), 0.1 (agnostic)},
+with the non-private exact ERM halfspace (oracle protocol) as a baseline.
 
-Data (label-determined privacy, public <=> y = 0, p assigned after the noise; docs/theory/ppm.md):
+Data (label-determined privacy, public <=> y = 0, p assigned after the noise: docs/theory/ppm.md, M4):
     d = 1: x ~ U[0, 1],    target 1(x >= 0.3)
     d = 2: x ~ U[-1, 1]^2, target 1(x_1 + 0.5 x_2 >= 0.2)
 With random classification noise η, err(h) = η + (1 - 2η)·P(h ≠ target) and the best halfspace has
 error η, so the excess error is (1 - 2η)·P(h ≠ target): exact for d = 1 (interval arithmetic),
-Monte Carlo on a fixed test set for d = 2. Errors are on the mixture D̃.
+Monte Carlo on a fixed test set for d = 2. Errors are on the mixture D̃ (docs/theory/ppm.md, M1).
 
 The class G and its exact score histogram depend on the data only, not on ε: each dataset is scored
 once and the mechanism is then run ``draws`` times per ε (each draw is an independent run of

@@ -2,8 +2,8 @@
 
 RRSPM (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data",
 Algorithm 4) is eps-DP only if its private oracle call is exact; SubsampleAggregate
-(:mod:`oraclepriv.learners.subsample`, design (B) of docs/theory/robustification.md) is eps-DP for any
-oracle, because each teacher sees one block of n/k records. This experiment measures the accuracy
+(:mod:`oraclepriv.learners.subsample`; docs/theory/robustification.md, "Subsample-and-aggregate") is
+eps-DP for any oracle, because each teacher sees one block of n/k records. This experiment measures the accuracy
 price of that robustness, and how SubsampleAggregate degrades when its solver fails.
 
 1. **Excess error vs n** at eps = 1 (both learners pure eps-DP, Laplace noise), thresholds and stumps

@@ -1,14 +1,14 @@
 """RRSPM experiments (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning
-with Public Data", Algorithm 4; docs/theory/block-et-al.md): the public/private trade-off in m,
-sigma-smooth distribution shift, and a non-smooth negative control. Every oracle call is exact (the default "sweep" backend for thresholds
-and stumps), so the privacy proof (Theorem 8) applies to every run.
+with Public Data", Algorithm 4; docs/theory/block-et-al.md, "Experiment designs"): the public/private
+trade-off in m, sigma-smooth distribution shift, and a non-smooth negative control. Every oracle call is
+exact (the default "sweep" backend for thresholds and stumps), so the privacy proof (Theorem 8) applies
+to every run.
 
-1. **m–n trade-off**. For fixed n and eps, sweep the number m of public points on a log
-   grid. Theorem 10's error decomposition predicts a U-shape:
+1. **m–n trade-off**. For fixed n and eps, sweep the number m of public points on a log grid. Theorem 10's error decomposition predicts a U-shape:
        excess <= O(sqrt(d/(m sigma^2)))   [Lemma 22, projection f~ vs f^: decreasing in m]
                + O(m^2 log(m/beta)/(eps n)) [Lemma 23, Laplace weights of scale 2m/eps: increasing in m].
-   Two derived optima ([D]: derived here, NOT printed in the paper; their unspecified constants are set
-   to 1 here): m*_net = (eps n d/sigma)^(1/3) (epsilon-net version of Lemma 22) and
+   Two derived optima ([D]: our derivation, docs/theory/block-et-al.md, "Choosing m for RRSPM"; NOT
+   printed in the paper; their unspecified constants are set to 1 here): m*_net = (eps n d/sigma)^(1/3) (epsilon-net version of Lemma 22) and
    m*_paper = (eps n sqrt(d)/sigma)^(2/5) (paper rate). d is the VC dimension: 1 for thresholds,
    4 for stumps on 3 features (both signs; checked by brute force: 4 points shattered, 5 never).
    A third, sharper heuristic for thresholds ([D], ours, not in the paper): moving the
@@ -17,8 +17,8 @@ and stumps), so the privacy proof (Theorem 8) applies to every run.
    worst-case m^2/(eps n) is therefore loose and the noise term switches on sharply near
    m ~ sqrt((1 - 2p) eps n/(2 sigma)) (up to a log factor): m* ~ (eps n/sigma)^(1/2), best excess
    ~ 1/(sigma m*) ~ sigma^(-1/2) (eps n)^(-1/2). The tables report the measured exponents next to all three.
-2. **sigma-smooth shift**. mu = U[0,1], nu_x = U[0, sigma] (density ratio exactly
-   1/sigma on the support), thresholds. The target threshold is 0.3 sigma, so the private problem
+2. **sigma-smooth shift**. mu = U[0,1], nu_x = U[0, sigma] (density ratio exactly 1/sigma on the
+   support), thresholds. The target threshold is 0.3 sigma, so the private problem
    is the same up to rescaling and only the overlap of the public sample with supp(nu_x) changes.
    Reported: excess error vs 1/sigma at a fixed m (Lemma 22 predicts slope 1), and the m needed to
    reach a fixed excess error vs 1/sigma (slope 2 for the paper's m ~ 1/sigma^2, 1 for the
@@ -64,7 +64,8 @@ __all__ = [
 ]
 
 def predicted_m_star(epsilon: float, n: int, d: int, sigma: float = 1.0) -> dict[str, float]:
-    """The two derived optima ([D], not printed in the paper), unspecified constants set to 1 (our choice):
+    """The two derived optima ([D]: docs/theory/block-et-al.md, "Choosing m for RRSPM"; not printed in the
+    paper), unspecified constants set to 1 (our choice):
     balancing Lemma 23's m^2/(eps n) against the epsilon-net d/(m sigma) gives (eps n d/sigma)^(1/3);
     against Lemma 22's sqrt(d/(m sigma^2)) gives (eps n sqrt(d)/sigma)^(2/5)."""
     return {
@@ -498,7 +499,7 @@ Labels carry {cfg['label_noise']:g} random label noise; errors are exact populat
 
 mu = nu_x (sigma = 1). best_m_grid: argmin over the m grid of the mean excess error; [p10, p90]: bootstrap
 over repetitions; best_m_refined: log-log parabola vertex around the argmin. The predictions are derived
-here ([D]), not printed in the paper, and their unspecified constants are set to 1:
+in docs/theory/block-et-al.md ("Choosing m for RRSPM", [D]), not printed in the paper, and their unspecified constants are set to 1:
 m_star_net = (eps n d/sigma)^(1/3), m_star_paper = (eps n sqrt(d)/sigma)^(2/5) (d = VC dimension:
 1 for thresholds, 4 for stumps on 3 features).
 
