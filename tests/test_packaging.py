@@ -62,6 +62,7 @@ def test_installed_wheel_works_next_to_a_foreign_solvers_folder(installed):
     assert str(python.parent.parent) in location  # the wheel's copy, not this checkout
     listing = _run([str(python), "-m", "oraclepriv", "instances", "list"], cwd)
     assert "rrspm-2d-n300" in listing
+    assert "rrspm-2d-n300" in _run([str(python.parent / "oraclepriv"), "instances", "list"], cwd)  # the console script
     data = _run([str(python), "-c", "from oraclepriv.instances import instances_dir; print(instances_dir())"], cwd).strip()
     solved = _run([str(python), "-m", "oraclepriv", "erm", f"{data}/rrspm-2d-n300.csv", "--hypothesis-class", "halfspace", "--json"], cwd)
     assert '"certified": true' in solved

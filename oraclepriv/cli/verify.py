@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from oraclepriv.cli.common import JsonOut, check_seed, fail
+from oraclepriv.cli.common import JsonOut, Seed, check_seed, fail
 from oraclepriv.io import read_csv_problem, to_json
 
 app = typer.Typer(no_args_is_help=True, help="Exact privacy verification on small instances (privacy loss with error bars).")
@@ -112,7 +112,7 @@ def verify_instance(
 def verify_suite(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer cases and draws (a smoke run).")] = False,
     jobs: Jobs = 1,
-    seed: Annotated[int, typer.Option("--seed")] = 0,
+    seed: Seed = 0,
     out: JsonOut = None,
     report: Annotated[Optional[Path], typer.Option(
         "--report", help="Also write a Markdown report (for docs/) to this file.")] = None,
