@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+import sklearn.exceptions
+
 from oraclepriv.io import jsonable
 from oraclepriv.ledger import Ledger
 
@@ -45,8 +47,11 @@ COVERAGE = ("the released hypothesis and this record only; not the non-private d
             "(objectives, bounds, certificates, fallbacks, ledger rows), not running time")
 
 
-class NotFittedError(RuntimeError):
-    """A fitted attribute (``release_``, ``diagnostics_``, ``predict``, ...) was asked for before ``fit``."""
+class NotFittedError(sklearn.exceptions.NotFittedError):
+    """A fitted attribute (``release_``, ``diagnostics_``, ``predict``, ...) was asked for before ``fit``.
+
+    A subclass of scikit-learn's ``NotFittedError`` (itself a ``ValueError`` and ``AttributeError``),
+    so code written for scikit-learn estimators catches it."""
 
 
 class PrivacyLeakWarning(UserWarning):
@@ -83,14 +88,22 @@ class Release:
     algorithm: str
     hypothesis: Any
     privacy: Mapping[str, Any]
+    #: the class labels the hypothesis's 0/1 outputs stand for, when they are not 0 and 1
+    classes: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "privacy", MappingProxyType(dict(self.privacy)))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle through the constructor (the read-only privacy view itself does not pickle)."""
+        return (Release, (self.algorithm, self.hypothesis, dict(self.privacy), self.classes))
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly: {"algorithm", "hypothesis", "privacy"}."""
-        return jsonable({"algorithm": self.algorithm, "hypothesis": self.hypothesis.to_dict(),
-                         "privacy": dict(self.privacy)})
+        """JSON-friendly: {"algorithm", "hypothesis", "privacy"} (and "classes" for labels other than 0/1)."""
+        out = {"algorithm": self.algorithm, "hypothesis": self.hypothesis.to_dict(), "privacy": dict(self.privacy)}
+        if self.classes is not None:
+            out["classes"] = [c.item() if hasattr(c, "item") else c for c in self.classes]
+        return jsonable(out)
 
     def to_json(self, indent: int | None = None) -> str:
         """Canonical JSON (sorted keys): the bytes ``oraclepriv learn --json`` prints."""

@@ -8,8 +8,9 @@ wrong answer downstream.
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import column_or_1d
 
-__all__ = ["as_features", "as_labels", "as_weights", "check_positive", "check_delta"]
+__all__ = ["as_features", "as_labels", "as_weights", "check_delta", "check_positive", "encode_binary_labels"]
 
 
 def _describe_bad(values: np.ndarray, mask: np.ndarray) -> str:
@@ -79,6 +80,51 @@ def as_labels(y, n: int, name: str = "y") -> np.ndarray:
     if bad.any():
         raise ValueError(f"{name} must contain labels in {{0, 1}}; {_describe_bad(arr, bad)}")
     return numeric.astype(np.int8)
+
+
+def encode_binary_labels(y, n: int, name: str = "y") -> tuple[np.ndarray, np.ndarray, bool]:
+    """Encode binary class labels as int8 {0, 1}: returns ``(codes, classes, inferred)``.
+
+    Labels in {0, 1} (or booleans) keep their meaning and ``classes = [0, 1]`` whatever labels
+    occur, so the label set is fixed in advance and reveals nothing about the data. Any other two
+    labels are sorted (``classes[1]`` is coded 1) and ``inferred`` is True: the label names then
+    come from the data, as scikit-learn classifiers take them (the caller says so in its release).
+    One label outside {0, 1}, or more than two labels, is refused: these are binary learners.
+    """
+    if y is None:
+        raise ValueError(f"{name} is None: these learners requires y to be passed, but the target y is None")
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = column_or_1d(arr, warn=True)  # scikit-learn's DataConversionWarning, then ravelled
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D; got shape {np.asarray(y).shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
+    classes01 = np.array([0, 1], dtype=np.int8)
+    if arr.dtype == bool or arr.dtype.kind in "iuf":
+        if arr.dtype.kind == "f" and not _all_finite(arr):
+            raise ValueError(f"{name} must contain finite labels; {_describe_bad(arr, ~np.isfinite(arr))}")
+        if np.all((arr == 0) | (arr == 1)):
+            return as_labels(arr, n, name), classes01, False
+    elif arr.dtype.kind == "O" and any(v is None for v in arr.tolist()):
+        raise ValueError(f"{name} contains None; every example needs a class label")
+    try:
+        classes = np.unique(arr)
+    except TypeError:
+        raise ValueError(f"{name} mixes label types (e.g. strings and numbers); use one type of label") from None
+    if classes.size > 2:
+        shown = ", ".join(repr(_plain(c)) for c in classes[:5]) + (", ..." if classes.size > 5 else "")
+        raise ValueError(
+            f"{name} has {classes.size} distinct class labels ({shown}). Only binary classification is supported: "
+            "give exactly two classes (multiclass and continuous targets are not)"
+        )
+    if classes.size < 2:
+        raise ValueError(
+            f"{name} has a single class label {_plain(classes[0])!r} outside {{0, 1}}: a binary learner cannot "
+            "tell which class it is; use labels in {0, 1} (the label set is then fixed in advance) or data with "
+            "both classes"
+        )
+    return (arr == classes[1]).astype(np.int8), classes, True
 
 
 def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:

@@ -171,9 +171,9 @@ def test_bad_data(data):
         clf.fit(X, y, X_public=np.ones((4, 3)))
     with pytest.raises(ValueError, match="X_public is empty"):
         clf.fit(X, y, X_public=np.ones((0, 2)))
-    with pytest.raises(ValueError, match="y_private must contain labels"):
-        clf.fit(X, np.where(y == 1, 1, -1), X_public=Z)
-    with pytest.raises(ValueError, match="X_private must be finite"):
+    with pytest.raises(ValueError, match="y_private has 3 distinct class labels"):
+        clf.fit(X, np.where(y == 1, 1, -1) * (1 + (np.arange(len(y)) == 0)), X_public=Z)
+    with pytest.raises(ValueError, match="Input X_private contains NaN"):
         Xn = X.copy()
         Xn[3, 1] = np.nan
         clf.fit(Xn, y, X_public=Z)

@@ -29,6 +29,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from oraclepriv.public_data import PublicData
 from oraclepriv import make_oracle
 from oraclepriv.audit.controls import PublicCoverEMHalfSensitivity, PublicCoverEMPrivateCover
 from oraclepriv.audit.exact import audit_exact_distribution, law_distance
@@ -150,7 +151,7 @@ def test_large_epsilon_on_private_cover_is_an_exact_erm(hyp, d, backend):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(30, d))
     y = ((X[:, 0] > 0) ^ (rng.random(30) < 0.2)).astype(np.int8)
-    clf = PublicCoverEM(epsilon=1e6, hypothesis_class=hyp, random_state=0).fit(X, y, X_public=X)
+    clf = PublicCoverEM(epsilon=1e6, hypothesis_class=hyp, random_state=0).fit(X, y, X_public=PublicData(X))
     exact = make_oracle(hyp, backend=backend).solve(X, y)
     assert exact.certified
     assert clf.hypothesis_.loss(X, y) == exact.objective == clf.diagnostics_["errors"].min()
@@ -254,8 +255,8 @@ def test_bad_data_names_the_argument():
         PublicCoverEM().fit(X, y, X_public=np.full((3, 2), np.nan))
     with pytest.raises(ValueError, match="X_public"):
         PublicCoverEM().fit(X, y, X_public=Z[:, :1])
-    with pytest.raises(ValueError, match="y_private"):
-        PublicCoverEM().fit(X, y + 2, X_public=Z)
+    with pytest.raises(ValueError, match="y_private has 3 distinct class labels"):
+        PublicCoverEM().fit(X, np.where(np.arange(len(y)) == 0, 5, y + 2), X_public=Z)
     with pytest.raises(ValueError, match="one feature"):
         PublicCoverEM(hypothesis_class="threshold").fit(X, y, X_public=Z)
     with pytest.raises(ValueError, match="hypothesis"):

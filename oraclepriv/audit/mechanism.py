@@ -1,7 +1,9 @@
-"""Audits of Algorithms 2 and 3 (Block et al., seed 000) through the vector Perturb releases.
+"""Audits of Algorithms 2 and 3 (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially
+Private Learning with Public Data") through the vector Perturb releases.
 
 Perturb (Algorithm 1) outputs a post-processing of u = fbar(Z) + gamma * zeta, so privacy of
-Algorithms 2 and 3 is the privacy of releasing u (implementation notes §5.2, last bullet). The
+Algorithms 2 and 3 is the privacy of releasing u (docs/theory/audits.md, section "Audits of
+Algorithms 2 and 3"). The
 audit therefore has two parts, both able to fail:
 
 1. *Stability*: compute fbar(Z) on neighbouring datasets D, D' with the learner's own code (for
@@ -27,6 +29,7 @@ import numpy as np
 from oraclepriv.audit.runner import Neighbours
 from oraclepriv.audit.stats import EpsilonEstimate, epsilon_from_event_counts
 from oraclepriv.learners.perturb import sample_noise
+from oraclepriv.public_data import PublicData
 
 __all__ = ["ReleaseAuditResult", "audit_release", "audit_perturb_learner", "centers_for"]
 
@@ -129,7 +132,7 @@ def centers_for(learner: Any, neighbours: Neighbours, seed: int = 0) -> tuple[np
     Fits the learner on D first (for its calibrated ``gamma_`` and validated parameters).
     """
     learner.set_params(random_state=seed)
-    learner.fit(neighbours.X, neighbours.y, X_public=neighbours.X_public)
+    learner.fit(neighbours.X, neighbours.y, X_public=PublicData(neighbours.X_public))
     Z = neighbours.X_public if getattr(learner, "m", None) is None else neighbours.X_public[: learner.m]
     if hasattr(learner, "regularized_erm"):
         c_a = learner.regularized_erm(neighbours.X, neighbours.y, Z)

@@ -27,6 +27,7 @@ import numpy as np
 
 from oraclepriv.audit.stats import EpsilonEstimate, epsilon_from_event_counts, estimate_epsilon
 from oraclepriv.release import PrivacyLeakWarning
+from oraclepriv.public_data import PublicData
 
 __all__ = ["Neighbours", "AuditResult", "outcome_key", "sample_outcomes", "audit_learner", "audit_reduced", "check_n_jobs",
            "detectable_loss"]
@@ -43,7 +44,8 @@ class Neighbours:
     y_prime: np.ndarray
     X_public: np.ndarray
     hypothesis_class: str
-    public_labels: np.ndarray | None = None  # fixed Ytilde (P17); None: drawn by the learner
+    # fixed Ytilde (docs/theory/block-et-al.md, pitfall P17); None: drawn by the learner
+    public_labels: np.ndarray | None = None
     probes: np.ndarray | None = None  # extra points whose predictions are part of the outcome
     notes: str = ""
     expected_log_ratio: float | None = None  # exact worst-case log-ratio, when known (e.g. eps)
@@ -129,7 +131,7 @@ def sample_outcomes(
         learner = make_learner(int(seed))
         with warnings.catch_warnings():  # audits run weakened configurations (flag mode) on purpose
             warnings.simplefilter("ignore", PrivacyLeakWarning)
-            learner.fit(X, y, X_public=neighbours.X_public, **_fit_params(learner, neighbours))
+            learner.fit(X, y, X_public=PublicData(neighbours.X_public), **_fit_params(learner, neighbours))
         release = learner.release_.to_json() if hasattr(learner, "release_") else repr(learner.hypothesis_)
         outcomes.append((release, outcome_key(learner.hypothesis_, neighbours.X_public, neighbours.probes)))
     return outcomes
@@ -237,7 +239,7 @@ def audit_reduced(
     learner = make_learner(seed)
     if not (hasattr(learner, "noise_law") and hasattr(learner, "_release")):
         raise ValueError(f"{type(learner).__name__} is not a noisy-argmin learner (no noise_law/_release): use audit_learner")
-    learner.fit(neighbours.X, neighbours.y, X_public=neighbours.X_public, **_fit_params(learner, neighbours))
+    learner.fit(neighbours.X, neighbours.y, X_public=PublicData(neighbours.X_public), **_fit_params(learner, neighbours))
     m = len(learner.public_labels_)
     Z = np.asarray(neighbours.X_public, dtype=np.float64)[:m]
     family, scale = learner.noise_law(m, Z.shape[1])

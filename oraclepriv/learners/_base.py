@@ -25,28 +25,33 @@ random record verbatim is (0, 1/n)-DP, so such a delta certifies nothing.
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
-
-import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import Tags
+from sklearn.utils.validation import check_array, validate_data
 
 from oraclepriv.ledger import Ledger
 from oraclepriv.near_ties import numerical_delta
 from oraclepriv.oracle import HYPOTHESIS_CLASSES, Oracle, OracleResult, make_oracle
 from oraclepriv.release import COVERAGE, Diagnostics, NotFittedError, Release, ReleaseMixin, warn_privacy_leak
 from oraclepriv.robust import ON_UNCERTIFIED_MODES, FallbackOracle, describe_mode, fallback_oracle
-from oraclepriv.validation import as_features, as_labels, check_delta, check_positive
+from oraclepriv.public_data import public_points
+from oraclepriv.validation import as_features, check_delta, check_positive, encode_binary_labels
 
 __all__ = [
     "NEIGHBOURING",
+    "OracleMixin",
+    "PrivateEstimator",
     "PrivateLearner",
+    "PublicDataEstimator",
     "UncertifiedOracleError",
     "NotFittedError",
     "check_epsilon",
     "check_delta_for_n",
-    "check_public",
     "make_rng",
 ]
 
@@ -95,89 +100,205 @@ def check_delta_for_n(delta: float, n: int, name: str = "delta") -> float:
     return delta
 
 
-def check_public(X_public: Any, d: int, name: str = "X_public") -> np.ndarray:
-    """Public points: present, finite, 2-D with the private data's number of features ``d``."""
-    if X_public is None:
-        raise ValueError(f"{name} is required: these learners need public (unlabeled) points; got None")
-    Z = as_features(X_public, name)
-    if Z.shape[1] != d:
-        raise ValueError(
-            f"{name} has {Z.shape[1]} features but X_private has {d} (shape {Z.shape}); "
-            "public and private points must live in the same feature space"
-        )
-    return Z
+class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
+    """Privacy base of every private learner: epsilon, delta, random_state and the release.
 
+    A scikit-learn classifier (``get_params``/``set_params``/``clone``, ``classes_``, ``score``,
+    ``__sklearn_tags__``, scikit-learn's ``NotFittedError``) whose fit publishes exactly one
+    :class:`~oraclepriv.release.Release`. Subclasses declare every constructor parameter in their own
+    ``__init__`` (scikit-learn reads them from its signature). This base validates the parameters
+    and features, encodes the labels, publishes the release with its privacy record and keeps the
+    non-private diagnostics.
 
-class PrivateLearner(ReleaseMixin, ABC):
-    """Base class of the private learners (scikit-learn estimator conventions).
-
-    Subclasses implement ``_fit(X, y, Z, rng)``, which returns the released hypothesis, fills
-    ``self._privacy`` with the mechanism's data-independent description (including
-    ``near_tie_probability`` when the proof needs exact argmins, :mod:`oraclepriv.near_ties`) and
-    ``self._diagnostic_values`` with its non-private diagnostics; the base class does the
-    validation, the Generator, the ledger, the release and the diagnostics.
+    :class:`PublicDataEstimator` adds the fit on private records plus public points; learners that
+    call an ERM oracle add :class:`OracleMixin` (backend, options, time limit and the exactness
+    gate). PPMHalfspaces, whose public examples are rows of ``X``, builds on this base directly.
     """
 
-    #: name used as ``caller`` in the ledger
-    algorithm: str = ""
+    #: name used as ``caller`` in the ledger and as the release's ``algorithm``
+    algorithm: ClassVar[str] = ""
     #: paper + algorithm number, for the privacy record
-    reference: str = ""
-    #: hypothesis classes this learner supports
-    supported_classes: tuple[str, ...] = HYPOTHESIS_CLASSES
+    reference: ClassVar[str] = ""
     #: does the privacy proof need every private-data oracle call to return an exact minimiser?
-    needs_exact_oracle: bool = True
-    diagnostic_names = ("uncertified_private_calls", "proof_applies", "fallbacks")
+    needs_exact_oracle: ClassVar[bool] = False
+    diagnostic_names: ClassVar[tuple[str, ...]] = ("uncertified_private_calls", "proof_applies", "fallbacks")
 
-    def __init__(
-        self,
-        *,
-        epsilon: float = 1.0,
-        delta: float = 0.0,
-        hypothesis_class: str = "halfspace",
-        backend: str | None = None,
-        backend_options: dict[str, Any] | None = None,
-        time_limit: float | None = None,
-        on_uncertified: str = "raise",
-        random_state: Any = None,
-    ) -> None:
-        self.epsilon = epsilon
-        self.delta = delta
-        self.hypothesis_class = hypothesis_class
-        self.backend = backend
-        self.backend_options = backend_options
-        self.time_limit = time_limit
-        self.on_uncertified = on_uncertified
-        self.random_state = random_state
+    epsilon: float
+    delta: float
+    random_state: Any
 
-    # ------------------------------------------------------------------ sklearn plumbing
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Constructor parameters (scikit-learn convention)."""
-        import inspect
+    # ------------------------------------------------------------------ scikit-learn plumbing
+    def __sklearn_tags__(self) -> Tags:
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # binary learners
+        tags.classifier_tags.poor_score = True  # private: noise costs accuracy on small samples
+        tags.target_tags.required = True
+        tags.input_tags.allow_nan = False
+        return tags
 
-        names = [
-            p.name
-            for cls in type(self).__mro__
-            if "__init__" in cls.__dict__
-            for p in inspect.signature(cls.__init__).parameters.values()
-            if p.kind == p.KEYWORD_ONLY
-        ]
-        return {name: getattr(self, name) for name in dict.fromkeys(names)}
+    def __sklearn_is_fitted__(self) -> bool:
+        return hasattr(self, "release_")
 
-    def set_params(self, **params: Any) -> "PrivateLearner":
-        valid = self.get_params()
-        for key, value in params.items():
-            if key not in valid:
-                raise ValueError(f"{type(self).__name__}: unknown parameter {key!r}; valid: {sorted(valid)}")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
+    def __sklearn_clone__(self) -> "PrivateEstimator":
+        """scikit-learn's clone, keeping ``theory`` (the derivation ``from_theory`` attached)."""
+        clone = super().__sklearn_clone__()
+        if hasattr(self, "theory"):
+            clone.theory = copy.deepcopy(self.theory)
+        return clone
 
     # ------------------------------------------------------------------ validation
-    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _check_constructor_params(self) -> None:
+        """Validate the constructor parameters (called at the start of every fit)."""
         self.epsilon_ = check_epsilon(self.epsilon, "epsilon")
+
+    def _validate_features(self, X: Any, name: str, *, reset: bool) -> np.ndarray:
+        """2-D finite float64 features (scikit-learn's ``check_array``, messages naming ``name``);
+        records (``reset``) or checks ``n_features_in_`` and ``feature_names_in_``."""
+        arr = check_array(X, dtype=np.float64, accept_sparse=False, ensure_all_finite=True, input_name=name,
+                          estimator=self)
+        validate_data(self, X, reset=reset, skip_check_array=True)
+        return arr
+
+    def _encode_labels(self, y: Any, n: int, name: str) -> np.ndarray:
+        codes, classes, inferred = encode_binary_labels(y, n, name)
+        if inferred:
+            warn_privacy_leak(
+                f"{type(self).__name__}: the class labels {[c.item() if hasattr(c, 'item') else c for c in classes]} "
+                f"were read off {name}; they are published with the hypothesis (classes_). The label set is "
+                "assumed public, as in scikit-learn; use labels in {0, 1} to fix it in advance"
+            )
+        self.classes_ = classes
+        return codes
+
+    def _publish(self, hypothesis: Any, privacy: dict[str, Any], ledger: Ledger, diagnostics: dict[str, Any]) -> None:
+        """Set ``release_`` (with ``classes_`` when the labels are not 0/1) and the non-private diagnostics."""
+        fixed = self.classes_.dtype == np.int8 and np.array_equal(self.classes_, [0, 1])
+        classes = None if fixed else tuple(self.classes_.tolist())
+        self.release_ = Release(self.algorithm, hypothesis, privacy, classes=classes)
+        self._diagnostics = Diagnostics(self.algorithm, ledger, diagnostics)
+
+    def _release_record(self) -> dict[str, Any]:
+        """The release's privacy record: data-independent facts only (see :mod:`oraclepriv.release`)."""
+        mechanism_facts = dict(self._privacy)
+        near_tie = float(mechanism_facts.get("near_tie_probability", 0.0))
+        numeric = numerical_delta(self.epsilon_, near_tie) if near_tie > 0 else 0.0
+        record: dict[str, Any] = {
+            "epsilon": self.epsilon_,
+            "delta": self.delta_,
+            "numerical_delta": numeric,
+            "neighbouring": NEIGHBOURING,
+            "reference": self.reference,
+            **self._mode_record(),
+            **mechanism_facts,
+        }
+        record["guarantee"] = self._guarantee(numeric)
+        record["covers"] = COVERAGE
+        return record
+
+    def _mode_record(self) -> dict[str, Any]:
+        """Record entries on how oracle failures are handled (none: no oracle)."""
+        return {}
+
+    def _guarantee(self, numeric_delta: float) -> str:
+        """One sentence: the (eps, delta) the release has, and under what condition."""
+        return f"{dp_claim(self.epsilon_, self.delta_, numeric_delta)} (no oracle call)"
+
+    # ------------------------------------------------------------------ predict
+    def _check_fitted(self) -> None:
+        if not hasattr(self, "release_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet; call 'fit' with appropriate arguments "
+                "before using this estimator"
+            )
+
+    def _check_predict_input(self, X: Any) -> np.ndarray:
+        self._check_fitted()
+        return self._validate_features(X, "X", reset=False)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class labels (entries of ``classes_``) of the released hypothesis."""
+        X = self._check_predict_input(X)
+        codes = np.asarray(self.hypothesis_.predict(X), dtype=np.int8)
+        return self.classes_[codes]
+
+
+class PublicDataEstimator(PrivateEstimator, ABC):
+    """A private learner fitted on private labelled records and public unlabelled points.
+
+    ``fit(X_private, y_private, X_public)``: the public points come as a
+    :class:`~oraclepriv.public_data.PublicData` (or a plain array whose length differs from the
+    private sample's; :mod:`oraclepriv.public_data` explains the slicing hazard this avoids).
+    """
+
+    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self._check_constructor_params()
+        X = self._validate_features(X_private, "X_private", reset=True)
+        y = self._encode_labels(y_private, X.shape[0], "y_private")
+        Z = public_points(X_public, X.shape[0], X.shape[1])
+        self.delta_ = check_delta_for_n(self.delta, X.shape[0], "delta")
+        return X, y, Z
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, **fit_params: Any) -> "PrivateEstimator":
+        """Fit on private labelled data and public unlabelled points ``X_public``; returns self.
+
+        ``X_public`` is a :class:`~oraclepriv.public_data.PublicData` (never sliced by scikit-learn's
+        cross-validation) or a plain array with a different number of rows than ``X_private``.
+        """
+        X, y, Z = self._validate_common(X_private, y_private, X_public)
+        self._before_fit()
+        rng = make_rng(self.random_state)
+        self._uncertified_steps: list[str] = []
+        self._privacy: dict[str, Any] = {}
+        self._diagnostic_values: dict[str, Any] = {}
+        with Ledger() as ledger:
+            hypothesis = self._fit(X, y, Z, rng, **fit_params)
+        self.hypothesis_ = hypothesis
+        self.n_private_ = X.shape[0]
+        self.n_public_ = Z.shape[0]
+        self._publish(hypothesis, self._release_record(), ledger, {
+            "uncertified_private_calls": list(self._uncertified_steps),
+            "proof_applies": not self._uncertified_steps,
+            "fallbacks": sum(str(r["step"]).endswith("/fallback") for r in ledger.records),
+            **self._diagnostic_values,
+        })
+        return self
+
+    def _before_fit(self) -> None:
+        """Checks that need validated data but run before any work (the oracle mixin's backend scope)."""
+
+    @abstractmethod
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
+        """The algorithm: return the released hypothesis; fill ``self._privacy`` and ``self._diagnostic_values``."""
+
+
+class OracleMixin:
+    """What a learner that calls an ERM oracle adds to :class:`PrivateEstimator`.
+
+    Parameters ``hypothesis_class``, ``backend``, ``backend_options``, ``time_limit`` and
+    ``on_uncertified``; the oracle factory and the exactness gate. A private-data oracle call whose
+    answer is not ``certified`` (optimal over the **whole** class) voids the privacy proofs, so by
+    default it raises :class:`UncertifiedOracleError`; ``"fallback"`` re-solves it with an exact
+    backend and no time limit; ``"flag"`` keeps it (no guarantee; warns). The guarantees of the
+    three modes: :mod:`oraclepriv.robust`.
+    """
+
+    #: hypothesis classes this learner supports
+    supported_classes: ClassVar[tuple[str, ...]] = HYPOTHESIS_CLASSES
+    needs_exact_oracle: ClassVar[bool] = True
+
+    algorithm: ClassVar[str]
+    hypothesis_class: str
+    backend: Any
+    backend_options: dict[str, Any] | None
+    time_limit: float | None
+    on_uncertified: str
+    epsilon_: float
+    delta_: float
+    _uncertified_steps: list[str]
+
+    def _check_constructor_params(self) -> None:
+        super()._check_constructor_params()  # type: ignore[misc]
         if self.hypothesis_class not in self.supported_classes:
             raise ValueError(
                 f"hypothesis_class={self.hypothesis_class!r} is not supported by {type(self).__name__}; "
@@ -187,13 +308,20 @@ class PrivateLearner(ReleaseMixin, ABC):
             raise ValueError(f"on_uncertified must be one of {list(ON_UNCERTIFIED)}; got {self.on_uncertified!r}")
         if self.time_limit is not None:
             check_positive(self.time_limit, "time_limit")
-        X = as_features(X_private, "X_private")
-        y = as_labels(y_private, X.shape[0], "y_private")
-        Z = check_public(X_public, X.shape[1])
+
+    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        X, y, Z = super()._validate_common(X_private, y_private, X_public)  # type: ignore[misc]
         if self.hypothesis_class == "threshold" and X.shape[1] != 1:
             raise ValueError(f"hypothesis_class='threshold' needs one feature; X_private has {X.shape[1]}")
-        self.delta_ = check_delta_for_n(self.delta, X.shape[0], "delta")
         return X, y, Z
+
+    def _before_fit(self) -> None:
+        self._check_backend_scope()
+        if self.needs_exact_oracle and self.on_uncertified == "flag":
+            warn_privacy_leak(
+                f"{type(self).__name__}(on_uncertified='flag') keeps uncertified oracle answers: the release carries "
+                "no privacy guarantee (use 'raise' or 'fallback' for one)"
+            )
 
     def _check_backend_scope(self) -> None:
         """Refuse, before any work, a backend whose bound covers a restricted class only.
@@ -233,7 +361,6 @@ class PrivateLearner(ReleaseMixin, ABC):
             options["time_limit"] = self.time_limit
         return make_oracle(self.hypothesis_class, backend=self.backend, **options)
 
-    # ------------------------------------------------------------------ the exactness gate
     def _require_exact(self, result: Any, step: str) -> None:
         """Privacy of this step needs an exact argmin: raise (default) or flag an uncertified answer."""
         if result.certified:
@@ -249,52 +376,8 @@ class PrivateLearner(ReleaseMixin, ABC):
             )
         self._uncertified_steps.append(step)
 
-    # ------------------------------------------------------------------ fit / predict
-    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, **fit_params: Any) -> "PrivateLearner":
-        """Fit on private labelled data and public unlabelled points ``X_public``; returns self."""
-        X, y, Z = self._validate_common(X_private, y_private, X_public)
-        self._check_backend_scope()
-        if self.needs_exact_oracle and self.on_uncertified == "flag":
-            warn_privacy_leak(
-                f"{type(self).__name__}(on_uncertified='flag') keeps uncertified oracle answers: the release carries "
-                "no privacy guarantee (use 'raise' or 'fallback' for one)"
-            )
-        rng = make_rng(self.random_state)
-        self._uncertified_steps: list[str] = []
-        self._privacy: dict[str, Any] = {}
-        self._diagnostic_values: dict[str, Any] = {}
-        with Ledger() as ledger:
-            hypothesis = self._fit(X, y, Z, rng, **fit_params)
-        self.hypothesis_ = hypothesis
-        self.n_features_in_ = X.shape[1]
-        self.n_private_ = X.shape[0]
-        self.n_public_ = Z.shape[0]
-        self.release_ = Release(self.algorithm, hypothesis, self._release_record())
-        self._diagnostics = Diagnostics(self.algorithm, ledger, {
-            "uncertified_private_calls": list(self._uncertified_steps),
-            "proof_applies": not self._uncertified_steps,
-            "fallbacks": sum(str(r["step"]).endswith("/fallback") for r in ledger.records),
-            **self._diagnostic_values,
-        })
-        return self
-
-    def _release_record(self) -> dict[str, Any]:
-        """The release's privacy record: data-independent facts only (see :mod:`oraclepriv.release`)."""
-        mechanism_facts = dict(self._privacy)
-        near_tie = float(mechanism_facts.get("near_tie_probability", 0.0))
-        numeric = numerical_delta(self.epsilon_, near_tie) if near_tie > 0 else 0.0
-        record: dict[str, Any] = {
-            "epsilon": self.epsilon_,
-            "delta": self.delta_,
-            "numerical_delta": numeric,
-            "neighbouring": NEIGHBOURING,
-            "reference": self.reference,
-            **describe_mode(self.on_uncertified),
-            **mechanism_facts,
-        }
-        record["guarantee"] = self._guarantee(numeric)
-        record["covers"] = COVERAGE
-        return record
+    def _mode_record(self) -> dict[str, Any]:
+        return describe_mode(self.on_uncertified)
 
     def _guarantee(self, numeric_delta: float) -> str:
         """One sentence: the (eps, delta) the release has, and under what condition."""
@@ -309,21 +392,50 @@ class PrivateLearner(ReleaseMixin, ABC):
             return f"{claim} for any oracle answers (the proof does not use exactness)"
         return f"{claim} for any solver behaviour (every answer used is certified exact; running time not covered)"
 
-    @abstractmethod
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
-        """The algorithm: return the released hypothesis; fill ``self._privacy`` and ``self._diagnostic_values``."""
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "hypothesis_"):
-            raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit(X_private, y_private, X_public=Z) first")
+class PrivateLearner(OracleMixin, PublicDataEstimator):
+    """Base class of the learners that call an ERM oracle (Block et al.'s algorithms and their kin).
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Labels in {0, 1} of the released hypothesis."""
-        self._check_fitted()
-        X = as_features(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the learner was fitted with {self.n_features_in_}")
-        return np.asarray(self.hypothesis_.predict(X), dtype=np.int8)
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Privacy parameter, > 0.
+    delta : float, default=0.0
+        Privacy parameter in [0, 1), < 1/n when positive.
+    hypothesis_class : {"threshold", "stump", "halfspace"}, default="halfspace"
+        The class the oracle minimises over (a learner may support fewer).
+    backend : str, backend class or instance, or None
+        The exact ERM backend (None: the protocol's default installed exact backend).
+    backend_options : dict or None
+        Keyword options of the backend.
+    time_limit : float or None
+        Seconds per oracle call.
+    on_uncertified : {"raise", "fallback", "flag"}, default="raise"
+        What an uncertified private-data oracle answer does (:mod:`oraclepriv.robust`).
+    random_state : int, SeedSequence, Generator or None
+        Source of the mechanism's randomness.
+    """
+
+    def __init__(
+        self,
+        *,
+        epsilon: float = 1.0,
+        delta: float = 0.0,
+        hypothesis_class: str = "halfspace",
+        backend: Any = None,
+        backend_options: dict[str, Any] | None = None,
+        time_limit: float | None = None,
+        on_uncertified: str = "raise",
+        random_state: Any = None,
+    ) -> None:
+        self.epsilon = epsilon
+        self.delta = delta
+        self.hypothesis_class = hypothesis_class
+        self.backend = backend
+        self.backend_options = backend_options
+        self.time_limit = time_limit
+        self.on_uncertified = on_uncertified
+        self.random_state = random_state
 
 
 def dp_claim(epsilon: float, delta: float, numeric_delta: float = 0.0) -> str:

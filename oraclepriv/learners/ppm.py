@@ -31,14 +31,13 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.ledger import Ledger
-from oraclepriv.learners._base import NotFittedError, make_rng
+from oraclepriv.learners._base import PrivateEstimator, make_rng
 from oraclepriv.ppm.class_g import AFF0, ONES, ClassG
 from oraclepriv.ppm.constr_half import DEFAULT_RANK_TOL, DEFAULT_TOL, SUPPORT_MODES, CandidateFamily, a_constr_half
 from oraclepriv.ppm.exp_mech import check_epsilon, sample_from_histogram
 from oraclepriv.ppm.hypothesis import PolytopeComplement
 from oraclepriv.ppm.scoring import ScoredClass, score_class
-from oraclepriv.release import COVERAGE, Diagnostics, Release, ReleaseMixin, warn_privacy_leak
-from oraclepriv.validation import as_features, as_labels
+from oraclepriv.release import COVERAGE, warn_privacy_leak
 
 __all__ = [
     "PPMHalfspaces",
@@ -179,7 +178,7 @@ def exact_log_probabilities(
     return out, family, scored
 
 
-class PPMHalfspaces(ReleaseMixin):
+class PPMHalfspaces(PrivateEstimator):
     """ε-DP PPM learner for halfspaces (Bassily-Moran-Nandi Alg 2) with an improper output.
 
     Parameters (keywords): ``epsilon`` (> 0; ``inf`` = non-private argmin debug mode),
@@ -224,22 +223,8 @@ class PPMHalfspaces(ReleaseMixin):
         self.rank_tol = rank_tol
         self.random_state = random_state
 
-    # ------------------------------------------------------------------ sklearn plumbing
-    _PARAMS = ("epsilon", "private_label", "label_determined", "support", "max_public", "max_hypotheses",
-               "tol", "rank_tol", "random_state")
-
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self._PARAMS}
-
-    def set_params(self, **params: Any) -> "PPMHalfspaces":
-        for key, value in params.items():
-            if key not in self._PARAMS:
-                raise ValueError(f"PPMHalfspaces: unknown parameter {key!r}; valid: {list(self._PARAMS)}")
-            setattr(self, key, value)
-        return self
-
-    def __repr__(self) -> str:
-        return "PPMHalfspaces(" + ", ".join(f"{k}={v!r}" for k, v in self.get_params().items()) + ")"
+    #: pure epsilon-DP: the exponential mechanism has no delta
+    delta = 0.0
 
     # ------------------------------------------------------------------ validation
     def _validate(self, X: Any, y: Any, public_mask: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -256,8 +241,8 @@ class PPMHalfspaces(ReleaseMixin):
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
                 raise ValueError(f"{name} must be a number in (0, 1); got {v!r}")
-        X = as_features(X, "X")
-        y = as_labels(y, X.shape[0], "y")
+        X = self._validate_features(X, "X", reset=True)
+        y = self._encode_labels(y, X.shape[0], "y")
         mask = check_public_mask(public_mask, X.shape[0])
         public_label = 1 - int(self.private_label)
         if self.label_determined and mask.any():
@@ -265,11 +250,12 @@ class PPMHalfspaces(ReleaseMixin):
             if bad.size:
                 i = int(np.flatnonzero(mask)[bad[0]])
                 raise ValueError(
-                    f"y[{i}] = {int(y[i])} but example {i} is public: under the label-determined model with "
+                    f"y[{i}] = {self.classes_[y[i]]!r} (class {int(y[i])}) but example {i} is public: under the label-determined model with "
                     f"private_label={self.private_label} public examples have label {public_label}. "
                     "Use label_determined=False for relaxation (ii) (public examples of both labels)"
                 )
         self.epsilon_ = eps
+        self.delta_ = 0.0
         # internal convention of the paper: label 1 = private class
         y_internal = y if self.private_label == 1 else (1 - y).astype(np.int8)
         return X, y_internal, mask
@@ -287,7 +273,6 @@ class PPMHalfspaces(ReleaseMixin):
             )
         fam, G = result.family, result.G
         self.hypothesis_ = result.hypothesis
-        self.n_features_in_ = int(X.shape[1])
         self.n_public_ = int(mask.sum())
         self.n_private_ = int(X.shape[0] - self.n_public_)
         self.candidates_ = fam
@@ -335,24 +320,11 @@ class PPMHalfspaces(ReleaseMixin):
         }
         if not private:
             warn_privacy_leak("PPMHalfspaces(epsilon=inf) is the non-private debug mode: the release has no privacy guarantee")
-        self.release_ = Release(self.algorithm, result.hypothesis, privacy)
-        self._diagnostics = Diagnostics(self.algorithm, ledger, {
+        self._publish(result.hypothesis, privacy, ledger, {
             "seconds": {k: float(v) for k, v in result.seconds.items()},
             "selected_mistakes": result.selected_mistakes,
         })
         return self
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "hypothesis_"):
-            raise NotFittedError("PPMHalfspaces is not fitted yet; call fit(X, y, public_mask) first")
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Labels in {0, 1} (in the caller's label convention)."""
-        self._check_fitted()
-        X = as_features(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but PPMHalfspaces was fitted with {self.n_features_in_} (d mismatch)")
-        return self.hypothesis_.predict(X)
 
 
 def _descriptor_json(descriptor: tuple) -> Any:

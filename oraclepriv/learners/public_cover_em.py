@@ -42,7 +42,8 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.cover import DEFAULT_MAX_CANDIDATES, PublicCover, public_cover
-from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.learners._base import PublicDataEstimator
+from oraclepriv.public_data import PublicData
 from oraclepriv.release import warn_privacy_leak
 
 __all__ = ["PublicCoverEM", "SENSITIVITIES", "COVERS", "LABEL_DP_NEIGHBOURING", "em_log_probabilities"]
@@ -61,7 +62,7 @@ def em_log_probabilities(log_weights: np.ndarray) -> np.ndarray:
     return lw - (top + math.log(float(np.exp(lw - top).sum())))
 
 
-class PublicCoverEM(PrivateLearner):
+class PublicCoverEM(PublicDataEstimator):
     """Exponential mechanism over the public cover (module docstring); pure eps-DP, no oracle call.
 
     Parameters:
@@ -89,9 +90,7 @@ class PublicCoverEM(PrivateLearner):
         "with Examples 3 and 7; Bassily, Mohri, Suresh (NeurIPS 2022, seed 004) Algorithm 5"
     )
     supported_classes = ("threshold", "stump", "halfspace")
-    needs_exact_oracle = False
-    diagnostic_names = PrivateLearner.diagnostic_names + ("errors",)
-    _PARAMS = ("epsilon", "hypothesis_class", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state")
+    diagnostic_names = PublicDataEstimator.diagnostic_names + ("errors",)
 
     def __init__(
         self,
@@ -105,29 +104,38 @@ class PublicCoverEM(PrivateLearner):
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
         random_state: Any = None,
     ) -> None:
-        super().__init__(epsilon=epsilon, delta=0.0, hypothesis_class=hypothesis_class, random_state=random_state)
+        self.epsilon = epsilon
+        self.hypothesis_class = hypothesis_class
         self.cover = cover
         self.sensitivity = sensitivity
         self.dedup = dedup
         self.max_public = max_public
         self.max_candidates = max_candidates
+        self.random_state = random_state
 
-    def get_params(self, deep: bool = True) -> dict[str, Any]:
-        """Constructor parameters (scikit-learn convention); no oracle, so no backend options."""
-        return {name: getattr(self, name) for name in self._PARAMS}
+    #: pure epsilon-DP: the exponential mechanism has no delta
+    delta = 0.0
 
     def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.cover not in COVERS:
             raise ValueError(f"cover must be one of {list(COVERS)}; got {self.cover!r}")
+        if self.hypothesis_class not in self.supported_classes:
+            raise ValueError(
+                f"hypothesis_class={self.hypothesis_class!r} is not supported by PublicCoverEM; "
+                f"expected one of {list(self.supported_classes)}"
+            )
         if self.cover == "private-features":
             if X_public is not None:
                 raise ValueError("cover='private-features' builds the cover from the private features (label-DP); "
                                  "do not pass X_public")
-            X_public = X_private
-        return super()._validate_common(X_private, y_private, X_public)
+            X_public = PublicData(X_private)
+        X, y, Z = super()._validate_common(X_private, y_private, X_public)
+        if self.hypothesis_class == "threshold" and X.shape[1] != 1:
+            raise ValueError(f"hypothesis_class='threshold' needs one feature; X_private has {X.shape[1]}")
+        return X, y, Z
 
     # ------------------------------------------------------------------ the mechanism
-    def _check_params(self) -> float:
+    def _sensitivity(self) -> float:
         if self.sensitivity not in SENSITIVITIES:
             raise ValueError(f"sensitivity must be one of {list(SENSITIVITIES)}; got {self.sensitivity!r}")
         mp = self.max_public
@@ -153,7 +161,7 @@ class PublicCoverEM(PrivateLearner):
     def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
         if fit_params:
             raise TypeError(f"PublicCoverEM.fit got unexpected keyword arguments {sorted(fit_params)}")
-        self._delta_count = self._check_params()
+        self._delta_count = self._sensitivity()
         cover = self._candidates(X, y, self._public_points(Z, rng))
         errors = cover.errors(X, y)
         log_weights = self._log_weights(errors)
@@ -208,7 +216,7 @@ class PublicCoverEM(PrivateLearner):
         row each, as in :attr:`PublicCover.params`; their log-probabilities). Needs the whole public
         set (``max_public`` None or not binding), since a random public subsample makes the law a mixture."""
         X, y, Z = self._validate_common(X_private, y_private, X_public)
-        self._delta_count = self._check_params()
+        self._delta_count = self._sensitivity()
         if self.max_public is not None and Z.shape[0] > self.max_public:
             raise ValueError(
                 f"output_log_probabilities needs the whole public set: max_public={self.max_public} < {Z.shape[0]} "

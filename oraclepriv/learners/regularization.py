@@ -1,11 +1,14 @@
 """Regularization — Algorithm 3 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially
-Private Learning with Public Data" (seed 000), Theorem 3 / Theorem 7 (App. B). 2 oracle calls.
+Private Learning with Public Data", Theorem 3 / Theorem 7 (App. B). 2 oracle calls. The algorithm as
+implemented and the stability derivation: docs/theory/block-et-al.md, section
+"Algorithm 3: Regularization".
 
     fbar   = argmin_{f in F}  sum_{private} l(f(X_i), Y_i) + eta_sum * ||f||_m^2        (eq. (3))
     ftilde = Perturb(fbar, Q, gamma, Z)     Q = N(0,1): (eps, delta)-DP;  Q = Lap(1): pure eps-DP
 
-Privacy needs F and l CONVEX (Lemma 2's strong-convexity argument; pitfall P13), so this module
-implements the convex class of the notes (§6, "classes with exact ERM"): bounded linear predictors
+Privacy needs F and l CONVEX (Lemma 2's strong-convexity argument;
+docs/theory/block-et-al.md, pitfall P13), so this module implements one convex class with an exact
+(certified) oracle: bounded linear predictors
 
     F = { x -> <w, x> : ||w||_inf <= 1 }   on inputs with ||x||_1 <= 1   (so f(x) in [-1, 1]),
     l(v, y) = |v - y| / 2  in [0, 1], convex, 1/2-Lipschitz; labels y in {0,1} are used as 2y - 1.
@@ -21,7 +24,9 @@ Stability (Lemma 2, sum form): ||fbar_D - fbar_D'||_m <= 2 / sqrt(eta_sum) (the 
 1/sqrt(eta_sum) also follows from l in [0,1], we keep the paper's). A certified gap g <= opt_tol
 moves the answer by <= sqrt(g / eta_sum) in ||.||_m (strong convexity), so we calibrate with
 rho = 2/sqrt(eta_sum) + 2 sqrt(opt_tol/eta_sum) and refuse answers whose gap exceeds opt_tol
-(notes §4.3). eta is PER-SAMPLE (Theorem 7's eta = Theta(alpha)); eta_sum = n * eta (pitfall P9).
+(our derivation, docs/theory/block-et-al.md, section "Algorithm 3: Regularization"). eta is
+PER-SAMPLE (Theorem 7's eta = Theta(alpha)); eta_sum = n * eta (docs/theory/block-et-al.md,
+pitfall P9).
 gamma: analytic Gaussian mechanism with l2-sensitivity sqrt(m) rho, or Laplace gamma = m rho / eps
 ("standard", l1-sensitivity <= m rho) / m^{3/2} rho / eps ("paper", Lemma 11).
 """
@@ -37,7 +42,7 @@ from oraclepriv.convex_oracle import ConvexOracle, make_convex_oracle
 from oraclepriv.hypotheses import LinearPredictor
 from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, sample_noise
-from oraclepriv.validation import as_features, check_positive
+from oraclepriv.validation import check_positive
 
 __all__ = ["LinearPredictor", "Regularization", "regularization_parameters"]
 
@@ -60,7 +65,8 @@ def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
 def regularization_parameters(
     alpha: float, beta: float, sigma: float, d: int, *, lam: float = 0.5, c_eta: float = 1.0, c_m: float = 1.0
 ) -> dict[str, Any]:
-    """Theorem 7 choices (notes §4.3, [R-med]); Theta-tilde constants exposed.
+    """Theorem 7 choices (docs/theory/block-et-al.md, section "Algorithm 3: Regularization"); Theta-tilde
+    constants exposed.
 
     eta = c_eta alpha (per-sample), m = c_m lam^2 max(d, ln(1/beta)) / (sigma^2 alpha^2), and the
     accuracy-driven gamma_accuracy = sigma alpha / (lam sqrt(ln(1/beta))). The learner's gamma is
@@ -218,14 +224,7 @@ class Regularization(PrivateLearner):
         )
         return LinearPredictor(tuple(float(v) for v in w))
 
-    def predict(self, X: Any) -> np.ndarray:
-        self._check_fitted()
-        X = as_features(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features but the learner was fitted with {self.n_features_in_}")
-        return self.hypothesis_.predict(X)
-
     def decision_function(self, X: Any) -> np.ndarray:
         """<w, x> of the released linear predictor."""
-        self._check_fitted()
-        return self.hypothesis_.decision_function(as_features(X, "X"))
+        X = self._check_predict_input(X)
+        return self.hypothesis_.decision_function(X)

@@ -14,8 +14,9 @@ function on the domain. The release is that function's canonical representative 
 (:func:`oraclepriv.identification.snap_to_grid`), computed from fhat(U) alone — the oracle's own
 parameters (e.g. a cut midway between two *training* values) would otherwise depend on the private
 data beyond what the proof covers. Privacy: pure eps-DP (the report-noisy-min argument over the
-labelings of U, Neel-Roth-Wu Theorem 2; the same coupling as RRSPM's Theorem 8), with the numerical
-delta of :mod:`oraclepriv.near_ties`. Exactly 1 oracle call.
+labelings of U: the coupling of Block et al., Lemmas 17-21 / Theorem 8, with U in place of the public
+points), with the numerical delta of :mod:`oraclepriv.near_ties`. Exactly 1 oracle call. The
+algorithm as implemented: docs/theory/block-et-al.md, section "Algorithm 5: RSPM".
 
 The data domain is a finite grid (one set of values per feature); private records must lie on it.
 Identification sets are provided for thresholds and stumps; a user-given set is checked to separate
@@ -32,6 +33,7 @@ from oraclepriv.identification import check_grid, check_identification_set, iden
 from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners.rrspm import noisy_private_erm
 from oraclepriv.near_ties import laplace_near_tie_probability
+from oraclepriv.public_data import PublicData
 from oraclepriv.validation import as_features, as_labels
 
 __all__ = ["RSPM"]
@@ -77,18 +79,20 @@ class RSPM(PrivateLearner):
     def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if X_public is not None:
             raise ValueError("RSPM takes no public data (its points are the identification set); do not pass X_public")
-        self.grid_ = check_grid(self.grid, self.hypothesis_class)  # also refuses classes without grid identification sets
+        X = self._validate_features(X_private, "X_private", reset=True)
+        grid = self.grid
+        if grid is not None and len(grid) > 0 and all(np.ndim(v) == 0 for v in grid):
+            grid = [grid] * X.shape[1]  # one list of values: the same grid on every feature
+        self.grid_ = check_grid(grid, self.hypothesis_class)  # also refuses classes without grid identification sets
         if self.identification_set is None:
             U = identification_set(self.hypothesis_class, self.grid_)
         else:
             U = as_features(self.identification_set, "identification_set")
             check_identification_set(U, self.hypothesis_class, self.grid_)
-        X = as_features(X_private, "X_private")
-        as_labels(y_private, X.shape[0], "y_private")
         if X.shape[1] != len(self.grid_):
             raise ValueError(f"X_private has {X.shape[1]} features but the grid has {len(self.grid_)}")
         on_grid(X, self.grid_, "X_private")
-        return super()._validate_common(X, y_private, U)
+        return super()._validate_common(X_private, y_private, PublicData(U))
 
     def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
         """Each weight on the identification set is Lap(2m/eps) (Algorithm 5, step 2)."""

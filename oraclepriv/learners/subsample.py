@@ -1,11 +1,12 @@
 """SubsampleAggregate — a learner whose privacy does not depend on the oracle at all.
 
-Design (B) of the robustification notes (``design/notes/robustification-neel-et-al.md`` §4.2:
-"the solver never sees all of the data"): the subsample-and-aggregate framework of Nissim,
+A design in which "the solver never sees all of the data" (docs/theory/robustification.md, section
+"Subsample-and-aggregate: private for any oracle"): the subsample-and-aggregate framework of Nissim,
 Raskhodnikova and Smith ("Smooth sensitivity and sampling in private data analysis", STOC 2007),
 in the public-data form of PATE (Papernot et al., ICLR 2017) and of Bassily, Thakkar and Thakurta
-("Model-agnostic private learning", NeurIPS 2018), with Perturb (seed 000, Algorithm 1) as the
-private aggregation step:
+("Model-agnostic private learning", NeurIPS 2018), with Perturb (Algorithm 1 of Block, Bun, Desai,
+Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data") as the private
+aggregation step:
 
 1. split the private records at random into k disjoint blocks (sizes differ by at most one; the
    split uses only the learner's random generator, never the data);
@@ -26,7 +27,8 @@ released vector fbar(Z) + gamma zeta. gamma is then the analytic Gaussian mechan
 pure eps-DP). Everything after the release, the final oracle call included, is post-processing.
 For a fixed split the mechanism is (eps, delta)-DP; the split is independent of the data, so the
 mixture is too. What the oracle affects is accuracy only: the guarantee holds even under the
-targeting heuristic of the notes' §4.1 (tested, and audited by ``oraclepriv audit subsample``).
+targeting heuristic of docs/theory/robustification.md (tested, and audited by ``oraclepriv audit
+subsample``).
 
 Cost: k + 1 oracle calls on n/k private points each (plus m public points), and accuracy of a
 learner trained on n/k points, aggregated. The noise on fbar is gamma ~ sqrt(m) / (k eps): k must
@@ -114,7 +116,7 @@ class SubsampleAggregate(PrivateLearner):
     def _check_params(self, n: int) -> int:
         k = self.n_teachers
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= n:
-            raise ValueError(f"n_teachers must be an integer with 2 <= n_teachers <= n = {n} private records; got {k!r}")
+            raise ValueError(f"n_teachers must be an integer with 2 <= n_teachers <= n_samples = {n} (private records); got {k!r}")
         if self.noise not in NOISE_FAMILIES:
             raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
         if self.noise == "gaussian" and not self.delta_ > 0:

@@ -42,6 +42,7 @@ from oraclepriv.oracle import make_oracle
 from oraclepriv.release import reading_diagnostics
 from oraclepriv.noisy_argmin.costs import VerificationError, brute_force_costs, labeling_costs, realisable_labelings
 from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_argmin_law, sampled_argmin_law
+from oraclepriv.public_data import PublicData
 
 __all__ = ["MODES", "Neighbour", "VerifyResult", "neighbour_family", "verify_learner"]
 
@@ -212,7 +213,7 @@ def verify_learner(
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"X must be a non-empty 2-D array of private records; got shape {X.shape}")
     with reading_diagnostics():
-        learner.fit(X, y, X_public=X_public) if X_public is not None else learner.fit(X, y)
+        learner.fit(X, y, X_public=PublicData(X_public)) if X_public is not None else learner.fit(X, y)
     if not all(hasattr(learner, attr) for attr in ("noise_law", "_release", "noisy_points_")):
         raise ValueError(f"{type(learner).__name__} does not release a noisy argmin over labelings of its points; the "
                          "verifier handles RRSPM, RSPM and SubsampleAggregate (PublicCoverEM and the PPM learner have "
