@@ -1,5 +1,5 @@
 """Shared estimator plumbing for the private learners of Block, Bun, Desai, Shetty and Wu,
-"Oracle-Efficient Differentially Private Learning with Public Data" (seed 000).
+"Oracle-Efficient Differentially Private Learning with Public Data".
 
 One job: everything the four learner modules would otherwise each re-implement —
 

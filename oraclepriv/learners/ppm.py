@@ -1,12 +1,12 @@
 """PPM learning of halfspaces: Algorithm 2 ``A_LearnHalf`` of Bassily, Moran & Nandi, "Learning from
-Mixtures of Private and Public Populations" (seed 002, §4), as the estimator :class:`PPMHalfspaces`.
+Mixtures of Private and Public Populations" (§4; docs/theory/ppm.md), as the estimator :class:`PPMHalfspaces`.
 
 Model (label-determined privacy, §3-4): every example carries a privacy bit; label 1 = private,
 label 0 = public. The learner is pure ε-DP with respect to the private records for every
 realisation of the privacy bits and of the public records (Lemma 4.1); neighbouring datasets
 replace one private (x, y) by any (x', y'), privacy bits and public records fixed.
 
-    1. S_pub <- the examples whose GIVEN privacy bit says public (never recomputed from y: P2)
+    1. S_pub <- the examples whose GIVEN privacy bit says public (never recomputed from y: docs/theory/ppm.md#p2)
     2. (C̃_pub, Aff) <- A_ConstrHalf(S_pub)                         [oraclepriv.ppm.constr_half]
     3. G <- {ONES, AFF0} ∪ {1(x ∉ Aff ∩ h_1 ∩ .. ∩ h_j) : j <= d}    [oraclepriv.ppm.class_g]
     4. m(g) <- mistakes of g on ALL n examples, exactly               [oraclepriv.ppm.scoring]
@@ -17,7 +17,8 @@ is as good as the ERM halfspace (Lemma 4.5). The (non-private) ledger therefore 
 calls; ``selection_`` records the class sizes and the selected member instead (public: functions of
 the public points and of the released hypothesis).
 
-Options beyond the paper (notes §2.4, M3): ``private_label=0`` is the flipped convention
+Conventions the paper names but does not spell out (§3's label-determined model, §4's
+relaxation (ii); docs/theory/ppm.md#m3 and #case-11): ``private_label=0`` is the flipped convention
 (public <=> label 1: run on 1 - y, invert the predictions); ``label_determined=False`` is
 relaxation (ii) (public points may carry both labels; the code path is the same).
 """
@@ -51,7 +52,7 @@ __all__ = [
 
 REFERENCE = "Bassily, Moran, Nandi: Learning from Mixtures of Private and Public Populations, Alg. 2 (A_LearnHalf)"
 NEIGHBOURING = "replace one private record (x, y) by any (x', y'); public records and privacy bits fixed"
-#: refuse to score classes larger than this (d = 2, n_pub = 300 is ~4e9; see notes §4 "Feasible sizes")
+#: refuse to score classes larger than this (d = 2, n_pub = 300 is ~4e9; see docs/theory/ppm.md#feasible-sizes)
 DEFAULT_MAX_HYPOTHESES = 5 * 10**9
 
 
@@ -89,7 +90,7 @@ class LearnHalfResult:
 
 def _select_public(X: np.ndarray, public_mask: np.ndarray, max_public: int | None, rng: np.random.Generator) -> np.ndarray:
     """Indices of the public examples passed to Alg 1; optionally capped at ``max_public`` distinct
-    points, chosen uniformly at random (public-only and data-independent randomness: notes G10, P6)."""
+    points, chosen uniformly at random (public-only and data-independent randomness: docs/theory/ppm.md#g10, #p6)."""
     idx = np.flatnonzero(public_mask)
     if max_public is None or idx.size == 0:
         return idx
@@ -126,12 +127,12 @@ def a_learn_half(
         raise ValueError(
             f"|G| = {G.size:.3g} exceeds max_hypotheses={max_hypotheses:.3g} (d={X.shape[1]}, "
             f"{family.points.shape[0]} distinct public points, |C̃|={family.size}); the cost grows like "
-            "n_pub^(d^2). Cap the public sample with max_public=... (public-only, allowed by notes G10) "
+            "n_pub^(d^2). Cap the public sample with max_public=... (public-only; docs/theory/ppm.md#g10) "
             "or raise max_hypotheses"
         )
     t1 = time.perf_counter()
     scored = score_class(G, X, y)
-    hist = scored.histogram()  # private: never stored or released (notes P7)
+    hist = scored.histogram()  # private: never stored or released (docs/theory/ppm.md#p7)
     t2 = time.perf_counter()
     m_star, r = sample_from_histogram(hist, epsilon, rng)
     descriptor = scored.locate(m_star, r)
@@ -185,7 +186,7 @@ class PPMHalfspaces(PrivateEstimator):
     ``private_label`` (1: paper convention, label 1 = private; 0: flipped convention),
     ``label_determined`` (True: public examples must carry label 1 - private_label; False:
     relaxation (ii), public examples of both labels), ``support`` ("paper": W = subsets of 1..d
-    public points; "affine-basis": the notes §3.4 reduction), ``max_public`` (cap on distinct public
+    public points; "affine-basis": the reduction of docs/theory/ppm.md#affine-basis), ``max_public`` (cap on distinct public
     points, chosen at random: public-only), ``max_hypotheses``, ``tol``/``rank_tol`` (public,
     scale-relative tolerances), ``random_state``.
 

@@ -1,12 +1,13 @@
 """PublicCoverEM — the exponential mechanism over the labelings of the public points.
 
-The statistically strong, computationally inefficient baseline in the data model of seed 000
+The statistically strong, computationally inefficient baseline in the data model of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient
+Differentially Private Learning with Public Data"
 (private labelled records plus public unlabelled points): Wang, Lei, Fienberg, "Learning with
 Differential Privacy: Stability, Learnability and the Sufficiency and Necessity of ERM Principle"
-(JMLR 17, 2016; seed 003), Algorithm 1 with Examples 3 and 7 (the exponential mechanism over a
+(JMLR 17, 2016), Algorithm 1 with Examples 3 and 7 (the exponential mechanism over a
 finite cover built without private data), and Bassily, Mohri, Suresh, "Differentially Private
-Learning with Margin Guarantees" (NeurIPS 2022; seed 004), Algorithm 5 (the cover taken from the
-points themselves). Implementation notes: ``design/notes/seed003-004-em-margins.md`` §C.1.
+Learning with Margin Guarantees" (NeurIPS 2022), Algorithm 5 (the cover taken from the
+points themselves). The construction and its guarantees: ``docs/theory/public-cover-em.md``.
 
 1. C = one representative hypothesis for every labeling of the public points Z that the class
    realizes (:func:`oraclepriv.cover.public_cover`; uses Z only);
@@ -17,12 +18,12 @@ points themselves). Implementation notes: ``design/notes/seed003-004-em-margins.
 Privacy: pure eps-DP under replacement of one private record, for *any* cover computed from public
 data. Replacing one record changes every err(c) by at most Delta = 1 (``sensitivity="tight"``), so
 each weight moves by a factor in [e^{-eps/2}, e^{eps/2}] and so does the normaliser (McSherry and
-Talwar 2007). ``sensitivity="paper"`` uses Delta = 2, the 2/n convention of seed 003's Algorithm 1
+Talwar 2007). ``sensitivity="paper"`` uses Delta = 2, the 2/n convention of Wang, Lei, Fienberg's Algorithm 1 (docs/theory/public-cover-em.md#sensitivity)
 (valid, half the privacy loss, and half as accurate). The output law is explicit, so the audit is
 exact: :func:`oraclepriv.audit.exact.audit_exact_distribution` computes it on neighbouring datasets
 and reports the largest log-ratio (``oraclepriv audit public-cover``).
 
-Label-DP variant (``cover="private-features"``; seed 004's Algorithm 5 as stated there): the cover is
+Label-DP variant (``cover="private-features"``; Bassily, Mohri, Suresh's Algorithm 5, specialised to {0,1}-valued classes (docs/theory/public-cover-em.md#label-dp)): the cover is
 built from the private features themselves and only the labels are protected. Neighbouring is then
 "change one private label", a weaker notion than the record-level one of every other learner here
 (``privacy_["neighbouring"]`` says so); the exact audit passes it on label flips and shows that it
@@ -48,7 +49,7 @@ from oraclepriv.release import warn_privacy_leak
 
 __all__ = ["PublicCoverEM", "SENSITIVITIES", "COVERS", "LABEL_DP_NEIGHBOURING", "em_log_probabilities"]
 
-#: Delta of the mistake count under replacement of one record: "tight" 1, "paper" 2 (seed 003, Alg. 1)
+#: Delta of the mistake count under replacement of one record: "tight" 1, "paper" 2 (Wang, Lei, Fienberg, Alg. 1)
 SENSITIVITIES = {"tight": 1.0, "paper": 2.0}
 #: where the cover comes from: the public points (record-level DP) or the private features (label-DP)
 COVERS = ("public", "private-features")
@@ -68,7 +69,7 @@ class PublicCoverEM(PublicDataEstimator):
     Parameters:
 
     * ``epsilon`` — privacy parameter (> 0);
-    * ``hypothesis`` — "threshold", "stump" or "halfspace";
+    * ``hypothesis_class`` — "threshold", "stump" or "halfspace";
     * ``cover`` — "public" (default; eps-DP for replacing a record) or "private-features" (the cover
       of the private x's, eps-**label**-DP only; fit without ``X_public``);
     * ``sensitivity`` — "tight" (Delta = 1, default) or "paper" (Delta = 2);
@@ -86,8 +87,8 @@ class PublicCoverEM(PublicDataEstimator):
 
     algorithm = "public-cover-em"
     reference = (
-        "exponential mechanism over a public cover: Wang, Lei, Fienberg (JMLR 2016, seed 003) Algorithm 1 "
-        "with Examples 3 and 7; Bassily, Mohri, Suresh (NeurIPS 2022, seed 004) Algorithm 5"
+        "exponential mechanism over a public cover: Wang, Lei, Fienberg (JMLR 2016) Algorithm 1 "
+        "with Examples 3 and 7; Bassily, Mohri, Suresh (NeurIPS 2022) Algorithm 5"
     )
     supported_classes = ("threshold", "stump", "halfspace")
     diagnostic_names = PublicDataEstimator.diagnostic_names + ("errors",)
