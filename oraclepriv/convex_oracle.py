@@ -1,6 +1,7 @@
-"""The convex ERM oracle: the protocol seed 000's Algorithm 3 calls for its convex class.
+"""The convex ERM oracle: the protocol Algorithm 3 calls for its convex class.
 
-Algorithm 3 (Block et al., "Oracle-Efficient Differentially Private Learning with Public Data")
+Algorithm 3 (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning with
+Public Data"; docs/theory/block-et-al.md, section "Algorithm 3: Regularization")
 needs F convex, so its oracle solves convex problems over bounded linear predictors
 F = {x -> <w, x> : ||w||_inf <= 1} instead of weighted 0-1 problems. This module is to that
 oracle what :mod:`oraclepriv.oracle` is to the 0-1 oracle: learners call it, it loads the

@@ -6,7 +6,7 @@ Backends only *search*; the number an :class:`~oraclepriv.oracle.OracleResult` r
 ``objective`` always comes from :meth:`Hypothesis.loss`, evaluated in float64 on the
 original (signed) problem.
 
-Conventions (ARCHITECTURE.md):
+Conventions (docs/theory/conventions.md):
 
 * ``Threshold``: h(x) = 1 iff x >= theta, theta may be -inf (all ones) or +inf (all zeros).
 * ``Stump``:     h(x) = 1 iff sign * (x[feature] - theta) >= 0, sign in {+1, -1}.
@@ -169,7 +169,8 @@ class Halfspace(Hypothesis):
 
 @dataclass(frozen=True)
 class LinearPredictor(Hypothesis):
-    """f(x) = <w, x> (real-valued; seed 000 Alg. 3's convex class); ``predict`` is 1[f(x) >= 0]."""
+    """f(x) = <w, x> (real-valued; the convex class of Algorithm 3 of Block, Bun, Desai, Shetty, Wu,
+    "Oracle-Efficient Differentially Private Learning with Public Data"); ``predict`` is 1[f(x) >= 0]."""
 
     w: tuple[float, ...]
     hypothesis_class: ClassVar[str] = "linear"

@@ -69,7 +69,8 @@ def noisy_halfspace(rng: np.random.Generator, n: int, d: int, noise: float = 0.1
 
 
 def rrspm_signed(rng: np.random.Generator, n: int, d: int, m: int = 20, epsilon: float = 1.0) -> Generated:
-    """The first oracle call of RRSPM (seed 000, Alg. 4): n - m private points with unit weights
+    """The first oracle call of RRSPM (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially
+    Private Learning with Public Data", Alg. 4): n - m private points with unit weights
     and noisy-halfspace labels, plus m public points with uniform random labels and
     Laplace(scale 2m/epsilon) weights (negative about half the time)."""
     n_private = n - m
@@ -471,7 +472,8 @@ def export_mps(
 
 @dataclass(frozen=True)
 class LearningTaskSpec:
-    """A private/public pair for the learners of seed 000: n private points with labels from a
+    """A private/public pair for the learners of Block et al. (Algorithms 2-4): n private points with
+    labels from a
     noisy rule, m public points from the same marginal (sigma = 1), d features. ``l1_ball`` scales
     every point into the unit l1 ball (the input domain of Algorithm 3's bounded linear class)."""
 

@@ -1,25 +1,25 @@
 """What to do when an oracle call is not certified: robustification modes around any oracle.
 
 Background (Neel, Roth, Wu, "How to Use Heuristics for Differential Privacy", FOCS 2019; cited by
-seed 000, Section 2, as "[Neel et al. 2019, Theorem 8]"). The privacy proofs of RRSPM (seed 000,
-Alg. 4, Lemmas 18-21) and of Algorithms 1-3 assume a *perfect* oracle: every call returns an exact
+Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data",
+Section 2, as "[Neel et al. 2019, Theorem 8]"). The privacy proofs of RRSPM (Block et al., Alg. 4,
+Lemmas 18-21) and of Algorithms 1-3 assume a *perfect* oracle: every call returns an exact
 minimiser (ties broken arbitrarily). A real solver is at best *certifiable*: it returns an answer
-with a proof of optimality, or fails (time limit, numerical trouble). NRW19's full text was not
-reachable (``../shared/design/notes/robustification-neel-et-al.md`` §0), so the modes here are the
-ones whose guarantees the notes prove from first principles (§4), not a transcription of their
-Theorem 8. Every private learner picks one with ``on_uncertified``:
+with a proof of optimality, or fails (time limit, numerical trouble). The modes here do not rely on
+the statement of Neel, Roth and Wu's theorem: each one's guarantee is proved from first principles in
+docs/theory/robustification.md. Every private learner picks one with ``on_uncertified``:
 
 ``"raise"`` (default) — one shot, failure -> no output (the learner raises
     :class:`~oraclepriv.learners._base.UncertifiedOracleError`, i.e. outputs "bottom"). If on *every*
     dataset the whole run fails with probability at most gamma, the mechanism is
-    (eps, delta + (1 + e^eps) gamma)-DP (notes §4.1; :func:`conditional_privacy`). That gamma must
+    (eps, delta + (1 + e^eps) gamma)-DP (:func:`conditional_privacy`). That gamma must
     hold uniformly over datasets, adversarial ones included: it is an assumption about the solver,
     not something a run can certify. **Re-running with fresh noise after a failure is not private**
     (a solver that fails exactly when the answer would reveal the differing record makes the retried
     mechanism never output that answer on one neighbour; ``tests/test_robust.py`` shows an audit
     catching it).
 
-``"fallback"`` — exact fallback (notes §4.2, design (C)): an uncertified call is re-solved by an
+``"fallback"`` — exact fallback: an uncertified call is re-solved by an
     exact backend with no time limit (:class:`FallbackOracle`). Every answer the learner uses is then
     an exact minimiser, so the composite is a perfect oracle and the learner's privacy proof applies
     unchanged, for any failure pattern of the primary solver. Costs: running time on failure is
@@ -27,14 +27,15 @@ Theorem 8. Every private learner picks one with ``on_uncertified``:
     channel that differential privacy does not cover. The ledger records both calls (the fallback's
     ``step`` ends in ``"/fallback"``), so oracle-call counts stay honest.
 
-``"flag"`` — keep the uncertified answer and record ``privacy_["proof_applies"] = False``: for
+``"flag"`` — keep the uncertified answer and record ``diagnostics_["proof_applies"] = False``: for
     experiments with heuristics, not a privacy guarantee (an audit with a targeting heuristic shows
     the loss is unbounded).
 
 Why not "count failures with a noisy threshold": when each call contains the whole private dataset,
-no failure test makes the mechanism private against a heuristic that targets one record (notes
-§4.2, Lemma); the sound alternatives are the three above, or designs where the solver never sees the
-raw data (subsample-and-aggregate), which are different algorithms and are not implemented here.
+no failure test makes the mechanism private against a heuristic that targets one record
+(docs/theory/robustification.md, section "Why no failure test can fix a learner whose calls see all
+the data"); the sound alternatives are the three above, or designs where the solver never sees all of
+the data: subsample-and-aggregate, a different algorithm (:mod:`oraclepriv.learners.subsample`).
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def fallback_oracle(hypothesis_class: str, backend: str | None = None, time_limi
 
 
 def conditional_privacy(epsilon: float, delta: float, gamma: float) -> tuple[float, float]:
-    """(eps, delta') of the one-shot "fail -> no output" mechanism (notes §4.1).
+    """(eps, delta') of the one-shot "fail -> no output" mechanism (docs/theory/robustification.md).
 
     If the learner is (eps, delta)-DP with a perfect oracle and, on every dataset, the run fails
     with probability at most ``gamma``, then outputting "bottom" on failure is

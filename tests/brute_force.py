@@ -3,7 +3,7 @@
     min_h  sum_i w_i * 1[h(x_i) != y_i]      (w_i of any sign)
 
 These deliberately share no code with ``solvers/`` or ``oraclepriv/``: predictions are written
-out again from the class definitions in ARCHITECTURE.md, losses are summed with ``math.fsum``
+out again from the class definitions in docs/theory/conventions.md, losses are summed with ``math.fsum``
 (correctly rounded), and the search is the dumbest one that is obviously exhaustive. They are
 slow (polynomial with a high degree, or exponential for halfspaces) and meant for tiny inputs.
 

@@ -33,7 +33,8 @@ def run(cls, scenario, n_runs, seed=0, **params):
 
 
 def test_tight_construction_attains_epsilon_and_passes():
-    """§5.2 with m = 1: log P(M(D)=h*)/P(M(D')=h*) = eps exactly; the audit sees ~eps and no more."""
+    """The tight construction (docs/theory/audits.md) with m = 1: log P(M(D)=h*)/P(M(D')=h*) = eps
+    exactly; the audit sees ~eps and no more."""
     sc = tight_construction(1, EPS)
     res = run(RRSPM, sc, 4000)
     assert res.passed, res.to_dict()

@@ -1,9 +1,9 @@
 """Robustification modes (``on_uncertified``, :mod:`oraclepriv.robust`) against an adversarial solver.
 
-The solver is a *certifiable* heuristic that fails exactly where it hurts (Neel-Roth-Wu's targeting
-heuristic, robustification notes §4): on instances containing the record that differs between the
-neighbours. The exact fallback must make the learner behave exactly like the perfect-oracle
-learner; the "Las Vegas" retry and keeping flagged answers must be caught by the audit.
+The solver is a *certifiable* heuristic that fails exactly where it hurts (the targeting solver of
+docs/theory/robustification.md, after Neel, Roth, Wu, "How to Use Heuristics for Differential
+Privacy"): on instances containing the record that differs between the neighbours. The exact
+fallback must make the learner behave exactly like the perfect-oracle learner; the "Las Vegas" retry and keeping flagged answers must be caught by the audit.
 """
 
 from __future__ import annotations
@@ -86,8 +86,9 @@ def test_fallback_passes_the_audit():
 
 
 def test_retrying_with_fresh_noise_after_a_failure_is_caught():
-    """Notes §4.1: the solver fails on D' exactly when the answer would label Z (0, 0); retrying
-    until success means D' never releases that labeling, while D releases it often."""
+    """The solver fails on D' exactly when the answer would label Z (0, 0); retrying until success
+    means D' never releases that labeling, while D releases it often (docs/theory/robustification.md,
+    section "Why retry with fresh noise is not private")."""
     res = audit(RRSPMRetryOnFailure, WHEN_ALL_ZERO, "raise")
     assert not res.passed and res.eps_lower > 2, res.to_dict()
     assert audit(RRSPM, WHEN_ALL_ZERO, "fallback").passed  # the same solver, made safe

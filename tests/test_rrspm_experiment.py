@@ -1,6 +1,8 @@
-"""Tests of the RRSPM experiments (seed 000, Algorithm 4; notes §6 items 1, 3, 4): the quick run
-end to end, exactness of the population-error formulas, the optimum/interpolation helpers, and the
-U-shape in m together with a negative control (Laplace scale 2/eps instead of 2m/eps) that removes it.
+"""Tests of the RRSPM experiments (Algorithm 4 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient
+Differentially Private Learning with Public Data"; docs/theory/block-et-al.md, section "Experiment
+designs"): the quick run end to end, exactness of the population-error formulas, the
+optimum/interpolation helpers, and the U-shape in m together with a negative control (Laplace scale
+2/eps instead of 2m/eps) that removes it.
 The full run is ``run_rrspm_experiments("docs/figures/rrspm")`` (a few minutes; not in the default run).
 """
 

@@ -1,6 +1,8 @@
-"""Privacy audits (Block et al., seed 000; implementation notes §5): run whole learners many times
-on neighbouring private datasets with fixed public data and bound the privacy loss from below
-with Clopper–Pearson intervals. Negative controls in :mod:`oraclepriv.audit.controls`.
+"""Privacy audits (design and statistics: docs/theory/audits.md) of the learners of Block, Bun, Desai,
+Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data" and of the baselines:
+run whole learners many times on neighbouring private datasets with fixed public data and bound the
+privacy loss from below with Clopper–Pearson intervals. Negative controls in
+:mod:`oraclepriv.audit.controls`.
 """
 
 from oraclepriv.audit.runner import AuditResult, Neighbours, audit_learner, outcome_key

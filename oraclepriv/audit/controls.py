@@ -1,38 +1,46 @@
 """Negative controls: deliberately broken variants the audits must catch.
 
-Each is a minimal change to a correct component, mirroring a real implementation mistake
-(implementation notes §5.2, pitfalls P1, P2, P4):
+Each is a minimal change to a correct component, mirroring a real implementation mistake. The table of
+controls, the scenario that catches each and the pitfall of docs/theory/block-et-al.md it
+re-introduces: docs/theory/audits.md, section "Negative controls". The learners are those of Block,
+Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data", and the
+baselines.
 
-* :class:`RRSPMRateAsScale` — Laplace *rate* eps/(2m) passed as the scale (noise m^2-ish too small);
+* :class:`RRSPMRateAsScale` — Laplace *rate* eps/(2m) passed as the scale (noise m^2-ish too small;
+  docs/theory/block-et-al.md, pitfall P2);
 * :class:`RRSPMScaleTwoOverEps` — scale 2/eps instead of 2m/eps (the per-coordinate sensitivity
   bound forgetting the m coordinates; loss m*eps on the tight construction);
 * :class:`RRSPMGaussianVariance` — the Gaussian variant reading the printed N(0, C sqrt(m log(1/delta))/eps)
-  as a *variance* (std = its square root; notes P2/§2 say this is not DP);
-* :class:`RRSPMReturnsFhat` — releases the first oracle call's fhat instead of ftilde (pitfall P1);
+  as a *variance* (std = its square root, far too little noise; docs/theory/block-et-al.md, pitfall P2);
+* :class:`RRSPMReturnsFhat` — releases the first oracle call's fhat instead of ftilde
+  (docs/theory/block-et-al.md, pitfall P1);
 * :class:`RegularizationEtaNotScaled` — Algorithm 3 with the sum objective but eta NOT multiplied
-  by n, while gamma is calibrated with the averaged-form radius 2/sqrt(eta n) (pitfall P9);
+  by n, while gamma is calibrated with the averaged-form radius 2/sqrt(eta n)
+  (docs/theory/block-et-al.md, pitfall P9);
 * :class:`PerturbationWithoutNoise` — Algorithm 2 with gamma = 0 (Perturb's noise forgotten);
 * :class:`QuantileSplitBackend` — a non-exact "histogram/quantile split-finding" ERM heuristic (as in
   gradient-boosting libraries): only cuts at the training quantiles are tried. With
   ``claim_optimal=True`` it reports its own objective as the bound (a backend that wrongly claims
   exactness; :class:`ClaimingQuantileSplitBackend` has it on by default), so the protocol
-  certifies it and only the audit can catch it. Register either for a block with
-  :func:`oraclepriv.backends.registered_backend`.
+  certifies it and only the audit can catch it (docs/theory/block-et-al.md, pitfall P4). Register
+  either for a block with :func:`oraclepriv.backends.registered_backend`.
 
 * :class:`TargetingBackend` — a *certifiable* heuristic (exact, or honestly uncertified) that fails
   adversarially: on instances containing a target record, optionally only when the exact answer
-  would label given points a given way (Neel-Roth-Wu's targeting heuristic, robustification notes
-  §4.1-4.2). Used to test the ``on_uncertified`` modes of :mod:`oraclepriv.robust`;
+  would label given points a given way (the targeting solver of docs/theory/robustification.md,
+  after Neel, Roth, Wu, "How to Use Heuristics for Differential Privacy"). Used to test the
+  ``on_uncertified`` modes of :mod:`oraclepriv.robust`;
 * :class:`RRSPMRetryOnFailure` — BROKEN robustification: after an uncertified call, refit with fresh
-  noise ("Las Vegas" retry; notes §4.1 show it is not private);
+  noise ("Las Vegas" retry; docs/theory/robustification.md shows it is not private);
 * :class:`SubsampleAggregateSharedData` — BROKEN subsample-and-aggregate: every teacher trains on
   the whole private set (bootstrap-style "ensembles" do this) while the noise is still calibrated
   for one teacher's vote, rho = 1/k;
 * :class:`PublicCoverEMHalfSensitivity` — BROKEN exponential mechanism: weights exp(-eps * err), i.e.
   the mistake count's sensitivity taken as 1/2 (the factor 2 of McSherry-Talwar forgotten; loss up to 2 eps);
 * :class:`PublicCoverEMPrivateCover` — BROKEN cover: built from the public *and the private* points
-  (the label-DP cover of seed 004 Alg. 5 used under record-level neighbours): replacing a record
-  changes the candidate set itself.
+  (the label-DP cover of Bassily, Mohri, Suresh, "Differentially Private Learning with Margin
+  Guarantees", Alg. 5, used under record-level neighbours; docs/theory/public-cover-em.md): replacing
+  a record changes the candidate set itself.
 
 These exist for tests and audits only; nothing else imports them.
 """
@@ -142,7 +150,8 @@ class RRSPMReturnsFhat(RRSPM):
 
 
 class RegularizationEtaNotScaled(Regularization):
-    """BROKEN (P9): objective sum_i l + eta ||f||_m^2 with the per-sample eta, radius 2/sqrt(eta n)."""
+    """BROKEN (docs/theory/block-et-al.md, pitfall P9): objective sum_i l + eta ||f||_m^2 with the
+    per-sample eta, radius 2/sqrt(eta n)."""
 
     def regularized_erm(self, X, y, Z):
         result = self._oracle().regularized_erm(X, 2.0 * y - 1.0, Z, float(self.eta), caller=self.algorithm, step="regularized-erm")

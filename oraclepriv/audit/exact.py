@@ -1,5 +1,6 @@
 """Exact privacy audit of mechanisms whose output law is explicit (the exponential mechanism of
-:class:`~oraclepriv.learners.public_cover_em.PublicCoverEM`; notes seed003-004 §C.4).
+:class:`~oraclepriv.learners.public_cover_em.PublicCoverEM`; docs/theory/audits.md, section "Exact
+audits of explicit output laws").
 
 For a learner that reports the exact law of its output on a dataset (``output_log_probabilities``:
 one parameter row and one log-probability per possible output), the privacy loss between two

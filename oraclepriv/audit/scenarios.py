@@ -1,6 +1,9 @@
-"""Neighbouring-dataset constructions for auditing RRSPM (Block et al., seed 000, Algorithm 4).
+"""Neighbouring-dataset constructions for auditing RRSPM (Algorithm 4 of Block, Bun, Desai, Shetty, Wu,
+"Oracle-Efficient Differentially Private Learning with Public Data") and the other learners.
+Design and derivations: docs/theory/audits.md.
 
-* :func:`tight_construction` — implementation notes §5.2: a public set Z that the class shatters
+* :func:`tight_construction` — docs/theory/audits.md, section "The tight constructions": a public
+  set Z that the class shatters
   and a point x0 such that only one labeling h* of Z forces f(x0) = 1. With
   D = {(x0,0),(x0,0),(x0,1)} and D' = {(x0,0)}^3, g(h*) - g(h) is +1 under D and +3 under D' for
   every h != h*, and for ANY fixed Ytilde
@@ -17,7 +20,8 @@
   with the replaced record (catches noise that is far too small, e.g. Laplace scale eps/(2m)).
 * :func:`leak_scenario` — thresholds where fhat's cut *between* public points sits on either side
   of the private record depending on its label, while the labeling of Z does not change: a learner
-  returning fhat (pitfall P1) has an event of probability 0 under one neighbour.
+  returning fhat (docs/theory/block-et-al.md, pitfall P1) has an event of probability 0 under one
+  neighbour.
 * :func:`quantile_scenario` — the replaced record moves the median of the training points across
   a public point: exact ERM is indifferent, a histogram/quantile split-finding heuristic is not.
 * :func:`linear_flat_scenario` — Algorithm 3's bounded linear class with a maximal stability shift.
@@ -47,7 +51,8 @@ __all__ = [
 
 
 def tight_construction(m: int = 1, epsilon: float = 1.0, public_label: int = 0) -> Neighbours:
-    """The §5.2 construction with m public points (m = 1: thresholds; m = 2, 3: stumps)."""
+    """The tight construction (docs/theory/audits.md) with m public points (m = 1: thresholds;
+    m = 2, 3: stumps)."""
     if m == 1:
         Z = np.array([[0.0]])
         x0 = np.array([1.0])
@@ -68,7 +73,7 @@ def tight_construction(m: int = 1, epsilon: float = 1.0, public_label: int = 0) 
         X_public=Z,
         hypothesis_class=hypothesis,
         public_labels=np.full(m, public_label, dtype=np.int8),
-        notes="notes §5.2: log P(M(D)=h*)/P(M(D')=h*) = eps exactly, h* = all ones on Z",
+        notes="tight construction: log P(M(D)=h*)/P(M(D')=h*) = eps exactly, h* = all ones on Z",
         expected_log_ratio=float(epsilon),
         target_outcome=tuple([1] * m),
     )
@@ -160,7 +165,7 @@ def linear_flat_scenario(n: int = 200) -> Neighbours:
 
     Under D the summed absolute loss is flat on [-1, 1], so fbar = 0; under D' its slope is -1 and
     fbar = min(1, 1/(2 eta_sum)). The shift is as large as the strong convexity allows: it exposes
-    an eta scaled on the wrong (sum vs average) scale (pitfall P9). Z = {1}.
+    an eta scaled on the wrong (sum vs average) scale (docs/theory/block-et-al.md, pitfall P9). Z = {1}.
     """
     if n < 2 or n % 2:
         raise ValueError(f"n must be a positive even number; got {n!r}")

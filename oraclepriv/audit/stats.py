@@ -2,7 +2,9 @@
 
 A mechanism M is (eps, delta)-DP for neighbours D, D' iff for every event E
     P(M(D) in E) <= e^eps P(M(D') in E) + delta   (and with D, D' swapped)
-(Block et al., seed 000, Def. 1). From N runs on each side we get, for each event E, a one-sided
+(Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data",
+Def. 1; the audit design: docs/theory/audits.md). From N runs on each side we get, for each event E,
+a one-sided
 lower Clopper–Pearson bound on P(M(D) in E) and an upper bound on P(M(D') in E), hence
 
     eps_lower(E) = log( (p_lo(D, E) - delta) / p_hi(D', E) ),

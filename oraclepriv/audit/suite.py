@@ -216,7 +216,8 @@ def _em_cases() -> list[tuple[str, str, type, dict[str, Any], bool]]:
         ("control: sensitivity 1/2 (weights exp(-eps err))", "threshold", PublicCoverEMHalfSensitivity, {}, False),
         ("control: cover built from private points too", "halfspace", PublicCoverEMPrivateCover, {}, False),
         ("control: cover built from private points too", "stump", PublicCoverEMPrivateCover, {}, False),
-        # seed 004 Alg. 5: the cover of the private features protects labels only
+        # Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees", Alg. 5: the
+        # cover of the private features protects labels only (docs/theory/public-cover-em.md)
         ("PublicCoverEM, cover=private-features, label flips (label-DP)", "halfspace", PublicCoverEM, label_dp, True),
         ("PublicCoverEM, cover=private-features, records (not record-DP)", "halfspace", PublicCoverEM,
          {"cover": "private-features"}, False),

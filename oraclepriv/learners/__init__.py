@@ -1,5 +1,5 @@
 """Private learners of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private
-Learning with Public Data" (seed 000), one module per algorithm:
+Learning with Public Data" (docs/theory/block-et-al.md), one module per algorithm:
 
 * :mod:`~oraclepriv.learners.perturb` — Algorithm 1 (Perturb), the shared last step;
 * :mod:`~oraclepriv.learners.perturbation` — Algorithm 2 (Perturbation), J + 1 oracle calls;
@@ -7,16 +7,20 @@ Learning with Public Data" (seed 000), one module per algorithm:
 * :mod:`~oraclepriv.learners.rrspm` — Algorithm 4 (RRSPM), 2 oracle calls;
 * :mod:`~oraclepriv.learners.rspm` — Algorithm 5 (RSPM, Neel-Roth-Wu), 1 oracle call, on a grid domain;
 
-and, private for ANY oracle (design (B) of the robustification notes):
+and, private for ANY oracle (docs/theory/robustification.md, section
+"Subsample-and-aggregate: private for any oracle"):
 
 * :mod:`~oraclepriv.learners.subsample` — subsample-and-aggregate, Perturb as the aggregator;
 
-the exponential-mechanism baseline of Wang, Lei, Fienberg (seed 003, Alg. 1 with Ex. 3/7) and
-Bassily, Mohri, Suresh (seed 004, Alg. 5), no oracle call:
+the exponential-mechanism baseline of Wang, Lei, Fienberg, "Learning with Differential Privacy:
+Stability, Learnability and the Sufficiency and Necessity of ERM Principle" (Alg. 1 with Ex. 3/7) and
+Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees" (Alg. 5), no oracle
+call (docs/theory/public-cover-em.md):
 
 * :mod:`~oraclepriv.learners.public_cover_em` — PublicCoverEM, the EM over the labelings of the public points;
 
-and of Bassily, Moran, Nandi, "Learning from Mixtures of Private and Public Populations" (seed 002):
+and of Bassily, Moran, Nandi, "Learning from Mixtures of Private and Public Populations"
+(docs/theory/ppm.md):
 
 * :mod:`~oraclepriv.learners.ppm` — Algorithm 2 (A_LearnHalf, Helly-based PPM learner), no oracle call.
 

@@ -1,6 +1,7 @@
 """Reusable per-thread buffers for the private + public union a learner hands to the oracle.
 
-RRSPM (seed 000, Alg. 4) and Perturbation (Alg. 2) call the oracle on the rows of the private
+RRSPM and Perturbation (Algorithms 4 and 2 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient
+Differentially Private Learning with Public Data") call the oracle on the rows of the private
 data followed by the public points, with labels and weights to match. Building that union in
 fresh arrays every fit costs more than the copy itself: a fresh ~1 MB allocation comes from new
 pages, and on this 2-CPU VM their page faults were most of the learner's own time (measured with

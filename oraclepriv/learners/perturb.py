@@ -1,5 +1,5 @@
 """Perturb — Algorithm 1 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially
-Private Learning with Public Data" (seed 000).
+Private Learning with Public Data" (docs/theory/block-et-al.md, section "Algorithm 1: Perturb").
 
     Perturb(fbar, Q, gamma, Z):  zeta_i ~ Q i.i.d.,  t_i = fbar(Z_i) + gamma * zeta_i,
                                  output  argmin_{f in F}  sum_i (f(Z_i) - t_i)^2.
@@ -19,7 +19,7 @@ consistency problem of Algorithm 4's last step (weights -1 on points fbar labels
 
 Noise: Q = "gaussian" is N(0, 1) (std gamma after scaling); Q = "laplace" is Lap(1)
 (scale gamma after scaling) — the paper's Q = Lap(1) multiplied by gamma; never scale twice
-(notes §4.2).
+(docs/theory/block-et-al.md, pitfall P2).
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ def perturb(
 
 # ----------------------------------------------------------------------------------------------
 # Calibration of gamma: Perturb releases u = fbar(Z) + gamma * zeta (then post-processes it), so
-# gamma is set by the standard mechanisms on u (notes §4.2), from a stability radius rho with
+# gamma is set by the standard mechanisms on u (docs/theory/block-et-al.md, section "Calibrating
+# gamma"), from a stability radius rho with
 # ||fbar_D - fbar_D'||_m <= rho, i.e. ||u-shift||_2 <= sqrt(m) rho and ||u-shift||_1 <= m rho.
 # ----------------------------------------------------------------------------------------------
 
@@ -152,8 +153,9 @@ def calibrate_gamma(noise: str, rho: float, m: int, epsilon: float, delta: float
     """gamma for Perturb's release of u = fbar(Z) + gamma * zeta, given the stability radius rho.
 
     Gaussian (zeta ~ N(0,1)): analytic Gaussian mechanism with l2-sensitivity sqrt(m) * rho.
-    Laplace (zeta ~ Lap(1)): gamma = m rho / eps (l1-sensitivity <= m rho, "standard", derived in
-    notes §4.2) or the paper's Lemma 3/9 condition gamma = m^{3/2} rho / eps ("paper", looser).
+    Laplace (zeta ~ Lap(1)): gamma = m rho / eps (l1-sensitivity <= m rho, "standard", our derivation in
+    docs/theory/block-et-al.md, section "Calibrating gamma") or the paper's Lemma 3/9 condition
+    gamma = m^{3/2} rho / eps ("paper", looser).
     """
     if noise == "gaussian":
         return gaussian_mechanism_sigma(float(np.sqrt(m) * rho), float(epsilon), float(delta))

@@ -1,29 +1,33 @@
 """Perturbation — Algorithm 2 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially
-Private Learning with Public Data" (seed 000), Theorem 2 / Theorem 6 (App. B.6). (eps, delta)-DP
-only (pitfall P12); J + 1 oracle calls.
+Private Learning with Public Data", Theorem 2 / Theorem 6 (App. B.6). (eps, delta)-DP only
+(docs/theory/block-et-al.md, pitfall P12); J + 1 oracle calls. The algorithm as implemented:
+docs/theory/block-et-al.md, section "Algorithm 2: Perturbation".
 
 For j = 1..J (fresh xi^(j) ~ N(0, I_m) each time):
     f_j = argmin_f  sum_{private} l(f(X_i), Y_i) + eta_sum * omega^(j)(f),
-    omega^(j)(f) = m^{-1/2} sum_i xi^(j)_i f(Z_i)                              (eq. (2) of 000)
+    omega^(j)(f) = m^{-1/2} sum_i xi^(j)_i f(Z_i)                              (eq. (2) of the paper)
 then fbar = (1/J) sum_j f_j on Z and ftilde = Perturb(fbar, N(0,1), gamma, Z) (Algorithm 1).
 
 Implementation for the {0,1}-valued classes of the oracle protocol, in the +-1 encoding
-f_pm = 2 f - 1 (so ||f||_m = 1 for every f and the anti-concentration constant kappa = 1,
-pitfall P11), with l(v, y) = |v - y| / 2, i.e. the 0-1 loss (lambda = 1/2):
+f_pm = 2 f - 1 (so ||f||_m = 1 for every f and the anti-concentration constant kappa = 1;
+docs/theory/block-et-al.md, pitfall P11), with l(v, y) = |v - y| / 2, i.e. the 0-1 loss
+(lambda = 1/2):
 * private points: label Y_i, weight 1;
 * public points: c_i f_pm(Z_i) with c_i = eta_sum xi_i / sqrt(m) equals, up to a constant,
   2 c_i 1[f(Z_i) != 0]: label 0, signed weight 2 c_i (the protocol reduces signs exactly).
-Each of the J calls must be an exact argmin (the GP-argmin stability argument, P4): uncertified
-answers raise by default.
+Each of the J calls must be an exact argmin (the GP-argmin stability argument of Lemma 1;
+docs/theory/block-et-al.md, pitfall P4): uncertified answers raise by default. (With the default
+rho = 2 the sensitivity bound holds for any answers, so there the gate is conservative.)
 
-Scale of eta (pitfall P9): the box sums the loss, the theorems choose eta on the per-sample
-(average) scale. ``eta`` here is PER-SAMPLE; the oracle objective uses eta_sum = n * eta, which
-is the same mechanism as (1/n) sum l + eta * omega.
+Scale of eta (docs/theory/block-et-al.md, pitfall P9): the box sums the loss, the theorems choose
+eta on the per-sample (average) scale. ``eta`` here is PER-SAMPLE; the oracle objective uses
+eta_sum = n * eta, which is the same mechanism as (1/n) sum l + eta * omega.
 
-Calibration of gamma (notes §4.2): Perturb releases u = fbar(Z) + gamma zeta, so gamma is the
-analytic-Gaussian-mechanism std for l2-sensitivity sqrt(m) * rho, where rho bounds
+Calibration of gamma (docs/theory/block-et-al.md, section "Calibrating gamma"): Perturb releases
+u = fbar(Z) + gamma zeta, so gamma is the analytic-Gaussian-mechanism std for l2-sensitivity
+sqrt(m) * rho, where rho bounds
 ||fbar_D - fbar_D'||_m (+-1 scale). Lemma 1 gives such a bound only w.p. 1 - delta_stab, with
-constants the OCR does not show (notes §4.4); so:
+constants the paper does not give in usable form; so:
 * ``rho=None`` (default): rho = 2, the trivial bound for +-1 functions. Unconditional
   (eps, delta)-DP — rigorous, but the noise then swamps fbar (honest, not useful for accuracy);
 * ``rho`` given, with ``rho_delta`` its failure probability (e.g. from :func:`lemma1_rho`): the
@@ -48,7 +52,8 @@ __all__ = ["Perturbation", "lemma1_rho", "perturbation_parameters"]
 
 
 def lemma1_rho(n: int, eta: float, J: int, d: int, rho_delta: float, *, c_rho: float = 1.0) -> float:
-    """Stability radius from our reading of Lemma 1 (notes §4.4, [R-med]; constants NOT in the paper).
+    """Stability radius from our reading of Lemma 1 (docs/theory/block-et-al.md, section "Algorithm 2:
+    Perturbation"; the constant c_rho is ours, NOT the paper's).
 
     ||fbar - fbar'||_m^2 <= c_rho (E sup omega / (eta_sum kappa^2 / tau))^{1/3} + sqrt(log(1/rho_delta)/J)
     with tau = 2 (one replaced record changes the summed 0-1 loss by <= 1 per hypothesis, twice),
@@ -71,7 +76,8 @@ def perturbation_parameters(
     c_m: float = 1.0,
     c_J: float = 1.0,
 ) -> dict[str, Any]:
-    """Theorem 6 choices (notes §4.4, [R-med] except J [R-low]); Theta-tilde constants exposed.
+    """Theorem 6 choices (docs/theory/block-et-al.md, section "Algorithm 2: Perturbation"); Theta-tilde
+    constants exposed.
 
     eta = c_eta alpha / sqrt(d) (per-sample scale), m = c_m lam^2 max(d, ln(1/beta)) / (sigma^2 alpha^2),
     J = c_J d ln(1/beta) / alpha^2 (only the first, legible term of Theorem 6's max), and the

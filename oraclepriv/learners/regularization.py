@@ -25,8 +25,8 @@ Stability (Lemma 2, sum form): ||fbar_D - fbar_D'||_m <= 2 / sqrt(eta_sum) (the 
 moves the answer by <= sqrt(g / eta_sum) in ||.||_m (strong convexity), so we calibrate with
 rho = 2/sqrt(eta_sum) + 2 sqrt(opt_tol/eta_sum) and refuse answers whose gap exceeds opt_tol
 (our derivation, docs/theory/block-et-al.md, section "Algorithm 3: Regularization"). eta is
-PER-SAMPLE (Theorem 7's eta = Theta(alpha)); eta_sum = n * eta (docs/theory/block-et-al.md,
-pitfall P9).
+PER-SAMPLE (Theorem 7's eta = Theta(alpha)); eta_sum = n * eta
+(docs/theory/block-et-al.md, pitfall P9).
 gamma: analytic Gaussian mechanism with l2-sensitivity sqrt(m) rho, or Laplace gamma = m rho / eps
 ("standard", l1-sensitivity <= m rho) / m^{3/2} rho / eps ("paper", Lemma 11).
 """

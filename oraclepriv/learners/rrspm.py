@@ -1,9 +1,10 @@
 """RRSPM — Algorithm 4 (Rounded Report Separator Perturbed Minimum) of Block, Bun, Desai, Shetty,
-Wu, "Oracle-Efficient Differentially Private Learning with Public Data" (seed 000), Section 5 and
-App. C.2 (Theorem 4 / Theorem 8 for privacy, Theorem 10 for accuracy).
+Wu, "Oracle-Efficient Differentially Private Learning with Public Data", Section 5 and App. C.2
+(Theorem 4 / Theorem 8 for privacy, Theorem 10 for accuracy). The algorithm as implemented, the
+privacy proof and the pitfalls: docs/theory/block-et-al.md.
 
     1. Ytilde_i ~ Uni{0,1} on the m public points Z (or given: privacy holds for any fixed
-       Ytilde, notes P17);
+       Ytilde: docs/theory/block-et-al.md, pitfall P17);
     2. xi_i ~ Lap(scale 2m/eps)  (density prop. to exp(-|x| eps / (2m)); numpy
        ``rng.laplace(0, 2*m/eps)``; Lemma 19's "|t - t'| <= 2 => ratio <= e^{eps/m}" pins the scale);
     3. fhat = ERM over  sum_{private} 1[f(X_i) != Y_i] + sum_{public} xi_i 1[f(Z_i) != Ytilde_i]
@@ -12,14 +13,15 @@ App. C.2 (Theorem 4 / Theorem 8 for privacy, Theorem 10 for accuracy).
     4. output ftilde = Perturb(fhat, gamma = 0, Z): a FRESH oracle call ("perturb") that sees only
        {(Z_i, fhat(Z_i))} (Algorithm 1 with gamma = 0, see ``perturb.py``). fhat itself is never
        returned, stored or used to warm-start anything: off Z it depends on the private data in
-       ways no lemma controls (notes §3.1, pitfall P1).
+       ways no lemma controls (docs/theory/block-et-al.md, pitfall P1).
 
 Exactly 2 oracle calls. Privacy: pure eps-DP for every n, m, Z and Ytilde (Theorem 8), with
 respect to replacing one private record, public data fixed.
 
 Gaussian variant (Theorem 4, second half): the paper prints xi_i ~ N(0, C sqrt(m log(1/delta))/eps)
-with an unspecified constant C and gives no proof (pitfall P7). We use instead a *derived, safe*
-calibration, labelled as such in ``privacy_``: with the Lemma 18 coupling xi -> xi + 2 v_h
+with an unspecified constant C and gives no proof (docs/theory/block-et-al.md, pitfall P7). We use
+instead a *derived, safe* calibration, labelled as such in ``privacy_`` (derivation:
+docs/theory/rrspm-gaussian-calibration.md): with the Lemma 18 coupling xi -> xi + 2 v_h
 (v_h in {-1,+1}^m), the privacy loss at xi is 2<xi, v_h>/s^2 + 2m/s^2; a union bound over the
 N <= |F|_Z| output labelings gives max_h <xi, v_h> <= s sqrt(m) sqrt(2 ln(N/delta)) except with
 probability delta, so the mechanism is (eps, delta)-DP once
@@ -27,8 +29,10 @@ probability delta, so the mechanism is (eps, delta)-DP once
     A/s + 2m/s^2 <= eps,   A = 2 sqrt(m) sqrt(2 ln(N/delta)),
 
 i.e. s = 4m / (sqrt(A^2 + 8 m eps) - A). N is bounded by m+1 (thresholds), 2k(m+1) (stumps on k
-features) or Sauer's lemma with VC dimension k+1 (halfspaces in R^k), each capped at 2^m. This is
-the notes' s ~ 2 sqrt(m)(sqrt(2 d log(em/d)) + sqrt(2 ln(1/delta)))/eps made exact.
+features) or Sauer's lemma with VC dimension k+1 (halfspaces in R^k), each capped at 2^m. With
+ln N <= d ln(em/d) (VC dimension d) this is
+s ~ 2 sqrt(m)(sqrt(2 d ln(em/d)) + sqrt(2 ln(1/delta)))/eps: the paper's sqrt(m log(1/delta))/eps
+shape plus a union-bound term in d.
 """
 
 from __future__ import annotations
@@ -67,7 +71,8 @@ def log_projection_bound(hypothesis_class: str, m: int, n_features: int) -> floa
 
 
 def gaussian_noise_std(epsilon: float, delta: float, m: int, log_n_outputs: float) -> float:
-    """Safe std s of the Gaussian public weights (derived calibration, module docstring / notes P7).
+    """Safe std s of the Gaussian public weights (derived calibration:
+    docs/theory/rrspm-gaussian-calibration.md).
 
     Smallest s with  A/s + 2m/s^2 <= epsilon,  A = 2 sqrt(m) sqrt(2 (ln N + ln(1/delta))).
     """
@@ -90,11 +95,13 @@ def rrspm_parameters(
     c_m: float = 1.0,
     c_n: float = 1.0,
 ) -> dict[str, Any]:
-    """Public/private sample sizes for RRSPM from the theorems; constants exposed (notes §4.1).
+    """Public/private sample sizes for RRSPM from the theorems; constants exposed
+    (docs/theory/block-et-al.md, section "Parameter rates").
 
-    rate="paper": m = c_m (d + ln(1/beta)) / (alpha^2 sigma^2)          (Theorem 10 / Lemma 22, [R-high]).
+    rate="paper": m = c_m (d + ln(1/beta)) / (alpha^2 sigma^2)          (Theorem 10 / Lemma 22).
     rate="epsilon-net": m = c_m (d ln(1/(alpha sigma)) + ln(1/beta)) / (alpha sigma)
-                        (derived in the notes: the projection step is realizable; NOT in the paper).
+                        (our derivation, NOT in the paper: the projection step is realizable,
+                        so an epsilon-net bound replaces Lemma 22's agnostic one).
     n_required = c_n m^2 ln(m/beta) / (alpha epsilon)   (Lemma 23: the noise term m^2 log(m/beta)/(eps n) <= alpha).
     The paper leaves c_m and c_n unspecified (O(.)); 1.0 is our default, not the paper's.
     """
@@ -152,8 +159,9 @@ class RRSPM(PrivateLearner):
     """
 
     algorithm = "RRSPM"
-    #: fit(..., public_labels=Ytilde) fixes the random public labels (audits, notes P17)
-    accepts_public_labels = True
+    #: fit(..., public_labels=Ytilde) fixes the random public labels (audits;
+    #: docs/theory/block-et-al.md, pitfall P17)
+    accepts_public_labels: ClassVar[bool] = True
     diagnostic_names = PrivateLearner.diagnostic_names + ("projection_agreement",)
     reference = "Block et al. (seed 000), Algorithm 4 (RRSPM); privacy: Theorem 8 (Lemmas 18-21)"
 
