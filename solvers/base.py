@@ -4,7 +4,8 @@ A backend *searches*. It receives a :class:`ReducedProblem` — the signed probl
 label-flip reduction done once in the protocol layer (``oraclepriv.oracle``), so every weight
 is >= 0 — and returns a :class:`BackendAnswer`: a hypothesis plus what the backend can prove
 about the optimum of the *reduced* problem (``bound``). The protocol layer re-scores the
-hypothesis itself, converts the bound back to the signed problem and decides ``certified``.
+hypothesis itself, converts the bound back to the signed problem and decides ``certified``
+(``docs/theory/cover-cut-model.md``, section 4, for the MIP backends).
 """
 
 from __future__ import annotations
@@ -28,16 +29,48 @@ STATUSES = ("optimal", "time_limit", "infeasible", "error")
 
 
 class UnsupportedProblemError(ValueError):
-    """The backend cannot solve this (class, dimension) combination."""
+    """The backend cannot solve this (class, dimension) combination.
+
+    Raised by :meth:`Backend.check` before any search, e.g. for ``enumerate`` with d > 3.
+    """
 
 
 class SolverNotInstalledError(ImportError):
-    """The backend's solver package is not importable in this environment."""
+    """The backend's solver package is not importable in this environment.
+
+    The message names the package to install and the version the backend is tested with.
+    """
 
 
 @dataclass(frozen=True)
 class ReducedProblem:
-    """min_h sum_i w_i 1[h(x_i) != y_i] with w_i >= 0 (the protocol did the sign reduction)."""
+    """One oracle problem after the sign reduction: min_h sum_i w_i 1[h(x_i) != y_i] with every w_i >= 0.
+
+    The protocol (``oraclepriv.oracle``) flips the label of every point with a negative weight and
+    takes the weight's absolute value; the signed loss is then a constant plus this reduced loss for
+    every hypothesis, so a backend never handles signs.
+
+    Parameters
+    ----------
+    hypothesis_class : str
+        ``"threshold"``, ``"stump"`` or ``"halfspace"``.
+    X : numpy.ndarray of shape (n, d), float64
+        The points, finite.
+    y : numpy.ndarray of shape (n,), int8
+        The reduced labels, in {0, 1}.
+    w : numpy.ndarray of shape (n,), float64
+        The reduced weights, all >= 0.
+
+    Attributes
+    ----------
+    n, d : int
+        Number of points and dimension.
+
+    References
+    ----------
+    .. [1] A. Block, M. Bun, R. Desai, A. Shetty, S. Wu, "Oracle-Efficient Differentially Private
+       Learning with Public Data" (the weighted ERM oracle, Def. 4).
+    """
 
     hypothesis_class: str
     X: np.ndarray  # (n, d) float64, finite
@@ -55,7 +88,22 @@ class ReducedProblem:
 
 @dataclass
 class BackendAnswer:
-    """What a backend found and what it proved, on the reduced (w >= 0) problem."""
+    """What a backend found and what it proved, on the reduced (w >= 0) problem.
+
+    Parameters
+    ----------
+    hypothesis : oraclepriv.hypotheses.Hypothesis
+        The best hypothesis found. The protocol re-scores it; a backend's own loss figure is never used.
+    bound : float
+        A proved lower bound on the optimum of the reduced problem, or ``-inf`` if nothing is proved.
+        Proved over the whole class unless the backend declares a :meth:`Backend.restriction`.
+    status : str, default "optimal"
+        ``"optimal"``, ``"time_limit"``, ``"infeasible"`` or ``"error"``; anything else raises ValueError.
+    nodes : int or None, default None
+        Search nodes, where the method has them.
+    details : dict, default {}
+        Backend-specific diagnostics (solver status, model sizes, timings), passed through to the result.
+    """
 
     hypothesis: Hypothesis
     bound: float  # proved lower bound on the reduced optimum (-inf if nothing is proved)
@@ -69,10 +117,66 @@ class BackendAnswer:
 
 
 class Backend(ABC):
-    """Base class: capability flags + ``solve``.
+    """Base class of every oracle backend: capability flags and ``solve``.
 
-    ``options`` lists the keyword options ``make_oracle`` may pass to this backend (beyond the
-    common ``time_limit``); anything else is rejected by name at construction.
+    A backend only searches: :meth:`solve` receives a :class:`ReducedProblem` and returns a
+    :class:`BackendAnswer`. Re-scoring, the conversion of the bound to the signed problem and the
+    decision ``certified`` are the protocol's (``oraclepriv.oracle``). Backends are registered by
+    name in ``oraclepriv.backends`` (the design follows CVXPY's solver interface: capability flags
+    and ``is_installed``).
+
+    Parameters
+    ----------
+    time_limit : float or None, default None
+        Seconds for one ``solve`` call; None for no limit. Backends whose search is exhaustive and
+        fast (``sweep``, ``enumerate``) ignore it.
+    **options
+        Backend-specific options, listed in :attr:`options`; any other name raises ValueError.
+
+    Attributes
+    ----------
+    name : str
+        The registered name.
+    classes : frozenset of str
+        The hypothesis classes the backend solves.
+    options : frozenset of str
+        The keyword options ``make_oracle`` may pass (beyond ``time_limit``).
+    certificate : str
+        One sentence: what ``certified`` means for an answer of this backend.
+    requires : tuple of str
+        Top-level packages its solver needs (checked by :meth:`is_installed`).
+    time_limit : float or None
+        The time limit given.
+    config : dict
+        The options given.
+
+    References
+    ----------
+    .. [1] A. Block, M. Bun, R. Desai, A. Shetty, S. Wu, "Oracle-Efficient Differentially Private
+       Learning with Public Data" (the weighted ERM oracle, Def. 4).
+    .. [2] S. Diamond, S. Boyd, "CVXPY: A Python-embedded modeling language for convex
+       optimization", JMLR 17(83), 2016 (its solver interface is the model for the registry).
+
+    Examples
+    --------
+    A backend that always predicts 1 and proves only the trivial bound 0 (reduced weights are
+    >= 0). The protocol re-scores its hypothesis on the signed problem and shifts the bound by the
+    reduction's offset (here -1, from the negative weight); predicting 1 everywhere is optimal here,
+    and the answer is certified:
+
+    >>> import math
+    >>> from oraclepriv import make_oracle
+    >>> from oraclepriv.hypotheses import Threshold
+    >>> from oraclepriv.solvers.base import Backend, BackendAnswer
+    >>> class AlwaysOne(Backend):
+    ...     name = "always-one"
+    ...     classes = frozenset({"threshold"})
+    ...     certificate = "bound 0: a reduced loss is never negative"
+    ...     def solve(self, problem):
+    ...         return BackendAnswer(Threshold(-math.inf), bound=0.0)
+    >>> res = make_oracle("threshold", backend=AlwaysOne).solve([[0.0], [1.0]], [0, 1], [-1.0, 1.0])
+    >>> res.objective, res.bound, res.certified
+    (-1.0, -1.0, True)
     """
 
     name: ClassVar[str] = ""

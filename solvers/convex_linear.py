@@ -1,7 +1,9 @@
 """``convex-linear``: exact, certified convex ERM for bounded linear predictors.
 
-The convex class of seed 000's Algorithm 3 (Block et al., Theorem 3 / 7): F = {x -> <w, x> :
-||w||_inf <= 1} on inputs with ||x||_1 <= 1, loss l(v, y) = |v - y| / 2 with y in {-1, +1}.
+The convex class of Algorithm 3, the regularization learner, of Block, Bun, Desai, Shetty, Wu,
+"Oracle-Efficient Differentially Private Learning with Public Data" (Theorems 3 and 7):
+F = {x -> <w, x> : ||w||_inf <= 1} on inputs with ||x||_1 <= 1, loss l(v, y) = |v - y| / 2 with
+y in {-1, +1}.
 Two problems, both behind :mod:`oraclepriv.convex_oracle`:
 
 * regularized ERM, a convex QP in (w, t):  min 1/2 sum t_i + eta_sum w' S w,  t_i >= |<w,X_i> - y_i|,
@@ -67,8 +69,32 @@ def _highs_qp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> np
 
 
 class ConvexLinearBackend:
-    """Exact, certified solver for the bounded linear class (module docstring). Search only: the
-    protocol layer (``oraclepriv.convex_oracle``) builds the result and records the call."""
+    """Exact, certified solver for the bounded linear class (module docstring).
+
+    Search only: the protocol layer (``oraclepriv.convex_oracle``) builds the result and records
+    the call. Not a registered 0-1 backend: it solves the convex problems of the regularization
+    and Perturb learners.
+
+    Parameters
+    ----------
+    opt_tol : float, default 1e-6
+        A regularized-ERM answer is ``certified`` when its gap to the Lagrangian lower bound is at
+        most ``opt_tol`` (the learner folds it into its stability radius).
+
+    Attributes
+    ----------
+    backend : str
+        The name recorded in the results.
+
+    References
+    ----------
+    .. [1] A. Block, M. Bun, R. Desai, A. Shetty, S. Wu, "Oracle-Efficient Differentially Private
+       Learning with Public Data" (Algorithm 3; Theorems 3 and 7).
+    .. [2] D. Kraft, "A software package for sequential quadratic programming", DFVLR-FB 88-28,
+       1988 (SLSQP, via scipy.optimize.minimize).
+    .. [3] P. B. Stark, R. L. Parker, "Bounded-variable least-squares: an algorithm and
+       applications", Computational Statistics 10, 1995 (BVLS, via scipy.optimize.lsq_linear).
+    """
 
     backend = "scipy-slsqp+highs-dual"
 

@@ -34,6 +34,9 @@ Separation of fractional points (``scip-bc``): :meth:`Separator.min_cost_core` s
 Farkas system with an objective min sum_i c_i lambda_i (c = the LP point, Pfetsch 2008); its
 optimal vertex is a minimal non-separable set of cheap points, a *proposal* that becomes a cut
 only after :meth:`Separator.verify`.
+
+The cover model these cuts belong to, and why a verified core gives a cut valid for the whole
+class: ``docs/theory/cover-cut-model.md``.
 """
 
 from __future__ import annotations
@@ -189,7 +192,7 @@ class Separator:
         if self._h_cost is None:
             self._h_cost = self._new_lp()
             # between the LPs of one separation call only the costs change, so the last basis stays
-            # primal feasible: primal simplex (measured: half the iterations and time of dual)
+            # primal feasible: primal simplex (about half the iterations of dual; docs/solvers/scip-bc.md)
             self._h_cost.setOptionValue("simplex_strategy", 4)
         h = self._h_cost
         upper = np.where(keep, math.inf, 0.0)

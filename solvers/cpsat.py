@@ -304,11 +304,38 @@ class _HalfspaceModel:
 
 
 class CpSatBackend(Backend):
-    """CP-SAT oracle for thresholds, stumps and halfspaces (module docstring).
+    """CP-SAT oracle for thresholds, stumps and halfspaces, on integer models only.
 
-    Options: ``time_limit`` (seconds), ``threads`` (CP-SAT workers; default: CP-SAT's own),
-    ``random_seed``, ``output_flag`` (search log), ``halfspace_model`` ("auto" | "exact" |
-    "discretized"), ``resolution_bits`` (discretized model, 1..20, default 8).
+    Thresholds and stumps: the exact staircase model. Halfspaces: the exact integer model on data
+    on a dyadic grid, else a discretized heuristic whose only proved bound is the conflict bound.
+    Non-lattice weights are rounded to integers with the rounding error subtracted from the bound
+    (module docstring).
+
+    Parameters
+    ----------
+    time_limit : float or None, default None
+        Seconds for the whole call; None for no limit.
+    threads : int or None, default None
+        CP-SAT workers (``num_workers``; None: CP-SAT's default).
+    random_seed : int or None, default None
+        CP-SAT's ``random_seed``, in [0, 2^31 - 1].
+    output_flag : bool, default False
+        Print CP-SAT's search log.
+    halfspace_model : {"auto", "exact", "discretized"}, default "auto"
+        ``"exact"`` needs dyadic-grid data (else UnsupportedProblemError); ``"auto"`` uses it when
+        the data allow and ``"discretized"`` otherwise.
+    resolution_bits : int, default 8
+        Discretized model: coordinates rounded to integers in [-2^p, 2^p], p in [1, 20].
+
+    Attributes
+    ----------
+    threads, random_seed, output_flag, halfspace_model, resolution_bits
+        The validated options.
+
+    References
+    ----------
+    .. [1] L. Perron, F. Didier, "CP-SAT", OR-Tools, Google, https://developers.google.com/optimization
+    .. [2] J. Hadamard's determinant bound, for the coefficient bound K of the exact model.
     """
 
     name = "cpsat"

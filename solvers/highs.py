@@ -33,7 +33,8 @@ The known HiGHS trap ("optimal" big-M solutions that violate rows at default tol
 issues #1721 and #3034) cannot produce a false certificate here: the hypothesis is rebuilt from
 (w, b) (never from the z values) and the protocol re-scores it; a violation shows as
 objective > bound, i.e. uncertified. The solver's feasibility tolerance is also tightened so the
-margin dominates it (``HalfspaceMarginMilp.feasibility_tolerance``).
+margin dominates it (``HalfspaceMarginMilp.feasibility_tolerance``). The models and their
+certificates: ``docs/theory/cover-cut-model.md``.
 """
 
 from __future__ import annotations
@@ -152,8 +153,37 @@ class HighsModel:
 
 
 class HighsBackend(MipBackend):
-    """HiGHS MIP oracle for thresholds, stumps and halfspaces (see the module docstring and
-    :class:`~oraclepriv.solvers.mipbackend.MipBackend` for options and what ``certified`` means)."""
+    """HiGHS MIP oracle for thresholds, stumps and halfspaces.
+
+    The models and the search/certification flow of
+    :class:`~oraclepriv.solvers.mipbackend.MipBackend`, solved by HiGHS through highspy, with
+    persistent models re-solved after a change of costs (module docstring).
+
+    Parameters
+    ----------
+    time_limit : float or None, default None
+        Seconds for the whole call; None for no limit.
+    certify, method, gamma, warm_start, threads, random_seed, output_flag
+        As in :class:`~oraclepriv.solvers.mipbackend.MipBackend`; ``threads`` and ``random_seed``
+        set the HiGHS options of the same names.
+
+    References
+    ----------
+    .. [1] Q. Huangfu, J. A. J. Hall, "Parallelizing the dual revised simplex method", Math. Prog.
+       Comp. 10, 2018 (HiGHS); documentation: https://ergo-code.github.io/HiGHS/
+    .. [2] ``docs/theory/cover-cut-model.md`` (what the bound proves for halfspaces).
+
+    Examples
+    --------
+    XOR with weights 1, 2, 3, 4: the cheapest mistake is the point of weight 1.
+
+    >>> import numpy as np
+    >>> from oraclepriv import make_oracle
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> res = make_oracle("halfspace", backend="highs").solve(X, [0, 1, 1, 0], [1.0, 2.0, 3.0, 4.0])
+    >>> res.certified, res.objective, res.details["method_used"]
+    (True, 1.0, 'cuts')
+    """
 
     name = "highs"
     requires = ("highspy",)

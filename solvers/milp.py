@@ -36,6 +36,10 @@ Both models merge exact duplicates: identical (x, y) points become one group wit
 identical x with opposite labels give two groups, the row ``z_a + z_b >= 1`` and the constant
 lower bound ``sum min(W_a, W_b)`` (:meth:`PointGroups.conflict_bound`).
 
+The halfspace models, the cover model of :class:`HalfspaceHittingSet`, and what the dual bound of
+each proves (over all halfspaces, or over a restricted class only) are derived in
+``docs/theory/cover-cut-model.md``.
+
 Stumps and thresholds (:class:`StumpMilp`): per (feature j, sign s) a block with a selector
 binary a_js (sum a_js = 1) and a monotone 0/1 staircase t_js,r over the sorted distinct values
 of column j (nondecreasing for s = +1, nonincreasing for s = -1, t <= a). The prediction at

@@ -1,4 +1,4 @@
-"""The solver-independent driver shared by the MIP backends (``highs``, ``scip``).
+"""The solver-independent driver shared by the MIP backends (``highs``, ``scip``, ``pyomo``).
 
 A concrete backend supplies one thing: a *model adapter* built from a
 :class:`~oraclepriv.solvers.milp.MilpArrays` with ``set_costs(cost)`` and
@@ -13,10 +13,11 @@ This module does the rest, identically for every solver:
 * the two certification modes for halfspaces (``certify``):
 
   - ``method="auto"`` picks ``"cuts"`` when the weights lie on a power-of-two lattice (e.g. unit
-    weights) and ``"bigm"`` otherwise (real signed weights, as RRSPM's first call has): measured,
-    cuts loses badly on the latter (n=60, d=4, Laplace weights: cuts not certified in 60 s, bigm
-    27 s), but bigm's relaxation is not tight on degenerate data (collinear points), where it stays
-    honestly uncertified; so the default stays "cuts" (exact on all data).
+    weights) and ``"bigm"`` otherwise (real signed weights, as RRSPM's first call has), where the
+    re-solved master needs many rounds and the relaxation is faster (figures in
+    ``docs/solvers/scip-bc.md``). The default stays ``"cuts"``, exact on all data: bigm's
+    relaxation is not tight on degenerate data (collinear points), where it stays honestly
+    uncertified.
   - ``"margin-free"`` with ``method="cuts"`` (the default): combinatorial Benders / implicit
     hitting set (Codato & Fischetti, Oper. Res. 2006; Pfetsch, SIAM J. Optim. 2008). The
     master :class:`~oraclepriv.solvers.milp.HalfspaceHittingSet` ("misclassify at least one point of every
@@ -45,6 +46,9 @@ This module does the rest, identically for every solver:
   tolerances): hypotheses are rebuilt from (w, b) or from an LP over the solution's labeling,
   never from z values, and the protocol re-scores them, so a violated row can only show up as
   objective > bound (uncertified), never as a false certificate.
+
+The models, why a core cut is valid for every halfspace, and how the bound becomes a certificate:
+``docs/theory/cover-cut-model.md``.
 """
 
 from __future__ import annotations
@@ -124,15 +128,55 @@ def _check_int_option(backend: str, name: str, value: Any, minimum: int) -> int 
 
 
 class MipBackend(Backend):
-    """Exact weighted 0-1 ERM by MIP for thresholds, stumps and halfspaces (module docstring).
+    """Exact weighted 0-1 ERM by mixed-integer programming for thresholds, stumps and halfspaces.
 
-    Options: ``time_limit`` (seconds, whole call), ``certify`` ("margin-free" | "margin"),
-    ``method`` (halfspaces with certify="margin-free": "cuts" = combinatorial Benders on
-    exactly verified cores, the default; "bigm" = the margin-free big-M relaxation; "auto": cuts
-    for lattice weights, bigm otherwise),
-    ``gamma`` (margin on [-1,1]-scaled data, default 1e-3), ``warm_start`` (halfspaces: start
-    from the best of the constants, the best stump and the least-squares direction; default
-    True), ``threads``, ``random_seed``, ``output_flag`` (solver log; default False).
+    The solver-independent part of the ``highs``, ``scip`` and ``pyomo`` backends (module
+    docstring); a subclass provides :meth:`new_model`. Thresholds and stumps use the exact staircase
+    model (:class:`~oraclepriv.solvers.milp.StumpMilp`); halfspaces one of the models selected by
+    ``certify`` and ``method``.
+
+    Parameters
+    ----------
+    time_limit : float or None, default None
+        Seconds for the whole call; None for no limit.
+    certify : {"margin-free", "margin"}, default "margin-free"
+        Halfspaces: ``"margin-free"`` proves the bound over all halfspaces; ``"margin"`` solves only
+        the gamma-margin model, whose bound holds over a restricted class (:meth:`restriction`), so
+        its answers are never ``certified``.
+    method : {"cuts", "bigm", "auto"}, default "cuts"
+        Halfspaces with ``certify="margin-free"``: ``"cuts"``, the hitting-set master over exactly
+        verified cores (combinatorial Benders); ``"bigm"``, the margin-free big-M relaxation with
+        ``||w||_1 = 1``; ``"auto"``, cuts for weights on a power-of-two lattice and bigm otherwise.
+    gamma : float, default 1e-3
+        The margin of the gamma-margin model on [-1, 1]-scaled data, in [1e-6, 0.5].
+    warm_start : bool, default True
+        Halfspaces: start from the best of the constants, the best stump and the least-squares
+        direction.
+    threads : int or None, default None
+        Solver threads (None: the solver's default).
+    random_seed : int or None, default None
+        Solver random seed (None: the solver's default).
+    output_flag : bool, default False
+        Print the solver's log.
+
+    Attributes
+    ----------
+    certify, method, gamma, warm_start, threads, random_seed, output_flag
+        The validated options.
+    certificate : str
+        What ``certified`` means for the chosen ``certify``/``method``.
+
+    See Also
+    --------
+    oraclepriv.solvers.scip_bc.ScipBcBackend : the cuts inside one SCIP branch-and-cut tree.
+
+    References
+    ----------
+    .. [1] G. Codato, M. Fischetti, "Combinatorial Benders' cuts for mixed-integer linear
+       programming", Oper. Res. 54(4), 2006.
+    .. [2] M. E. Pfetsch, "Branch-and-cut for the maximum feasible subsystem problem", SIAM J.
+       Optim. 19(1), 2008.
+    .. [3] ``docs/theory/cover-cut-model.md`` (the models and their certificates).
     """
 
     classes = frozenset({"threshold", "stump", "halfspace"})

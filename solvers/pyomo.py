@@ -368,9 +368,33 @@ class PyomoModel:
 
 
 class PyomoBackend(MipBackend):
-    """Pyomo MIP oracle for thresholds, stumps and halfspaces (module docstring). Extra option:
-    ``solver`` (a Pyomo solver name, default "highs"); the others as in
-    :class:`~oraclepriv.solvers.mipbackend.MipBackend`."""
+    """Pyomo MIP oracle for thresholds, stumps and halfspaces, on any MIP solver Pyomo drives.
+
+    The models and the search/certification flow of
+    :class:`~oraclepriv.solvers.mipbackend.MipBackend`, stated as a Pyomo ``ConcreteModel`` with
+    mutable cost parameters (module docstring).
+
+    Parameters
+    ----------
+    time_limit : float or None, default None
+        Seconds for the whole call; None for no limit.
+    solver : str, default "highs"
+        A Pyomo solver name (new ``pyomo.contrib.solver`` interfaces or legacy plugins). An unknown
+        name raises ValueError; a known solver that is not available raises SolverNotInstalledError.
+    certify, method, gamma, warm_start, threads, random_seed, output_flag
+        As in :class:`~oraclepriv.solvers.mipbackend.MipBackend`.
+
+    Attributes
+    ----------
+    solver_name : str
+        The validated ``solver``.
+
+    References
+    ----------
+    .. [1] M. L. Bynum, G. A. Hackebeil, W. E. Hart, C. D. Laird, B. L. Nicholson, J. D. Siirola,
+       J.-P. Watson, D. L. Woodruff, "Pyomo — Optimization Modeling in Python", 3rd ed., Springer,
+       2021; documentation: https://pyomo.readthedocs.io
+    """
 
     name = "pyomo"
     requires = ("pyomo",)

@@ -140,8 +140,26 @@ class ScipModel:
 
 
 class ScipBackend(MipBackend):
-    """SCIP (via OR-Tools) MIP oracle for thresholds, stumps and halfspaces; options and the
-    meaning of ``certified`` as in :class:`~oraclepriv.solvers.mipbackend.MipBackend`."""
+    """SCIP MIP oracle (through OR-Tools' MPSolver) for thresholds, stumps and halfspaces.
+
+    The models and the search/certification flow of
+    :class:`~oraclepriv.solvers.mipbackend.MipBackend`; only the solver adapter
+    (:class:`ScipModel`) differs from ``highs``.
+
+    Parameters
+    ----------
+    time_limit : float or None, default None
+        Seconds for the whole call; None for no limit.
+    certify, method, gamma, warm_start, threads, random_seed, output_flag
+        As in :class:`~oraclepriv.solvers.mipbackend.MipBackend`; ``random_seed`` sets SCIP's
+        ``randomization/randomseedshift``.
+
+    References
+    ----------
+    .. [1] The SCIP Optimization Suite, https://www.scipopt.org; OR-Tools MPSolver,
+       https://developers.google.com/optimization
+    .. [2] ``docs/theory/cover-cut-model.md`` (what the bound proves for halfspaces).
+    """
 
     name = "scip"
     requires = ("ortools",)

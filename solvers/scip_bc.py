@@ -117,8 +117,9 @@ class ScipBcBackend(Backend):
        Optim. 19(1), 2008.
     .. [3] G. Codato, M. Fischetti, "Combinatorial Benders' cuts for mixed-integer linear
        programming", Oper. Res. 54(4), 2006.
-    .. [4] PySCIPOpt, constraint handlers: https://pyscipopt.readthedocs.io/ ; SCIP parameters:
-       https://www.scipopt.org/doc/html/PARAMETERS.php
+    .. [4] S. Maher, M. Miltenberger, J. P. Pedroso, D. Rehfeldt, R. Schwarz, F. Serrano,
+       "PySCIPOpt: Mathematical Programming in Python with the SCIP Optimization Suite", ICMS 2016;
+       SCIP documentation (constraint handlers, parameters): https://www.scipopt.org
 
     Examples
     --------

@@ -79,7 +79,29 @@ def best_stump(X: np.ndarray, y: np.ndarray, w: np.ndarray, signs: tuple[int, ..
 
 
 class SweepBackend(Backend):
-    """Exact sort-and-sweep oracle for thresholds and stumps."""
+    """Exact sort-and-sweep oracle for thresholds and stumps.
+
+    Evaluates every labeling the class induces on the training points with prefix sums (module
+    docstring), so the bound is the optimum itself.
+
+    Parameters
+    ----------
+    time_limit : float or None, default None
+        Accepted for the common interface and ignored: the sweep takes O(d n log n) time.
+
+    References
+    ----------
+    .. [1] A. Block, M. Bun, R. Desai, A. Shetty, S. Wu, "Oracle-Efficient Differentially Private
+       Learning with Public Data" (the weighted ERM oracle, Def. 4).
+
+    Examples
+    --------
+    >>> from oraclepriv import make_oracle
+    >>> X = [[0.0, 5.0], [1.0, 3.0], [2.0, 1.0], [3.0, 0.0]]
+    >>> res = make_oracle("stump", backend="sweep").solve(X, [0, 0, 1, 1])
+    >>> res.hypothesis, res.objective, res.certified
+    (Stump(feature=0, threshold=1.5, sign=1), 0.0, True)
+    """
 
     name = "sweep"
     classes = frozenset({"threshold", "stump"})
