@@ -7,6 +7,7 @@ call recorded), the hypothesis classes, and â€” in :mod:`oraclepriv.learners` â€
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold, hypothesis_from_dict
 from oraclepriv.ledger import Ledger
 from oraclepriv.oracle import Oracle, OracleResult, make_oracle
+from oraclepriv.public_data import PublicData
 
 __version__ = "0.1.0"
 
@@ -16,6 +17,7 @@ __all__ = [
     "Ledger",
     "Oracle",
     "OracleResult",
+    "PublicData",
     "Stump",
     "Threshold",
     "hypothesis_from_dict",

@@ -38,7 +38,7 @@ __all__ = ["check_grid", "check_identification_set", "grid_members", "identifica
 GRID_CLASSES = ("threshold", "stump")
 
 
-def check_grid(grid: Sequence[Sequence[float]], hypothesis_class: str) -> list[np.ndarray]:
+def check_grid(grid: Sequence[Sequence[float]] | Sequence[np.ndarray], hypothesis_class: str) -> list[np.ndarray]:
     """The grid as sorted, distinct, finite value arrays (one per feature); errors name the problem."""
     if hypothesis_class not in GRID_CLASSES:
         raise ValueError(f"identification sets are provided for {list(GRID_CLASSES)} on a grid; got hypothesis_class={hypothesis_class!r}")
@@ -66,7 +66,7 @@ def grid_members(grid: Sequence[np.ndarray], hypothesis_class: str) -> list[Hypo
     return members
 
 
-def identification_set(hypothesis_class: str, grid: Sequence[Sequence[float]]) -> np.ndarray:
+def identification_set(hypothesis_class: str, grid: Sequence[Sequence[float]] | Sequence[np.ndarray]) -> np.ndarray:
     """The identification set of the module docstring, as points (rows) of the grid."""
     values = check_grid(grid, hypothesis_class)
     if hypothesis_class == "threshold":
@@ -81,7 +81,7 @@ def identification_set(hypothesis_class: str, grid: Sequence[Sequence[float]]) -
     return np.vstack(points)
 
 
-def check_identification_set(points: np.ndarray, hypothesis_class: str, grid: Sequence[Sequence[float]]) -> None:
+def check_identification_set(points: np.ndarray, hypothesis_class: str, grid: Sequence[Sequence[float]] | Sequence[np.ndarray]) -> None:
     """Raise ValueError unless ``points`` (on the grid) tell every two functions of the class apart."""
     values = check_grid(grid, hypothesis_class)
     U = np.asarray(points, dtype=np.float64)

@@ -173,21 +173,26 @@ class Oracle:
         self.time_limit = time_limit
         self.options = dict(options)
         self._backends: dict[str, Backend] = {}
+        name: str | None
         if isinstance(backend, Backend):  # a configured instance: used as it is
             if options or time_limit is not None:
                 raise ValueError(f"backend {backend.name!r} is an instance, already configured; pass no options or time_limit")
-            self._backends[backend.name] = backend
-            backend = backend.name
+            name = backend.name
+            self._backends[name] = backend
         elif isinstance(backend, type):
             if not issubclass(backend, Backend):
                 raise ValueError(f"backend must be a name, a Backend subclass or instance; got {backend!r}")
-            self._backends[backend.name] = backend(time_limit=time_limit, **options)
-            backend = backend.name
+            backend_cls: type[Backend] = backend
+            name = backend_cls.name
+            self._backends[name] = backend_cls(time_limit=time_limit, **options)
         elif backend is not None and backend not in available_backends():
             raise ValueError(f"unknown backend {backend!r}; available backends: {available_backends()}")
-        self.backend = backend
-        if backend is not None:  # fail fast on bad options / missing solver
-            self._backend_instance(backend)
+        else:
+            name = backend
+        #: the backend's registered name, or None (chosen per problem among the installed exact backends)
+        self.backend: str | None = name
+        if name is not None:  # fail fast on bad options / missing solver
+            self._backend_instance(name)
 
     def __repr__(self) -> str:
         return f"Oracle({self.hypothesis_class!r}, backend={self.backend!r}, time_limit={self.time_limit})"

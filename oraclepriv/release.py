@@ -122,30 +122,30 @@ class Diagnostics(Mapping[str, Any]):
 
     algorithm: str
     ledger: Ledger
-    values: dict[str, Any] = field(default_factory=dict)
+    entries: dict[str, Any] = field(default_factory=dict)
 
     NOTICE: ClassVar[str] = "NON-PRIVATE diagnostics: depend on the private data; no privacy proof covers them"
 
     def __getitem__(self, name: str) -> Any:
-        if name not in self.values:
+        if name not in self.entries:
             raise KeyError(
-                f"diagnostic {name!r} was not recorded by this {self.algorithm} fit; recorded: {sorted(self.values)}"
+                f"diagnostic {name!r} was not recorded by this {self.algorithm} fit; recorded: {sorted(self.entries)}"
             )
-        return self.values[name]
+        return self.entries[name]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
+        return iter(self.entries)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.entries)
 
     def __repr__(self) -> str:
-        return f"Diagnostics({self.algorithm}: {sorted(self.values)}, {len(self.ledger)} oracle calls; NON-PRIVATE)"
+        return f"Diagnostics({self.algorithm}: {sorted(self.entries)}, {len(self.ledger)} oracle calls; NON-PRIVATE)"
 
     def to_dict(self, names: list[str] | None = None) -> dict[str, Any]:
         """JSON-friendly: the notice, the ledger rows and the named values (all of them by default)."""
         if names is None:
-            names = list(self.values)
+            names = list(self.entries)
         chosen = {name: self[name] for name in names}
         return jsonable({"notice": self.NOTICE, "oracle_calls": [dict(r) for r in self.ledger.records], **chosen})
 
@@ -159,6 +159,9 @@ class ReleaseMixin:
 
     #: names of the diagnostics a fit of this learner records (besides its ledger)
     diagnostic_names: ClassVar[tuple[str, ...]] = ()
+    #: set by ``fit``
+    release_: Release
+    _diagnostics: Diagnostics
 
     def _check_fitted(self) -> None:
         """Raise :class:`NotFittedError` before a fit (learners override it to name their fit signature)."""

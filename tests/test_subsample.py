@@ -1,4 +1,4 @@
-"""SubsampleAggregate (design (B) of the robustification notes): privacy that does not depend on the oracle.
+"""SubsampleAggregate (docs/theory/robustification.md, "Subsample-and-aggregate"): privacy that does not depend on the oracle.
 
 What is tested:
 * the proof's structural facts: disjoint blocks covering every record, one oracle call per teacher on
@@ -210,7 +210,7 @@ def test_bad_data_is_named():
     X_nan[3, 1] = np.nan
     with pytest.raises(ValueError, match="X_private"):
         SubsampleAggregate(hypothesis_class="stump").fit(X_nan, y, X_public=Z)
-    with pytest.raises(TypeError, match="unexpected keyword"):
+    with pytest.raises(TypeError, match="takes no public_labels"):
         SubsampleAggregate(hypothesis_class="stump").fit(X, y, X_public=Z, public_labels=np.zeros(len(Z)))
 
 

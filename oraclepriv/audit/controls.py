@@ -257,12 +257,12 @@ def targeting_backend(target_x, target_label: int, when_points=None, when_labels
 class RRSPMRetryOnFailure(RRSPM):
     """BROKEN: on an uncertified private call, draw fresh noise and run again (up to 20 times)."""
 
-    def _fit(self, X, y, Z, rng, **fit_params):
+    def _fit(self, X, y, Z, rng, public_labels=None):
         from oraclepriv.learners._base import UncertifiedOracleError
 
         for _ in range(20):
             try:
-                return super()._fit(X, y, Z, rng, **fit_params)
+                return super()._fit(X, y, Z, rng, public_labels)
             except UncertifiedOracleError:
                 continue  # the rng has advanced: fresh Ytilde and xi
         raise UncertifiedOracleError("RRSPMRetryOnFailure: 20 failures in a row")

@@ -36,11 +36,12 @@ from sklearn.utils.validation import check_array, validate_data
 
 from oraclepriv.ledger import Ledger
 from oraclepriv.near_ties import numerical_delta
-from oraclepriv.oracle import HYPOTHESIS_CLASSES, Oracle, OracleResult, make_oracle
+from oraclepriv.oracle import HYPOTHESIS_CLASSES, OracleResult, make_oracle
 from oraclepriv.release import COVERAGE, Diagnostics, NotFittedError, Release, ReleaseMixin, warn_privacy_leak
-from oraclepriv.robust import ON_UNCERTIFIED_MODES, FallbackOracle, describe_mode, fallback_oracle
+from oraclepriv.robust import ON_UNCERTIFIED_MODES, describe_mode, fallback_oracle
+from oraclepriv.protocols import ERMOracle
 from oraclepriv.public_data import public_points
-from oraclepriv.validation import as_features, check_delta, check_positive, encode_binary_labels
+from oraclepriv.validation import check_delta, check_positive, encode_binary_labels
 
 __all__ = [
     "NEIGHBOURING",
@@ -230,6 +231,9 @@ class PublicDataEstimator(PrivateEstimator, ABC):
     private sample's; :mod:`oraclepriv.public_data` explains the slicing hazard this avoids).
     """
 
+    #: does ``fit`` take ``public_labels`` (the proof holds for any fixed labels of the public points)?
+    accepts_public_labels: ClassVar[bool] = False
+
     def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self._check_constructor_params()
         X = self._validate_features(X_private, "X_private", reset=True)
@@ -239,12 +243,16 @@ class PublicDataEstimator(PrivateEstimator, ABC):
         return X, y, Z
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, **fit_params: Any) -> "PrivateEstimator":
+    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> "PublicDataEstimator":
         """Fit on private labelled data and public unlabelled points ``X_public``; returns self.
 
         ``X_public`` is a :class:`~oraclepriv.public_data.PublicData` (never sliced by scikit-learn's
         cross-validation) or a plain array with a different number of rows than ``X_private``.
+        ``public_labels`` fixes the random labels of the public points, for the learners whose proof
+        holds for any fixed labels (``accepts_public_labels``: RRSPM, RSPM; audits use it).
         """
+        if public_labels is not None and not self.accepts_public_labels:
+            raise TypeError(f"{type(self).__name__}.fit takes no public_labels (it draws no public labels)")
         X, y, Z = self._validate_common(X_private, y_private, X_public)
         self._before_fit()
         rng = make_rng(self.random_state)
@@ -252,7 +260,7 @@ class PublicDataEstimator(PrivateEstimator, ABC):
         self._privacy: dict[str, Any] = {}
         self._diagnostic_values: dict[str, Any] = {}
         with Ledger() as ledger:
-            hypothesis = self._fit(X, y, Z, rng, **fit_params)
+            hypothesis = self._fit(X, y, Z, rng, public_labels)
         self.hypothesis_ = hypothesis
         self.n_private_ = X.shape[0]
         self.n_public_ = Z.shape[0]
@@ -268,8 +276,10 @@ class PublicDataEstimator(PrivateEstimator, ABC):
         """Checks that need validated data but run before any work (the oracle mixin's backend scope)."""
 
     @abstractmethod
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
-        """The algorithm: return the released hypothesis; fill ``self._privacy`` and ``self._diagnostic_values``."""
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
+             public_labels: Any = None) -> Any:
+        """The algorithm: return the released hypothesis; fill ``self._privacy`` and ``self._diagnostic_values``.
+        ``public_labels`` is None unless the learner ``accepts_public_labels``."""
 
 
 class OracleMixin:
@@ -353,7 +363,7 @@ class OracleMixin:
             raise ValueError("pass time_limit as the learner's time_limit parameter, not in backend_options")
         return dict(options)
 
-    def _oracle(self) -> Oracle | FallbackOracle:
+    def _oracle(self) -> ERMOracle:
         if self.on_uncertified == "fallback":
             return fallback_oracle(self.hypothesis_class, self.backend, self.time_limit, **self._backend_options())
         options: dict[str, Any] = self._backend_options()

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Iterator
+from typing import Any, Iterator, Literal
 
 import numpy as np
 
@@ -35,7 +35,7 @@ __all__ = ["union"]
 _local = threading.local()
 
 
-def _buffer(name: str, shape: tuple[int, ...], dtype, order: str) -> np.ndarray:
+def _buffer(name: str, shape: tuple[int, ...], dtype: Any, order: Literal["C", "F"]) -> np.ndarray:
     """This thread's buffer ``name``, reallocated only when shape, dtype or order change."""
     held = getattr(_local, "buffers", None)
     if held is None:
@@ -59,7 +59,7 @@ def union(X: np.ndarray, Z: np.ndarray, y: np.ndarray, public_labels: np.ndarray
     sweep's columns need no copy; a C-ordered vstack of Fortran data is a transposing copy).
     """
     n, m = X.shape[0], Z.shape[0]
-    order = "F" if X.flags.f_contiguous and not X.flags.c_contiguous else "C"
+    order: Literal["C", "F"] = "F" if X.flags.f_contiguous and not X.flags.c_contiguous else "C"
     busy = getattr(_local, "busy", False)
     if busy:  # nested use in this thread: never hand out a buffer that is in use
         rows = np.empty((n + m, X.shape[1]), dtype=np.float64, order=order)

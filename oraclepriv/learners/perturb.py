@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from oraclepriv.oracle import Oracle, OracleResult
+from oraclepriv.oracle import OracleResult
+from oraclepriv.protocols import ERMOracle
 from oraclepriv.validation import as_features
 
 __all__ = [
@@ -85,7 +86,7 @@ class PerturbOutput:
 
 
 def perturb(
-    oracle: Oracle,
+    oracle: ERMOracle,
     X_public: np.ndarray,
     center: np.ndarray,
     gamma: float,

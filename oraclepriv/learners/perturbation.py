@@ -112,7 +112,8 @@ class Perturbation(PrivateLearner):
     """
 
     algorithm = "Perturbation"
-    reference = "Block et al. (seed 000), Algorithm 2 (Perturbation) + Algorithm 1 (Perturb); Theorems 2 and 6"
+    reference = ("Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 2 (Perturbation) + Algorithm 1 (Perturb); "
+                 "Theorems 2 and 6")
 
     def __init__(
         self,
@@ -161,7 +162,7 @@ class Perturbation(PrivateLearner):
         if isinstance(self.J, bool) or int(self.J) != self.J or self.J < 1:
             raise ValueError(f"J must be a positive integer; got {self.J!r}")
         if self.delta_ == 0:
-            raise ValueError("Algorithm 2 is (eps, delta)-DP only (pitfall P12): delta must be > 0; got 0.0")
+            raise ValueError("Algorithm 2 is (eps, delta)-DP only (docs/theory/block-et-al.md, pitfall P12): delta must be > 0; got 0.0")
         rho_delta = check_delta(self.rho_delta, "rho_delta")
         if self.rho is None:
             if rho_delta != 0:
@@ -193,7 +194,8 @@ class Perturbation(PrivateLearner):
     def _gamma(self, rho: float, m: int, mech_delta: float) -> float:
         return calibrate_gamma("gaussian", rho, m, self.epsilon_, mech_delta)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator) -> Any:
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
+             public_labels: Any = None) -> Any:
         eta, J, rho, rho_delta = self._check_params(X.shape[0])
         if self.m is not None:
             if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1 or self.m > Z.shape[0]:

@@ -159,9 +159,8 @@ class PublicCoverEM(PublicDataEstimator):
         """Step 3's unnormalised log-weights, -eps err / (2 Delta)."""
         return -self.epsilon_ * errors / (2.0 * self._delta_count)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
-        if fit_params:
-            raise TypeError(f"PublicCoverEM.fit got unexpected keyword arguments {sorted(fit_params)}")
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
+             public_labels: Any = None) -> Any:
         self._delta_count = self._sensitivity()
         cover = self._candidates(X, y, self._public_points(Z, rng))
         errors = cover.errors(X, y)
@@ -204,9 +203,9 @@ class PublicCoverEM(PublicDataEstimator):
                     "comes from the private features")
         return f"pure {self.epsilon_:g}-DP for any cover built from the public points (no oracle call)"
 
-    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, **fit_params: Any) -> "PublicCoverEM":
+    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> "PublicCoverEM":
         """Fit on private records and public points (``cover="private-features"``: no public points); returns self."""
-        super().fit(X_private, y_private, X_public, **fit_params)
+        super().fit(X_private, y_private, X_public, public_labels=public_labels)
         if self.cover == "private-features":
             self.n_public_ = 0
         return self

@@ -107,7 +107,8 @@ class Regularization(PrivateLearner):
     """
 
     algorithm = "Regularization"
-    reference = "Block et al. (seed 000), Algorithm 3 (Regularization) + Algorithm 1 (Perturb); Theorems 3 and 7"
+    reference = ("Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 3 (Regularization) + Algorithm 1 (Perturb); "
+                 "Theorems 3 and 7")
     supported_classes = (CLASS_NAME,)
 
     def __init__(
@@ -179,7 +180,8 @@ class Regularization(PrivateLearner):
     def _gamma(self, rho: float, m: int) -> float:
         return calibrate_gamma(self.noise, rho, m, self.epsilon_, self.delta_, laplace_factor=self.laplace_factor)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator) -> Any:
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
+             public_labels: Any = None) -> Any:
         check_positive(self.eta, "eta")
         check_positive(self.opt_tol, "opt_tol")
         if self.backend not in (None, "scipy"):

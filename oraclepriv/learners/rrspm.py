@@ -38,7 +38,7 @@ shape plus a union-bound term in d.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from oraclepriv.learners._base import PrivateLearner, check_epsilon
 from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import perturb
 from oraclepriv.near_ties import gaussian_near_tie_probability, laplace_near_tie_probability
-from oraclepriv.oracle import Oracle
+from oraclepriv.protocols import ERMOracle
 from oraclepriv.validation import as_labels, check_delta, check_positive
 
 __all__ = ["RRSPM", "gaussian_noise_std", "log_projection_bound", "noisy_private_erm", "rrspm_parameters"]
@@ -163,7 +163,7 @@ class RRSPM(PrivateLearner):
     #: docs/theory/block-et-al.md, pitfall P17)
     accepts_public_labels: ClassVar[bool] = True
     diagnostic_names = PrivateLearner.diagnostic_names + ("projection_agreement",)
-    reference = "Block et al. (seed 000), Algorithm 4 (RRSPM); privacy: Theorem 8 (Lemmas 18-21)"
+    reference = "Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 4 (RRSPM); privacy: Theorem 8 (Lemmas 18-21)"
 
     def __init__(
         self,
@@ -223,7 +223,7 @@ class RRSPM(PrivateLearner):
         family, scale = self.noise_law(m, n_features)
         return rng.laplace(0.0, scale, m) if family == "laplace" else rng.normal(0.0, scale, m)
 
-    def _release(self, oracle: Oracle, Z: np.ndarray, projection: np.ndarray, rng: np.random.Generator, *,
+    def _release(self, oracle: ERMOracle, Z: np.ndarray, projection: np.ndarray, rng: np.random.Generator, *,
                  fhat: Any, X: np.ndarray, y: np.ndarray) -> Any:
         """Algorithm 1 with gamma = 0: a fresh call on {(Z_i, fhat(Z_i))} only.
 
@@ -236,7 +236,8 @@ class RRSPM(PrivateLearner):
         return out.hypothesis
 
     # -- the algorithm ------------------------------------------------------------------------
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, *, public_labels: Any = None) -> Any:
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
+             public_labels: Any = None) -> Any:
         if self.noise not in NOISES:
             raise ValueError(f"noise must be one of {list(NOISES)}; got {self.noise!r}")
         if self.noise == "laplace" and self.delta_ != 0:
@@ -251,7 +252,7 @@ class RRSPM(PrivateLearner):
             Z = Z[: int(self.m)]
         m = Z.shape[0]
         if public_labels is None:
-            ytilde = rng.integers(0, 2, size=m).astype(np.int8)
+            ytilde = np.asarray(rng.integers(0, 2, size=m), dtype=np.int8)
         else:
             ytilde = as_labels(public_labels, m, "public_labels")
         xi = self._public_weights(rng, m, X.shape[1])

@@ -25,7 +25,7 @@ the class on the grid (:func:`oraclepriv.identification.check_identification_set
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -56,7 +56,7 @@ class RSPM(PrivateLearner):
     reference = ("Neel, Roth, Wu (FOCS 2019), RSPM; as Algorithm 5 of Block et al. (Appendix C.1); "
                  "privacy: report-noisy-min over the labelings of the identification set")
     supported_classes = ("threshold", "stump")
-    accepts_public_labels = True
+    accepts_public_labels: ClassVar[bool] = True
 
     def __init__(
         self,
@@ -113,11 +113,13 @@ class RSPM(PrivateLearner):
 
         return [(member.predict(U).tobytes(), member) for member in grid_members(self.grid_, self.hypothesis_class)]
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, U: np.ndarray, rng: np.random.Generator, *, public_labels: Any = None) -> Any:
+    def _fit(self, X: np.ndarray, y: np.ndarray, U: np.ndarray, rng: np.random.Generator,
+             public_labels: Any = None) -> Any:
         m = U.shape[0]
-        ytilde = rng.integers(0, 2, size=m).astype(np.int8) if public_labels is None else as_labels(public_labels, m, "public_labels")
+        ytilde = (np.asarray(rng.integers(0, 2, size=m), dtype=np.int8) if public_labels is None
+                              else as_labels(public_labels, m, "public_labels"))
         family, scale = self.noise_law(m, X.shape[1])
-        xi = rng.laplace(0.0, scale, m)
+        xi = np.asarray(rng.laplace(0.0, scale, m))
         result = noisy_private_erm(self, self._oracle(), X, y, U, ytilde, xi)
         projection = np.asarray(result.hypothesis.predict(U), dtype=np.int8)
         released = self._release(None, U, projection, rng, fhat=result.hypothesis, X=X, y=y)

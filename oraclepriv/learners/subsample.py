@@ -82,8 +82,8 @@ class SubsampleAggregate(PrivateLearner):
     algorithm = "subsample-aggregate"
     reference = (
         "subsample-and-aggregate (Nissim, Raskhodnikova, Smith 2007) in PATE form (Papernot et al. 2017; "
-        "Bassily, Thakkar, Thakurta 2018), aggregated by Perturb (Block et al., seed 000, Algorithm 1); "
-        "design (B) of the robustification notes"
+        "Bassily, Thakkar, Thakurta 2018), aggregated by Perturb (Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private "
+        "Learning with Public Data, Algorithm 1); private for any oracle: docs/theory/robustification.md"
     )
     supported_classes = ("threshold", "stump", "halfspace")
     needs_exact_oracle = False
@@ -153,9 +153,8 @@ class SubsampleAggregate(PrivateLearner):
         return perturb(oracle, Z, projection.astype(np.float64), 0.0, self.noise, rng, caller=self.algorithm,
                        step="perturb").hypothesis
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, **fit_params: Any) -> Any:
-        if fit_params:
-            raise TypeError(f"SubsampleAggregate.fit got unexpected keyword arguments {sorted(fit_params)}")
+    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
+             public_labels: Any = None) -> Any:
         k = self._check_params(X.shape[0])
         m = Z.shape[0]
         blocks = self._blocks(X.shape[0], k, rng)
