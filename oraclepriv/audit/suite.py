@@ -238,7 +238,7 @@ def public_cover_audit_suite(
         learner_params = {k: v for k, v in params.items() if not k.startswith("_")}
         public = None if learner_params.get("cover") == "private-features" else Z
         result = audit_exact_distribution(
-            lambda cls=cls, p=learner_params, hypothesis_class=hypothesis: cls(epsilon=epsilon, hypothesis_class=hypothesis, **p),
+            lambda cls=cls, p=learner_params, h=hypothesis: cls(epsilon=epsilon, hypothesis_class=h, **p),
             X, y, public, epsilon=epsilon, n_others=0 if labels_only else n_others, seed=seed, learner_name=label,
             scenario=f"em-{hypothesis}",
         )
