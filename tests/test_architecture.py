@@ -63,12 +63,12 @@ def test_the_module_graph_has_no_cycles():
 #: above it, and to DOMAIN when none does
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("command line", ("oraclepriv.__main__", "oraclepriv.cli")),
-    ("benchmarks and experiments", ("oraclepriv.bench", "oraclepriv.experiments", "oraclepriv.demo",
-                                    "oraclepriv.mipbench_suite")),
+    ("benchmarks and experiments", ("oraclepriv.bench", "oraclepriv.experiments", "oraclepriv.demo")),
     ("learners, audits, verifier", ("oraclepriv.learners", "oraclepriv.audit", "oraclepriv.verify")),
     ("domain", ()),
     ("core and solvers", ("oraclepriv.oracle", "oraclepriv.hypotheses", "oraclepriv.ledger", "oraclepriv.release",
-                          "oraclepriv.backends", "oraclepriv.validation", "oraclepriv.io", "oraclepriv.solvers")),
+                          "oraclepriv.backends", "oraclepriv.validation", "oraclepriv.io", "oraclepriv.solvers",
+                          "oraclepriv.public_data")),
 ]
 DOMAIN = 3
 

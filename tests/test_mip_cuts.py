@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
 from oraclepriv import make_oracle
-from oraclepriv.mipbench_suite import NOISE_RATE, halfspace_instance, halfspace_suite
+from oraclepriv.bench.mip_suite import NOISE_RATE, halfspace_instance, halfspace_suite
 from oraclepriv.solvers.cores import CoreStatus, Separator, verify_core
 from oraclepriv.solvers.milp import AffineScaling
 from strategies import instances, points

@@ -295,7 +295,7 @@ def test_each_scip_bc_module_imports_on_its_own(module):
 
 
 def test_time_limit_reports_time_limit_and_is_not_certified():
-    from oraclepriv.mipbench_suite import halfspace_instance
+    from oraclepriv.bench.mip_suite import halfspace_instance
 
     _, X, y, w = halfspace_instance(400, 10, 0)
     res = make_oracle("halfspace", backend="scip-bc", time_limit=0.5).solve(X, y, w)
@@ -402,7 +402,7 @@ def test_separation_of_fractional_points_matches_enumerate_with_signed_weights(s
 
 
 def test_separation_runs_and_adds_cuts_on_a_suite_instance():
-    from oraclepriv.mipbench_suite import halfspace_instance
+    from oraclepriv.bench.mip_suite import halfspace_instance
 
     _, X, y, w = halfspace_instance(100, 5, 0)
     res = make_oracle("halfspace", backend="scip-bc", time_limit=60).solve(X, y, w)
@@ -525,7 +525,7 @@ def test_split_groups_are_the_most_fractional_root_coordinates():
 
 @pytest.mark.slow  # 20 s by design (a 20-s deadline shared by 8 regions); kept out of the 4-minute default run
 def test_parallel_time_limit_is_reported_and_not_certified():
-    from oraclepriv.mipbench_suite import halfspace_instance
+    from oraclepriv.bench.mip_suite import halfspace_instance
 
     _, X, y, w = halfspace_instance(400, 10)
     res = make_oracle("halfspace", backend="scip-bc", workers=2, time_limit=20).solve(X, y, w)
