@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+from collections.abc import Iterator
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from oraclepriv.solvers.base import Backend

@@ -44,9 +44,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import combinations, islice
-from typing import Iterator
 
 import numpy as np
 

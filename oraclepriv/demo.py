@@ -14,8 +14,9 @@ halfspace, RRSPM's released halfspace, and the audit's privacy-loss lower bounds
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

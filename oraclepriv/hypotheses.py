@@ -17,9 +17,8 @@ Conventions (docs/theory/conventions.md):
 from __future__ import annotations
 
 import importlib
-from abc import ABC, abstractmethod
-
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 

@@ -16,8 +16,9 @@ experiments should collect each fit's own ``ledger_`` instead.
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from oraclepriv.io import to_json
 
@@ -42,7 +43,7 @@ LEDGER_FIELDS = (
     "seconds",
 )
 
-_open_ledgers: contextvars.ContextVar[tuple["Ledger", ...]] = contextvars.ContextVar("oraclepriv_ledgers", default=())
+_open_ledgers: contextvars.ContextVar[tuple[Ledger, ...]] = contextvars.ContextVar("oraclepriv_ledgers", default=())
 
 
 class Ledger:
@@ -52,7 +53,7 @@ class Ledger:
         self.records: list[dict[str, Any]] = []
         self._token: contextvars.Token | None = None
 
-    def __enter__(self) -> "Ledger":
+    def __enter__(self) -> Ledger:
         if self._token is not None:
             raise RuntimeError("Ledger: this ledger is already open; create a new Ledger() to nest")
         self._token = _open_ledgers.set(_open_ledgers.get() + (self,))

@@ -32,8 +32,8 @@ import numpy as np
 from oraclepriv.backends import available_backends, backend_class, installed_backends
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
-from oraclepriv.validation import as_features, as_labels, as_weights, check_positive
 from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError, UnsupportedProblemError
+from oraclepriv.validation import as_features, as_labels, as_weights, check_positive
 
 __all__ = [
     "HYPOTHESIS_CLASSES",

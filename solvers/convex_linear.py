@@ -37,7 +37,6 @@ BOUND_LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tol
 def _highs_qp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> np.ndarray:
     """w of  min 1/2 sum t + eta_sum w'Sw  s.t. t >= |Xw - y|, -1 <= w <= 1, solved by HiGHS' QP solver."""
     import scipy.sparse as sp
-
     from oraclepriv.solvers.highs import import_highspy
 
     highspy = import_highspy()

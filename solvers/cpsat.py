@@ -64,8 +64,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from oraclepriv.hypotheses import Halfspace, Stump, Threshold
 from oraclepriv.solvers.base import (
     Backend,
     BackendAnswer,
@@ -75,6 +73,8 @@ from oraclepriv.solvers.base import (
     import_solver,
 )
 from oraclepriv.solvers.milp import AffineScaling, PointGroups, StumpMilp, constant_costs, weight_granularity
+
+from oraclepriv.hypotheses import Halfspace, Stump, Threshold
 
 __all__ = ["CpSatBackend", "IntegerCosts", "integer_costs", "dyadic_grid", "exact_coefficient_bound", "import_cp_model", "HALFSPACE_MODELS"]
 

@@ -52,11 +52,11 @@ import functools
 from typing import NamedTuple
 
 import numpy as np
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
+from oraclepriv.solvers.geometry import float_is_exact, orient2d, orient3d
 from scipy.optimize import linprog
 
 from oraclepriv.hypotheses import Halfspace
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
-from oraclepriv.solvers.geometry import float_is_exact, orient2d, orient3d
 
 __all__ = ["EnumerateBackend", "best_separable_set", "max_margin_halfspace"]
 

@@ -44,7 +44,6 @@ import time
 from typing import Any
 
 import numpy as np
-
 from oraclepriv.solvers.base import TESTED_HIGHSPY, import_highspy
 from oraclepriv.solvers.milp import MilpArrays
 from oraclepriv.solvers.mipbackend import CERTIFY_MODES, MipBackend, MipRun

@@ -56,10 +56,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from oraclepriv.solvers.sweep import best_stump, cut_value
 from scipy import sparse
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
-from oraclepriv.solvers.sweep import best_stump, cut_value
 
 __all__ = [
     "DEFAULT_GAMMA",
@@ -173,7 +173,7 @@ class PointGroups:
     conflicts: np.ndarray  # (K, 2) group pairs with the same x and opposite labels
 
     @classmethod
-    def from_points(cls, X: np.ndarray, y: np.ndarray) -> "PointGroups":
+    def from_points(cls, X: np.ndarray, y: np.ndarray) -> PointGroups:
         keyed = np.column_stack([X, y.astype(np.float64)])
         rows, first, group_of = np.unique(keyed, axis=0, return_index=True, return_inverse=True)
         group_of = np.asarray(group_of).reshape(-1)
@@ -215,7 +215,7 @@ class AffineScaling:
     constant: np.ndarray
 
     @classmethod
-    def fit(cls, X: np.ndarray) -> "AffineScaling":
+    def fit(cls, X: np.ndarray) -> AffineScaling:
         lo = X.min(axis=0)
         hi = X.max(axis=0)
         constant = hi == lo
@@ -618,7 +618,7 @@ class StumpMilp:
         rb = _RowBuilder()
         selectors = [blk[2] for blk in self.blocks]
         rb.add(selectors, np.ones(len(selectors)), 1.0, 1.0)  # exactly one block
-        for j, s, a, t in self.blocks:
+        for _j, s, a, t in self.blocks:
             top = t[-1] if s == 1 else t[0]  # the largest staircase entry
             rb.add([top, a], [1.0, -1.0], -math.inf, 0.0)  # t <= a
             for r in range(len(t) - 1):

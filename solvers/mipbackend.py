@@ -53,16 +53,14 @@ The models, why a core cut is valid for every halfspace, and how the bound becom
 
 from __future__ import annotations
 
-from abc import abstractmethod
-
 import math
 import time
+from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-
-from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, fingerprint
 from oraclepriv.solvers.cores import CoreStatus, Separator
 from oraclepriv.solvers.milp import (
@@ -79,6 +77,8 @@ from oraclepriv.solvers.milp import (
     margin_lp,
     reduced_loss,
 )
+
+from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 
 __all__ = ["MipBackend", "MipRun", "CERTIFY_MODES", "METHODS", "fingerprint"]
 
@@ -427,7 +427,7 @@ class MipBackend(Backend):
                 keep[g] = False
         return keep
 
-    def _solve_halfspace_cuts(self, problem: ReducedProblem, deadline: float | None, cands: "_Candidates",
+    def _solve_halfspace_cuts(self, problem: ReducedProblem, deadline: float | None, cands: _Candidates,
                               details: dict[str, Any], search_margin) -> BackendAnswer:
         X, y, w = problem.X, problem.y, problem.w
         total = float(w.sum())

@@ -31,12 +31,12 @@ import time
 from typing import Any
 
 import numpy as np
-
-from oraclepriv.hypotheses import Halfspace
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.highs import HighsModel, import_highspy
 from oraclepriv.solvers.milp import MilpArrays, _RowBuilder, gap_rule, lattice_round_up
 from oraclepriv.solvers.mipbackend import _check_int_option
+
+from oraclepriv.hypotheses import Halfspace
 
 __all__ = ["NaiveHighsBackend", "naive_milp", "NAIVE_GAMMA"]
 

@@ -24,7 +24,6 @@ import time
 from typing import Any
 
 import numpy as np
-
 from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
 from oraclepriv.solvers.milp import MilpArrays
 from oraclepriv.solvers.mipbackend import MipBackend, MipRun

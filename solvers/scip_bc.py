@@ -34,15 +34,22 @@ import time
 from typing import Any
 
 import numpy as np
-
-from oraclepriv.hypotheses import Halfspace, Hypothesis
 from oraclepriv.solvers import scip_bc_handler
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.cores import Separator
-from oraclepriv.solvers.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up, margin_lp, reduced_loss
+from oraclepriv.solvers.milp import (
+    HalfspaceHittingSet,
+    gap_rule,
+    heuristic_halfspaces,
+    lattice_round_up,
+    margin_lp,
+    reduced_loss,
+)
 from oraclepriv.solvers.mipbackend import MipBackend, fingerprint
 from oraclepriv.solvers.scip_bc_model import TESTED_PYSCIPOPT, import_pyscipopt, run_branch_and_cut
 from oraclepriv.solvers.scip_bc_parallel import parallel_branch_and_cut, split_groups
+
+from oraclepriv.hypotheses import Halfspace, Hypothesis
 
 __all__ = ["ScipBcBackend", "import_pyscipopt", "TESTED_PYSCIPOPT", "run_branch_and_cut", "split_groups"]
 
@@ -222,7 +229,7 @@ class ScipBcBackend(Backend):
         keep_all, cores, bad = MipBackend._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg)
         form.add_cores(cores)
         starts = [("repair-all", MipBackend._add_back(sep, keep_all, W))]
-        for loss, source, h in sorted(cands, key=lambda c: c[0])[:3]:
+        for _loss, source, h in sorted(cands, key=lambda c: c[0])[:3]:
             if source.startswith("heuristic"):
                 starts.append((f"{source}-addback", MipBackend._add_back(sep, h.predict(form.groups.X) == yg, W)))
         for source, keep in starts:

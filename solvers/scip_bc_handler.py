@@ -35,7 +35,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from oraclepriv.solvers.cores import CoreStatus, Separator
 from oraclepriv.solvers.mipbackend import MipBackend
 

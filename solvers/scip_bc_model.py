@@ -20,7 +20,6 @@ import math
 from typing import Any
 
 import numpy as np
-
 from oraclepriv.solvers.base import import_solver
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.scip_bc_handler import install_handler

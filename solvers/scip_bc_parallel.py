@@ -23,7 +23,6 @@ import time
 from typing import Any
 
 import numpy as np
-
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.milp import HalfspaceHittingSet
 from oraclepriv.solvers.scip_bc_model import import_pyscipopt, not_started, run_branch_and_cut

@@ -13,9 +13,9 @@ adjacent floats, the endpoint that keeps the labeling exact), or at +-inf.
 from __future__ import annotations
 
 import numpy as np
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 
 from oraclepriv.hypotheses import Stump, Threshold
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 
 __all__ = ["SweepBackend", "best_stump", "cut_value"]
 

@@ -14,8 +14,8 @@ from oraclepriv.audit.controls import (
     RRSPMReturnsFhat,
     RRSPMScaleTwoOverEps,
 )
-from oraclepriv.backends import registered_backend
 from oraclepriv.audit.scenarios import tight_target_probabilities
+from oraclepriv.backends import registered_backend
 from oraclepriv.learners import RRSPM
 
 EPS = 1.0

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from oraclepriv.solvers.base import SolverNotInstalledError
+from oraclepriv.solvers.highs import HighsBackend
+from oraclepriv.solvers.scip_bc import ScipBcBackend
+from oraclepriv.solvers.sweep import SweepBackend
 
 from oraclepriv import make_oracle
 from oraclepriv.backends import (
@@ -19,10 +23,6 @@ from oraclepriv.backends import (
 )
 from oraclepriv.learners import RRSPM
 from oraclepriv.oracle import default_backend
-from oraclepriv.solvers.base import SolverNotInstalledError
-from oraclepriv.solvers.highs import HighsBackend
-from oraclepriv.solvers.scip_bc import ScipBcBackend
-from oraclepriv.solvers.sweep import SweepBackend
 
 
 class MissingSolverBackend(ScipBcBackend):

@@ -9,7 +9,14 @@ import pytest
 from typer.testing import CliRunner
 
 from oraclepriv.cli import app
-from oraclepriv.instances import INSTANCE_SPECS, build_library, check_library, instance_milp, instances_dir, load_instance
+from oraclepriv.instances import (
+    INSTANCE_SPECS,
+    build_library,
+    check_library,
+    instance_milp,
+    instances_dir,
+    load_instance,
+)
 from oraclepriv.io import write_csv_problem
 
 runner = CliRunner()

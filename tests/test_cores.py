@@ -16,10 +16,9 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from brute_force import halfspace_realizable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from brute_force import halfspace_realizable
 from oraclepriv.solvers.cores import CoreStatus, Separator, verify_core
 from oraclepriv.solvers.milp import AffineScaling
 from strategies import points
@@ -145,7 +144,6 @@ def test_verify_is_memoised_and_refusals_are_counted(monkeypatch):
     (the memo never turns a refusal into a proof), counts the refusal once, and find_core reports
     the LP's proposal as UNVERIFIED rather than as a core."""
     import highspy
-
     import oraclepriv.solvers.cores as cores
 
     rng = np.random.default_rng(3)

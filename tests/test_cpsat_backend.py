@@ -15,14 +15,14 @@ import sys
 
 import numpy as np
 import pytest
+from brute_force import brute_halfspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from brute_force import brute_halfspace
-from oraclepriv import make_oracle
 from oraclepriv.solvers.base import SolverNotInstalledError, UnsupportedProblemError
 from oraclepriv.solvers.cpsat import dyadic_grid, exact_coefficient_bound, integer_costs
 from strategies import grid_points, instances, points, real_points
+
+from oraclepriv import make_oracle
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -7,10 +7,10 @@ import doctest
 import importlib
 import pkgutil
 
+import oraclepriv.solvers
 import pytest
 
 import oraclepriv
-import oraclepriv.solvers
 
 
 def _modules_with_examples() -> list[str]:

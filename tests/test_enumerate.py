@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from brute_force import brute_halfspace, halfspace_realizable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import decimal_points, instances, points, real_points
 
-from brute_force import brute_halfspace, halfspace_realizable
 from oraclepriv import Halfspace, make_oracle
 from oraclepriv.oracle import default_backend
-from strategies import decimal_points, instances, points, real_points
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 MAX_N = 7

@@ -18,17 +18,16 @@
 from __future__ import annotations
 
 import itertools
-import math
 from fractions import Fraction
 
 import numpy as np
-import pytest
-
 import oraclepriv.solvers.enumerate as enumerate_module
+import pytest
 from brute_force import brute_halfspace, halfspace_realizable
-from oraclepriv import make_oracle
 from oraclepriv.solvers.enumerate import best_separable_set
 from oraclepriv.solvers.geometry import float_is_exact, orient3d
+
+from oraclepriv import make_oracle
 
 ORACLE = make_oracle("halfspace", backend="enumerate")
 

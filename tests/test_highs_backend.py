@@ -14,13 +14,9 @@ import sys
 
 import numpy as np
 import pytest
+from brute_force import optimal_labelings
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog
-
-from brute_force import optimal_labelings
-from oraclepriv import make_oracle
-from oraclepriv.hypotheses import Halfspace
 from oraclepriv.solvers.base import SolverNotInstalledError
 from oraclepriv.solvers.milp import (
     AffineScaling,
@@ -32,6 +28,10 @@ from oraclepriv.solvers.milp import (
     lattice_round_up,
     weight_granularity,
 )
+from scipy.optimize import linprog
+
+from oraclepriv import make_oracle
+from oraclepriv.hypotheses import Halfspace
 
 MIP_BACKENDS = ["highs", "scip"]
 #: what to hide from sys.modules to simulate "solver not installed", and the adapter class to fake

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-
-from oraclepriv.learners import Regularization, UncertifiedOracleError
-from oraclepriv.convex_oracle import make_convex_oracle
-from oraclepriv.learners.regularization import regularization_parameters
 from oraclepriv.solvers.convex_linear import ConvexLinearBackend
+
+from oraclepriv.convex_oracle import make_convex_oracle
+from oraclepriv.learners import Regularization, UncertifiedOracleError
+from oraclepriv.learners.regularization import regularization_parameters
 
 
 def l1_data(n, m, d, seed=0):

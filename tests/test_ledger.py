@@ -7,11 +7,11 @@ import math
 
 import numpy as np
 import pytest
+from oraclepriv.solvers.base import Backend, BackendAnswer
 
 from oraclepriv import Ledger, Stump, make_oracle
-from oraclepriv.ledger import LEDGER_FIELDS
 from oraclepriv.backends import registered_backend
-from oraclepriv.solvers.base import Backend, BackendAnswer
+from oraclepriv.ledger import LEDGER_FIELDS
 
 X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 1.0]])
 Y = np.array([0, 0, 1, 1])

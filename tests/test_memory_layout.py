@@ -7,13 +7,13 @@ Fortran-ordered copies of the same points.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
 from oraclepriv import make_oracle
 from oraclepriv.learners import RRSPM, Perturbation
-import threading
-
 from oraclepriv.learners._workspace import union
 from oraclepriv.validation import as_features
 

@@ -9,18 +9,17 @@ control feeds the backend a fake (separable) "core" and shows the bound check ca
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
+from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
-from oraclepriv import make_oracle
-from oraclepriv.bench.mip_suite import NOISE_RATE, halfspace_instance, halfspace_suite
 from oraclepriv.solvers.cores import CoreStatus, Separator, verify_core
 from oraclepriv.solvers.milp import AffineScaling
 from strategies import instances, points
+
+from oraclepriv import make_oracle
+from oraclepriv.bench.mip_suite import NOISE_RATE, halfspace_instance, halfspace_suite
 
 MIP_BACKENDS = ["highs", "scip"]
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -12,7 +12,13 @@ import pytest
 from typer.testing import CliRunner
 
 from oraclepriv.bench import mip as mipbench
-from oraclepriv.bench.mip import BenchInstance, agreement_problems, performance_profile, shifted_geometric_mean, summarize
+from oraclepriv.bench.mip import (
+    BenchInstance,
+    agreement_problems,
+    performance_profile,
+    shifted_geometric_mean,
+    summarize,
+)
 from oraclepriv.cli import app
 
 runner = CliRunner()

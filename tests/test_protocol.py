@@ -8,22 +8,21 @@ then report ``certified=False`` — if it trusted the backend's numbers, these t
 from __future__ import annotations
 
 import contextlib
-
 import math
 import re
 
 import numpy as np
 import pytest
+from brute_force import brute_stump, labeling_loss
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from brute_force import brute_stump, labeling_loss
-from oraclepriv import Halfspace, Stump, make_oracle
-from oraclepriv.hypotheses import weighted_zero_one_loss
-from oraclepriv.backends import registered_backend
-from oraclepriv.oracle import certification_tolerance, reduce_signed_weights
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
 from strategies import signed_weights
+
+from oraclepriv import Halfspace, Stump, make_oracle
+from oraclepriv.backends import registered_backend
+from oraclepriv.hypotheses import weighted_zero_one_loss
+from oraclepriv.oracle import certification_tolerance, reduce_signed_weights
 
 # ---------------------------------------------------------------- the sign reduction
 

@@ -29,7 +29,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from oraclepriv.public_data import PublicData
 from oraclepriv import make_oracle
 from oraclepriv.audit.controls import PublicCoverEMHalfSensitivity, PublicCoverEMPrivateCover
 from oraclepriv.audit.exact import audit_exact_distribution, law_distance
@@ -37,6 +36,7 @@ from oraclepriv.audit.suite import em_audit_data
 from oraclepriv.cover import cover_count, public_cover
 from oraclepriv.learners import PublicCoverEM
 from oraclepriv.learners import public_cover_em as pce_module
+from oraclepriv.public_data import PublicData
 from tests.brute_force import halfspace_realizable
 
 

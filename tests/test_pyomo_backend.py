@@ -8,13 +8,13 @@ import sys
 
 import numpy as np
 import pytest
+from brute_force import brute_halfspace, brute_stump
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from brute_force import brute_halfspace, brute_stump
-from oraclepriv import make_oracle
 from oraclepriv.solvers.base import SolverNotInstalledError
 from strategies import grid_points, instances, real_points
+
+from oraclepriv import make_oracle
 
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

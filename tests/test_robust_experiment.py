@@ -26,7 +26,7 @@ def test_quick_run_writes_every_file(tmp_path):
     assert set(best.method) == {"erm", "rrspm", "subsample"}
     assert (best.mean_excess >= 0).all()
     # the non-private ERM is the baseline: never worse than both private learners at once
-    for (hyp, n), g in best.groupby(["hypothesis", "n"]):
+    for _cell, g in best.groupby(["hypothesis", "n"]):
         e = dict(zip(g.method, g.mean_excess))
         assert e["erm"] <= max(e["rrspm"], e["subsample"]) + 1e-12
     fail = pd.read_csv(res["paths"]["failure"])

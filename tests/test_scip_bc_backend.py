@@ -18,16 +18,15 @@ from __future__ import annotations
 
 import sys
 
-
 import numpy as np
 import pytest
+from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
-from oraclepriv import make_oracle
 from oraclepriv.solvers.base import SolverNotInstalledError, UnsupportedProblemError
 from strategies import instances, points
+
+from oraclepriv import make_oracle
 
 pytest.importorskip("pyscipopt")  # a declared dependency; the import is what the test needs
 
@@ -204,11 +203,10 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
     proofs. Here the repaired start has cost 1 = min weight, so presolve fixes every z to 0 and asks
     ``conscheck`` about the one labeling left; the broken variant, which rejects on the LP's word,
     certifies objective 1 while the optimum is 0 -- check_answer catches it."""
-    import pyscipopt
-
     import oraclepriv.solvers.cores as cores
     import oraclepriv.solvers.scip_bc as scip_bc
     import oraclepriv.solvers.scip_bc_handler as scip_bc_handler
+    import pyscipopt
 
     X = np.array([[0.0], [1.0], [1.5], [3.0]])
     y = np.array([0, 0, 1, 1])  # separable: optimum 0

@@ -30,12 +30,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from sklearn.utils.validation import _num_samples
 
 from oraclepriv.learners import (
-    PPMHalfspaces,
-    Perturbation,
-    PublicCoverEM,
-    Regularization,
     RRSPM,
     RSPM,
+    Perturbation,
+    PPMHalfspaces,
+    PublicCoverEM,
+    Regularization,
     SubsampleAggregate,
 )
 from oraclepriv.public_data import PublicData

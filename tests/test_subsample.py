@@ -18,9 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oraclepriv.audit.controls import SubsampleAggregateSharedData, targeting_backend
-from oraclepriv.backends import registered_backend
 from oraclepriv.audit.runner import audit_learner
 from oraclepriv.audit.scenarios import teacher_flip_scenario
+from oraclepriv.backends import registered_backend
 from oraclepriv.learners import SubsampleAggregate, UncertifiedOracleError
 from oraclepriv.learners.perturb import calibrate_gamma
 from oraclepriv.learners.subsample import split_blocks

@@ -11,12 +11,12 @@ import math
 
 import numpy as np
 import pytest
+from brute_force import brute_stump, brute_threshold
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from brute_force import brute_stump, brute_threshold
-from oraclepriv import Stump, Threshold, make_oracle
 from strategies import instances, labels, points, signed_weights, wild_floats_column
+
+from oraclepriv import Stump, Threshold, make_oracle
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

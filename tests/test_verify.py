@@ -15,8 +15,8 @@ from oraclepriv.cli import app
 from oraclepriv.identification import check_identification_set, grid_members, identification_set
 from oraclepriv.io import write_csv_problem
 from oraclepriv.learners import RRSPM, RSPM
-from oraclepriv.oracle import make_oracle
 from oraclepriv.noisy_argmin.costs import brute_force_costs, labeling_costs, realisable_labelings
+from oraclepriv.oracle import make_oracle
 from oraclepriv.verify.suite import natural_halfspace, tight_halfspace
 from oraclepriv.verify.verifier import neighbour_family, verify_learner
 

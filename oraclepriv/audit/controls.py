@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.cover import PublicCover, public_cover
+from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.regularization import Regularization

@@ -20,14 +20,15 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable
+from typing import Any
 
 import numpy as np
 
 from oraclepriv.audit.stats import EpsilonEstimate, epsilon_from_event_counts, estimate_epsilon
-from oraclepriv.release import PrivacyLeakWarning
 from oraclepriv.public_data import PublicData
+from oraclepriv.release import PrivacyLeakWarning
 
 __all__ = ["Neighbours", "AuditResult", "outcome_key", "sample_outcomes", "audit_learner", "audit_reduced", "check_n_jobs",
            "detectable_loss"]
@@ -229,9 +230,9 @@ def audit_reduced(
 ) -> AuditResult:
     """The audit of :func:`audit_learner` for a noisy-argmin learner (``noise_law`` and ``_release``,
     e.g. RRSPM), with ``n_runs`` draws of the reduced problem per neighbour (module docstring)."""
-    from oraclepriv.oracle import make_oracle
     from oraclepriv.noisy_argmin.costs import labeling_costs, realisable_labelings
     from oraclepriv.noisy_argmin.laws import sampled_argmin_law
+    from oraclepriv.oracle import make_oracle
 
     if n_runs < 1:
         raise ValueError(f"n_runs must be >= 1; got {n_runs!r}")

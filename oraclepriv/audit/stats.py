@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Iterable
+from typing import Any
 
 from scipy.stats import beta as beta_dist
 

@@ -8,7 +8,8 @@ learner, fail for a negative control) and "UNEXPECTED" otherwise.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -16,16 +17,15 @@ from oraclepriv.audit.controls import (
     ClaimingQuantileSplitBackend,
     PublicCoverEMHalfSensitivity,
     PublicCoverEMPrivateCover,
+    RRSPMRateAsScale,
     RRSPMRetryOnFailure,
     RRSPMReturnsFhat,
     RRSPMScaleTwoOverEps,
-    RRSPMRateAsScale,
     SubsampleAggregateSharedData,
     laplace_scaled,
     targeting_backend,
 )
 from oraclepriv.audit.exact import audit_exact_distribution
-from oraclepriv.backends import registered_backend
 from oraclepriv.audit.runner import audit_learner, audit_reduced, detectable_loss
 from oraclepriv.audit.scenarios import (
     flip_scenario,
@@ -35,6 +35,7 @@ from oraclepriv.audit.scenarios import (
     tight_construction,
     tight_halfspace_construction,
 )
+from oraclepriv.backends import registered_backend
 from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate

@@ -9,7 +9,8 @@ ratio (target <= 1.2, issue #4) and the call count.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

@@ -16,7 +16,7 @@ deterministic for a given ``seed``.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import platform
 import time
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 

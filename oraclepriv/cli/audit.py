@@ -1,8 +1,9 @@
 """``oraclepriv audit``: privacy audits on neighbouring datasets, each with the negative controls it must catch
 (:mod:`oraclepriv.audit`; docs/theory/audits.md)."""
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Callable, Optional
+from typing import Annotated
 
 import typer
 
@@ -107,8 +108,8 @@ def _checked_epsilon(epsilon: float) -> float:
         fail(str(exc))
 
 
-def _run_sampled_audit(name: str, title: str, suite: Callable, runs: int, epsilon: float, seed: int, out: Optional[Path],
-                       report: Optional[Path], jobs: int, draws: Optional[int] = None, extra_note: str = "") -> None:
+def _run_sampled_audit(name: str, title: str, suite: Callable, runs: int, epsilon: float, seed: int, out: Path | None,
+                       report: Path | None, jobs: int, draws: int | None = None, extra_note: str = "") -> None:
     """Check the options, run ``suite`` printing each row, write the files, exit 1 on an unexpected verdict."""
     from oraclepriv.audit.runner import check_n_jobs
 
@@ -139,7 +140,7 @@ def _run_sampled_audit(name: str, title: str, suite: Callable, runs: int, epsilo
     _finish(rows, out, report, title, command, _SAMPLED_COLUMNS, note)
 
 
-def _finish(rows: list[dict], out: Optional[Path], report: Optional[Path], title: str, command: str, columns: list[str],
+def _finish(rows: list[dict], out: Path | None, report: Path | None, title: str, command: str, columns: list[str],
             note: str) -> None:
     """Write the rows (JSON) and the report (Markdown) where asked; exit 1 if a verdict is not "ok"."""
     from oraclepriv.bench.report import markdown_table, write_json

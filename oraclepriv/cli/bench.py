@@ -1,8 +1,9 @@
 """``oraclepriv bench``: the benchmarks of :mod:`oraclepriv.bench`, printed as they run and written as
 JSON / Markdown (for docs/) on request."""
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Callable, Optional
+from typing import Annotated, Any
 
 import typer
 
@@ -42,9 +43,9 @@ def bench_oracles(
 def bench_mip(
     suite: Annotated[str, typer.Option(
         "--suite", help="issue (halfspace suite of issue #3) | library (bundled instances).")] = "issue",
-    backends: Annotated[Optional[str], typer.Option(
+    backends: Annotated[str | None, typer.Option(
         "--backends", help="Comma-separated backends (default: every MIP backend registered).")] = None,
-    time_limit: Annotated[Optional[float], typer.Option(
+    time_limit: Annotated[float | None, typer.Option(
         "--time-limit", help="Seconds per oracle call (default 60; --quick: 5).")] = None,
     out: Annotated[Path, typer.Option(
         "--out", help="Folder for rows.csv/json, summary.json/md, profile.png.")] = Path("mipbench-results"),
@@ -125,7 +126,7 @@ def bench_learners(
 @app.command("ppm")
 def bench_ppm(
     repeat: Annotated[int, typer.Option("--repeat")] = 1,
-    out: Annotated[Optional[Path], typer.Option("--out", help="Also write the result as JSON to this file.")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Also write the result as JSON to this file.")] = None,
     report: MarkdownOut = None,
 ) -> None:
     """PPM learner (Bassily, Moran, Nandi): d=2 with n_pub=200 (target < 10 s) and d=1 at n=1e6."""
@@ -143,7 +144,7 @@ def bench_ppm(
     _write(result, out, report, markdown_report, f"oraclepriv bench ppm --repeat {repeat}")
 
 
-def _write(data: Any, out: Optional[Path], report: Optional[Path], markdown_report: Callable[[Any, str], str],
+def _write(data: Any, out: Path | None, report: Path | None, markdown_report: Callable[[Any, str], str],
            command: str) -> None:
     """``--out``: the data as JSON; ``--report``: its Markdown report, naming the command that wrote it."""
     from oraclepriv.bench.report import write_json

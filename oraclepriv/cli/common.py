@@ -1,14 +1,14 @@
 """What the commands share: the one-line error exit, argument checks, and options that read alike."""
 
 from pathlib import Path
-from typing import Annotated, NoReturn, Optional
+from typing import Annotated, NoReturn
 
 import typer
 
 #: ``--out FILE`` of the commands that print rows
-JsonOut = Annotated[Optional[Path], typer.Option("--out", help="Also write the rows as JSON to this file.")]
+JsonOut = Annotated[Path | None, typer.Option("--out", help="Also write the rows as JSON to this file.")]
 #: ``--report FILE`` of the commands that print rows
-MarkdownOut = Annotated[Optional[Path], typer.Option("--report", help="Also write a Markdown table (for docs/) to this file.")]
+MarkdownOut = Annotated[Path | None, typer.Option("--report", help="Also write a Markdown table (for docs/) to this file.")]
 Seed = Annotated[int, typer.Option("--seed")]
 
 

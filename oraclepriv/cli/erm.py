@@ -2,7 +2,7 @@
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -19,9 +19,9 @@ class HypothesisClass(str, Enum):
 def erm(
     data: Annotated[Path, typer.Argument(help="CSV: header; feature columns; label column y in {0,1}; optional weight column.")],
     hypothesis_class: Annotated[HypothesisClass, typer.Option("--hypothesis-class", help="Hypothesis class.")],
-    backend: Annotated[Optional[str], typer.Option(
+    backend: Annotated[str | None, typer.Option(
         "--backend", help="Oracle backend (default: chosen per problem), optionally with options: scip-bc:workers=2.")] = None,
-    time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Time limit in seconds (MIP backends).")] = None,
+    time_limit: Annotated[float | None, typer.Option("--time-limit", help="Time limit in seconds (MIP backends).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Solve one weighted 0-1 ERM problem exactly and report whether the answer is certified."""

@@ -1,8 +1,9 @@
 """``oraclepriv experiment``: the experiments of :mod:`oraclepriv.experiments`, which write the figures,
 tables and READMEs under docs/figures/."""
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Callable
+from typing import Annotated
 
 import typer
 

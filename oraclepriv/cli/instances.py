@@ -1,7 +1,7 @@
 """``oraclepriv instances``: the bundled benchmark instance library (:mod:`oraclepriv.instances`)."""
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -12,7 +12,7 @@ app = typer.Typer(no_args_is_help=True, help="The bundled benchmark instance lib
 
 @app.command("build")
 def instances_build(
-    out: Annotated[Optional[Path], typer.Option("--out", help="Target folder (default: the repo's instances/).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Target folder (default: the repo's instances/).")] = None,
     time_limit: Annotated[float, typer.Option(
         "--time-limit", help="Seconds per instance for the best-known objective / proved bound.")] = 60.0,
 ) -> None:
@@ -30,7 +30,7 @@ def instances_build(
 
 
 @app.command("check")
-def instances_check(directory: Annotated[Optional[Path], typer.Option("--dir")] = None) -> None:
+def instances_check(directory: Annotated[Path | None, typer.Option("--dir")] = None) -> None:
     """Verify every instance file against the manifest checksum."""
     from oraclepriv.instances import check_library
 
@@ -57,9 +57,9 @@ def instances_list() -> None:
 def instances_export_mps(
     name: Annotated[str, typer.Argument(help="Instance name (see `oraclepriv instances list`).")],
     backend: Annotated[str, typer.Option("--backend", help="MPS writer: highs | scip | pyomo.")] = "highs",
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", help="Output .mps file (default: NAME.mps in the current folder).")] = None,
-    formulation: Annotated[Optional[str], typer.Option(
+    formulation: Annotated[str | None, typer.Option(
         "--formulation", help="Halfspaces: relaxed (default, margin-free) | margin; stumps/thresholds: staircase.")] = None,
 ) -> None:
     """Write an instance's MIP model (objective = signed loss, offset included) as MPS."""

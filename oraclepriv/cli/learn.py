@@ -3,7 +3,7 @@ its non-private diagnostics)."""
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -28,7 +28,7 @@ PRIVACY_BITS_COLUMN = "public"
 def learn(
     private: Annotated[Path, typer.Argument(
         help="CSV: feature columns and label column y in {0,1} (ppm: plus a 0/1 column 'public').")],
-    public: Annotated[Optional[Path], typer.Option(
+    public: Annotated[Path | None, typer.Option(
         "--public", help="Public CSV (the learners of Block et al.): the same feature columns, unlabelled.")] = None,
     algorithm: Annotated[Algorithm, typer.Option(
         "--algorithm",
@@ -37,21 +37,21 @@ def learn(
              "Wang-Lei-Fienberg and Bassily-Mohri-Suresh; no oracle); ppm (Bassily-Moran-Nandi).",
     )] = ...,  # required: ... keeps the options in the order --help lists them
     epsilon: Annotated[float, typer.Option("--epsilon", help="Privacy parameter epsilon > 0.")] = ...,
-    delta: Annotated[Optional[float], typer.Option(
+    delta: Annotated[float | None, typer.Option(
         "--delta", help="delta in [0, 1/n); for rrspm a delta > 0 selects Gaussian weights.")] = None,
     hypothesis_class: Annotated[str, typer.Option(
         "--hypothesis-class", help="threshold | stump | halfspace (regularization: linear).")] = "halfspace",
-    backend: Annotated[Optional[str], typer.Option("--backend", help="Oracle backend (default: chosen per problem).")] = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", help="Random seed (default: OS entropy).")] = None,
-    time_limit: Annotated[Optional[float], typer.Option("--time-limit", help="Per-call oracle time limit (MIP backends).")] = None,
-    on_uncertified: Annotated[Optional[str], typer.Option(
+    backend: Annotated[str | None, typer.Option("--backend", help="Oracle backend (default: chosen per problem).")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (default: OS entropy).")] = None,
+    time_limit: Annotated[float | None, typer.Option("--time-limit", help="Per-call oracle time limit (MIP backends).")] = None,
+    on_uncertified: Annotated[str | None, typer.Option(
         "--on-uncertified",
         help="raise | fallback | flag: what an uncertified private-data oracle call does (see oraclepriv.robust); "
              "default: raise (subsample: flag, its privacy does not depend on the oracle).",
     )] = None,
     teachers: Annotated[int, typer.Option("--teachers", help="subsample: number of disjoint blocks / teachers k.")] = 16,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    diagnostics: Annotated[Optional[str], typer.Option(
+    diagnostics: Annotated[str | None, typer.Option(
         "--diagnostics",
         help="Also print NON-PRIVATE diagnostics (oracle calls with objectives and certificates, and the named "
              "values): 'all' or a comma-separated list of names. They depend on the private data beyond the "
@@ -83,15 +83,22 @@ def learn(
 
 
 def _learner_class(algorithm: Algorithm) -> type:
-    from oraclepriv.learners import RRSPM, Perturbation, PPMHalfspaces, PublicCoverEM, Regularization, SubsampleAggregate
+    from oraclepriv.learners import (
+        RRSPM,
+        Perturbation,
+        PPMHalfspaces,
+        PublicCoverEM,
+        Regularization,
+        SubsampleAggregate,
+    )
 
     return {Algorithm.rrspm: RRSPM, Algorithm.perturbation: Perturbation, Algorithm.regularization: Regularization,
             Algorithm.subsample: SubsampleAggregate, Algorithm.public_cover_em: PublicCoverEM,
             Algorithm.ppm: PPMHalfspaces}[algorithm]
 
 
-def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], hypothesis_class: str, backend: Optional[str],
-                  seed: Optional[int], time_limit: Optional[float], on_uncertified: Optional[str] = None,
+def _make_learner(algorithm: Algorithm, epsilon: float, delta: float | None, hypothesis_class: str, backend: str | None,
+                  seed: int | None, time_limit: float | None, on_uncertified: str | None = None,
                   teachers: int = 16):
     cls = _learner_class(algorithm)
     if algorithm is Algorithm.public_cover_em:
@@ -116,7 +123,7 @@ def _make_learner(algorithm: Algorithm, epsilon: float, delta: Optional[float], 
     return cls(**common) if delta is None else cls(delta=delta, **common)
 
 
-def _diagnostic_names(algorithm: Algorithm, requested: Optional[str]) -> Optional[list[str]]:
+def _diagnostic_names(algorithm: Algorithm, requested: str | None) -> list[str] | None:
     """The diagnostics ``--diagnostics`` asks for (None: none), checked against what the learner records."""
     if requested is None:
         return None
@@ -133,8 +140,8 @@ def _diagnostic_names(algorithm: Algorithm, requested: Optional[str]) -> Optiona
     return names
 
 
-def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optional[float], hypothesis_class: str,
-             seed: Optional[int]):
+def _fit_ppm(private: Path, public: Path | None, epsilon: float, delta: float | None, hypothesis_class: str,
+             seed: int | None):
     from oraclepriv.learners import PPMHalfspaces
 
     if public is not None:
@@ -149,9 +156,9 @@ def _fit_ppm(private: Path, public: Optional[Path], epsilon: float, delta: Optio
     return PPMHalfspaces(epsilon=epsilon, random_state=seed).fit(data.X, data.y, data.mask)
 
 
-def _fit_with_public_points(private: Path, public: Optional[Path], algorithm: Algorithm, epsilon: float,
-                            delta: Optional[float], hypothesis_class: str, backend: Optional[str], seed: Optional[int],
-                            time_limit: Optional[float], on_uncertified: Optional[str] = None, teachers: int = 16):
+def _fit_with_public_points(private: Path, public: Path | None, algorithm: Algorithm, epsilon: float,
+                            delta: float | None, hypothesis_class: str, backend: str | None, seed: int | None,
+                            time_limit: float | None, on_uncertified: str | None = None, teachers: int = 16):
     if public is None:
         raise ValueError(f"--public is required for --algorithm {algorithm.value}")
     data = read_csv_problem(private)

@@ -8,7 +8,7 @@
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -50,7 +50,7 @@ def _check_jobs_and_seed(jobs: int, seed: int) -> None:
 @app.command("instance")
 def verify_instance(
     private: Annotated[Path, typer.Argument(help="CSV of private records: feature columns and label column y.")],
-    public: Annotated[Optional[Path], typer.Option(
+    public: Annotated[Path | None, typer.Option(
         "--public", help="rrspm: CSV of public points (at most 5 for exact mode).")] = None,
     algorithm: Annotated[VerifyAlgorithm, typer.Option(
         "--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5).")] = ...,  # required; ... keeps --help's order
@@ -58,12 +58,12 @@ def verify_instance(
         "--hypothesis-class", help="threshold | stump | halfspace (rspm: threshold | stump).")] = "halfspace",
     epsilon: Annotated[float, typer.Option("--epsilon")] = 1.0,
     delta: Annotated[float, typer.Option("--delta", help="rrspm: a delta > 0 selects the Gaussian variant (sampled mode).")] = 0.0,
-    grid: Annotated[Optional[str], typer.Option("--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).')] = None,
-    backend: Annotated[Optional[str], typer.Option(
+    grid: Annotated[str | None, typer.Option("--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).')] = None,
+    backend: Annotated[str | None, typer.Option(
         "--backend", help="Exact backend for c_D(L) and the learner (default: per problem).")] = None,
     mode: Annotated[str, typer.Option("--mode", help="exact (Laplace) | sampled.")] = "exact",
     draws: Annotated[int, typer.Option("--draws", help="sampled mode: noise vectors per cost vector.")] = 10_000_000,
-    others: Annotated[Optional[Path], typer.Option(
+    others: Annotated[Path | None, typer.Option(
         "--others", help="CSV of extra candidate records for the neighbour family.")] = None,
     jobs: Jobs = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled mode.")] = 0,
@@ -114,7 +114,7 @@ def verify_suite(
     jobs: Jobs = 1,
     seed: Seed = 0,
     out: JsonOut = None,
-    report: Annotated[Optional[Path], typer.Option(
+    report: Annotated[Path | None, typer.Option(
         "--report", help="Also write a Markdown report (for docs/) to this file.")] = None,
 ) -> None:
     """Every subject and near-miss control of the verification suite; exit 1 if any verdict is unexpected."""

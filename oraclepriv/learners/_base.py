@@ -37,10 +37,10 @@ from sklearn.utils.validation import check_array, validate_data
 from oraclepriv.ledger import Ledger
 from oraclepriv.near_ties import numerical_delta
 from oraclepriv.oracle import HYPOTHESIS_CLASSES, OracleResult, make_oracle
-from oraclepriv.release import COVERAGE, Diagnostics, NotFittedError, Release, ReleaseMixin, warn_privacy_leak
-from oraclepriv.robust import ON_UNCERTIFIED_MODES, describe_mode, fallback_oracle
 from oraclepriv.protocols import ERMOracle
 from oraclepriv.public_data import public_points
+from oraclepriv.release import COVERAGE, Diagnostics, NotFittedError, Release, ReleaseMixin, warn_privacy_leak
+from oraclepriv.robust import ON_UNCERTIFIED_MODES, describe_mode, fallback_oracle
 from oraclepriv.validation import check_delta, check_positive, encode_binary_labels
 
 __all__ = [
@@ -140,7 +140,7 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
     def __sklearn_is_fitted__(self) -> bool:
         return hasattr(self, "release_")
 
-    def __sklearn_clone__(self) -> "PrivateEstimator":
+    def __sklearn_clone__(self) -> PrivateEstimator:
         """scikit-learn's clone, keeping ``theory`` (the derivation ``from_theory`` attached)."""
         clone = super().__sklearn_clone__()
         if hasattr(self, "theory"):
@@ -243,7 +243,7 @@ class PublicDataEstimator(PrivateEstimator, ABC):
         return X, y, Z
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> "PublicDataEstimator":
+    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> PublicDataEstimator:
         """Fit on private labelled data and public unlabelled points ``X_public``; returns self.
 
         ``X_public`` is a :class:`~oraclepriv.public_data.PublicData` (never sliced by scikit-learn's

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Iterator, Literal
+from collections.abc import Iterator
+from typing import Any, Literal
 
 import numpy as np
 

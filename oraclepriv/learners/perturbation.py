@@ -149,7 +149,7 @@ class Perturbation(PrivateLearner):
 
     @classmethod
     def from_theory(cls, alpha: float, beta: float, sigma: float, d: int, *, epsilon: float = 1.0, delta: float = 1e-6,
-                    lam: float = 0.5, c_eta: float = 1.0, c_m: float = 1.0, c_J: float = 1.0, **params: Any) -> "Perturbation":
+                    lam: float = 0.5, c_eta: float = 1.0, c_m: float = 1.0, c_J: float = 1.0, **params: Any) -> Perturbation:
         """A Perturbation with eta, J, m from :func:`perturbation_parameters` (kept in ``theory``)."""
         theory = perturbation_parameters(alpha, beta, sigma, d, lam=lam, c_eta=c_eta, c_m=c_m, c_J=c_J)
         learner = cls(epsilon=epsilon, delta=delta, eta=theory["eta"], J=theory["J"], m=theory["m"], **params)

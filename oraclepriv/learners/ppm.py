@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.ledger import Ledger
 from oraclepriv.learners._base import PrivateEstimator, make_rng
+from oraclepriv.ledger import Ledger
 from oraclepriv.ppm.class_g import AFF0, ONES, ClassG
 from oraclepriv.ppm.constr_half import DEFAULT_RANK_TOL, DEFAULT_TOL, SUPPORT_MODES, CandidateFamily, a_constr_half
 from oraclepriv.ppm.exp_mech import check_epsilon, sample_from_histogram
@@ -262,7 +262,7 @@ class PPMHalfspaces(PrivateEstimator):
         return X, y_internal, mask
 
     # ------------------------------------------------------------------ fit / predict
-    def fit(self, X: Any, y: Any, public_mask: Any) -> "PPMHalfspaces":
+    def fit(self, X: Any, y: Any, public_mask: Any) -> PPMHalfspaces:
         """Run A_LearnHalf on (X, y) with the given privacy-status bits; returns self."""
         X, y_internal, mask = self._validate(X, y, public_mask)
         rng = make_rng(self.random_state)

@@ -203,7 +203,7 @@ class PublicCoverEM(PublicDataEstimator):
                     "comes from the private features")
         return f"pure {self.epsilon_:g}-DP for any cover built from the public points (no oracle call)"
 
-    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> "PublicCoverEM":
+    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> PublicCoverEM:
         """Fit on private records and public points (``cover="private-features"``: no public points); returns self."""
         super().fit(X_private, y_private, X_public, public_labels=public_labels)
         if self.cover == "private-features":

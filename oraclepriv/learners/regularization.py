@@ -145,7 +145,7 @@ class Regularization(PrivateLearner):
 
     @classmethod
     def from_theory(cls, alpha: float, beta: float, sigma: float, d: int, *, epsilon: float = 1.0, lam: float = 0.5,
-                    c_eta: float = 1.0, c_m: float = 1.0, **params: Any) -> "Regularization":
+                    c_eta: float = 1.0, c_m: float = 1.0, **params: Any) -> Regularization:
         """A Regularization with eta and m from :func:`regularization_parameters` (kept in ``theory``)."""
         theory = regularization_parameters(alpha, beta, sigma, d, lam=lam, c_eta=c_eta, c_m=c_m)
         learner = cls(epsilon=epsilon, eta=theory["eta"], m=theory["m"], **params)

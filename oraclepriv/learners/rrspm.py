@@ -204,7 +204,7 @@ class RRSPM(PrivateLearner):
         c_m: float = 1.0,
         c_n: float = 1.0,
         **params: Any,
-    ) -> "RRSPM":
+    ) -> RRSPM:
         """An RRSPM with m from :func:`rrspm_parameters`; the derivation is kept in ``theory``."""
         theory = rrspm_parameters(alpha, beta, sigma, d, epsilon, rate=rate, c_m=c_m, c_n=c_n)
         learner = cls(epsilon=epsilon, m=theory["m"], **params)

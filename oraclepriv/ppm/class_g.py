@@ -16,8 +16,8 @@ candidate indices (see :class:`~oraclepriv.ppm.constr_half.CandidateFamily`).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from itertools import combinations
-from typing import Iterator
 
 import numpy as np
 

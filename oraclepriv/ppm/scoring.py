@@ -35,10 +35,9 @@ an integer of magnitude <= 8n < 2^24; float64 is used beyond that):
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import math
 import os
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np

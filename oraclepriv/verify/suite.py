@@ -12,8 +12,9 @@ calibration without its union bound (the sqrt(m)-only shape) is run too and repo
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -38,11 +38,11 @@ from joblib import Parallel, delayed
 from scipy import stats
 
 from oraclepriv.backends import registry_snapshot, restore_registry
-from oraclepriv.oracle import make_oracle
-from oraclepriv.release import reading_diagnostics
 from oraclepriv.noisy_argmin.costs import VerificationError, brute_force_costs, labeling_costs, realisable_labelings
 from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_argmin_law, sampled_argmin_law
+from oraclepriv.oracle import make_oracle
 from oraclepriv.public_data import PublicData
+from oraclepriv.release import reading_diagnostics
 
 __all__ = ["MODES", "Neighbour", "VerifyResult", "neighbour_family", "verify_learner"]
 
