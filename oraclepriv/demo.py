@@ -22,6 +22,7 @@ import numpy as np
 
 from oraclepriv.ledger import Ledger
 from oraclepriv.oracle import make_oracle
+from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
 
 __all__ = ["run_demo"]
@@ -72,7 +73,7 @@ def run_demo(
     echo("")
     echo(f"2. RRSPM (Block et al., Alg. 4) at eps={epsilon:g}, Laplace weights of scale 2m/eps")
     start = time.perf_counter()
-    rrspm = RRSPM(epsilon=epsilon, hypothesis_class="halfspace", random_state=seed).fit(X, y, X_public=Z)
+    rrspm = RRSPM(epsilon=epsilon, hypothesis_class="halfspace", random_state=seed).fit(X, y, X_public=PublicData(Z))
     fit_seconds = time.perf_counter() - start
     acc = float(np.mean(rrspm.predict(X_test) == y_test))
     release = rrspm.release_

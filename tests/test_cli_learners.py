@@ -28,6 +28,18 @@ def data(tmp_path):
     return private, public, tmp_path
 
 
+def test_learn_takes_a_public_file_as_long_as_the_private_one(tmp_path):
+    """The CLI hands its public points over as PublicData: the refusal of an ambiguous plain array
+    (the cross-validation slicing hazard) never hits a public file with as many rows as the private one."""
+    rng = np.random.default_rng(1)
+    X, Z = rng.normal(size=(40, 1)), rng.normal(size=(40, 1))
+    write_csv_problem(tmp_path / "private.csv", X, (X[:, 0] >= 0).astype(int))
+    write_csv_problem(tmp_path / "public.csv", Z, None)
+    result = runner.invoke(app, ["learn", str(tmp_path / "private.csv"), "--public", str(tmp_path / "public.csv"),
+                                 "--algorithm", "rrspm", "--epsilon", "1", "--hypothesis-class", "threshold", "--seed", "0", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["privacy"]["m"] == 40
+
 def test_learn_rrspm_json_reports_two_calls_and_privacy(data):
     private, public, _ = data
     args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1", "--hypothesis-class", "stump", "--seed", "3", "--json"]

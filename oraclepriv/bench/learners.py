@@ -19,6 +19,7 @@ from oraclepriv.instances import load_learning_task
 from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
+from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
 
 __all__ = ["default_cases", "bench_learners", "synthetic_instance", "markdown_report"]
@@ -63,12 +64,12 @@ def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, 
         else:
             X, y, Z = synthetic_instance(case["n"], case["m"], case["d"], seed, l1_ball=case.get("l1_ball", False))
         fits, oracles, calls = [], [], []
-        case["make"](seed).fit(X, y, X_public=Z)  # warm-up: imports, caches (e.g. the Gaussian calibration)
+        case["make"](seed).fit(X, y, X_public=PublicData(Z))  # warm-up: imports, caches (e.g. the Gaussian calibration)
         r = 0
         while r < repeats or sum(fits) < min_seconds:
             learner = case["make"](seed + r)
             start = time.perf_counter()
-            learner.fit(X, y, X_public=Z)
+            learner.fit(X, y, X_public=PublicData(Z))
             fits.append(time.perf_counter() - start)
             with reading_diagnostics():  # timings: a measurement, not a release
                 oracles.append(learner.ledger_.total_seconds())

@@ -9,6 +9,7 @@ import typer
 
 from oraclepriv.cli.common import fail
 from oraclepriv.io import read_csv_problem, to_json
+from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
 
 
@@ -171,7 +172,7 @@ def _fit_with_public_points(private: Path, public: Path | None, algorithm: Algor
     if data.weights is not None:
         raise ValueError(f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
     learner = _make_learner(algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers)
-    return learner.fit(data.X, data.y, X_public=pub.X)
+    return learner.fit(data.X, data.y, X_public=PublicData(pub.X))
 
 
 def _print_report(report: dict, as_json: bool) -> None:

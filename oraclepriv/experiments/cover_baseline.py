@@ -43,6 +43,7 @@ from oraclepriv.experiments.stats import fit_slope, select_even_report_odd
 from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.oracle import make_oracle
+from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
 
 __all__ = ["run_cover_baseline", "em_term", "continuous_em_excess", "FULL_CONFIG", "QUICK_CONFIG", "METHODS",
@@ -126,7 +127,7 @@ def _cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random.Seed
     for m in grids["rrspm_ms"]:
         Z = scen.sample_public(int(m), rng)
         start = time.perf_counter()
-        clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+        clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z))
         seconds = time.perf_counter() - start
         rows.append({**base, "method": "rrspm", "m": m, "excess": excess(scen, clf.hypothesis_, p), **none,
                      "seconds": seconds})
@@ -134,7 +135,7 @@ def _cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random.Seed
         Z = scen.sample_public(int(m), rng)
         start = time.perf_counter()
         clf = PublicCoverEM(epsilon=eps, hypothesis_class=name, sensitivity="tight", dedup=cfg["em_dedup"],
-                            random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+                            random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z))
         seconds = time.perf_counter() - start
         with reading_diagnostics():  # a research measurement, not a release
             errors = clf.diagnostics_["errors"]

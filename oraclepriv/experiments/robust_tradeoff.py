@@ -39,6 +39,7 @@ from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
 from oraclepriv.oracle import make_oracle
+from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 
@@ -100,14 +101,14 @@ def _main_cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random
     erm = make_oracle(name).solve(X, y, caller="robust_tradeoff", step="erm-baseline")
     rows = [{**base, "method": "erm", "k": 0, "m": 0, "excess": excess(scen, erm.hypothesis, p)}]
     for m in cfg["rrspm_ms"]:
-        clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+        clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z))
         rows.append({**base, "method": "rrspm", "k": 0, "m": m, "excess": excess(scen, clf.hypothesis_, p)})
     for k in cfg["teachers"]:
         if k > n // 2:
             continue
         for m in cfg["sa_ms"]:
             clf = SubsampleAggregate(n_teachers=k, noise="laplace", delta=0.0, epsilon=eps, hypothesis_class=name,
-                                     random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z[:m])
+                                     random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z[:m]))
             rows.append({**base, "method": "subsample", "k": k, "m": m, "excess": excess(scen, clf.hypothesis_, p)})
     return rows
 
@@ -127,7 +128,7 @@ def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.Se
         for mode in ("abstain", "keep"):
             clf = SubsampleAggregate(n_teachers=f["teachers"], noise="laplace", delta=0.0, epsilon=cfg["epsilon"],
                                      hypothesis_class=f["scenario"], backend="flaky", teacher_failure=mode,
-                                     random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+                                     random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z))
             with reading_diagnostics():  # a research measurement, not a release
                 failed = len(clf.diagnostics_["uncertified_teachers"])
             rows.append({"rate": float(rate), "rep": rep, "teacher_failure": mode, "failed_teachers": failed,

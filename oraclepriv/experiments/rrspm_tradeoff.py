@@ -51,6 +51,7 @@ from oraclepriv.experiments.scenarios import StumpScenario, ThresholdScenario, s
 from oraclepriv.experiments.stats import fit_slope
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.oracle import make_oracle
+from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
 from oraclepriv.validation import check_positive
 
@@ -116,7 +117,7 @@ def run_grid(
         for eps in epsilons:
             for m in ms:
                 clf = learner_cls(epsilon=eps, hypothesis_class=scenario.hypothesis_class, m=m,
-                                  random_state=int(rng.integers(2**63))).fit(X, y, X_public=Z)
+                                  random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z))
                 dis = scenario.disagreement(clf.hypothesis_)
                 with reading_diagnostics():  # a research measurement, not a release
                     agreement = clf.diagnostics_["projection_agreement"]
