@@ -56,9 +56,13 @@ class ConvexOracle:
             raise ValueError(f"unknown convex backend {name!r}; available: {sorted(CONVEX_BACKENDS)}")
         module_name, class_name = CONVEX_BACKENDS[name].split(":")
         self.name = name
-        self.solver = getattr(importlib.import_module(module_name), class_name)(opt_tol=check_positive(opt_tol, "opt_tol"))
+        self.solver = getattr(importlib.import_module(module_name), class_name)(
+            opt_tol=check_positive(opt_tol, "opt_tol")
+        )
 
-    def _finish(self, w: np.ndarray, info: dict[str, Any], caller: str | None, step: str | None, start: float) -> ConvexResult:
+    def _finish(
+        self, w: np.ndarray, info: dict[str, Any], caller: str | None, step: str | None, start: float
+    ) -> ConvexResult:
         seconds = time.perf_counter() - start
         record_call({"caller": caller, "step": step, **info, "seconds": seconds})
         return ConvexResult(
@@ -73,13 +77,24 @@ class ConvexOracle:
             backend=info["backend"],
         )
 
-    def regularized_erm(self, X: np.ndarray, y_pm: np.ndarray, Z: np.ndarray, eta_sum: float, *, caller: str | None = None, step: str | None = None) -> ConvexResult:
+    def regularized_erm(
+        self,
+        X: np.ndarray,
+        y_pm: np.ndarray,
+        Z: np.ndarray,
+        eta_sum: float,
+        *,
+        caller: str | None = None,
+        step: str | None = None,
+    ) -> ConvexResult:
         """argmin_w  sum_i |<w, X_i> - y_i| / 2 + eta_sum * ||<w, .>||_m^2  (||.||_m over Z), y in {-1, +1}."""
         start = time.perf_counter()
         w, info = self.solver.solve_regularized(X, y_pm, Z, eta_sum)
         return self._finish(w, info, caller, step, start)
 
-    def least_squares(self, Z: np.ndarray, u: np.ndarray, *, caller: str | None = None, step: str | None = None) -> ConvexResult:
+    def least_squares(
+        self, Z: np.ndarray, u: np.ndarray, *, caller: str | None = None, step: str | None = None
+    ) -> ConvexResult:
         """argmin_w  sum_i (<w, Z_i> - u_i)^2  over ||w||_inf <= 1 (Perturb's projection, Alg. 1)."""
         start = time.perf_counter()
         w, info = self.solver.solve_least_squares(Z, u)

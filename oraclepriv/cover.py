@@ -233,7 +233,7 @@ def _dedup_by_hash(hashes: np.ndarray, params: np.ndarray, Z: np.ndarray) -> np.
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     keep = [order[starts[counts == 1]]]
     for g in np.flatnonzero(counts > 1):
-        members = order[starts[g]: starts[g] + counts[g]]
+        members = order[starts[g] : starts[g] + counts[g]]
         labels = PublicCover("stump", params[members], True, Z.shape[0], Z.shape[1], members.size).labelings(Z)
         _, first = np.unique(_pack(labels), return_index=True)
         keep.append(members[first])

@@ -87,7 +87,9 @@ def run_demo(
             f"     call {record['call']}: step={record['step']:<12} n={record['n']:<5} backend={record['backend']:<9} "
             f"signed weights={str(record['signed_weights']):<5} certified={record['certified']}  {record['seconds']:.2f} s"
         )
-    echo(f"   {len(records)} oracle calls, fit {fit_seconds:.2f} s, test accuracy {acc:.3f} (non-private {erm_acc:.3f})")
+    echo(
+        f"   {len(records)} oracle calls, fit {fit_seconds:.2f} s, test accuracy {acc:.3f} (non-private {erm_acc:.3f})"
+    )
     report["rrspm"] = {
         "oracle_calls": len(records),
         "steps": [r["step"] for r in records],
@@ -121,8 +123,16 @@ def run_demo(
     return report
 
 
-def draw_demo(path: Path, X: np.ndarray, y: np.ndarray, Z: np.ndarray, erm: Any, released: Any,
-              verdicts: list[dict[str, Any]], epsilon: float) -> None:
+def draw_demo(
+    path: Path,
+    X: np.ndarray,
+    y: np.ndarray,
+    Z: np.ndarray,
+    erm: Any,
+    released: Any,
+    verdicts: list[dict[str, Any]],
+    epsilon: float,
+) -> None:
     """The demo's picture: data and the two halfspaces (left), the audit's lower bounds against eps (right)."""
     import matplotlib
 
@@ -137,10 +147,15 @@ def draw_demo(path: Path, X: np.ndarray, y: np.ndarray, Z: np.ndarray, erm: Any,
     ax.scatter(Z[:, 0], Z[:, 1], s=90, marker="*", color="black", label="public (unlabelled)")
     lo, hi = np.percentile(X, [1, 99], axis=0)
     xs = np.linspace(lo[0] - 0.5, hi[0] + 0.5, 200)
-    for hypothesis, style, name in ((erm, "-", "exact ERM (certified)"), (released, "--", f"RRSPM release, eps = {epsilon:g}")):
+    for hypothesis, style, name in (
+        (erm, "-", "exact ERM (certified)"),
+        (released, "--", f"RRSPM release, eps = {epsilon:g}"),
+    ):
         w, b = np.asarray(hypothesis.w, dtype=float), float(hypothesis.b)
         if abs(w[1]) > 1e-12:
-            ax.plot(xs, -(w[0] * xs + b) / w[1], style, color="crimson" if style == "--" else "darkgreen", lw=2, label=name)
+            ax.plot(
+                xs, -(w[0] * xs + b) / w[1], style, color="crimson" if style == "--" else "darkgreen", lw=2, label=name
+            )
         elif abs(w[0]) > 1e-12:
             ax.axvline(-b / w[0], linestyle=style, color="crimson" if style == "--" else "darkgreen", lw=2, label=name)
     ax.set_xlim(lo[0] - 0.5, hi[0] + 0.5)

@@ -215,7 +215,9 @@ def hypothesis_from_dict(data: dict[str, Any]) -> Hypothesis:
         return Halfspace(tuple(data["w"]), float(data["b"]))
     if hypothesis_class == "linear":
         return LinearPredictor(tuple(float(v) for v in data["w"]))
-    if hypothesis_class in EXTERNAL_DECODERS:  # hypotheses defined outside the core, e.g. the PPM learner's improper output
+    if (
+        hypothesis_class in EXTERNAL_DECODERS
+    ):  # hypotheses defined outside the core, e.g. the PPM learner's improper output
         module_name, function = EXTERNAL_DECODERS[hypothesis_class].split(":")
         return getattr(importlib.import_module(module_name), function)(data)
     known = sorted(_CLASSES_BY_NAME) + sorted(EXTERNAL_DECODERS)

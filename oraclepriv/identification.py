@@ -41,7 +41,9 @@ GRID_CLASSES = ("threshold", "stump")
 def check_grid(grid: Sequence[Sequence[float]] | Sequence[np.ndarray], hypothesis_class: str) -> list[np.ndarray]:
     """The grid as sorted, distinct, finite value arrays (one per feature); errors name the problem."""
     if hypothesis_class not in GRID_CLASSES:
-        raise ValueError(f"identification sets are provided for {list(GRID_CLASSES)} on a grid; got hypothesis_class={hypothesis_class!r}")
+        raise ValueError(
+            f"identification sets are provided for {list(GRID_CLASSES)} on a grid; got hypothesis_class={hypothesis_class!r}"
+        )
     if grid is None or len(grid) == 0:
         raise ValueError("grid must list the values of every feature (one sequence per feature); got none")
     values = []
@@ -81,12 +83,16 @@ def identification_set(hypothesis_class: str, grid: Sequence[Sequence[float]] | 
     return np.vstack(points)
 
 
-def check_identification_set(points: np.ndarray, hypothesis_class: str, grid: Sequence[Sequence[float]] | Sequence[np.ndarray]) -> None:
+def check_identification_set(
+    points: np.ndarray, hypothesis_class: str, grid: Sequence[Sequence[float]] | Sequence[np.ndarray]
+) -> None:
     """Raise ValueError unless ``points`` (on the grid) tell every two functions of the class apart."""
     values = check_grid(grid, hypothesis_class)
     U = np.asarray(points, dtype=np.float64)
     if U.ndim != 2 or U.shape[1] != len(values):
-        raise ValueError(f"identification set must be an array of points with {len(values)} features; got shape {U.shape}")
+        raise ValueError(
+            f"identification set must be an array of points with {len(values)} features; got shape {U.shape}"
+        )
     on_grid(U, values, "identification set")
     seen: dict[bytes, Hypothesis] = {}
     for member in grid_members(values, hypothesis_class):
@@ -108,7 +114,9 @@ def on_grid(X: np.ndarray, grid: Sequence[np.ndarray], name: str) -> None:
             raise ValueError(f"{name} row {i} feature {j} is {float(X[i, j])!r}, not a grid value of that feature")
 
 
-def snap_to_grid(hypothesis: Hypothesis, points: np.ndarray, grid: Sequence[np.ndarray], hypothesis_class: str) -> Hypothesis:
+def snap_to_grid(
+    hypothesis: Hypothesis, points: np.ndarray, grid: Sequence[np.ndarray], hypothesis_class: str
+) -> Hypothesis:
     """The grid member with the same labels on the identification set ``points`` (so the same function on the grid)."""
     labels = np.asarray(hypothesis.predict(points), dtype=np.int8).tobytes()
     for member in grid_members(grid, hypothesis_class):

@@ -121,7 +121,9 @@ def _decimals(column: np.ndarray, max_decimals: int = 8) -> int:
     raise ValueError(f"a column has more than {max_decimals} decimals; cannot store it exactly as integers")
 
 
-def sklearn_data(dataset: str, features: tuple[str, ...] | None = None) -> tuple[np.ndarray, np.ndarray, list[str], list[int]]:
+def sklearn_data(
+    dataset: str, features: tuple[str, ...] | None = None
+) -> tuple[np.ndarray, np.ndarray, list[str], list[int]]:
     """(X, y, feature names, decimals) of a binary problem from a data set bundled with scikit-learn.
 
     X holds exact integers: column j is round(x_j * 10^k_j) with k_j = ``decimals[j]`` (the
@@ -150,7 +152,9 @@ def sklearn_data(dataset: str, features: tuple[str, ...] | None = None) -> tuple
     return X, y, [names[c] for c in columns], decimals
 
 
-def real_data(rng: np.random.Generator, n: int, d: int, dataset: str = "", features: tuple[str, ...] | None = None) -> Generated:
+def real_data(
+    rng: np.random.Generator, n: int, d: int, dataset: str = "", features: tuple[str, ...] | None = None
+) -> Generated:
     """A scikit-learn data set as an instance (unit weights); ``rng`` is unused (the data are fixed)."""
     X, y, _, _ = sklearn_data(dataset, features)
     if X.shape != (n, d):
@@ -206,12 +210,32 @@ INSTANCE_SPECS: tuple[InstanceSpec, ...] = (
     InstanceSpec("rrspm-5d-n200", "halfspace", "rrspm_signed", 200, 5, 12),
     # real data shipped inside scikit-learn (fixed data: the seed is unused)
     InstanceSpec("breast-cancer-stump", "stump", "sklearn", 569, 30, 0, (("dataset", "breast_cancer"),)),
-    InstanceSpec("breast-cancer-2f", "halfspace", "sklearn", 569, 2, 0, (("dataset", "breast_cancer"), ("features", _BC_2))),
-    InstanceSpec("breast-cancer-5f", "halfspace", "sklearn", 569, 5, 0, (("dataset", "breast_cancer"), ("features", _BC_5))),
+    InstanceSpec(
+        "breast-cancer-2f", "halfspace", "sklearn", 569, 2, 0, (("dataset", "breast_cancer"), ("features", _BC_2))
+    ),
+    InstanceSpec(
+        "breast-cancer-5f", "halfspace", "sklearn", 569, 5, 0, (("dataset", "breast_cancer"), ("features", _BC_5))
+    ),
     InstanceSpec("wine-class0-stump", "stump", "sklearn", 178, 13, 0, (("dataset", "wine"),)),
     InstanceSpec("wine-class0-2f", "halfspace", "sklearn", 178, 2, 0, (("dataset", "wine"), ("features", _WINE_2))),
-    InstanceSpec("iris-vv-stump", "stump", "sklearn", 100, 2, 0, (("dataset", "iris_versicolor_virginica"), ("features", _IRIS_PETALS))),
-    InstanceSpec("iris-vv-2f", "halfspace", "sklearn", 100, 2, 0, (("dataset", "iris_versicolor_virginica"), ("features", _IRIS_PETALS))),
+    InstanceSpec(
+        "iris-vv-stump",
+        "stump",
+        "sklearn",
+        100,
+        2,
+        0,
+        (("dataset", "iris_versicolor_virginica"), ("features", _IRIS_PETALS)),
+    ),
+    InstanceSpec(
+        "iris-vv-2f",
+        "halfspace",
+        "sklearn",
+        100,
+        2,
+        0,
+        (("dataset", "iris_versicolor_virginica"), ("features", _IRIS_PETALS)),
+    ),
 )
 
 DEFAULT_INSTANCE = "rrspm-2d-n300"
@@ -258,7 +282,10 @@ def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None) -> dict[
     if not previous or previous.get("sha256") != entry["sha256"] or previous.get("best_objective") is None:
         return entry
     if entry["best_objective"] is None:
-        return {**entry, **{k: previous.get(k) for k in ("best_objective", "best_bound", "proved_optimal", "solved_by")}}
+        return {
+            **entry,
+            **{k: previous.get(k) for k in ("best_objective", "best_bound", "proved_optimal", "solved_by")},
+        }
     merged = dict(entry)
     if previous["best_objective"] < entry["best_objective"] - 1e-9 * max(1.0, abs(entry["best_objective"])):
         merged["best_objective"] = previous["best_objective"]
@@ -267,7 +294,9 @@ def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None) -> dict[
     if prev_bound is not None and (merged.get("best_bound") is None or prev_bound > merged["best_bound"]):
         merged["best_bound"] = prev_bound
     if previous.get("proved_optimal") and not entry["proved_optimal"]:
-        merged.update(best_objective=previous["best_objective"], proved_optimal=True, solved_by=previous.get("solved_by"))
+        merged.update(
+            best_objective=previous["best_objective"], proved_optimal=True, solved_by=previous.get("solved_by")
+        )
     return merged
 
 
@@ -364,7 +393,9 @@ def manifest_entry(name: str, directory: Path | None = None) -> dict[str, Any]:
     return entries[name]
 
 
-def load_instance(name: str, directory: Path | None = None) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray]:
+def load_instance(
+    name: str, directory: Path | None = None
+) -> tuple[dict[str, Any], np.ndarray, np.ndarray, np.ndarray]:
     """(manifest entry, X, y, weights) of a bundled instance (unit weights when the file has none)."""
     directory = Path(directory) if directory is not None else instances_dir()
     entry = manifest_entry(name, directory)
@@ -401,7 +432,9 @@ def instance_milp(name: str, formulation: str | None = None, gamma: float | None
     allowed = ("relaxed", "margin") if cls == "halfspace" else ("staircase",)
     formulation = formulation or allowed[0]
     if formulation not in allowed:
-        raise ValueError(f"formulation must be one of {list(allowed)} for the {cls} instance {name!r}; got {formulation!r}")
+        raise ValueError(
+            f"formulation must be one of {list(allowed)} for the {cls} instance {name!r}; got {formulation!r}"
+        )
     y_reduced, w_abs, sign_offset = reduce_signed_weights(y, w)
     if formulation == "relaxed":
         form = HalfspaceRelaxedMilp(X, y_reduced)

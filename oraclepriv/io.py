@@ -48,7 +48,9 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_colu
     if len(set(frame.columns)) != len(frame.columns):
         raise ValueError(f"data file {str(path)!r} has duplicate column names: {list(frame.columns)}")
     if require_labels and LABEL_COLUMN not in frame.columns:
-        raise ValueError(f"data file {str(path)!r} has no label column {LABEL_COLUMN!r}; columns: {list(frame.columns)}")
+        raise ValueError(
+            f"data file {str(path)!r} has no label column {LABEL_COLUMN!r}; columns: {list(frame.columns)}"
+        )
     if len(frame) == 0:
         raise ValueError(f"data file {str(path)!r} has a header but no rows")
     if mask_column is not None and mask_column not in frame.columns:
@@ -72,7 +74,9 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_colu
         bad = ~np.isin(y, (0.0, 1.0))
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"data file {str(path)!r}: label column 'y' row {row + 1} has value '{y[row]:g}'; labels must be 0 or 1")
+            raise ValueError(
+                f"data file {str(path)!r}: label column 'y' row {row + 1} has value '{y[row]:g}'; labels must be 0 or 1"
+            )
         y = y.astype(np.int8)
     weights = frame[WEIGHT_COLUMN].to_numpy(dtype=np.float64) if WEIGHT_COLUMN in frame.columns else None
     mask = None
@@ -81,7 +85,9 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_colu
         bad = ~np.isin(values, (0.0, 1.0))
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"data file {str(path)!r}: column {mask_column!r} row {row + 1} has value '{values[row]:g}'; it must be 0 or 1")
+            raise ValueError(
+                f"data file {str(path)!r}: column {mask_column!r} row {row + 1} has value '{values[row]:g}'; it must be 0 or 1"
+            )
         mask = values == 1.0
     return WeightedData(X, y, weights, tuple(features), mask)
 

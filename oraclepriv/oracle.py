@@ -158,10 +158,17 @@ def _relative_gap(objective: float, bound: float) -> float:
 class Oracle:
     """An exact weighted-0-1 ERM oracle for one hypothesis class (see ``make_oracle``)."""
 
-    def __init__(self, hypothesis_class: str, backend: str | type[Backend] | Backend | None = None,
-                 time_limit: float | None = None, **options: Any):
+    def __init__(
+        self,
+        hypothesis_class: str,
+        backend: str | type[Backend] | Backend | None = None,
+        time_limit: float | None = None,
+        **options: Any,
+    ):
         if hypothesis_class not in HYPOTHESIS_CLASSES:
-            raise ValueError(f"unknown hypothesis class {hypothesis_class!r}; expected one of {list(HYPOTHESIS_CLASSES)}")
+            raise ValueError(
+                f"unknown hypothesis class {hypothesis_class!r}; expected one of {list(HYPOTHESIS_CLASSES)}"
+            )
         if time_limit is not None:
             time_limit = check_positive(time_limit, "time_limit")
         if backend is None and options:
@@ -176,7 +183,9 @@ class Oracle:
         name: str | None
         if isinstance(backend, Backend):  # a configured instance: used as it is
             if options or time_limit is not None:
-                raise ValueError(f"backend {backend.name!r} is an instance, already configured; pass no options or time_limit")
+                raise ValueError(
+                    f"backend {backend.name!r} is an instance, already configured; pass no options or time_limit"
+                )
             name = backend.name
             self._backends[name] = backend
         elif isinstance(backend, type):

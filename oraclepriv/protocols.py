@@ -35,8 +35,9 @@ class ERMOracle(Protocol):
 
     hypothesis_class: str
 
-    def solve(self, X: Any, y: Any, weights: Any = None, *, caller: str | None = None,
-              step: str | None = None) -> OracleResult:
+    def solve(
+        self, X: Any, y: Any, weights: Any = None, *, caller: str | None = None, step: str | None = None
+    ) -> OracleResult:
         """argmin over the class of sum_i weights_i 1[h(X_i) != y_i], re-scored and certified."""
         ...
 
@@ -45,12 +46,21 @@ class ERMOracle(Protocol):
 class ConvexERMOracle(Protocol):
     """The convex oracle of Algorithm 3: bounded linear predictors f(x) = <w, x>."""
 
-    def regularized_erm(self, X: np.ndarray, y_pm: np.ndarray, Z: np.ndarray, eta_sum: float, *,
-                        caller: str | None = None, step: str | None = None) -> ConvexResult:
+    def regularized_erm(
+        self,
+        X: np.ndarray,
+        y_pm: np.ndarray,
+        Z: np.ndarray,
+        eta_sum: float,
+        *,
+        caller: str | None = None,
+        step: str | None = None,
+    ) -> ConvexResult:
         """argmin_w sum_i l(<w, X_i>, y_i) + eta_sum ||f||_m^2 (the regularised objective)."""
         ...
 
-    def least_squares(self, Z: np.ndarray, u: np.ndarray, *, caller: str | None = None,
-                      step: str | None = None) -> ConvexResult:
+    def least_squares(
+        self, Z: np.ndarray, u: np.ndarray, *, caller: str | None = None, step: str | None = None
+    ) -> ConvexResult:
         """argmin_w ||<w, Z> - u||^2 over the class (Perturb's projection)."""
         ...

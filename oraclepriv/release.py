@@ -43,8 +43,10 @@ __all__ = [
 ]
 
 #: what every guarantee here covers, and what it does not
-COVERAGE = ("the released hypothesis and this record only; not the non-private diagnostics "
-            "(objectives, bounds, certificates, fallbacks, ledger rows), not running time")
+COVERAGE = (
+    "the released hypothesis and this record only; not the non-private diagnostics "
+    "(objectives, bounds, certificates, fallbacks, ledger rows), not running time"
+)
 
 
 class NotFittedError(sklearn.exceptions.NotFittedError):

@@ -92,8 +92,13 @@ class FallbackOracle:
         return second
 
 
-def fallback_oracle(hypothesis_class: str, backend: str | None = None, time_limit: float | None = None,
-                    fallback_backend: str | None = None, **options: Any) -> FallbackOracle:
+def fallback_oracle(
+    hypothesis_class: str,
+    backend: str | None = None,
+    time_limit: float | None = None,
+    fallback_backend: str | None = None,
+    **options: Any,
+) -> FallbackOracle:
     """``backend`` (with ``time_limit`` and its ``options``) first, then ``fallback_backend`` with no time limit.
 
     ``fallback_backend=None`` uses the protocol's exact default for the instance's shape
@@ -129,13 +134,12 @@ def describe_mode(mode: str) -> dict[str, Any]:
     """The privacy record entry for a learner's ``on_uncertified`` mode."""
     texts = {
         "raise": "one shot; an uncertified private-data call aborts the fit (no output). Guarantee "
-                 "(eps, delta + (1 + e^eps) gamma) if every dataset fails w.p. <= gamma (assumption); "
-                 "re-running after a failure is not covered",
+        "(eps, delta + (1 + e^eps) gamma) if every dataset fails w.p. <= gamma (assumption); "
+        "re-running after a failure is not covered",
         "fallback": "uncertified calls re-solved by an exact backend without a time limit: every answer "
-                    "used is exact, so the perfect-oracle proof applies (running time not covered)",
+        "used is exact, so the perfect-oracle proof applies (running time not covered)",
         "flag": "uncertified answers kept and flagged; no privacy guarantee for flagged fits",
     }
     if mode not in texts:
         raise ValueError(f"on_uncertified must be one of {list(ON_UNCERTIFIED_MODES)}; got {mode!r}")
     return {"on_uncertified": mode, "robustness": texts[mode]}
-

@@ -75,7 +75,9 @@ def as_labels(y, n: int, name: str = "y") -> np.ndarray:
     try:
         numeric = arr.astype(np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must contain labels in {{0, 1}}; got non-numeric values such as {_plain(arr[0])!r}") from None
+        raise ValueError(
+            f"{name} must contain labels in {{0, 1}}; got non-numeric values such as {_plain(arr[0])!r}"
+        ) from None
     bad = ~((numeric == 0) | (numeric == 1))
     if bad.any():
         raise ValueError(f"{name} must contain labels in {{0, 1}}; {_describe_bad(arr, bad)}")

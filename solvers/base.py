@@ -22,8 +22,17 @@ import numpy as np
 if TYPE_CHECKING:  # a runtime import would be circular when solvers.base is imported first
     from oraclepriv.hypotheses import Hypothesis
 
-__all__ = ["Backend", "BackendAnswer", "ReducedProblem", "UnsupportedProblemError", "SolverNotInstalledError", "fingerprint",
-           "import_solver", "import_highspy", "TESTED_HIGHSPY"]
+__all__ = [
+    "Backend",
+    "BackendAnswer",
+    "ReducedProblem",
+    "UnsupportedProblemError",
+    "SolverNotInstalledError",
+    "fingerprint",
+    "import_solver",
+    "import_highspy",
+    "TESTED_HIGHSPY",
+]
 
 STATUSES = ("optimal", "time_limit", "infeasible", "error")
 

@@ -119,7 +119,9 @@ class ConvexLinearBackend:
         s = np.clip(res.x[:n], -1.0, 1.0) if res.x is not None else np.zeros(n)
         return float(-0.5 * (y @ s) - eta_sum * (w0 @ S @ w0) - np.abs(0.5 * (X.T @ s) + g0).sum())
 
-    def solve_regularized(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float) -> tuple[np.ndarray, dict[str, Any]]:
+    def solve_regularized(
+        self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float
+    ) -> tuple[np.ndarray, dict[str, Any]]:
         start = time.perf_counter()
         n, d = X.shape
         S = Z.T @ Z / Z.shape[0]
@@ -136,8 +138,15 @@ class ConvexLinearBackend:
         constraints = {"type": "ineq", "fun": lambda v: A @ v + shift, "jac": lambda v: A}
         w_start = np.zeros(d)
         v0 = np.concatenate([w_start, np.abs(X @ w_start - y) + 1e-3])
-        res = minimize(fun, v0, jac=jac, method="SLSQP", constraints=[constraints],
-                       bounds=[(-1.0, 1.0)] * d + [(0, None)] * n, options={"maxiter": 500, "ftol": 1e-12})
+        res = minimize(
+            fun,
+            v0,
+            jac=jac,
+            method="SLSQP",
+            constraints=[constraints],
+            bounds=[(-1.0, 1.0)] * d + [(0, None)] * n,
+            options={"maxiter": 500, "ftol": 1e-12},
+        )
         w = np.clip(res.x[:d], -1.0, 1.0)
         objective = self.objective(w, X, y, S, eta_sum)
         bound = self.lower_bound(w, X, y, S, eta_sum)

@@ -76,7 +76,15 @@ from oraclepriv.solvers.milp import AffineScaling, PointGroups, StumpMilp, const
 
 from oraclepriv.hypotheses import Halfspace, Stump, Threshold
 
-__all__ = ["CpSatBackend", "IntegerCosts", "integer_costs", "dyadic_grid", "exact_coefficient_bound", "import_cp_model", "HALFSPACE_MODELS"]
+__all__ = [
+    "CpSatBackend",
+    "IntegerCosts",
+    "integer_costs",
+    "dyadic_grid",
+    "exact_coefficient_bound",
+    "import_cp_model",
+    "HALFSPACE_MODELS",
+]
 
 TESTED_ORTOOLS = "9.15.6755"
 HALFSPACE_MODELS = ("auto", "exact", "discretized")
@@ -189,7 +197,12 @@ def exact_coefficient_bound(Xint: list[list[int]], active: np.ndarray) -> int:
 def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum or (maximum is not None and value > maximum):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or value < minimum
+        or (maximum is not None and value > maximum)
+    ):
         span = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
         raise ValueError(f"backend 'cpsat': {name} must be an integer {span}; got {value!r}")
     return int(value)
@@ -352,7 +365,9 @@ class CpSatBackend(Backend):
         self.output_flag = bool(cfg.get("output_flag", False))
         self.halfspace_model = cfg.get("halfspace_model", "auto")
         if self.halfspace_model not in HALFSPACE_MODELS:
-            raise ValueError(f"backend 'cpsat': halfspace_model must be one of {list(HALFSPACE_MODELS)}; got {self.halfspace_model!r}")
+            raise ValueError(
+                f"backend 'cpsat': halfspace_model must be one of {list(HALFSPACE_MODELS)}; got {self.halfspace_model!r}"
+            )
         self.certificate = (
             "thresholds/stumps: exact integer staircase model; halfspaces on dyadic-grid data: exact integer model "
             "(|w|,|b| <= Hadamard bound K), a proved bound over all halfspaces; real-valued halfspace data: "
@@ -445,7 +460,9 @@ class CpSatBackend(Backend):
             hypothesis = Threshold(math.inf) if cls == "threshold" else Stump(0, math.inf, 1)
         details.update(sm.form.details())
         details["model_reused"] = reused
-        return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=details["cpsat_branches"], details=details)
+        return BackendAnswer(
+            hypothesis, bound=float(bound), status=status, nodes=details["cpsat_branches"], details=details
+        )
 
     def _solve_halfspace(self, problem: ReducedProblem, deadline: float | None) -> BackendAnswer:
         X, y, w = problem.X, problem.y, problem.w
@@ -454,7 +471,9 @@ class CpSatBackend(Backend):
         constants = [(c_ones, Halfspace(tuple([0.0] * d), 1.0)), (c_zeros, Halfspace(tuple([0.0] * d), -1.0))]
         if np.all(X == X[0]):  # one distinct point: only the two constant labelings exist
             cost, h = min(constants, key=lambda item: item[0])
-            return BackendAnswer(h, bound=cost, status="optimal", nodes=0, details={"halfspace_model": "constant (all points identical)"})
+            return BackendAnswer(
+                h, bound=cost, status="optimal", nodes=0, details={"halfspace_model": "constant (all points identical)"}
+            )
         hm, reused = self._cached(
             "halfspace", X, y, lambda: _HalfspaceModel(self._cp, X, y, self.halfspace_model, self.resolution_bits)
         )
@@ -473,4 +492,6 @@ class CpSatBackend(Backend):
         loss, hypothesis = min(candidates, key=lambda item: item[0])
         details.update(hm.details())
         details.update({"model_reused": reused, "conflict_bound": conflict, "hypothesis_reduced_loss": loss})
-        return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=details["cpsat_branches"], details=details)
+        return BackendAnswer(
+            hypothesis, bound=float(bound), status=status, nodes=details["cpsat_branches"], details=details
+        )

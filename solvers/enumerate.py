@@ -119,6 +119,7 @@ def _angular_groups(proposal: np.ndarray, sgn: np.ndarray, orient) -> tuple[np.n
     order = proposal
     adj = adjacent(order)
     if (adj < 0).any():  # near-parallel directions misordered by float angles: sort exactly
+
         def compare(u: int, v: int) -> int:
             return -int(orient(np.array([u]), np.array([v]))[0]) * int(sgn[u]) * int(sgn[v])
 
@@ -129,7 +130,9 @@ def _angular_groups(proposal: np.ndarray, sgn: np.ndarray, orient) -> tuple[np.n
     return order, sgn[order] < 0, group
 
 
-def _side_gains(group: np.ndarray, flipped: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _side_gains(
+    group: np.ndarray, flipped: np.ndarray, g: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per group k (a line/plane through the pivot): gains of the off-hyperplane points on its left
     and right (prefix sums), the gain of the group itself, and the group sizes.
 
@@ -261,7 +264,9 @@ class _AxisBlock(NamedTuple):
     left_better: np.ndarray  # (R, L) the positive side of the best labeling is "left" (see _side_positions)
 
 
-def _axis_block(P: np.ndarray, G: np.ndarray, I: np.ndarray, J: np.ndarray, exact: bool, plane_cache: dict) -> _AxisBlock | None:
+def _axis_block(
+    P: np.ndarray, G: np.ndarray, I: np.ndarray, J: np.ndarray, exact: bool, plane_cache: dict
+) -> _AxisBlock | None:
     """Sweep every plane through the axis P[I[r]] P[J[r]], for all rows r at once.
 
     Angular order (about the axis a = P_j - P_i): a point k has direction D_k = P_k - P_i; the
@@ -403,7 +408,9 @@ def _axis_block(P: np.ndarray, G: np.ndarray, I: np.ndarray, J: np.ndarray, exac
         end = np.minimum.accumulate(np.where(is_end, positions, L - 1)[:, ::-1], axis=1)[:, ::-1]
         diff = (H[:, -1:] - np.take_along_axis(H, end, axis=1)) - np.take_along_axis(H - h, start, axis=1)
         Gc = np.cumsum(g, axis=1)
-        g_group = np.where(end == start, g, np.take_along_axis(Gc, end, axis=1) - np.take_along_axis(Gc - g, start, axis=1))
+        g_group = np.where(
+            end == start, g, np.take_along_axis(Gc, end, axis=1) - np.take_along_axis(Gc - g, start, axis=1)
+        )
     better_side = 0.5 * ((total - g_group) + np.abs(diff))  # max(left, right)
     base = np.maximum(G[I], 0.0) + np.maximum(G[J], 0.0)
     online = base[:, None] + np.maximum(g_group, 0.0)  # {p, q, r}: every labeling is separable in the plane
@@ -446,7 +453,13 @@ def _orient3d_scalar(a: tuple, b: tuple, c: tuple, d: tuple, exact: bool) -> int
 
 
 def _exact_angular_sort(
-    pts: list[tuple[float, float, float]], i: int, j: int, proposal: np.ndarray, flip: np.ndarray, adj: np.ndarray, exact: bool
+    pts: list[tuple[float, float, float]],
+    i: int,
+    j: int,
+    proposal: np.ndarray,
+    flip: np.ndarray,
+    adj: np.ndarray,
+    exact: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Sort a proposed angular order about the axis P_i P_j exactly; return it and its adjacent signs.
 

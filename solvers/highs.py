@@ -67,7 +67,15 @@ def _status_name(highspy, status) -> str:
 class HighsModel:
     """A persistent highspy model of one :class:`~oraclepriv.solvers.milp.MilpArrays`."""
 
-    def __init__(self, highspy, milp: MilpArrays, *, output_flag: bool = False, threads: int | None = None, random_seed: int | None = None):
+    def __init__(
+        self,
+        highspy,
+        milp: MilpArrays,
+        *,
+        output_flag: bool = False,
+        threads: int | None = None,
+        random_seed: int | None = None,
+    ):
         self.highspy = highspy
         self.milp = milp
         h = highspy.Highs()
@@ -117,7 +125,10 @@ class HighsModel:
             h.setOptionValue("mip_feasibility_tolerance", float(feasibility_tolerance or 1e-6))
         accepted = None
         if start is not None:
-            accepted = h.setSolution(self.milp.num_cols, self.all_cols, np.asarray(start, dtype=np.float64)) == hs.HighsStatus.kOk
+            accepted = (
+                h.setSolution(self.milp.num_cols, self.all_cols, np.asarray(start, dtype=np.float64))
+                == hs.HighsStatus.kOk
+            )
         t0 = time.perf_counter()
         h.run()
         seconds = time.perf_counter() - t0
@@ -148,7 +159,6 @@ class HighsModel:
             seconds=seconds,
             start_accepted=accepted,
         )
-
 
 
 class HighsBackend(MipBackend):
@@ -192,4 +202,6 @@ class HighsBackend(MipBackend):
         self._highspy = import_highspy()
 
     def new_model(self, milp: MilpArrays) -> HighsModel:
-        return HighsModel(self._highspy, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed)
+        return HighsModel(
+            self._highspy, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
+        )

@@ -471,7 +471,9 @@ class HalfspaceRelaxedMilp(_HalfspaceBase):
         ws, bs = ws / norm, float(np.clip(bs / norm, -self.R, self.R))
         v = self.Xs @ ws + bs
         ok = np.where(self.yg == 1, v >= 0, v <= 0)
-        x = np.concatenate([np.maximum(ws, 0.0), np.maximum(-ws, 0.0), (ws >= 0).astype(float), [bs], np.where(ok, 0.0, 1.0)])
+        x = np.concatenate(
+            [np.maximum(ws, 0.0), np.maximum(-ws, 0.0), (ws >= 0).astype(float), [bs], np.where(ok, 0.0, 1.0)]
+        )
         return x
 
     def details(self) -> dict[str, Any]:
@@ -520,7 +522,9 @@ class HalfspaceHittingSet(_HalfspaceBase):
         cols = np.fromiter((g for c in self.cores for g in c), dtype=np.int64, count=int(rows.size))
         A = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(len(self.cores), G))
         m = len(self.cores)
-        return MilpArrays(np.zeros(G), np.zeros(G), np.ones(G), np.ones(G, dtype=bool), A, np.ones(m), np.full(m, math.inf))
+        return MilpArrays(
+            np.zeros(G), np.zeros(G), np.ones(G), np.ones(G, dtype=bool), A, np.ones(m), np.full(m, math.inf)
+        )
 
     def costs(self, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, float]:
         return self.groups.group_weights(w), 0.0

@@ -187,11 +187,15 @@ class MipBackend(Backend):
         cfg = self.config
         self.certify = cfg.get("certify", "margin-free")
         if self.certify not in CERTIFY_MODES:
-            raise ValueError(f"backend {self.name!r}: certify must be one of {list(CERTIFY_MODES)}; got {self.certify!r}")
+            raise ValueError(
+                f"backend {self.name!r}: certify must be one of {list(CERTIFY_MODES)}; got {self.certify!r}"
+            )
         try:
             gamma = float(cfg.get("gamma", DEFAULT_GAMMA))
         except (TypeError, ValueError):
-            raise ValueError(f"backend {self.name!r}: gamma must be a number in [1e-6, 0.5]; got {cfg.get('gamma')!r}") from None
+            raise ValueError(
+                f"backend {self.name!r}: gamma must be a number in [1e-6, 0.5]; got {cfg.get('gamma')!r}"
+            ) from None
         if not (1e-6 <= gamma <= 0.5):
             raise ValueError(
                 f"backend {self.name!r}: gamma must be in [1e-6, 0.5] (margin on [-1,1]-scaled data; below 1e-6 it "
@@ -237,8 +241,10 @@ class MipBackend(Backend):
     def restriction(self, hypothesis_class: str) -> str | None:
         """certify="margin" bounds halfspaces only over the gamma-margin class; everything else is exact."""
         if self.certify == "margin" and hypothesis_class == "halfspace":
-            return (f"halfspaces whose correctly classified points have margin >= {self.gamma:g} at "
-                    "||w||_inf <= 1 on the [-1,1]-scaled data")
+            return (
+                f"halfspaces whose correctly classified points have margin >= {self.gamma:g} at "
+                "||w||_inf <= 1 on the [-1,1]-scaled data"
+            )
         return None
 
     # -- what a concrete backend provides --------------------------------------------------------
@@ -282,7 +288,9 @@ class MipBackend(Backend):
         model.set_costs(cost)
         abs_gap, q = gap_rule(w)
         run = model.run(self._remaining(deadline), abs_gap=abs_gap)
-        bound = lattice_round_up(run.dual_bound + offset, q, float(w.sum())) if math.isfinite(run.dual_bound) else -math.inf
+        bound = (
+            lattice_round_up(run.dual_bound + offset, q, float(w.sum())) if math.isfinite(run.dual_bound) else -math.inf
+        )
         bound = max(bound, 0.0)  # weights are >= 0
         if run.x is not None:
             hypothesis = form.decode(run.x)
@@ -305,7 +313,10 @@ class MipBackend(Backend):
         if np.all(X == X[0]):  # one distinct point: only the two constant labelings exist
             _, source, h = cands.best()
             return BackendAnswer(
-                h, bound=min(c_ones, c_zeros), status="optimal", nodes=0,
+                h,
+                bound=min(c_ones, c_zeros),
+                status="optimal",
+                nodes=0,
                 details={"formulation": "constant (all points identical)", "hypothesis_source": source},
             )
         if self.warm_start:
@@ -317,7 +328,12 @@ class MipBackend(Backend):
             form, model, reused = self._model("halfspace-margin", X, y, lambda: HalfspaceMarginMilp(X, y, self.gamma))
             model.set_costs(form.costs(y, w)[0])
             start = form.encode(cands.best()[2]) if self.warm_start else None
-            run = model.run(self._remaining(deadline), abs_gap=abs_gap, feasibility_tolerance=form.feasibility_tolerance(), start=start)
+            run = model.run(
+                self._remaining(deadline),
+                abs_gap=abs_gap,
+                feasibility_tolerance=form.feasibility_tolerance(),
+                start=start,
+            )
             if run.x is not None:
                 cands.add(f"{tag}-mip", form.decode(run.x))
                 cands.add(f"{tag}-polished", self._polish(form, form.correct_mask(run.x)))
@@ -354,7 +370,9 @@ class MipBackend(Backend):
             relaxed_bound = lattice_round_up(run.dual_bound, q, total)
             conflict = form.groups.conflict_bound(w)
             bound = max(conflict, min(relaxed_bound, c_ones, c_zeros), 0.0)
-            details.update({"relaxed_bound": relaxed_bound, "conflict_bound": conflict, "constant_costs": [c_ones, c_zeros]})
+            details.update(
+                {"relaxed_bound": relaxed_bound, "conflict_bound": conflict, "constant_costs": [c_ones, c_zeros]}
+            )
             status = run.status
             if run.x is not None:
                 cands.add("relaxed-mip", form.decode(run.x))
@@ -388,7 +406,9 @@ class MipBackend(Backend):
         return form, sep, False
 
     @staticmethod
-    def _repair(sep: Separator, keep: np.ndarray, W: np.ndarray, yg: np.ndarray) -> tuple[np.ndarray, list[np.ndarray], int]:
+    def _repair(
+        sep: Separator, keep: np.ndarray, W: np.ndarray, yg: np.ndarray
+    ) -> tuple[np.ndarray, list[np.ndarray], int]:
         """Drop one point per core until ``keep`` is separable: (separable subset, cores, unverified).
 
         The dropped point of a core is taken from its smaller label class (a Radon partition of a
@@ -427,8 +447,14 @@ class MipBackend(Backend):
                 keep[g] = False
         return keep
 
-    def _solve_halfspace_cuts(self, problem: ReducedProblem, deadline: float | None, cands: _Candidates,
-                              details: dict[str, Any], search_margin) -> BackendAnswer:
+    def _solve_halfspace_cuts(
+        self,
+        problem: ReducedProblem,
+        deadline: float | None,
+        cands: _Candidates,
+        details: dict[str, Any],
+        search_margin,
+    ) -> BackendAnswer:
         X, y, w = problem.X, problem.y, problem.w
         total = float(w.sum())
         tol = 1e-9 * max(1.0, total)
@@ -501,10 +527,18 @@ class MipBackend(Backend):
             if added == 0:  # every proposed core was unverified or known: cannot make progress
                 details["cuts_stalled"] = "no new exactly verified core"
                 break
-        if cands.best()[0] > bound + tol and "cuts_stalled" in details and (deadline is None or time.perf_counter() < deadline):
+        if (
+            cands.best()[0] > bound + tol
+            and "cuts_stalled" in details
+            and (deadline is None or time.perf_counter() < deadline)
+        ):
             search_margin("margin")  # a last look for a better hypothesis (bound stays the master's)
         loss, source, hypothesis = cands.best()
-        bound = max(bound, form.groups.conflict_bound(w), 0.0) if math.isfinite(bound) else max(form.groups.conflict_bound(w), 0.0)
+        bound = (
+            max(bound, form.groups.conflict_bound(w), 0.0)
+            if math.isfinite(bound)
+            else max(form.groups.conflict_bound(w), 0.0)
+        )
         details["cuts_model"] = form.details()
         details.update(
             {

@@ -117,7 +117,9 @@ class NaiveHighsBackend(Backend):
         d = problem.d
         t0 = time.perf_counter()
         milp, M = naive_milp(X, y, w)
-        model = HighsModel(self._highspy, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed)
+        model = HighsModel(
+            self._highspy, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
+        )
         abs_gap, q = gap_rule(w)
         remaining = None if self.time_limit is None else max(1e-3, float(self.time_limit) - (time.perf_counter() - t0))
         run = model.run(remaining, abs_gap=abs_gap)

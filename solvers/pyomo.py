@@ -50,7 +50,14 @@ TESTED_PYOMO = "6.10.1"
 #: feasibility tolerance, threads, random seed); None where the solver has no such option.
 NATIVE_OPTIONS: dict[str, tuple[str | None, ...]] = {
     "gurobi": ("MIPGap", "MIPGapAbs", "TimeLimit", "FeasibilityTol", "Threads", "Seed"),
-    "cplex": ("mip_tolerances_mipgap", "mip_tolerances_absmipgap", "timelimit", "simplex_tolerances_feasibility", "threads", "randomseed"),
+    "cplex": (
+        "mip_tolerances_mipgap",
+        "mip_tolerances_absmipgap",
+        "timelimit",
+        "simplex_tolerances_feasibility",
+        "threads",
+        "randomseed",
+    ),
     "scip": ("limits/gap", "limits/absgap", "limits/time", "numerics/feastol", None, "randomization/randomseedshift"),
     "cbc": ("ratioGap", "allowableGap", "seconds", "primalTolerance", "threads", "randomCbcSeed"),
     "glpk": ("mipgap", None, "tmlim", None, None, None),
@@ -59,8 +66,11 @@ NATIVE_OPTIONS: dict[str, tuple[str | None, ...]] = {
 }
 
 #: new-interface (pyomo.contrib.solver) option names for the feasibility tolerance and random seed
-_NEW_INTERFACE_EXTRA = {"highs": ("mip_feasibility_tolerance", "random_seed"), "gurobi": ("FeasibilityTol", "Seed"),
-                        "scip": ("numerics/feastol", "randomization/randomseedshift")}
+_NEW_INTERFACE_EXTRA = {
+    "highs": ("mip_feasibility_tolerance", "random_seed"),
+    "gurobi": ("FeasibilityTol", "Seed"),
+    "scip": ("numerics/feastol", "randomization/randomseedshift"),
+}
 
 
 def import_pyomo():
@@ -160,7 +170,9 @@ class PyomoModel:
             return pyo.Binary if (milp.col_lower[j] == 0 and milp.col_upper[j] == 1) else pyo.Integers
 
         m = pyo.ConcreteModel(name="oraclepriv-erm")
-        m.x = pyo.Var(range(ncols), within=domain, bounds=lambda _, j: (finite(milp.col_lower[j]), finite(milp.col_upper[j])))
+        m.x = pyo.Var(
+            range(ncols), within=domain, bounds=lambda _, j: (finite(milp.col_lower[j]), finite(milp.col_upper[j]))
+        )
         m.c = pyo.Param(range(ncols), mutable=True, initialize=lambda _, j: float(milp.cost[j]))
         A = milp.A
 
@@ -175,7 +187,9 @@ class PyomoModel:
 
         m.rows = pyo.Constraint(range(A.shape[0]), rule=row)
         m.obj = pyo.Objective(
-            expr=LinearExpression(constant=0.0, linear_coefs=[m.c[j] for j in range(ncols)], linear_vars=[m.x[j] for j in range(ncols)]),
+            expr=LinearExpression(
+                constant=0.0, linear_coefs=[m.c[j] for j in range(ncols)], linear_vars=[m.x[j] for j in range(ncols)]
+            ),
             sense=pyo.minimize,
         )
         self.model = m
@@ -186,9 +200,16 @@ class PyomoModel:
             cfg.load_solutions = False
             if hasattr(cfg, "auto_updates"):  # persistent: after the first solve only parameters change
                 au = cfg.auto_updates
-                for flag in ("check_for_new_or_removed_constraints", "check_for_new_or_removed_vars",
-                             "check_for_new_or_removed_params", "check_for_new_objective", "update_constraints",
-                             "update_vars", "update_named_expressions", "update_objective"):
+                for flag in (
+                    "check_for_new_or_removed_constraints",
+                    "check_for_new_or_removed_vars",
+                    "check_for_new_or_removed_params",
+                    "check_for_new_objective",
+                    "update_constraints",
+                    "update_vars",
+                    "update_named_expressions",
+                    "update_objective",
+                ):
                     if hasattr(au, flag):
                         setattr(au, flag, False)
             if hasattr(self.solver, "set_instance"):  # build the solver model now, so run() can warm-start it
@@ -275,14 +296,20 @@ class PyomoModel:
         if has_solution:
             primals = results.solution_loader.get_vars(self.vars)
             x = np.array([primals[v] for v in self.vars], dtype=np.float64)
-        primal = float(results.incumbent_objective) if has_solution and results.incumbent_objective is not None else math.inf
+        primal = (
+            float(results.incumbent_objective) if has_solution and results.incumbent_objective is not None else math.inf
+        )
         bound = results.objective_bound
         dual = float(bound) if bound is not None and math.isfinite(float(bound)) else -math.inf
         if not self.is_mip and status != "optimal":
             dual = -math.inf
         nodes = getattr(results.extra_info, "mip_node_count", None)
         nodes = int(nodes) if nodes is not None and nodes >= 0 else 0
-        gap = abs(primal - dual) / max(1e-10, abs(primal)) if (math.isfinite(primal) and math.isfinite(dual)) else math.inf
+        gap = (
+            abs(primal - dual) / max(1e-10, abs(primal))
+            if (math.isfinite(primal) and math.isfinite(dual))
+            else math.inf
+        )
         raw = f"{tc.name}/{results.solution_status.name}"
         return MipRun(status, raw, x, dual, primal, nodes, gap, seconds, accepted)
 
@@ -332,7 +359,11 @@ class PyomoModel:
             status = "error"
         x = None
         primal = math.inf
-        if len(results.solution) > 0 and results.solver.status in (SolverStatus.ok, SolverStatus.warning, SolverStatus.aborted):
+        if len(results.solution) > 0 and results.solver.status in (
+            SolverStatus.ok,
+            SolverStatus.warning,
+            SolverStatus.aborted,
+        ):
             self.model.solutions.load_from(results)
             values = [v.value for v in self.vars]
             if all(value is not None for value in values):
@@ -355,7 +386,11 @@ class PyomoModel:
                 dual = min(max(proved), primal)
         elif status == "time_limit" and reported is not None:
             dual = reported
-        gap = abs(primal - dual) / max(1e-10, abs(primal)) if (math.isfinite(primal) and math.isfinite(dual)) else math.inf
+        gap = (
+            abs(primal - dual) / max(1e-10, abs(primal))
+            if (math.isfinite(primal) and math.isfinite(dual))
+            else math.inf
+        )
         raw = f"{results.solver.status}/{tc}"
         return MipRun(status, raw, x, float(dual), primal, 0, gap, seconds, warm if start is not None else None)
 
@@ -406,4 +441,6 @@ class PyomoBackend(MipBackend):
         self.certificate = self.certificate + f" (Pyomo, solver={self.solver_name!r})"
 
     def new_model(self, milp: MilpArrays) -> PyomoModel:
-        return PyomoModel(milp, self.solver_name, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed)
+        return PyomoModel(
+            milp, self.solver_name, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
+        )

@@ -42,7 +42,15 @@ def import_pywraplp():
 class ScipModel:
     """A persistent MPSolver/SCIP model of one :class:`~oraclepriv.solvers.milp.MilpArrays`."""
 
-    def __init__(self, pywraplp, milp: MilpArrays, *, output_flag: bool = False, threads: int | None = None, random_seed: int | None = None):
+    def __init__(
+        self,
+        pywraplp,
+        milp: MilpArrays,
+        *,
+        output_flag: bool = False,
+        threads: int | None = None,
+        random_seed: int | None = None,
+    ):
         solver = pywraplp.Solver.CreateSolver("SCIP")
         if solver is None:
             raise SolverNotInstalledError("backend 'scip': this ortools build has no SCIP solver")
@@ -63,7 +71,9 @@ class ScipModel:
             return v if math.isfinite(v) else math.copysign(inf, v)
 
         self.vars = [
-            (solver.IntVar if milp.integer[j] else solver.NumVar)(clip(milp.col_lower[j]), clip(milp.col_upper[j]), f"x{j}")
+            (solver.IntVar if milp.integer[j] else solver.NumVar)(
+                clip(milp.col_lower[j]), clip(milp.col_upper[j]), f"x{j}"
+            )
             for j in range(milp.num_cols)
         ]
         A = milp.A
@@ -110,8 +120,15 @@ class ScipModel:
         t0 = time.perf_counter()
         code = solver.Solve()
         seconds = time.perf_counter() - t0
-        names = {S.OPTIMAL: "OPTIMAL", S.FEASIBLE: "FEASIBLE", S.INFEASIBLE: "INFEASIBLE", S.UNBOUNDED: "UNBOUNDED",
-                 S.ABNORMAL: "ABNORMAL", S.NOT_SOLVED: "NOT_SOLVED", S.MODEL_INVALID: "MODEL_INVALID"}
+        names = {
+            S.OPTIMAL: "OPTIMAL",
+            S.FEASIBLE: "FEASIBLE",
+            S.INFEASIBLE: "INFEASIBLE",
+            S.UNBOUNDED: "UNBOUNDED",
+            S.ABNORMAL: "ABNORMAL",
+            S.NOT_SOLVED: "NOT_SOLVED",
+            S.MODEL_INVALID: "MODEL_INVALID",
+        }
         raw = names.get(code, str(code))
         hit_limit = time_limit is not None and seconds >= 0.95 * time_limit
         if code == S.OPTIMAL:
@@ -168,4 +185,6 @@ class ScipBackend(MipBackend):
         self._pywraplp = import_pywraplp()
 
     def new_model(self, milp: MilpArrays) -> ScipModel:
-        return ScipModel(self._pywraplp, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed)
+        return ScipModel(
+            self._pywraplp, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
+        )

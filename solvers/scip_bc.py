@@ -159,7 +159,9 @@ class ScipBcBackend(Backend):
             except (TypeError, ValueError):
                 ok = False
             if not ok:
-                raise ValueError(f"backend 'scip-bc': time_limit must be a positive number of seconds; got {time_limit!r}")
+                raise ValueError(
+                    f"backend 'scip-bc': time_limit must be a positive number of seconds; got {time_limit!r}"
+                )
         self.threads = _check_threads(self.config.get("threads", 1))
         self.workers = _check_threads(self.config.get("workers", 1), "workers")
         flag = self.config.get("output_flag", False)
@@ -213,8 +215,13 @@ class ScipBcBackend(Backend):
         add("constant-0", Halfspace(tuple([0.0] * d), -1.0))
         if np.all(X == X[0]):  # one distinct point: only the two constant labelings exist
             loss, source, h = min(cands, key=lambda c: c[0])
-            return BackendAnswer(h, bound=loss, status="optimal", nodes=0,
-                                 details={"formulation": "constant (all points identical)", "hypothesis_source": source})
+            return BackendAnswer(
+                h,
+                bound=loss,
+                status="optimal",
+                nodes=0,
+                details={"formulation": "constant (all points identical)", "hypothesis_source": source},
+            )
         for i, h in enumerate(heuristic_halfspaces(X, y, w)[2:]):
             add(f"heuristic-{i}", h)
 
@@ -242,11 +249,13 @@ class ScipBcBackend(Backend):
         remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-2)
         options = {"abs_gap": float(abs_gap), "threads": self.threads, "output_flag": self.output_flag}
         if self.workers > 1:
-            run = parallel_branch_and_cut(self._pyscipopt, X, y, form, sep, W, best_loss, start_keep, remaining,
-                                          self.workers, options)
+            run = parallel_branch_and_cut(
+                self._pyscipopt, X, y, form, sep, W, best_loss, start_keep, remaining, self.workers, options
+            )
         else:
-            run = run_branch_and_cut(self._pyscipopt, sep, W, yg, list(form.cores), start_keep=start_keep,
-                                     time_limit=remaining, **options)
+            run = run_branch_and_cut(
+                self._pyscipopt, sep, W, yg, list(form.cores), start_keep=start_keep, time_limit=remaining, **options
+            )
         raw, nodes, dual = run["raw"], run["nodes"], run["dual"]
         if raw in ("optimal", "gaplimit"):
             status = "optimal"

@@ -86,9 +86,16 @@ def _handler_class(pyscipopt):
             self.root_x: np.ndarray | None = None  # the last root LP point separated (parallel split)
             self.root_calls = 0
             self.next_rounding = 5
-            self.stats = {"enforce_calls": 0, "check_calls": 0, "sepa_calls": 0, "cuts_enforce": 0, "cuts_sepa": 0,
-                          "heuristic_solutions": 0, "rounding_tries": 0,
-                          "rounding_best": None}
+            self.stats = {
+                "enforce_calls": 0,
+                "check_calls": 0,
+                "sepa_calls": 0,
+                "cuts_enforce": 0,
+                "cuts_sepa": 0,
+                "heuristic_solutions": 0,
+                "rounding_tries": 0,
+                "rounding_best": None,
+            }
 
         # -- helpers -------------------------------------------------------------------------
         def _values(self, solution) -> np.ndarray:
@@ -101,8 +108,14 @@ def _handler_class(pyscipopt):
             self.new_cores.append(core)
             self.model.addCons(
                 pyscipopt.quicksum(self.z[g] for g in core) >= 1,
-                name=f"core{len(self.known)}", initial=CORE_ROWS_INITIAL, separate=True, enforce=True, check=True,
-                propagate=True, local=False, removable=True,
+                name=f"core{len(self.known)}",
+                initial=CORE_ROWS_INITIAL,
+                separate=True,
+                enforce=True,
+                check=True,
+                propagate=True,
+                local=False,
+                removable=True,
             )
             return True
 
@@ -265,8 +278,9 @@ def _handler_class(pyscipopt):
                 # on a long root, at root calls 5, 15, 45, ... (a time-limited call gets an early incumbent)
                 self.root_calls += 1
                 self.rounded = not cores
-                if (self.rounded or self.root_calls == self.next_rounding) and \
-                        self.model.getPrimalbound() > self.model.getDualbound() + 1e-9:
+                if (
+                    self.rounded or self.root_calls == self.next_rounding
+                ) and self.model.getPrimalbound() > self.model.getDualbound() + 1e-9:
                     self.next_rounding = 3 * self.root_calls
                     cores += self._rank_rounding(x)
             if self.stats["sepa_calls"] % REPAIR_EVERY == 1 % REPAIR_EVERY:
@@ -310,8 +324,16 @@ def install_handler(pyscipopt, model, z, sep: Separator, W: np.ndarray, yg: np.n
     needs no constraint objects of its own and takes no part in propagation or presolving."""
     handler = handler_class(pyscipopt)(z, sep, W, yg, known)
     model.includeConshdlr(
-        handler, "halfspace_cores", "lazy exactly verified non-separable cores",
-        sepapriority=100, enfopriority=-100, chckpriority=-100, sepafreq=SEPA_FREQ, propfreq=-1,
-        eagerfreq=-1, maxprerounds=0, needscons=False,
+        handler,
+        "halfspace_cores",
+        "lazy exactly verified non-separable cores",
+        sepapriority=100,
+        enfopriority=-100,
+        chckpriority=-100,
+        sepafreq=SEPA_FREQ,
+        propfreq=-1,
+        eagerfreq=-1,
+        maxprerounds=0,
+        needscons=False,
     )
     return handler

@@ -99,9 +99,20 @@ def build_model(
 
 def not_started() -> dict[str, Any]:
     """The result of a search that never ran (no bound of its own), shaped like :func:`run_branch_and_cut`'s."""
-    return {"raw": "notstarted", "nodes": 0, "dual": -math.inf, "primal": math.inf, "seconds": 0.0, "keeps": [],
-            "new_cores": [], "unverified": 0, "accepted_unverified": 0, "stats": {}, "start_accepted": False,
-            "root_x": None}
+    return {
+        "raw": "notstarted",
+        "nodes": 0,
+        "dual": -math.inf,
+        "primal": math.inf,
+        "seconds": 0.0,
+        "keeps": [],
+        "new_cores": [],
+        "unverified": 0,
+        "accepted_unverified": 0,
+        "stats": {},
+        "start_accepted": False,
+        "root_x": None,
+    }
 
 
 def run_branch_and_cut(
@@ -131,8 +142,18 @@ def run_branch_and_cut(
     Returns plain data (also from a worker process): SCIP status (``raw``), nodes, dual and primal
     bound, seconds, the kept sets worth polishing (SCIP's best solution, then the handler's best
     separable sets), the new cores, the handler's counters, and the root LP point (``root_x``)."""
-    model, z, handler = build_model(pyscipopt, sep, W, yg, cores, abs_gap=abs_gap, threads=threads,
-                                    output_flag=output_flag, fix=fix, seed_rows_initial=seed_rows_initial)
+    model, z, handler = build_model(
+        pyscipopt,
+        sep,
+        W,
+        yg,
+        cores,
+        abs_gap=abs_gap,
+        threads=threads,
+        output_flag=output_flag,
+        fix=fix,
+        seed_rows_initial=seed_rows_initial,
+    )
     if time_limit is not None:
         model.setParam("limits/time", max(float(time_limit), 1e-2))
     if node_limit is not None:

@@ -42,8 +42,17 @@ def split_groups(root_x: np.ndarray, n_regions: int) -> list[int]:
     return [int(g) for g in order[: min(p, root_x.size)]]
 
 
-def _region_worker(X: np.ndarray, y: np.ndarray, W: np.ndarray, cores: list[tuple[int, ...]], fix: dict[int, int],
-                   start_keep: np.ndarray, objlimit: float, deadline: float | None, options: dict[str, Any]) -> dict[str, Any]:
+def _region_worker(
+    X: np.ndarray,
+    y: np.ndarray,
+    W: np.ndarray,
+    cores: list[tuple[int, ...]],
+    fix: dict[int, int],
+    start_keep: np.ndarray,
+    objlimit: float,
+    deadline: float | None,
+    options: dict[str, Any],
+) -> dict[str, Any]:
     """One region of the parallel search, in a worker process (rebuilds the groups and the separator).
 
     ``deadline`` is wall-clock time (``time.time()``, shared by the processes): a region that starts
@@ -56,8 +65,19 @@ def _region_worker(X: np.ndarray, y: np.ndarray, W: np.ndarray, cores: list[tupl
     form = HalfspaceHittingSet(X, y)
     sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
     # the root's cores (thousands) enter the region's LP only when violated, like the handler's own
-    out = run_branch_and_cut(import_pyscipopt(), sep, W, form.yg, cores, start_keep=start_keep, time_limit=time_limit,
-                             fix=fix, objlimit=objlimit, seed_rows_initial=False, **options)
+    out = run_branch_and_cut(
+        import_pyscipopt(),
+        sep,
+        W,
+        form.yg,
+        cores,
+        start_keep=start_keep,
+        time_limit=time_limit,
+        fix=fix,
+        objlimit=objlimit,
+        seed_rows_initial=False,
+        **options,
+    )
     out["separation_lps"] = sep.lp_calls
     return out
 
@@ -67,14 +87,28 @@ def _merge_stats(root: dict[str, Any], results: list[dict[str, Any]]) -> dict[st
     stats = dict(root["stats"])
     for r in results:
         for key, value in r["stats"].items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(stats.get(key), (int, float)):
+            if (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and isinstance(stats.get(key), (int, float))
+            ):
                 stats[key] = stats[key] + value
     return stats
 
 
-def parallel_branch_and_cut(pyscipopt, X, y, form: HalfspaceHittingSet, sep: Separator, W: np.ndarray, incumbent: float,
-                            start_keep: np.ndarray, time_limit: float | None, workers: int,
-                            options: dict[str, Any]) -> dict[str, Any]:
+def parallel_branch_and_cut(
+    pyscipopt,
+    X,
+    y,
+    form: HalfspaceHittingSet,
+    sep: Separator,
+    W: np.ndarray,
+    incumbent: float,
+    start_keep: np.ndarray,
+    time_limit: float | None,
+    workers: int,
+    options: dict[str, Any],
+) -> dict[str, Any]:
     """Branch-and-cut on ``workers`` processes (module docstring).
 
     Returns the same plain data as :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut`, for
@@ -83,8 +117,17 @@ def parallel_branch_and_cut(pyscipopt, X, y, form: HalfspaceHittingSet, sep: Sep
     from joblib import Parallel, delayed
 
     t0 = time.perf_counter()
-    root = run_branch_and_cut(pyscipopt, sep, W, form.yg, list(form.cores), start_keep=start_keep,
-                              time_limit=time_limit, node_limit=1, **options)
+    root = run_branch_and_cut(
+        pyscipopt,
+        sep,
+        W,
+        form.yg,
+        list(form.cores),
+        start_keep=start_keep,
+        time_limit=time_limit,
+        node_limit=1,
+        **options,
+    )
     form.add_cores(root["new_cores"])
     if root["raw"] in ("optimal", "gaplimit", "infeasible", "timelimit") or root["root_x"] is None:
         root["stats"]["regions"] = 0
@@ -93,14 +136,16 @@ def parallel_branch_and_cut(pyscipopt, X, y, form: HalfspaceHittingSet, sep: Sep
     split = split_groups(root["root_x"], REGIONS_PER_WORKER * workers)
     # hardest first (joblib hands them out in order): the more groups a region fixes wrong (z = 1),
     # the fewer it forces correct and the larger its tree
-    regions = sorted((dict(zip(split, bits)) for bits in np.ndindex(*(2,) * len(split))),
-                     key=lambda fix: -sum(fix.values()))
+    regions = sorted(
+        (dict(zip(split, bits)) for bits in np.ndindex(*(2,) * len(split))), key=lambda fix: -sum(fix.values())
+    )
     # one wall-clock deadline for all regions: a region queued behind others gets what is left
     deadline = None if time_limit is None else time.time() + max(time_limit - (time.perf_counter() - t0), 1e-2)
     cores = list(form.cores)
     results = Parallel(n_jobs=workers, backend="loky", batch_size=1)(
-        delayed(_region_worker)(X, y, W, cores, {g: int(v) for g, v in fix.items()}, start_keep, incumbent,
-                                deadline, options)
+        delayed(_region_worker)(
+            X, y, W, cores, {g: int(v) for g, v in fix.items()}, start_keep, incumbent, deadline, options
+        )
         for fix in regions
     )
     finished = all(r["raw"] in ("optimal", "gaplimit", "infeasible") for r in results)
@@ -108,8 +153,15 @@ def parallel_branch_and_cut(pyscipopt, X, y, form: HalfspaceHittingSet, sep: Sep
     # dual bound holds in every region (also one that timed out or never started)
     bounds = [incumbent if r["raw"] == "infeasible" else max(r["dual"], root["dual"]) for r in results]
     stats = _merge_stats(root, results)
-    stats.update({"regions": len(regions), "split_groups": split, "region_seconds": [r["seconds"] for r in results],
-                  "region_nodes": [r["nodes"] for r in results], "region_status": [r["raw"] for r in results]})
+    stats.update(
+        {
+            "regions": len(regions),
+            "split_groups": split,
+            "region_seconds": [r["seconds"] for r in results],
+            "region_nodes": [r["nodes"] for r in results],
+            "region_status": [r["raw"] for r in results],
+        }
+    )
     return {
         "raw": ("optimal" if finished else "timelimit"),
         "nodes": root["nodes"] + sum(r["nodes"] for r in results),

@@ -32,7 +32,9 @@ def cut_value(lower: float, upper: float, sign: int) -> float:
     return float(upper) if sign == 1 else float(lower)
 
 
-def best_stump(X: np.ndarray, y: np.ndarray, w: np.ndarray, signs: tuple[int, ...] = (1, -1)) -> tuple[int, int, float, float]:
+def best_stump(
+    X: np.ndarray, y: np.ndarray, w: np.ndarray, signs: tuple[int, ...] = (1, -1)
+) -> tuple[int, int, float, float]:
     """Exact minimiser of sum_i w_i 1[stump(x_i) != y_i] (w >= 0) over all features and ``signs``.
 
     Returns (feature, sign, threshold, loss) with loss computed from the prefix sums (the

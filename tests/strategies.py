@@ -47,9 +47,11 @@ def _sizes(min_n: int, max_n: int) -> st.SearchStrategy[int]:
 
 def _rows(element: st.SearchStrategy, d: int, min_n: int, max_n: int) -> st.SearchStrategy[np.ndarray]:
     """An (n, d) float64 array of independently drawn elements, n in [min_n, max_n]."""
-    return _sizes(min_n, max_n).flatmap(
-        lambda n: st.lists(st.lists(element, min_size=d, max_size=d), min_size=n, max_size=n)
-    ).map(_as_array)
+    return (
+        _sizes(min_n, max_n)
+        .flatmap(lambda n: st.lists(st.lists(element, min_size=d, max_size=d), min_size=n, max_size=n))
+        .map(_as_array)
+    )
 
 
 def real_points(d: int, min_n: int = 1, max_n: int = 7) -> st.SearchStrategy[np.ndarray]:

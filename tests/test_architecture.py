@@ -48,7 +48,7 @@ def test_the_module_graph_has_no_cycles():
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                cycles.append(path[path.index(nxt):] + [nxt])
+                cycles.append(path[path.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt, path + [nxt])
         state[node] = 2
@@ -66,17 +66,30 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("benchmarks and experiments", ("oraclepriv.bench", "oraclepriv.experiments", "oraclepriv.demo")),
     ("learners, audits, verifier", ("oraclepriv.learners", "oraclepriv.audit", "oraclepriv.verify")),
     ("domain", ()),
-    ("core and solvers", ("oraclepriv.oracle", "oraclepriv.hypotheses", "oraclepriv.ledger", "oraclepriv.release",
-                          "oraclepriv.backends", "oraclepriv.validation", "oraclepriv.io", "oraclepriv.solvers",
-                          "oraclepriv.public_data")),
+    (
+        "core and solvers",
+        (
+            "oraclepriv.oracle",
+            "oraclepriv.hypotheses",
+            "oraclepriv.ledger",
+            "oraclepriv.release",
+            "oraclepriv.backends",
+            "oraclepriv.validation",
+            "oraclepriv.io",
+            "oraclepriv.solvers",
+            "oraclepriv.public_data",
+        ),
+    ),
 ]
 DOMAIN = 3
 
 #: imports that run up a floor today, each with what removes it; the test fails once one is gone, so the
 #: list cannot outlive its entries
 KNOWN_UPWARD = {
-    ("oraclepriv.verify.report", "oraclepriv.bench"):
-        "verify/report.py takes machine_description from the bench package; it belongs on a lower floor (oraclepriv.io)",
+    (
+        "oraclepriv.verify.report",
+        "oraclepriv.bench",
+    ): "verify/report.py takes machine_description from the bench package; it belongs on a lower floor (oraclepriv.io)",
 }
 
 
@@ -99,7 +112,8 @@ def test_layers_point_one_way():
     upward = {(name, target) for name, targets in graph.items() for target in targets if _floor(target) < _floor(name)}
     unexpected = sorted(upward - set(KNOWN_UPWARD))
     assert not unexpected, "imports that run up a floor: " + "; ".join(
-        f"{a} ({LAYERS[_floor(a)][0]}) -> {b} ({LAYERS[_floor(b)][0]})" for a, b in unexpected)
+        f"{a} ({LAYERS[_floor(a)][0]}) -> {b} ({LAYERS[_floor(b)][0]})" for a, b in unexpected
+    )
     assert set(KNOWN_UPWARD) <= upward, f"gone, drop them from KNOWN_UPWARD: {sorted(set(KNOWN_UPWARD) - upward)}"
     for name, targets in graph.items():
         if name.startswith("oraclepriv.solvers"):
@@ -111,9 +125,16 @@ def test_the_floors_stand_in_order():
     """The command line on top, then benchmarks and experiments, then learners, audits and the verifier,
     then the domain modules, with the core and the solvers at the bottom."""
     order = [name for name, _ in LAYERS]
-    assert order == ["command line", "benchmarks and experiments", "learners, audits, verifier", "domain",
-                     "core and solvers"]
+    assert order == [
+        "command line",
+        "benchmarks and experiments",
+        "learners, audits, verifier",
+        "domain",
+        "core and solvers",
+    ]
     assert _floor("oraclepriv.cli.app") < _floor("oraclepriv.bench.mip") == _floor("oraclepriv.experiments.stats")
-    assert _floor("oraclepriv.experiments.stats") < _floor("oraclepriv.learners.rrspm") == _floor("oraclepriv.audit.suite")
+    assert (
+        _floor("oraclepriv.experiments.stats") < _floor("oraclepriv.learners.rrspm") == _floor("oraclepriv.audit.suite")
+    )
     assert _floor("oraclepriv.verify.suite") < _floor("oraclepriv.instances") < _floor("oraclepriv.oracle")
     assert _floor("oraclepriv.oracle") == _floor("oraclepriv.solvers.enumerate")

@@ -14,7 +14,9 @@ from oraclepriv.learners.perturb import calibrate_gamma
 def test_regularization_passes_and_sum_vs_average_eta_bug_is_caught(noise, delta):
     sc = linear_flat_scenario(200)
     good = audit_perturb_learner(Regularization(epsilon=1.0, delta=delta, noise=noise, eta=0.2), sc, n_samples=100_000)
-    bad = audit_perturb_learner(RegularizationEtaNotScaled(epsilon=1.0, delta=delta, noise=noise, eta=0.2), sc, n_samples=100_000)
+    bad = audit_perturb_learner(
+        RegularizationEtaNotScaled(epsilon=1.0, delta=delta, noise=noise, eta=0.2), sc, n_samples=100_000
+    )
     assert good.passed, good.to_dict()
     assert good.distance_m == pytest.approx(1 / (2 * 200 * 0.2), rel=1e-4)  # fbar_D' = 1/(2 eta_sum)
     assert not bad.passed and not bad.stability_ok and bad.eps_lower > 1.5, bad.to_dict()
@@ -32,7 +34,10 @@ def test_mechanism_audit_is_sharp_at_the_sensitivity(noise, delta):
 
 def test_perturbation_black_box_audit_catches_missing_perturb_noise():
     sc = flip_scenario()
-    make = lambda cls: (lambda s: cls(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=3, random_state=s))  # noqa: E731
+
+    def make(cls):
+        return lambda s: cls(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=3, random_state=s)
+
     good = audit_learner(make(Perturbation), sc, epsilon=1.0, delta=1e-3, n_runs=600)
     bad = audit_learner(make(PerturbationWithoutNoise), sc, epsilon=1.0, delta=1e-3, n_runs=600)
     assert good.passed, good.to_dict()
@@ -41,10 +46,14 @@ def test_perturbation_black_box_audit_catches_missing_perturb_noise():
 
 def test_perturbation_stability_and_mechanism_audit():
     sc = flip_scenario()
-    res = audit_perturb_learner(Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5), sc, n_samples=100_000)
+    res = audit_perturb_learner(
+        Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5), sc, n_samples=100_000
+    )
     assert res.passed and res.rho == 2.0, res.to_dict()
     # with a (wrongly) tiny claimed stability radius the same audit fails on stability
     bad = audit_perturb_learner(
-        Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5, rho=0.05, rho_delta=1e-4), sc, n_samples=100_000
+        Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5, rho=0.05, rho_delta=1e-4),
+        sc,
+        n_samples=100_000,
     )
     assert not bad.passed and not bad.stability_ok, bad.to_dict()

@@ -103,9 +103,15 @@ def test_reduced_sampler_catches_a_loss_of_one_point_two_eps_and_passes_rrspm():
     from oraclepriv.audit.runner import audit_reduced
 
     sc = tight_construction(1)
-    good = audit_reduced(lambda s: RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=s), sc, epsilon=1.0, n_runs=300_000)
-    bad = audit_reduced(lambda s: laplace_scaled(1 / 1.2)(epsilon=1.0, hypothesis_class="threshold", random_state=s), sc,
-                        epsilon=1.0, n_runs=300_000)
+    good = audit_reduced(
+        lambda s: RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=s), sc, epsilon=1.0, n_runs=300_000
+    )
+    bad = audit_reduced(
+        lambda s: laplace_scaled(1 / 1.2)(epsilon=1.0, hypothesis_class="threshold", random_state=s),
+        sc,
+        epsilon=1.0,
+        n_runs=300_000,
+    )
     assert good.passed and abs(good.eps_point - 1.0) < 0.03
     assert not bad.passed and 1.1 < bad.eps_lower < 1.2 < bad.eps_point + 0.03
 
@@ -125,4 +131,6 @@ def test_default_rrspm_audit_rows_include_the_reduced_sampler_and_the_halfspace_
 
     cases = _reduced_cases()
     assert any("1.2 eps" in label and not must_pass for label, *_, must_pass in cases)
-    assert any(params.get("backend") == "scip-bc" and sc.hypothesis_class == "halfspace" for _, sc, _, params, _ in cases)
+    assert any(
+        params.get("backend") == "scip-bc" and sc.hypothesis_class == "halfspace" for _, sc, _, params, _ in cases
+    )

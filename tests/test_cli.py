@@ -40,7 +40,9 @@ def csv_file(tmp_path):
 
 
 def test_erm_json_halfspace_default_instance():
-    result = runner.invoke(app, ["erm", str(instances_dir() / "rrspm-2d-n300.csv"), "--hypothesis-class", "halfspace", "--json"])
+    result = runner.invoke(
+        app, ["erm", str(instances_dir() / "rrspm-2d-n300.csv"), "--hypothesis-class", "halfspace", "--json"]
+    )
     assert result.exit_code == 0, result.output
     out = _strict_json(result.stdout)
     for key in ("class", "backend", "n", "d", "objective", "bound", "certified", "status", "seconds", "hypothesis"):
@@ -116,7 +118,9 @@ def test_erm_backend_spec_passes_options(csv_file):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 2))
     path = csv_file(X, (X[:, 0] > 0).astype(int))
-    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "halfspace", "--backend", "scip-bc:workers=1,threads=1", "--json"])
+    result = runner.invoke(
+        app, ["erm", str(path), "--hypothesis-class", "halfspace", "--backend", "scip-bc:workers=1,threads=1", "--json"]
+    )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["backend"] == "scip-bc" and out["certified"]
@@ -140,7 +144,9 @@ def test_bundled_instances_match_manifest_and_generators(tmp_path):
 
 def test_library_families_are_present():
     manifest = {e["name"]: e for e in json.loads((instances_dir() / "manifest.json").read_text())}
-    mip_sized = [e for e in manifest.values() if e["generator"] == "rrspm_signed" and e["d"] == 5 and e["class"] == "halfspace"]
+    mip_sized = [
+        e for e in manifest.values() if e["generator"] == "rrspm_signed" and e["d"] == 5 and e["class"] == "halfspace"
+    ]
     assert mip_sized and all(e["signed_weights"] for e in mip_sized)
     real = {e["params"]["dataset"] for e in manifest.values() if e["generator"] == "sklearn"}
     assert real == {"breast_cancer", "wine", "iris_versicolor_virginica"}
@@ -228,7 +234,9 @@ def test_bundled_learning_tasks_match_their_generator(tmp_path):
     rebuilt = {e["name"]: e for e in build_learning_tasks(tmp_path)}
     assert set(shipped) == set(rebuilt) == {spec.name for spec in LEARNING_TASKS}
     for name in shipped:
-        assert rebuilt[name]["sha256"] == shipped[name]["sha256"], f"{name}: generator output differs from the shipped files"
+        assert rebuilt[name]["sha256"] == shipped[name]["sha256"], (
+            f"{name}: generator output differs from the shipped files"
+        )
     X, y, Z = load_learning_task("task-l1-3d-n300")
     assert X.shape == (300, 3) and Z.shape == (50, 3) and set(np.unique(y)) <= {0, 1}
     assert np.abs(X).sum(axis=1).max() <= 1.0 + 1e-12  # Algorithm 3's input domain

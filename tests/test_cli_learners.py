@@ -35,14 +35,45 @@ def test_learn_takes_a_public_file_as_long_as_the_private_one(tmp_path):
     X, Z = rng.normal(size=(40, 1)), rng.normal(size=(40, 1))
     write_csv_problem(tmp_path / "private.csv", X, (X[:, 0] >= 0).astype(int))
     write_csv_problem(tmp_path / "public.csv", Z, None)
-    result = runner.invoke(app, ["learn", str(tmp_path / "private.csv"), "--public", str(tmp_path / "public.csv"),
-                                 "--algorithm", "rrspm", "--epsilon", "1", "--hypothesis-class", "threshold", "--seed", "0", "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "learn",
+            str(tmp_path / "private.csv"),
+            "--public",
+            str(tmp_path / "public.csv"),
+            "--algorithm",
+            "rrspm",
+            "--epsilon",
+            "1",
+            "--hypothesis-class",
+            "threshold",
+            "--seed",
+            "0",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["privacy"]["m"] == 40
 
+
 def test_learn_rrspm_json_reports_two_calls_and_privacy(data):
     private, public, _ = data
-    args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1", "--hypothesis-class", "stump", "--seed", "3", "--json"]
+    args = [
+        "learn",
+        str(private),
+        "--public",
+        str(public),
+        "--algorithm",
+        "rrspm",
+        "--epsilon",
+        "1",
+        "--hypothesis-class",
+        "stump",
+        "--seed",
+        "3",
+        "--json",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -65,7 +96,21 @@ def test_learn_halfspace_gaussian_variant(data):
     private, public, _ = data
     result = runner.invoke(
         app,
-        ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1", "--delta", "1e-5", "--seed", "1", "--json"],
+        [
+            "learn",
+            str(private),
+            "--public",
+            str(public),
+            "--algorithm",
+            "rrspm",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+            "--seed",
+            "1",
+            "--json",
+        ],
     )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -93,22 +138,50 @@ def test_learn_bad_parameters(data, extra, fragment):
 def test_learn_on_uncertified_fallback_recovers_a_timed_out_mip(data):
     """--time-limit too short for highs, --on-uncertified fallback: the exact default re-solves it."""
     private, public, _ = data
-    result = runner.invoke(app, ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1",
-                                 "--backend", "highs", "--time-limit", "0.001", "--on-uncertified", "fallback", "--seed", "0", "--json",
-                                 "--diagnostics", "proof_applies,fallbacks"])
+    result = runner.invoke(
+        app,
+        [
+            "learn",
+            str(private),
+            "--public",
+            str(public),
+            "--algorithm",
+            "rrspm",
+            "--epsilon",
+            "1",
+            "--backend",
+            "highs",
+            "--time-limit",
+            "0.001",
+            "--on-uncertified",
+            "fallback",
+            "--seed",
+            "0",
+            "--json",
+            "--diagnostics",
+            "proof_applies,fallbacks",
+        ],
+    )
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     steps = [(c["step"], c["backend"], c["certified"]) for c in out["diagnostics"]["oracle_calls"]]
     assert steps[:2] == [("private-erm", "highs", False), ("private-erm/fallback", "enumerate", True)]
     assert out["privacy"]["on_uncertified"] == "fallback" and out["diagnostics"]["proof_applies"] is True
-    assert out["diagnostics"]["fallbacks"] == 1 and set(out["diagnostics"]) == {"notice", "oracle_calls", "proof_applies", "fallbacks"}
+    assert out["diagnostics"]["fallbacks"] == 1 and set(out["diagnostics"]) == {
+        "notice",
+        "oracle_calls",
+        "proof_applies",
+        "fallbacks",
+    }
 
 
 def test_learn_public_features_must_match(data):
     private, _, tmp = data
     other = tmp / "other.csv"
     write_csv_problem(other, np.zeros((4, 3)), None)
-    result = runner.invoke(app, ["learn", str(private), "--public", str(other), "--algorithm", "rrspm", "--epsilon", "1"])
+    result = runner.invoke(
+        app, ["learn", str(private), "--public", str(other), "--algorithm", "rrspm", "--epsilon", "1"]
+    )
     assert result.exit_code == 2 and "feature columns" in result.stderr
 
 
@@ -130,11 +203,15 @@ def test_demo_story_holds_on_small_sizes(tmp_path):
 def test_audit_rrspm_command_small(tmp_path):
     out = tmp_path / "audit.json"
     """Wiring and output schema (the verdicts themselves are tested in test_audit_rrspm.py at full power)."""
-    result = runner.invoke(app, ["audit", "rrspm", "--runs", "100", "--draws", "20000", "--seed", "1", "--out", str(out)])
+    result = runner.invoke(
+        app, ["audit", "rrspm", "--runs", "100", "--draws", "20000", "--seed", "1", "--out", str(out)]
+    )
     rows = json.loads(out.read_text())
     assert {r["expected"] for r in rows} == {"pass", "fail"}
     assert {r["sampler"] for r in rows} == {"whole learner", "reduced"}
-    assert {r["n_runs"] for r in rows} == {100, 20_000} and all(r["detects"] > 1.0 for r in rows if r["sampler"] == "reduced")
+    assert {r["n_runs"] for r in rows} == {100, 20_000} and all(
+        r["detects"] > 1.0 for r in rows if r["sampler"] == "reduced"
+    )
     assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)
     bad = runner.invoke(app, ["audit", "rrspm", "--runs", "0"])
     assert bad.exit_code == 2 and "--runs must be >= 1" in bad.stderr
@@ -146,7 +223,9 @@ def test_learn_ppm_reads_privacy_bits_column(tmp_path):
     y = (X[:, 0] > 0).astype(int)
     public = ((y == 0) & (rng.random(40) < 0.7)).astype(int)
     path = tmp_path / "ppm.csv"
-    path.write_text("x0,x1,y,public\n" + "".join(f"{a!r},{b!r},{c},{p}\n" for (a, b), c, p in zip(X.tolist(), y, public)))
+    path.write_text(
+        "x0,x1,y,public\n" + "".join(f"{a!r},{b!r},{c},{p}\n" for (a, b), c, p in zip(X.tolist(), y, public))
+    )
     result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1", "--seed", "0", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -167,8 +246,23 @@ def test_learn_ppm_reads_privacy_bits_column(tmp_path):
 
 def test_learn_subsample_laplace_and_gaussian(data):
     private, public, _ = data
-    base = ["learn", str(private), "--public", str(public), "--algorithm", "subsample", "--epsilon", "1", "--hypothesis-class", "stump",
-            "--teachers", "12", "--seed", "2", "--json"]
+    base = [
+        "learn",
+        str(private),
+        "--public",
+        str(public),
+        "--algorithm",
+        "subsample",
+        "--epsilon",
+        "1",
+        "--hypothesis-class",
+        "stump",
+        "--teachers",
+        "12",
+        "--seed",
+        "2",
+        "--json",
+    ]
     result = runner.invoke(app, base)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
@@ -187,8 +281,9 @@ def test_learn_subsample_laplace_and_gaussian(data):
 def test_audit_subsample_command_small(tmp_path):
     out, report = tmp_path / "audit.json", tmp_path / "audit.md"
     """Wiring and output schema (the verdicts are tested in test_subsample.py at full power)."""
-    result = runner.invoke(app, ["audit", "subsample", "--runs", "100", "--seed", "2", "--out", str(out),
-                                 "--report", str(report)])
+    result = runner.invoke(
+        app, ["audit", "subsample", "--runs", "100", "--seed", "2", "--out", str(out), "--report", str(report)]
+    )
     rows = json.loads(out.read_text())
     assert len(rows) == 7 and {r["expected"] for r in rows} == {"pass", "fail"}
     assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)
@@ -198,8 +293,19 @@ def test_audit_subsample_command_small(tmp_path):
 
 def test_learn_public_cover_em_makes_no_oracle_call(data):
     private, public, _ = data
-    args = ["learn", str(private), "--public", str(public), "--algorithm", "public-cover-em", "--epsilon", "1",
-            "--seed", "0", "--json"]
+    args = [
+        "learn",
+        str(private),
+        "--public",
+        str(public),
+        "--algorithm",
+        "public-cover-em",
+        "--epsilon",
+        "1",
+        "--seed",
+        "0",
+        "--json",
+    ]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)

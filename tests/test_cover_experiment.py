@@ -101,9 +101,20 @@ def test_selection_uses_even_reps_and_reports_odd_reps(quick):
 
 def test_selection_ignores_the_odd_reps_when_choosing():
     # m = 1 is best on the even reps and worst on the odd ones: it must still be chosen and its odd mean reported
-    runs = pd.DataFrame([{"hypothesis": "threshold", "n": 10, "method": "x", "m": m, "rep": rep,
-                          "excess": (0.1 if m == 1 else 0.2) if rep % 2 == 0 else (0.9 if m == 1 else 0.0)}
-                         for m in (1, 2) for rep in range(4)])
+    runs = pd.DataFrame(
+        [
+            {
+                "hypothesis": "threshold",
+                "n": 10,
+                "method": "x",
+                "m": m,
+                "rep": rep,
+                "excess": (0.1 if m == 1 else 0.2) if rep % 2 == 0 else (0.9 if m == 1 else 0.0),
+            }
+            for m in (1, 2)
+            for rep in range(4)
+        ]
+    )
     best = select_even_report_odd(runs, ["hypothesis", "n", "method", "m"], ["hypothesis", "n", "method"])
     assert best.m.tolist() == [1] and best.mean_excess.tolist() == [0.9] and best.select_excess.tolist() == [0.1]
 

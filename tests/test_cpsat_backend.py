@@ -24,7 +24,9 @@ from strategies import grid_points, instances, points, real_points
 
 from oraclepriv import make_oracle
 
-SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def _tol(w: np.ndarray) -> float:
@@ -143,7 +145,9 @@ def test_integer_costs_bound_the_real_objective(seed, scale, m):
     cost = w * rng.choice([-1.0, 1.0], size=m)
     ic = integer_costs(cost, w)
     # large Laplace draws can be exact multiples of a power of two: then the scaling is exact
-    assert (ic.lattice is not None and ic.error == 0.0) or ic.error <= 1e-10 * max(1.0, w.sum()) + 1e-14 * np.abs(cost).sum()
+    assert (ic.lattice is not None and ic.error == 0.0) or ic.error <= 1e-10 * max(1.0, w.sum()) + 1e-14 * np.abs(
+        cost
+    ).sum()
     for _ in range(20):
         x = rng.integers(0, 2, size=m)
         assert float(cost @ x) >= float(np.dot(ic.values, x)) / ic.scale - ic.error
@@ -219,7 +223,9 @@ def test_missing_ortools_gives_a_clear_error(monkeypatch):
         make_oracle("stump", backend="cpsat")
 
 
-@pytest.mark.parametrize("weights", [[0, 0, 0, 0, 0, 2.2250738585072014e-308], [1e-300, 0, 0, 0, 0, 1e-310], [1e300, 1, 0, 0, 0, 1e300]])
+@pytest.mark.parametrize(
+    "weights", [[0, 0, 0, 0, 0, 2.2250738585072014e-308], [1e-300, 0, 0, 0, 0, 1e-310], [1e300, 1, 0, 0, 0, 1e300]]
+)
 def test_extreme_weights_scale_without_overflow(weights):
     """Regression (found by the property test): a subnormal total weight overflowed the integer scaling."""
     X = np.array([[0.0], [0.0], [0.0], [0.0], [0.0], [1.0]])

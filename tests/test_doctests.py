@@ -15,8 +15,10 @@ import oraclepriv
 
 def _modules_with_examples() -> list[str]:
     names = []
-    found = [*pkgutil.walk_packages(oraclepriv.__path__, "oraclepriv."),
-             *pkgutil.walk_packages(oraclepriv.solvers.__path__, "oraclepriv.solvers.")]  # installed from solvers/
+    found = [
+        *pkgutil.walk_packages(oraclepriv.__path__, "oraclepriv."),
+        *pkgutil.walk_packages(oraclepriv.solvers.__path__, "oraclepriv.solvers."),
+    ]  # installed from solvers/
     for info in found:
         if info.name.startswith("oraclepriv.cli"):
             continue  # command modules: their examples are the CLI's help text, tested through typer

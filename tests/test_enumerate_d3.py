@@ -70,7 +70,11 @@ def points(rng: np.random.Generator, kind: str, n: int) -> np.ndarray:
     if kind == "lines":  # points on two integer lines plus a few others: many on-axis pairs
         p, q = rng.integers(-2, 3, size=(2, 3))
         t = rng.integers(-3, 4, size=n)
-        X = np.where((np.arange(n) % 2 == 0)[:, None], p + t[:, None] * np.array([1, 1, 0]), q + t[:, None] * np.array([0, 1, -1]))
+        X = np.where(
+            (np.arange(n) % 2 == 0)[:, None],
+            p + t[:, None] * np.array([1, 1, 0]),
+            q + t[:, None] * np.array([0, 1, -1]),
+        )
         X[: max(1, n // 4)] = rng.integers(-3, 4, size=(max(1, n // 4), 3))
         return X.astype(float)
     raise ValueError(kind)
@@ -100,7 +104,13 @@ def check_against_brute_force(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> No
         # only possible if the LP reference missed a labeling realised by the returned halfspace
         assert not float_is_exact(X) and not halfspace_realizable(X, res.hypothesis.predict(X))
     else:
-        assert abs(res.objective - expected) <= res.tolerance, (res.objective, expected, X.tolist(), y.tolist(), w.tolist())
+        assert abs(res.objective - expected) <= res.tolerance, (
+            res.objective,
+            expected,
+            X.tolist(),
+            y.tolist(),
+            w.tolist(),
+        )
 
 
 def run_brute_force_cases(count: int, first_seed: int) -> None:
@@ -164,7 +174,10 @@ def _best_on_plane(Xon: np.ndarray, gains: list[Fraction]) -> Fraction:
     if k == 3:
         return sum((g for g in gains if g > 0), Fraction(0))  # 3 non-collinear points: all 8 labelings
     scored = sorted(
-        ((sum((g for g, bit in zip(gains, bits) if bit), Fraction(0)), bits) for bits in itertools.product((0, 1), repeat=k)),
+        (
+            (sum((g for g, bit in zip(gains, bits) if bit), Fraction(0)), bits)
+            for bits in itertools.product((0, 1), repeat=k)
+        ),
         key=lambda item: -item[0],
     )
     for value, bits in scored:
@@ -322,4 +335,6 @@ def test_exact_angular_sort_repairs_proposals(shuffle):
     assert (signs >= 0).all()
     assert all(compare(u, v) <= 0 for u, v in zip(order[:-1], order[1:]))
     # the same groups (exactly coplanar with the axis) as the reference order, in the same sequence
-    assert [compare(u, v) for u, v in zip(order[:-1], order[1:])] == [compare(u, v) for u, v in zip(truth[:-1], truth[1:])]
+    assert [compare(u, v) for u, v in zip(order[:-1], order[1:])] == [
+        compare(u, v) for u, v in zip(truth[:-1], truth[1:])
+    ]

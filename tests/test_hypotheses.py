@@ -96,7 +96,11 @@ def test_loss_is_signed_weighted_zero_one():
 
 @settings(max_examples=50, deadline=None)
 @given(
-    st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(0, 1), st.integers(-5, 5)), min_size=1, max_size=10),
+    st.lists(
+        st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(0, 1), st.integers(-5, 5)),
+        min_size=1,
+        max_size=10,
+    ),
     st.integers(-2, 2),
     st.integers(-2, 2),
     st.integers(-3, 3),
@@ -145,7 +149,9 @@ def test_dict_round_trip(h):
 def test_from_dict_accepts_infinity_as_string(text, expected):
     """Ledgers and JSON writers that refuse bare Infinity tokens serialize inf as a string."""
     assert hypothesis_from_dict({"hypothesis_class": "threshold", "threshold": text}) == Threshold(expected)
-    assert hypothesis_from_dict({"hypothesis_class": "stump", "feature": 0, "threshold": text, "sign": -1}) == Stump(0, expected, -1)
+    assert hypothesis_from_dict({"hypothesis_class": "stump", "feature": 0, "threshold": text, "sign": -1}) == Stump(
+        0, expected, -1
+    )
 
 
 def test_from_dict_unknown_type_names_it():
@@ -181,7 +187,12 @@ def test_nan_thresholds_are_rejected():
 
 @pytest.mark.parametrize(
     "w, b, bad",
-    [((math.nan, 1.0), 0.0, "nan"), ((1.0, math.inf), 0.0, "inf"), ((1.0, 0.0), -math.inf, "-inf"), ((1.0,), math.nan, "nan")],
+    [
+        ((math.nan, 1.0), 0.0, "nan"),
+        ((1.0, math.inf), 0.0, "inf"),
+        ((1.0, 0.0), -math.inf, "-inf"),
+        ((1.0,), math.nan, "nan"),
+    ],
 )
 def test_halfspace_rejects_non_finite(w, b, bad):
     with pytest.raises(ValueError, match=rf"finite.*{bad}"):

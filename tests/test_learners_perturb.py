@@ -47,27 +47,51 @@ def test_gamma_zero_reproduces_a_realizable_labeling_with_one_public_call():
     Z = np.arange(6.0)[:, None]
     target = (Z[:, 0] >= 2.5).astype(float)
     with Ledger() as ledger:
-        out = perturb(make_oracle("threshold"), Z, target, 0.0, "laplace", np.random.default_rng(0), caller="t", step="perturb")
+        out = perturb(
+            make_oracle("threshold"), Z, target, 0.0, "laplace", np.random.default_rng(0), caller="t", step="perturb"
+        )
     assert np.array_equal(out.hypothesis.predict(Z), target)
     assert len(ledger) == 1 and ledger.records[0]["n"] == 6 and ledger.records[0]["step"] == "perturb"
 
 
 def test_noise_scale_is_gamma():
     Z = np.zeros((20000, 1))
-    out = perturb(make_oracle("threshold"), Z, np.full(20000, 0.5), 2.0, "laplace", np.random.default_rng(0), caller="t")
+    out = perturb(
+        make_oracle("threshold"), Z, np.full(20000, 0.5), 2.0, "laplace", np.random.default_rng(0), caller="t"
+    )
     # Lap(1) * gamma has mean |x| = gamma
     assert np.mean(np.abs(out.targets - 0.5)) == pytest.approx(2.0, rel=0.05)
-    out = perturb(make_oracle("threshold"), Z, np.full(20000, 0.5), 2.0, "gaussian", np.random.default_rng(0), caller="t")
+    out = perturb(
+        make_oracle("threshold"), Z, np.full(20000, 0.5), 2.0, "gaussian", np.random.default_rng(0), caller="t"
+    )
     assert np.std(out.targets) == pytest.approx(2.0, rel=0.05)
 
 
 def test_bad_inputs():
     with pytest.raises(ValueError, match="gamma"):
-        perturb(make_oracle("threshold"), np.zeros((2, 1)), np.zeros(2), -1.0, "gaussian", np.random.default_rng(0), caller="t")
+        perturb(
+            make_oracle("threshold"),
+            np.zeros((2, 1)),
+            np.zeros(2),
+            -1.0,
+            "gaussian",
+            np.random.default_rng(0),
+            caller="t",
+        )
     with pytest.raises(ValueError, match="center"):
-        perturb(make_oracle("threshold"), np.zeros((2, 1)), np.zeros(3), 0.0, "gaussian", np.random.default_rng(0), caller="t")
+        perturb(
+            make_oracle("threshold"),
+            np.zeros((2, 1)),
+            np.zeros(3),
+            0.0,
+            "gaussian",
+            np.random.default_rng(0),
+            caller="t",
+        )
     with pytest.raises(ValueError, match="noise"):
-        perturb(make_oracle("threshold"), np.zeros((2, 1)), np.zeros(2), 1.0, "cauchy", np.random.default_rng(0), caller="t")
+        perturb(
+            make_oracle("threshold"), np.zeros((2, 1)), np.zeros(2), 1.0, "cauchy", np.random.default_rng(0), caller="t"
+        )
 
 
 def test_analytic_gaussian_calibration():

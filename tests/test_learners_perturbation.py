@@ -48,7 +48,9 @@ def test_perturbed_erm_is_the_exact_argmin_of_the_gp_objective(data):
         pts = np.sort(np.concatenate([X[:, 0], Z[:, 0]]))
         cands = [Threshold(-np.inf), Threshold(np.inf)] + [Threshold(c) for c in (pts[1:] + pts[:-1]) / 2]
         best = min(cands, key=obj)
-        assert obj(best) == pytest.approx(min(obj(Threshold(t)) for t in [-np.inf] + list((pts[1:] + pts[:-1]) / 2) + [np.inf]))
+        assert obj(best) == pytest.approx(
+            min(obj(Threshold(t)) for t in [-np.inf] + list((pts[1:] + pts[:-1]) / 2) + [np.inf])
+        )
         got_h = [h for h in cands if np.array_equal(2.0 * h.predict(Z) - 1, got)]
         assert got_h and min(obj(h) for h in got_h) == pytest.approx(obj(best), abs=1e-9)
 
@@ -59,7 +61,9 @@ def test_gamma_calibrated_from_rho(data):
     assert clf.privacy_["stability_radius"] == 2.0 and clf.privacy_["conditional_on"] is None
     assert clf.gamma_ == pytest.approx(gaussian_mechanism_sigma(math.sqrt(len(Z)) * 2.0, 0.5, 1e-3))
     rho = lemma1_rho(len(X), 0.1, 2, 1, 1e-4)
-    c2 = Perturbation(epsilon=0.5, delta=1e-3, hypothesis_class="threshold", J=2, rho=rho, rho_delta=1e-4, random_state=0).fit(X, y, X_public=Z)
+    c2 = Perturbation(
+        epsilon=0.5, delta=1e-3, hypothesis_class="threshold", J=2, rho=rho, rho_delta=1e-4, random_state=0
+    ).fit(X, y, X_public=Z)
     assert c2.gamma_ == pytest.approx(gaussian_mechanism_sigma(math.sqrt(len(Z)) * rho, 0.5, 1e-3 - 1e-4))
     assert "Lemma 1" in c2.privacy_["conditional_on"]
 

@@ -38,7 +38,9 @@ def test_two_calls_certified_and_json():
 
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), eta=st.floats(0.05, 20))
-@example(seed=232, eta=5.0)  # SLSQP stopped at gap 3e-6 > opt_tol here (found by a fresh-clone run): HiGHS' QP now takes over
+@example(
+    seed=232, eta=5.0
+)  # SLSQP stopped at gap 3e-6 > opt_tol here (found by a fresh-clone run): HiGHS' QP now takes over
 def test_convex_oracle_matches_grid_search_and_bound_is_valid(seed, eta):
     X, y, Z = l1_data(15, 4, 1, seed)
     y = 2.0 * y - 1
@@ -68,7 +70,9 @@ def test_laplace_calibration():
     clf = Regularization(epsilon=2.0, delta=0.0, noise="laplace", eta=0.5, random_state=0).fit(X, y, X_public=Z)
     rho = clf.stability_radius_
     assert clf.gamma_ == pytest.approx(6 * rho / 2.0)
-    paper = Regularization(epsilon=2.0, delta=0.0, noise="laplace", eta=0.5, laplace_factor="paper").fit(X, y, X_public=Z)
+    paper = Regularization(epsilon=2.0, delta=0.0, noise="laplace", eta=0.5, laplace_factor="paper").fit(
+        X, y, X_public=Z
+    )
     assert paper.gamma_ == pytest.approx(6**1.5 * rho / 2.0)
 
 

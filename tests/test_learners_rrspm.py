@@ -112,7 +112,9 @@ def test_gaussian_calibration_solves_the_privacy_loss_equation():
 
 def test_gaussian_variant_privacy_record(data):
     X, y, Z = data
-    clf = RRSPM(epsilon=1.0, delta=1e-4, noise="gaussian", hypothesis_class="stump", random_state=0).fit(X, y, X_public=Z)
+    clf = RRSPM(epsilon=1.0, delta=1e-4, noise="gaussian", hypothesis_class="stump", random_state=0).fit(
+        X, y, X_public=Z
+    )
     assert clf.privacy_["noise"] == "gaussian" and "derived here" in clf.privacy_["calibration_source"]
     assert clf.privacy_["delta"] == 1e-4 and len(clf.ledger_) == 2
 
@@ -123,7 +125,9 @@ def test_fit_is_reproducible_and_summary_is_json(data):
     b = RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=7).fit(X, y, X_public=Z)
     assert a.hypothesis_ == b.hypothesis_
     s = json.loads(json.dumps(a.summary()))
-    assert s["privacy"]["oracle_calls_by_design"] == 2 and s["privacy"]["neighbouring"].startswith("replace one private record")
+    assert s["privacy"]["oracle_calls_by_design"] == 2 and s["privacy"]["neighbouring"].startswith(
+        "replace one private record"
+    )
     assert set(s) == {"algorithm", "hypothesis", "privacy"}  # the release: nothing else
     assert s["hypothesis"]["hypothesis_class"] == "stump" and s["privacy"]["epsilon"] == 1.0
     assert a.privacy_["mechanism"].startswith("RRSPM") and a.diagnostics_["proof_applies"] is True
@@ -188,7 +192,9 @@ def test_uncertified_private_call_raises_or_is_flagged(data):
     with registered_backend("quantile-heuristic", QuantileSplitBackend) as name:
         with pytest.raises(UncertifiedOracleError, match="private-erm"):
             RRSPM(epsilon=1.0, hypothesis_class="stump", backend=name, random_state=0).fit(X, y, X_public=Z)
-        clf = RRSPM(epsilon=1.0, hypothesis_class="stump", backend=name, on_uncertified="flag", random_state=0).fit(X, y, X_public=Z)
+        clf = RRSPM(epsilon=1.0, hypothesis_class="stump", backend=name, on_uncertified="flag", random_state=0).fit(
+            X, y, X_public=Z
+        )
     assert clf.diagnostics_["proof_applies"] is False
     assert clf.diagnostics_["uncertified_private_calls"] == ["private-erm"]
 

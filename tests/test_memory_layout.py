@@ -69,9 +69,11 @@ def test_union_reuses_buffers_but_never_while_busy_or_across_threads():
         np.testing.assert_array_equal(again[0][:5], 3 * X)
         np.testing.assert_array_equal(again[2][5:], [2.0, 2.0])
     seen = {}
+
     def other_thread():
         with union(X, Z, y, yt, 1.0) as arrays:
             seen["shares"] = any(np.shares_memory(a, b) for a, b in zip(arrays, again))
+
     t = threading.Thread(target=other_thread)
     t.start()
     t.join()
@@ -100,8 +102,10 @@ def test_learners_give_identical_output_on_fortran_data():
     X = rng.normal(size=(400, 3))
     y = (X[:, 0] > 0).astype(np.int8)
     Z = rng.normal(size=(12, 3))
-    for make in (lambda: RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=3),
-                 lambda: Perturbation(epsilon=1.0, delta=1e-4, hypothesis_class="stump", J=3, random_state=3)):
+    for make in (
+        lambda: RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=3),
+        lambda: Perturbation(epsilon=1.0, delta=1e-4, hypothesis_class="stump", J=3, random_state=3),
+    ):
         c = make().fit(np.ascontiguousarray(X), y, X_public=np.ascontiguousarray(Z))
         f = make().fit(np.asfortranarray(X), y, X_public=np.asfortranarray(Z))
         assert c.hypothesis_.to_dict() == f.hypothesis_.to_dict()

@@ -24,18 +24,42 @@ from oraclepriv.cli import app
 runner = CliRunner()
 
 
-def row(instance, backend, *, certified=True, objective=1.0, bound=None, seconds=1.0, status="optimal", limit=60.0,
-        restriction=None):
+def row(
+    instance,
+    backend,
+    *,
+    certified=True,
+    objective=1.0,
+    bound=None,
+    seconds=1.0,
+    status="optimal",
+    limit=60.0,
+    restriction=None,
+):
     return {
-        "instance": instance, "class": "halfspace", "n": 3, "d": 2, "backend": backend, "time_limit": limit,
-        "status": status, "certified": certified and restriction is None, "meets_bound": certified,
-        "restriction": restriction, "objective": objective,
-        "bound": objective if bound is None else bound, "gap": 0.0, "seconds": seconds, "nodes": 0, "error": "",
+        "instance": instance,
+        "class": "halfspace",
+        "n": 3,
+        "d": 2,
+        "backend": backend,
+        "time_limit": limit,
+        "status": status,
+        "certified": certified and restriction is None,
+        "meets_bound": certified,
+        "restriction": restriction,
+        "objective": objective,
+        "bound": objective if bound is None else bound,
+        "gap": 0.0,
+        "seconds": seconds,
+        "nodes": 0,
+        "error": "",
     }
 
 
 def inst(name, best=None, proved=False):
-    return BenchInstance(name, "halfspace", np.zeros((3, 2)), np.zeros(3, dtype=np.int8), np.ones(3), best, proved, "enumerate")
+    return BenchInstance(
+        name, "halfspace", np.zeros((3, 2)), np.zeros(3, dtype=np.int8), np.ones(3), best, proved, "enumerate"
+    )
 
 
 # -- arithmetic ------------------------------------------------------------------------------------
@@ -52,25 +76,42 @@ def test_shifted_geometric_mean_values():
 
 def test_summary_counts_unsolved_runs_at_the_time_limit():
     rows = [
-        row("a", "fast", seconds=1.0), row("b", "fast", seconds=3.0),
-        row("a", "slow", seconds=20.0), row("b", "slow", certified=False, status="time_limit", seconds=60.2, bound=0.0),
-        row("a", "lazy", certified=False, status="optimal", seconds=0.5, bound=0.0),  # uncertified "optimal": not solved
+        row("a", "fast", seconds=1.0),
+        row("b", "fast", seconds=3.0),
+        row("a", "slow", seconds=20.0),
+        row("b", "slow", certified=False, status="time_limit", seconds=60.2, bound=0.0),
+        row(
+            "a", "lazy", certified=False, status="optimal", seconds=0.5, bound=0.0
+        ),  # uncertified "optimal": not solved
         row("b", "lazy", status="unsupported", certified=False, seconds=0.0),
     ]
     agreement_problems(rows, [inst("a"), inst("b")])
     summary = {s["backend"]: s for s in summarize(rows, baseline="slow")}
-    assert summary["fast"]["solved"] == 2 and summary["fast"]["sgm_seconds"] == pytest.approx(shifted_geometric_mean([1, 3]))
+    assert summary["fast"]["solved"] == 2 and summary["fast"]["sgm_seconds"] == pytest.approx(
+        shifted_geometric_mean([1, 3])
+    )
     assert summary["slow"]["solved"] == 1 and summary["slow"]["time_limit_hits"] == 1
     assert summary["slow"]["sgm_seconds"] == pytest.approx(shifted_geometric_mean([20, 60]))
-    assert summary["lazy"]["instances"] == 1 and summary["lazy"]["solved"] == 0 and summary["lazy"]["uncertified_other"] == 1
+    assert (
+        summary["lazy"]["instances"] == 1
+        and summary["lazy"]["solved"] == 0
+        and summary["lazy"]["uncertified_other"] == 1
+    )
     assert summary["lazy"]["sgm_seconds"] == pytest.approx(60.0)
-    assert summary["fast"]["speedup_vs_baseline"] == pytest.approx(shifted_geometric_mean([20, 60]) / shifted_geometric_mean([1, 3]))
+    assert summary["fast"]["speedup_vs_baseline"] == pytest.approx(
+        shifted_geometric_mean([20, 60]) / shifted_geometric_mean([1, 3])
+    )
     # speed-up on common instances only: lazy ran only "a" (b unsupported)
     assert summary["lazy"]["speedup_vs_baseline"] == pytest.approx(20.0 / 60.0)
 
 
 def test_performance_profile_ratios():
-    rows = [row("a", "x", seconds=1.0), row("a", "y", seconds=4.0), row("b", "x", certified=False, bound=0.0), row("b", "y", seconds=2.0)]
+    rows = [
+        row("a", "x", seconds=1.0),
+        row("a", "y", seconds=4.0),
+        row("b", "x", certified=False, bound=0.0),
+        row("b", "y", seconds=2.0),
+    ]
     backends, ratios = performance_profile(rows)
     assert backends == ["x", "y"]
     np.testing.assert_array_equal(ratios, [[1.0, 4.0], [np.inf, 1.0]])
@@ -80,8 +121,11 @@ def test_performance_profile_ratios():
 
 
 def test_agreement_accepts_consistent_answers():
-    rows = [row("a", "x", objective=2.0), row("a", "y", objective=2.0),
-            row("a", "z", certified=False, objective=3.0, bound=1.0, status="time_limit")]
+    rows = [
+        row("a", "x", objective=2.0),
+        row("a", "y", objective=2.0),
+        row("a", "z", certified=False, objective=3.0, bound=1.0, status="time_limit"),
+    ]
     assert agreement_problems(rows, [inst("a", best=2.0, proved=True)]) == ([], [])
 
 
@@ -100,7 +144,10 @@ def test_agreement_catches_disagreeing_certificates_and_false_bounds():
 
 
 def test_wrong_restricted_certificate_is_a_warning_and_not_solved():
-    rows = [row("a", "highs", objective=2.0), row("a", "naive-highs", objective=3.0, seconds=0.1, restriction="margin-1e-4 box")]
+    rows = [
+        row("a", "highs", objective=2.0),
+        row("a", "naive-highs", objective=3.0, seconds=0.1, restriction="margin-1e-4 box"),
+    ]
     problems, warnings = agreement_problems(rows, [inst("a")])
     assert problems == [] and len(warnings) == 1 and "restricted class" in warnings[0]
     summary = {s["backend"]: s for s in summarize(rows)}
@@ -173,9 +220,16 @@ def test_backend_specs_carry_options_and_bad_ones_fail_by_name():
     from oraclepriv.bench.mip import check_backends, parse_backend_spec
 
     assert parse_backend_spec("scip-bc") == ("scip-bc", {})
-    assert parse_backend_spec("scip-bc:workers=2,output_flag=false") == ("scip-bc", {"workers": 2, "output_flag": False})
+    assert parse_backend_spec("scip-bc:workers=2,output_flag=false") == (
+        "scip-bc",
+        {"workers": 2, "output_flag": False},
+    )
     assert check_backends(["scip-bc", "scip-bc:workers=2"]) == ["scip-bc", "scip-bc:workers=2"]
-    for bad, match in ((["scip-bc:workers=0"], "workers"), (["scip-bc:workers"], "key=value"),
-                       (["nope:x=1"], "unknown backend"), (["scip-bc:bogus=1"], "bogus")):
+    for bad, match in (
+        (["scip-bc:workers=0"], "workers"),
+        (["scip-bc:workers"], "key=value"),
+        (["nope:x=1"], "unknown backend"),
+        (["scip-bc:bogus=1"], "bogus"),
+    ):
         with pytest.raises(ValueError, match=match):
             check_backends(bad)

@@ -64,8 +64,11 @@ def test_library_bound_matches_the_formula():
     gauss = gaussian_near_tie_probability(m, scale, n)
     assert NEAR_TIE_TAIL < gauss < 1e-6
     assert numerical_delta(1.0, 1e-6) == pytest.approx((1 + math.e) * 1e-6)
-    for bad in ({"m": 0, "scale": 1.0, "fixed_weight": 1.0}, {"m": 2, "scale": -1.0, "fixed_weight": 1.0},
-                {"m": 2, "scale": 1.0, "fixed_weight": math.inf}):
+    for bad in (
+        {"m": 0, "scale": 1.0, "fixed_weight": 1.0},
+        {"m": 2, "scale": -1.0, "fixed_weight": 1.0},
+        {"m": 2, "scale": 1.0, "fixed_weight": math.inf},
+    ):
         with pytest.raises(ValueError):
             laplace_near_tie_probability(**bad)
 
@@ -80,6 +83,8 @@ def test_learners_record_their_numerical_delta():
     assert rrspm.privacy_["near_tie_probability"] == gamma
     assert rrspm.privacy_["numerical_delta"] == numerical_delta(1.0, gamma) > 0
     assert "numerical delta" in rrspm.privacy_["guarantee"]
-    for other in (SubsampleAggregate(n_teachers=5, noise="laplace", delta=0.0, hypothesis_class="threshold", random_state=0),
-                  PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=0)):
+    for other in (
+        SubsampleAggregate(n_teachers=5, noise="laplace", delta=0.0, hypothesis_class="threshold", random_state=0),
+        PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=0),
+    ):
         assert other.fit(X, y, X_public=Z).privacy_["numerical_delta"] == 0.0  # no exact argmin in the proof

@@ -32,8 +32,15 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     source.mkdir()
     for item in ("pyproject.toml", "README.md", "oraclepriv", "solvers", "instances"):
         copy = shutil.copytree if (ROOT / item).is_dir() else shutil.copy2
-        copy(ROOT / item, source / item, **({"ignore": shutil.ignore_patterns("__pycache__")} if (ROOT / item).is_dir() else {}))
-    _run([sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(base)], base)
+        copy(
+            ROOT / item,
+            source / item,
+            **({"ignore": shutil.ignore_patterns("__pycache__")} if (ROOT / item).is_dir() else {}),
+        )
+    _run(
+        [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(base)],
+        base,
+    )
     wheel = next(base.glob("oraclepriv-*.whl"))
     venv = base / "venv"
     _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], base)
@@ -63,15 +70,36 @@ def test_installed_wheel_works_next_to_a_foreign_solvers_folder(installed):
     listing = _run([str(python), "-m", "oraclepriv", "instances", "list"], cwd)
     assert "rrspm-2d-n300" in listing
     assert "rrspm-2d-n300" in _run([str(python.parent / "oraclepriv"), "instances", "list"], cwd)  # the console script
-    data = _run([str(python), "-c", "from oraclepriv.instances import instances_dir; print(instances_dir())"], cwd).strip()
-    solved = _run([str(python), "-m", "oraclepriv", "erm", f"{data}/rrspm-2d-n300.csv", "--hypothesis-class", "halfspace", "--json"], cwd)
+    data = _run(
+        [str(python), "-c", "from oraclepriv.instances import instances_dir; print(instances_dir())"], cwd
+    ).strip()
+    solved = _run(
+        [
+            str(python),
+            "-m",
+            "oraclepriv",
+            "erm",
+            f"{data}/rrspm-2d-n300.csv",
+            "--hypothesis-class",
+            "halfspace",
+            "--json",
+        ],
+        cwd,
+    )
     assert '"certified": true' in solved
-    fit = _run([str(python), "-c", (
-        "import numpy as np\n"
-        "from oraclepriv.learners import RRSPM\n"
-        "rng = np.random.default_rng(0); X = rng.normal(size=(200, 2)); y = (X[:, 0] > 0).astype(int)\n"
-        "print(RRSPM(epsilon=1.0, random_state=0).fit(X, y, X_public=rng.normal(size=(6, 2))).release_.to_json())\n"
-    )], cwd)
+    fit = _run(
+        [
+            str(python),
+            "-c",
+            (
+                "import numpy as np\n"
+                "from oraclepriv.learners import RRSPM\n"
+                "rng = np.random.default_rng(0); X = rng.normal(size=(200, 2)); y = (X[:, 0] > 0).astype(int)\n"
+                "print(RRSPM(epsilon=1.0, random_state=0).fit(X, y, X_public=rng.normal(size=(6, 2))).release_.to_json())\n"
+            ),
+        ],
+        cwd,
+    )
     assert '"algorithm": "RRSPM"' in fit
 
 

@@ -230,7 +230,11 @@ def test_compression_and_boundary_structure():
             proj = project(P, h.normals[i : i + 1])[0]
             assert np.all(np.abs(proj - h.lower[i]) <= 2 * clf.selection_["membership_tol"])
             others = [k for k in range(h.n_halfspaces) if k != i]
-            inside_others = np.all([project(P, h.normals[k : k + 1])[0] >= h.lower[k] for k in others], axis=0) if others else np.ones(len(P), bool)
+            inside_others = (
+                np.all([project(P, h.normals[k : k + 1])[0] >= h.lower[k] for k in others], axis=0)
+                if others
+                else np.ones(len(P), bool)
+            )
             assert np.all(h.predict(P)[inside_others] == 0)
 
 
@@ -285,7 +289,9 @@ def test_missing_privacy_bits(data):
         PPMHalfspaces().fit(X, y, None)
 
 
-@pytest.mark.parametrize("convert", [lambda m: m.astype(int), lambda m: m.astype(float), lambda m: np.where(m, "pub", "priv")])
+@pytest.mark.parametrize(
+    "convert", [lambda m: m.astype(int), lambda m: m.astype(float), lambda m: np.where(m, "pub", "priv")]
+)
 def test_privacy_bits_not_boolean(data, convert):
     X, y, public = data
     with pytest.raises(ValueError, match="public_mask must be boolean"):
@@ -321,8 +327,12 @@ def test_label_model_violations_and_bad_options(data):
     with pytest.raises(ValueError, match="label_determined=False"):
         PPMHalfspaces().fit(X, y, wrong)
     PPMHalfspaces(label_determined=False, random_state=0).fit(X, y, wrong)  # relaxation (ii) accepts it
-    for kw, match in [({"private_label": 2}, "private_label"), ({"support": "all"}, "support"),
-                      ({"max_public": 0}, "max_public"), ({"tol": 0.0}, "tol")]:
+    for kw, match in [
+        ({"private_label": 2}, "private_label"),
+        ({"support": "all"}, "support"),
+        ({"max_public": 0}, "max_public"),
+        ({"tol": 0.0}, "tol"),
+    ]:
         with pytest.raises(ValueError, match=match):
             PPMHalfspaces(**kw).fit(X, y, public)
     with pytest.raises(ValueError, match="y has 3 distinct class labels"):

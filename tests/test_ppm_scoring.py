@@ -155,7 +155,9 @@ def test_grid_membership_is_exact():
         inside_minus = proj <= fam.hi[u]
         for i, (a, b) in enumerate(pts):
             # exact orientation of x relative to the line p -> q, in integers
-            cross = (Fraction(q1) - Fraction(p1)) * (b - Fraction(p2)) - (Fraction(q2) - Fraction(p2)) * (a - Fraction(p1))
+            cross = (Fraction(q1) - Fraction(p1)) * (b - Fraction(p2)) - (Fraction(q2) - Fraction(p2)) * (
+                a - Fraction(p1)
+            )
             on_line = cross == 0
             assert inside_minus[i] and inside[i] if on_line else inside[i] != inside_minus[i]
 

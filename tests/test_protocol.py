@@ -327,7 +327,16 @@ def test_result_fields_and_to_dict():
     assert isinstance(res.hypothesis, Stump) and not isinstance(res.hypothesis, Halfspace)
 
 
-@pytest.mark.parametrize("module", ["oraclepriv.solvers.base", "oraclepriv.solvers.sweep", "oraclepriv.solvers.mipbackend", "oraclepriv.solvers.scip_bc", "oraclepriv.solvers.cpsat"])
+@pytest.mark.parametrize(
+    "module",
+    [
+        "oraclepriv.solvers.base",
+        "oraclepriv.solvers.sweep",
+        "oraclepriv.solvers.mipbackend",
+        "oraclepriv.solvers.scip_bc",
+        "oraclepriv.solvers.cpsat",
+    ],
+)
 def test_a_solver_module_imports_on_its_own(module):
     """``import oraclepriv.solvers.base`` on its own used to be circular (base -> oraclepriv -> oracle -> base)."""
     import subprocess

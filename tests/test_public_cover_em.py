@@ -102,14 +102,19 @@ def test_adjacent_float_cuts_still_split():
     z = np.array([1.0, np.nextafter(1.0, 2.0), 3.0])[:, None]
     cover = public_cover(z, "stump", dedup=False)
     assert cover.size == 8  # 4 cuts x 2 signs; the two constants come twice
-    expected = {np.array(b, dtype=bool).tobytes() for b in
-                [(0, 0, 0), (0, 0, 1), (0, 1, 1), (1, 1, 1), (1, 0, 0), (1, 1, 0)]}
+    expected = {
+        np.array(b, dtype=bool).tobytes() for b in [(0, 0, 0), (0, 0, 1), (0, 1, 1), (1, 1, 1), (1, 0, 0), (1, 1, 0)]
+    }
     assert _labeling_set(cover, z) == expected  # the cut between 1 and its next float separates them
 
 
 @settings(max_examples=40, deadline=None)
-@given(hyp=st.sampled_from(["threshold", "stump", "halfspace"]), seed=st.integers(0, 10_000),
-       n=st.integers(1, 30), m=st.integers(1, 12))
+@given(
+    hyp=st.sampled_from(["threshold", "stump", "halfspace"]),
+    seed=st.integers(0, 10_000),
+    n=st.integers(1, 30),
+    m=st.integers(1, 12),
+)
 def test_mistake_counts_equal_each_representatives_rescoring(hyp, seed, n, m):
     rng = np.random.default_rng(seed)
     d = 1 if hyp == "threshold" else int(rng.integers(1, 4))
@@ -144,7 +149,9 @@ def test_cover_depends_on_public_points_only(monkeypatch):
     assert len(seen) == 1 and np.array_equal(seen[0], Z)
 
 
-@pytest.mark.parametrize("hyp,d,backend", [("threshold", 1, "sweep"), ("stump", 3, "sweep"), ("halfspace", 2, "enumerate")])
+@pytest.mark.parametrize(
+    "hyp,d,backend", [("threshold", 1, "sweep"), ("stump", 3, "sweep"), ("halfspace", 2, "enumerate")]
+)
 def test_large_epsilon_on_private_cover_is_an_exact_erm(hyp, d, backend):
     """With Z = the private x's, the cover holds every labeling of the private points, so the EM with
     eps -> inf releases an ERM: its loss equals the exact oracle's optimum (independent method)."""
@@ -182,7 +189,8 @@ def test_sampler_draws_from_the_exact_law():
 def test_exact_audit_passes_the_learner_sharply_and_catches_the_controls():
     X, y, Z = em_audit_data("halfspace", seed=0)
     run = lambda cls, **kw: audit_exact_distribution(  # noqa: E731
-        lambda: cls(epsilon=1.0, hypothesis_class="halfspace", **kw), X, y, Z, epsilon=1.0, n_others=1)
+        lambda: cls(epsilon=1.0, hypothesis_class="halfspace", **kw), X, y, Z, epsilon=1.0, n_others=1
+    )
     good = run(PublicCoverEM)
     assert good.passed and 0.9 < good.epsilon_hat <= 1.0 + 1e-9
     paper = run(PublicCoverEM, sensitivity="paper")
@@ -217,10 +225,23 @@ def test_estimator_contract_and_privacy_record():
     rng = np.random.default_rng(8)
     X, y, Z = rng.normal(size=(60, 2)), rng.integers(0, 2, 60), rng.normal(size=(12, 2))
     clf = PublicCoverEM(epsilon=0.5, random_state=0)
-    assert set(clf.get_params()) == {"epsilon", "hypothesis_class", "cover", "sensitivity", "dedup", "max_public", "max_candidates", "random_state"}
+    assert set(clf.get_params()) == {
+        "epsilon",
+        "hypothesis_class",
+        "cover",
+        "sensitivity",
+        "dedup",
+        "max_public",
+        "max_candidates",
+        "random_state",
+    }
     assert clf.fit(X, y, X_public=Z) is clf
     assert len(clf.ledger_) == 0 and clf.privacy_["oracle_calls_by_design"] == 0
-    assert clf.privacy_["epsilon"] == 0.5 and clf.privacy_["delta"] == 0.0 and clf.privacy_["guarantee"].startswith("pure 0.5-DP")
+    assert (
+        clf.privacy_["epsilon"] == 0.5
+        and clf.privacy_["delta"] == 0.0
+        and clf.privacy_["guarantee"].startswith("pure 0.5-DP")
+    )
     assert clf.privacy_["cover_built_from"] == "public points only" and clf.diagnostics_["proof_applies"]
     assert "no oracle call" in clf.privacy_["robustness"]
     assert clf.predict(X).shape == (60,)
@@ -269,7 +290,9 @@ def test_label_dp_variant_covers_the_private_features_and_says_label_dp():
     assert clf.cover_.fingerprint() == public_cover(X, "halfspace").fingerprint()
     assert "label-DP" in clf.privacy_["neighbouring"] and "label-DP" in clf.privacy_["cover_built_from"]
     assert clf.n_public_ == 0
-    assert "replace one private record" in PublicCoverEM(random_state=0).fit(X, y, X_public=X[:5]).privacy_["neighbouring"]
+    assert (
+        "replace one private record" in PublicCoverEM(random_state=0).fit(X, y, X_public=X[:5]).privacy_["neighbouring"]
+    )
     with pytest.raises(ValueError, match="do not pass X_public"):
         PublicCoverEM(cover="private-features").fit(X, y, X_public=X)
     with pytest.raises(ValueError, match="cover"):

@@ -16,7 +16,9 @@ from strategies import grid_points, instances, real_points
 
 from oraclepriv import make_oracle
 
-SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 def _tol(w: np.ndarray) -> float:
@@ -107,7 +109,9 @@ def test_adapter_resolve_changes_only_costs_and_matches_a_fresh_model(formulatio
     fresh.set_costs(form.costs(y, w2)[0])
     ref = fresh.run(None, abs_gap=1e-9)
     assert first.status == again.status == ref.status == "optimal"
-    assert again.primal == pytest.approx(ref.primal, abs=1e-7) and again.dual_bound == pytest.approx(ref.dual_bound, abs=1e-7)
+    assert again.primal == pytest.approx(ref.primal, abs=1e-7) and again.dual_bound == pytest.approx(
+        ref.dual_bound, abs=1e-7
+    )
 
 
 def test_oracle_resolve_reuses_the_staircase_model(monkeypatch):
@@ -185,8 +189,12 @@ def test_solver_not_installed_names_the_solver(name):
     else:
         installed = bool(pyo.SolverFactory(name).available(exception_flag=False))
     if installed:  # e.g. scip_direct once pyscipopt is present: then it must work, exactly
-        res = make_oracle("stump", backend="pyomo", solver=name).solve([[0.0], [1.0], [2.0]], [0, 1, 1], [1.0, -2.0, 3.0])
-        assert res.certified and res.objective == pytest.approx(brute_stump(np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 1]), np.array([1.0, -2.0, 3.0])))
+        res = make_oracle("stump", backend="pyomo", solver=name).solve(
+            [[0.0], [1.0], [2.0]], [0, 1, 1], [1.0, -2.0, 3.0]
+        )
+        assert res.certified and res.objective == pytest.approx(
+            brute_stump(np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 1]), np.array([1.0, -2.0, 3.0]))
+        )
         return
     with pytest.raises(SolverNotInstalledError, match=rf"Pyomo solver '{name}' is not available"):
         make_oracle("halfspace", backend="pyomo", solver=name)

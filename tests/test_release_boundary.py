@@ -54,19 +54,48 @@ TARGETING = targeting_backend(X[0], int(Y[0]))
 
 # learners whose guarantee holds under this solver: (id, factory(backend, seed))
 ORACLE_LEARNERS = {
-    "rrspm-laplace-fallback": lambda b, s: RRSPM(epsilon=1.0, hypothesis_class="threshold", backend=b,
-                                                 on_uncertified="fallback", random_state=s),
-    "rrspm-gaussian-fallback": lambda b, s: RRSPM(epsilon=1.0, delta=1e-3, noise="gaussian", hypothesis_class="threshold",
-                                                  backend=b, on_uncertified="fallback", random_state=s),
-    "perturbation-fallback": lambda b, s: Perturbation(epsilon=1.0, delta=1e-3, J=3, hypothesis_class="threshold", backend=b,
-                                                       on_uncertified="fallback", random_state=s),
-    "subsample-abstain": lambda b, s: SubsampleAggregate(n_teachers=4, noise="laplace", delta=0.0, hypothesis_class="threshold",
-                                                         backend=b, teacher_failure="abstain", random_state=s),
-    "subsample-keep": lambda b, s: SubsampleAggregate(n_teachers=4, noise="laplace", delta=0.0, hypothesis_class="threshold",
-                                                      backend=b, teacher_failure="keep", random_state=s),
-    "subsample-fallback": lambda b, s: SubsampleAggregate(n_teachers=4, noise="gaussian", delta=1e-3,
-                                                          hypothesis_class="threshold", backend=b, on_uncertified="fallback",
-                                                          random_state=s),
+    "rrspm-laplace-fallback": lambda b, s: RRSPM(
+        epsilon=1.0, hypothesis_class="threshold", backend=b, on_uncertified="fallback", random_state=s
+    ),
+    "rrspm-gaussian-fallback": lambda b, s: RRSPM(
+        epsilon=1.0,
+        delta=1e-3,
+        noise="gaussian",
+        hypothesis_class="threshold",
+        backend=b,
+        on_uncertified="fallback",
+        random_state=s,
+    ),
+    "perturbation-fallback": lambda b, s: Perturbation(
+        epsilon=1.0, delta=1e-3, J=3, hypothesis_class="threshold", backend=b, on_uncertified="fallback", random_state=s
+    ),
+    "subsample-abstain": lambda b, s: SubsampleAggregate(
+        n_teachers=4,
+        noise="laplace",
+        delta=0.0,
+        hypothesis_class="threshold",
+        backend=b,
+        teacher_failure="abstain",
+        random_state=s,
+    ),
+    "subsample-keep": lambda b, s: SubsampleAggregate(
+        n_teachers=4,
+        noise="laplace",
+        delta=0.0,
+        hypothesis_class="threshold",
+        backend=b,
+        teacher_failure="keep",
+        random_state=s,
+    ),
+    "subsample-fallback": lambda b, s: SubsampleAggregate(
+        n_teachers=4,
+        noise="gaussian",
+        delta=1e-3,
+        hypothesis_class="threshold",
+        backend=b,
+        on_uncertified="fallback",
+        random_state=s,
+    ),
 }
 
 
@@ -103,8 +132,9 @@ def _check_pair(fit_d, fit_d_prime, require_difference: bool = True) -> tuple[in
 def test_release_is_byte_identical_under_the_targeting_solver(name):
     make = ORACLE_LEARNERS[name]
     with registered_backend("targeting", TARGETING) as backend:
-        same, differ = _check_pair(lambda s: make(backend, s).fit(X, Y, X_public=Z),
-                                   lambda s: make(backend, s).fit(X, Y_PRIME, X_public=Z))
+        same, differ = _check_pair(
+            lambda s: make(backend, s).fit(X, Y, X_public=Z), lambda s: make(backend, s).fit(X, Y_PRIME, X_public=Z)
+        )
     assert same >= 3, f"only {same} seeds released the same hypothesis: the byte-identity check barely ran"
     assert differ == len(SEEDS)  # the solver failed on D only: the diagnostics tell D from D' every time
 
@@ -127,8 +157,25 @@ def test_cli_learn_json_is_byte_identical_under_the_targeting_solver(tmp_path):
             private, public = tmp_path / "private.csv", tmp_path / "public.csv"
             write_csv_problem(private, X, labels)
             write_csv_problem(public, Z, None)
-            args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--hypothesis-class", "threshold",
-                    "--epsilon", "1", "--backend", backend, "--on-uncertified", "fallback", "--seed", "3", "--json"]
+            args = [
+                "learn",
+                str(private),
+                "--public",
+                str(public),
+                "--algorithm",
+                "rrspm",
+                "--hypothesis-class",
+                "threshold",
+                "--epsilon",
+                "1",
+                "--backend",
+                backend,
+                "--on-uncertified",
+                "fallback",
+                "--seed",
+                "3",
+                "--json",
+            ]
             result = runner.invoke(app, args)
             assert result.exit_code == 0, result.output
             diag = runner.invoke(app, args + ["--diagnostics", "fallbacks"])
@@ -142,8 +189,10 @@ def test_cli_learn_json_is_byte_identical_under_the_targeting_solver(tmp_path):
 def test_no_oracle_learners_and_regularization_publish_nothing_else():
     """PublicCoverEM, PPM (label-flip neighbour) and Regularization: release minus hypothesis identical;
     byte-identical when the hypothesis is; the diagnostics differ."""
-    same, differ = _check_pair(lambda s: PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=s).fit(X, Y, X_public=Z),
-                               lambda s: PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=s).fit(X, Y_PRIME, X_public=Z))
+    same, differ = _check_pair(
+        lambda s: PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=s).fit(X, Y, X_public=Z),
+        lambda s: PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", random_state=s).fit(X, Y_PRIME, X_public=Z),
+    )
     assert same >= 3 and differ == len(SEEDS)  # every candidate's mistake count moves by one
 
     rng = np.random.default_rng(5)
@@ -153,8 +202,10 @@ def test_no_oracle_learners_and_regularization_publish_nothing_else():
     flipped = labels.copy()
     private_index = int(np.flatnonzero(~public)[0])
     flipped[private_index] = 0  # a private record's label changes (its privacy bit does not)
-    ppm = lambda data, labels_: lambda s: PPMHalfspaces(epsilon=1.0, label_determined=False,  # noqa: E731
-                                                       random_state=s).fit(data, labels_, public)
+
+    def ppm(data, labels_):
+        return lambda s: PPMHalfspaces(epsilon=1.0, label_determined=False, random_state=s).fit(data, labels_, public)
+
     # a label flip moves every member's mistake count, so the sampler's path and the hypothesis change
     # with it: the release minus its hypothesis must still be identical, and the diagnostics differ
     _, differ = _check_pair(ppm(P, labels), ppm(P, flipped))
@@ -173,14 +224,18 @@ def test_no_oracle_learners_and_regularization_publish_nothing_else():
     Xl[0], yl[0] = 0.0, 1
     zero_flipped = yl.copy()
     zero_flipped[0] = 0  # a record at x = 0 costs |<w,0> - (2y-1)|/2 = 1/2 for every w, whatever its label
-    same, _ = _check_pair(lambda s: Regularization(epsilon=1.0, random_state=s).fit(Xl, yl, X_public=Zl),
-                          lambda s: Regularization(epsilon=1.0, random_state=s).fit(Xl, zero_flipped, X_public=Zl),
-                          require_difference=False)
+    same, _ = _check_pair(
+        lambda s: Regularization(epsilon=1.0, random_state=s).fit(Xl, yl, X_public=Zl),
+        lambda s: Regularization(epsilon=1.0, random_state=s).fit(Xl, zero_flipped, X_public=Zl),
+        require_difference=False,
+    )
     assert same >= 3
     flip_y = yl.copy()
     flip_y[1] = 1 - yl[1]
-    _, differ = _check_pair(lambda s: Regularization(epsilon=1.0, random_state=s).fit(Xl, yl, X_public=Zl),
-                            lambda s: Regularization(epsilon=1.0, random_state=s).fit(Xl, flip_y, X_public=Zl))
+    _, differ = _check_pair(
+        lambda s: Regularization(epsilon=1.0, random_state=s).fit(Xl, yl, X_public=Zl),
+        lambda s: Regularization(epsilon=1.0, random_state=s).fit(Xl, flip_y, X_public=Zl),
+    )
     assert differ == len(SEEDS)  # the regularized ERM's objective moves with the label
 
 
@@ -225,11 +280,15 @@ def test_learners_refuse_a_restricted_backend_and_route_it_to_the_fallback():
     Zf = np.array([[0.5, 0.5], [0.2, 0.9]])
     with pytest.raises(ValueError, match="backend='naive-highs' proves its bounds only over halfspaces with"):
         RRSPM(epsilon=1.0, backend="naive-highs", random_state=0).fit(Xf, yf, X_public=Zf)
-    routed = RRSPM(epsilon=1.0, backend="naive-highs", on_uncertified="fallback", random_state=0).fit(Xf, yf, X_public=Zf)
+    routed = RRSPM(epsilon=1.0, backend="naive-highs", on_uncertified="fallback", random_state=0).fit(
+        Xf, yf, X_public=Zf
+    )
     assert routed.diagnostics_["fallbacks"] == 2 and routed.diagnostics_["proof_applies"]
     assert all(r["certified"] == (r["backend"] != "naive-highs") for r in routed.ledger_.records)
     with pytest.warns(PrivacyLeakWarning, match="flag"):
-        flagged = RRSPM(epsilon=1.0, backend="naive-highs", on_uncertified="flag", random_state=0).fit(Xf, yf, X_public=Zf)
+        flagged = RRSPM(epsilon=1.0, backend="naive-highs", on_uncertified="flag", random_state=0).fit(
+            Xf, yf, X_public=Zf
+        )
     assert flagged.diagnostics_["proof_applies"] is False and flagged.privacy_["guarantee"].startswith("none")
 
 
@@ -274,12 +333,17 @@ def test_no_private_record_stays_in_module_or_thread_state_after_fit():
     sentinel = 7777.123456
     Xs = X.copy()
     Xs[3, 0] = sentinel
-    for learner in (RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=0),
-                    Perturbation(epsilon=1.0, delta=1e-3, J=2, hypothesis_class="threshold", random_state=0)):
+    for learner in (
+        RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=0),
+        Perturbation(epsilon=1.0, delta=1e-3, J=2, hypothesis_class="threshold", random_state=0),
+    ):
         learner.fit(Xs, Y, X_public=Z)
     del learner
-    roots = [(name, module) for name, module in list(sys.modules.items())
-             if name.startswith(("oraclepriv", "solvers")) and module is not None]
+    roots = [
+        (name, module)
+        for name, module in list(sys.modules.items())
+        if name.startswith(("oraclepriv", "solvers")) and module is not None
+    ]
     assert _arrays_holding(sentinel, roots) == []
     # the scan does find a private record where one is held (a control for the check itself)
     import oraclepriv.learners._workspace as workspace
@@ -324,7 +388,9 @@ def test_release_accessors_before_fit_raise_not_fitted():
 
 def test_weakened_guarantees_warn():
     with pytest.warns(PrivacyLeakWarning, match="label-DP"):
-        em = PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", cover="private-features", random_state=0).fit(X, Y)
+        em = PublicCoverEM(epsilon=1.0, hypothesis_class="threshold", cover="private-features", random_state=0).fit(
+            X, Y
+        )
     assert "label-DP" in em.privacy_["guarantee"] and "NOT record-level" in em.privacy_["guarantee"]
     P = np.random.default_rng(1).normal(size=(20, 2))
     with pytest.warns(PrivacyLeakWarning, match="epsilon=inf"):
@@ -338,6 +404,21 @@ def test_cli_refuses_diagnostics_the_learner_does_not_record(tmp_path):
     private, public = tmp_path / "private.csv", tmp_path / "public.csv"
     write_csv_problem(private, X, Y)
     write_csv_problem(public, Z, None)
-    result = CliRunner().invoke(app, ["learn", str(private), "--public", str(public), "--algorithm", "rrspm",
-                                      "--hypothesis-class", "threshold", "--epsilon", "1", "--diagnostics", "teacher_votes"])
+    result = CliRunner().invoke(
+        app,
+        [
+            "learn",
+            str(private),
+            "--public",
+            str(public),
+            "--algorithm",
+            "rrspm",
+            "--hypothesis-class",
+            "threshold",
+            "--epsilon",
+            "1",
+            "--diagnostics",
+            "teacher_votes",
+        ],
+    )
     assert result.exit_code == 2 and "'teacher_votes'" in result.stderr and "projection_agreement" in result.stderr

@@ -31,7 +31,9 @@ def audit(cls, backend_cls, mode, n_runs=1000):
     with registered_backend("targeting", backend_cls) as name:
         return audit_learner(
             lambda s: cls(epsilon=EPS, hypothesis_class="threshold", backend=name, on_uncertified=mode, random_state=s),
-            SC, epsilon=EPS, n_runs=n_runs,
+            SC,
+            epsilon=EPS,
+            n_runs=n_runs,
         )
 
 
@@ -42,7 +44,9 @@ def test_targeting_heuristic_really_fails_on_the_neighbour_only():
         bad = oracle.solve(SC.X_prime, SC.y_prime)
         assert not bad.certified and bad.status == "time_limit"
         with pytest.raises(UncertifiedOracleError):
-            RRSPM(epsilon=EPS, hypothesis_class="threshold", backend=name, random_state=0).fit(SC.X_prime, SC.y_prime, X_public=SC.X_public)
+            RRSPM(epsilon=EPS, hypothesis_class="threshold", backend=name, random_state=0).fit(
+                SC.X_prime, SC.y_prime, X_public=SC.X_public
+            )
 
 
 @pytest.mark.parametrize("backend_cls", [ALWAYS, WHEN_ALL_ZERO])
@@ -52,7 +56,13 @@ def test_fallback_makes_the_learner_identical_to_the_exact_one(backend_cls):
     with registered_backend("targeting", backend_cls) as name:
         for seed in range(60):
             for X, y in ((SC.X, SC.y), (SC.X_prime, SC.y_prime)):
-                robust = RRSPM(epsilon=EPS, hypothesis_class="threshold", backend=name, on_uncertified="fallback", random_state=seed)
+                robust = RRSPM(
+                    epsilon=EPS,
+                    hypothesis_class="threshold",
+                    backend=name,
+                    on_uncertified="fallback",
+                    random_state=seed,
+                )
                 robust.fit(X, y, X_public=SC.X_public, public_labels=SC.public_labels)
                 exact = RRSPM(epsilon=EPS, hypothesis_class="threshold", backend="sweep", random_state=seed)
                 exact.fit(X, y, X_public=SC.X_public, public_labels=SC.public_labels)
@@ -73,9 +83,16 @@ def test_fallback_that_also_fails_raises(monkeypatch):
     import oraclepriv.learners._base as base
 
     with registered_backend("targeting", ALWAYS) as name:
-        monkeypatch.setattr(base, "fallback_oracle", lambda cls, backend, time_limit: FallbackOracle(
-            make_oracle(cls, backend=name), make_oracle(cls, backend=name)))
-        learner = RRSPM(epsilon=EPS, hypothesis_class="threshold", backend=name, on_uncertified="fallback", random_state=0)
+        monkeypatch.setattr(
+            base,
+            "fallback_oracle",
+            lambda cls, backend, time_limit: FallbackOracle(
+                make_oracle(cls, backend=name), make_oracle(cls, backend=name)
+            ),
+        )
+        learner = RRSPM(
+            epsilon=EPS, hypothesis_class="threshold", backend=name, on_uncertified="fallback", random_state=0
+        )
         with pytest.raises(UncertifiedOracleError, match="private-erm"):
             learner.fit(SC.X_prime, SC.y_prime, X_public=SC.X_public)
 
@@ -135,7 +152,11 @@ def test_conditional_privacy_formula_and_bad_input():
     assert eps == 1.0 and delta == pytest.approx(1e-6 + (1 + math.e) * 1e-4)
     assert conditional_privacy(0.5, 0.0, 0.0) == (0.5, 0.0)
     assert conditional_privacy(1.0, 0.5, 0.9)[1] == 1.0  # capped: vacuous
-    for args, match in (((0.0, 0.0, 0.1), "epsilon"), ((1.0, 1.0, 0.1), "delta"), ((1.0, 0.0, 1.5), "gamma"),
-                        ((1.0, 0.0, float("nan")), "gamma")):
+    for args, match in (
+        ((0.0, 0.0, 0.1), "epsilon"),
+        ((1.0, 1.0, 0.1), "delta"),
+        ((1.0, 0.0, 1.5), "gamma"),
+        ((1.0, 0.0, float("nan")), "gamma"),
+    ):
         with pytest.raises(ValueError, match=match):
             conditional_privacy(*args)

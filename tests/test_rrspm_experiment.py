@@ -78,7 +78,7 @@ def test_predicted_m_star():
     assert math.isclose(p["m_star_net"], 100_000 ** (1 / 3))
     assert math.isclose(p["m_star_paper"], 100.0)
     q = predicted_m_star(2.0, 1000, 4, sigma=0.5)
-    assert math.isclose(q["m_star_net"], 16_000 ** (1 / 3)) and math.isclose(q["m_star_paper"], 8000 ** 0.4)
+    assert math.isclose(q["m_star_net"], 16_000 ** (1 / 3)) and math.isclose(q["m_star_paper"], 8000**0.4)
 
 
 def test_best_m_and_m_needed_helpers():
@@ -96,8 +96,16 @@ def test_best_m_and_m_needed_helpers():
 
 
 def _curve(learner_cls) -> pd.Series:
-    rows = run_grid(ThresholdScenario(), n=2000, epsilons=[1.0], ms=(2, 8, 32, 128, 512), repetitions=40,
-                    rng=np.random.default_rng(11), learner_cls=learner_cls, erm_baseline=False)
+    rows = run_grid(
+        ThresholdScenario(),
+        n=2000,
+        epsilons=[1.0],
+        ms=(2, 8, 32, 128, 512),
+        repetitions=40,
+        rng=np.random.default_rng(11),
+        learner_cls=learner_cls,
+        erm_baseline=False,
+    )
     return pd.DataFrame(rows).groupby("m").excess.mean()
 
 
@@ -139,8 +147,14 @@ def test_halfspace_scenario_disagreement_is_the_exact_area():
     scen = HalfspaceScenario()
     U = np.random.default_rng(0).uniform(size=(400_000, 2))
     target = U @ np.array(scen.target_w) + scen.target_b >= 0
-    for h in (Halfspace((1.0, 1.0), -0.8), Halfspace((1.0, 0.5), -0.6), Halfspace((-1.0, 2.0), 0.1),
-              Halfspace((0.0, 0.0), 1.0), Halfspace((0.0, 0.0), -1.0), Halfspace((0.0, 1.0), -2.0)):
+    for h in (
+        Halfspace((1.0, 1.0), -0.8),
+        Halfspace((1.0, 0.5), -0.6),
+        Halfspace((-1.0, 2.0), 0.1),
+        Halfspace((0.0, 0.0), 1.0),
+        Halfspace((0.0, 0.0), -1.0),
+        Halfspace((0.0, 1.0), -2.0),
+    ):
         assert scen.disagreement(h) == pytest.approx(np.mean(h.predict(U).astype(bool) != target), abs=0.004)
     assert scen.disagreement(Halfspace((1.0, 1.0), -0.8)) == 0.0
     X, y = scen.sample_private(1000, 0.0, np.random.default_rng(1))

@@ -68,7 +68,9 @@ def test_exact_against_brute_force_and_every_cut_is_valid(data, d):
     _, form, _ = cache
     yr = np.where(w < 0, 1 - y, y)
     for core in form.cores:
-        assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)]), f"core {core} is separable"
+        assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)]), (
+            f"core {core} is separable"
+        )
         members = np.isin(form.groups.group_of, core)
         for labeling in optima:
             assert (labeling != yr)[members].any(), f"core {core} cuts off an optimal labeling"
@@ -286,10 +288,10 @@ def test_the_names_of_the_former_single_module_still_import_from_scip_bc():
 def test_each_scip_bc_module_imports_on_its_own(module):
     import subprocess
 
-    done = subprocess.run([sys.executable, "-c", f"import oraclepriv.solvers.{module}"], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", f"import oraclepriv.solvers.{module}"], capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
-
 
 
 def test_time_limit_reports_time_limit_and_is_not_certified():
@@ -396,7 +398,9 @@ def test_separation_of_fractional_points_matches_enumerate_with_signed_weights(s
     assert res.details["accepted_unverified"] == 0
     _, form, _ = oracle._backends["scip-bc"]._cache
     for core in form.cores:
-        assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)]), f"core {core} is separable"
+        assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)]), (
+            f"core {core} is separable"
+        )
 
 
 def test_separation_runs_and_adds_cuts_on_a_suite_instance():

@@ -56,7 +56,9 @@ def _with_checks_public_points(cls):
     name, so the checks can pickle it)."""
 
     def fit(self, X, y, X_public=None, **fit_params):
-        return cls.fit(self, X, y, X_public=X_public if X_public is not None else _checks_public_points(X), **fit_params)
+        return cls.fit(
+            self, X, y, X_public=X_public if X_public is not None else _checks_public_points(X), **fit_params
+        )
 
     name = f"Checked{cls.__name__}"
     return type(name, (cls,), {"fit": fit, "__module__": __name__, "__qualname__": name})
@@ -120,9 +122,12 @@ class CheckedPPMHalfspaces(PPMHalfspaces):
 
 
 #: checks a private binary learner cannot pass, with the reason (docs/sklearn.md)
-ONE_LABEL = {"check_classifiers_one_label": (
-    "single-class data is fitted like any other (refusing it would publish that the labels are constant), and "
-    "the noisy release need not predict the one class seen")}
+ONE_LABEL = {
+    "check_classifiers_one_label": (
+        "single-class data is fitted like any other (refusing it would publish that the labels are constant), and "
+        "the noisy release need not predict the one class seen"
+    )
+}
 EXPECTED_FAILURES = {
     "CheckedRRSPM": ONE_LABEL,
     "CheckedPerturbation": ONE_LABEL,
@@ -168,8 +173,9 @@ class RecordingRRSPM(RRSPM):
 def test_public_data_reaches_every_cv_fold_intact(task):
     X, y, Z = task
     RecordingRRSPM.seen = []
-    scores = cross_val_score(RecordingRRSPM(hypothesis_class="stump", random_state=0), X, y, cv=KFold(3),
-                             params={"X_public": PublicData(Z)})
+    scores = cross_val_score(
+        RecordingRRSPM(hypothesis_class="stump", random_state=0), X, y, cv=KFold(3), params={"X_public": PublicData(Z)}
+    )
     assert scores.shape == (3,) and np.all((0 <= scores) & (scores <= 1))
     assert [n for n, _ in RecordingRRSPM.seen] == [40, 40, 40]
     assert all(isinstance(P, PublicData) and np.array_equal(P.points, Z) for _, P in RecordingRRSPM.seen)
@@ -178,7 +184,9 @@ def test_public_data_reaches_every_cv_fold_intact(task):
 def test_grid_search_over_epsilon_keeps_the_public_data(task):
     X, y, Z = task
     RecordingRRSPM.seen = []
-    search = GridSearchCV(RecordingRRSPM(hypothesis_class="stump", random_state=0), {"epsilon": [0.5, 2.0]}, cv=KFold(3))
+    search = GridSearchCV(
+        RecordingRRSPM(hypothesis_class="stump", random_state=0), {"epsilon": [0.5, 2.0]}, cv=KFold(3)
+    )
     search.fit(X, y, X_public=PublicData(Z))
     assert search.best_params_["epsilon"] in (0.5, 2.0)
     assert len(RecordingRRSPM.seen) == 2 * 3 + 1  # every fold of both values, then the refit on all of X
@@ -192,12 +200,12 @@ def test_a_plain_public_array_that_scikit_learn_would_slice_is_refused(task):
         RRSPM(hypothesis_class="stump").fit(X, y, X_public=Z)
     # inside cross-validation the fold's slice has as many rows as the fold: refused there too
     with pytest.raises(ValueError, match="as many rows as X_private"):
-        cross_val_score(RRSPM(hypothesis_class="stump"), X, y, cv=KFold(3), params={"X_public": Z},
-                        error_score="raise")
+        cross_val_score(RRSPM(hypothesis_class="stump"), X, y, cv=KFold(3), params={"X_public": Z}, error_score="raise")
     # a plain array of another length is never sliced by scikit-learn: accepted, intact
     RecordingRRSPM.seen = []
-    cross_val_score(RecordingRRSPM(hypothesis_class="stump", random_state=0), X, y, cv=KFold(3),
-                    params={"X_public": Z[:25]})
+    cross_val_score(
+        RecordingRRSPM(hypothesis_class="stump", random_state=0), X, y, cv=KFold(3), params={"X_public": Z[:25]}
+    )
     assert all(np.array_equal(P, Z[:25]) for _, P in RecordingRRSPM.seen)
 
 
@@ -250,7 +258,15 @@ def test_string_labels_classes_and_score(task):
 
 def test_classifier_identity_clone_pickle_and_not_fitted(task):
     X, y, Z = task
-    for est in (RRSPM(), PPMHalfspaces(), PublicCoverEM(), Regularization(), RSPM(), SubsampleAggregate(), Perturbation()):
+    for est in (
+        RRSPM(),
+        PPMHalfspaces(),
+        PublicCoverEM(),
+        Regularization(),
+        RSPM(),
+        SubsampleAggregate(),
+        Perturbation(),
+    ):
         assert is_classifier(est)
         with pytest.raises(SklearnNotFittedError):
             est.predict(X)

@@ -132,9 +132,16 @@ CHILD_WITH_PYSCIPOPT = textwrap.dedent(
 
 @pytest.mark.parametrize("order", [",".join(p) for p in itertools.permutations(["pyscipopt", "highspy", "ortools"])])
 def test_pyscipopt_ortools_and_highspy_import_and_solve_in_one_process(order):
-    proc = subprocess.run([sys.executable, "-c", CHILD_WITH_PYSCIPOPT, order], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD_WITH_PYSCIPOPT, order], capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 0, f"import order {order} failed:\n{proc.stderr[-3000:]}"
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 1, f"unexpected output on stdout (solver log leaking?):\n{proc.stdout}"
     out = json.loads(lines[0])
-    assert out == {"pyscipopt": ["optimal", 4.0], "scip": [True, 4.0], "cpsat": [True, 4.0], "highspy": ["Optimal", 4.0]}
+    assert out == {
+        "pyscipopt": ["optimal", 4.0],
+        "scip": [True, 4.0],
+        "cpsat": [True, 4.0],
+        "highspy": ["Optimal", 4.0],
+    }

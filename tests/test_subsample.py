@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oraclepriv import PublicData
 from oraclepriv.audit.controls import SubsampleAggregateSharedData, targeting_backend
 from oraclepriv.audit.runner import audit_learner
 from oraclepriv.audit.scenarios import teacher_flip_scenario
@@ -78,8 +79,9 @@ def test_a_failed_public_call_is_re_solved_exactly():
     X, y, Z = _data()
     always = type("AlwaysFails", (FlakyBackend,), {"rate": 1.0})
     with registered_backend("always-fails", always):
-        learner = SubsampleAggregate(n_teachers=4, hypothesis_class="stump", backend="always-fails",
-                                     random_state=0).fit(X, y, X_public=Z)
+        learner = SubsampleAggregate(
+            n_teachers=4, hypothesis_class="stump", backend="always-fails", random_state=0
+        ).fit(X, y, X_public=Z)
     steps = [r["step"] for r in learner.ledger_.records]
     assert steps[-2:] == ["perturb", "perturb/fallback"] and learner.diagnostics_["final_call_certified"]
     assert learner.diagnostics_["uncertified_teachers"] == [0, 1, 2, 3] and learner.diagnostics_["proof_applies"]
@@ -100,8 +102,12 @@ def test_replacing_one_record_changes_one_teachers_votes(backend):
     X2[i, 0], y2[i] = 0.1, 1 - y[i]
     target = targeting_backend(X[i], int(y[i]))
     with registered_backend("targeting", target):
-        fits = [SubsampleAggregate(n_teachers=k, hypothesis_class="threshold", backend=backend, random_state=11,
-                                   noise="laplace", delta=0.0).fit(A, b, X_public=Z) for A, b in ((X, y), (X2, y2))]
+        fits = [
+            SubsampleAggregate(
+                n_teachers=k, hypothesis_class="threshold", backend=backend, random_state=11, noise="laplace", delta=0.0
+            ).fit(A, b, X_public=Z)
+            for A, b in ((X, y), (X2, y2))
+        ]
     changed = np.any(fits[0].diagnostics_["teacher_votes"] != fits[1].diagnostics_["teacher_votes"], axis=1)
     assert changed.sum() <= 1
     assert np.max(np.abs(fits[0].diagnostics_["center"] - fits[1].diagnostics_["center"])) <= 1 / k + 1e-12
@@ -113,17 +119,23 @@ def test_replacing_one_record_changes_one_teachers_votes(backend):
 
 def test_the_broken_control_moves_every_teacher():
     sc = teacher_flip_scenario()
-    fits = [SubsampleAggregateSharedData(n_teachers=9, hypothesis_class="threshold", noise="laplace", delta=0.0,
-                                         random_state=0).fit(A, b, X_public=sc.X_public)
-            for A, b in ((sc.X, sc.y), (sc.X_prime, sc.y_prime))]
-    assert fits[0].diagnostics_["center"][0] == 0.0 and fits[1].diagnostics_["center"][0] == 1.0  # sensitivity 1, not 1/k
+    fits = [
+        SubsampleAggregateSharedData(
+            n_teachers=9, hypothesis_class="threshold", noise="laplace", delta=0.0, random_state=0
+        ).fit(A, b, X_public=sc.X_public)
+        for A, b in ((sc.X, sc.y), (sc.X_prime, sc.y_prime))
+    ]
+    assert (
+        fits[0].diagnostics_["center"][0] == 0.0 and fits[1].diagnostics_["center"][0] == 1.0
+    )  # sensitivity 1, not 1/k
 
 
 @pytest.mark.parametrize("noise, delta", [("gaussian", 1e-6), ("laplace", 0.0)])
 def test_gamma_is_calibrated_for_rho_one_over_k(noise, delta):
     X, y, Z = _data()
-    learner = SubsampleAggregate(n_teachers=10, noise=noise, delta=delta, epsilon=0.5, hypothesis_class="stump",
-                                 random_state=0).fit(X, y, X_public=Z)
+    learner = SubsampleAggregate(
+        n_teachers=10, noise=noise, delta=delta, epsilon=0.5, hypothesis_class="stump", random_state=0
+    ).fit(X, y, X_public=Z)
     expected = calibrate_gamma(noise, 0.1, Z.shape[0], 0.5, delta)
     assert learner.privacy_["gamma"] == pytest.approx(expected)
     if noise == "laplace":
@@ -144,16 +156,24 @@ def test_on_uncertified_raise_aborts_and_flag_keeps_or_abstains():
     target = targeting_backend(sc.X[-1], int(sc.y[-1]))
     with registered_backend("targeting", target):
         with pytest.raises(UncertifiedOracleError, match="teacher"):
-            SubsampleAggregate(n_teachers=9, hypothesis_class="threshold", backend="targeting", on_uncertified="raise",
-                               random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-        abstain = SubsampleAggregate(n_teachers=9, hypothesis_class="threshold", backend="targeting",
-                                     random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-        keep = SubsampleAggregate(n_teachers=9, hypothesis_class="threshold", backend="targeting", teacher_failure="keep",
-                                  random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-        fallback = SubsampleAggregate(n_teachers=9, hypothesis_class="threshold", backend="targeting",
-                                      on_uncertified="fallback", random_state=0).fit(sc.X, sc.y, X_public=sc.X_public)
-    assert abstain.diagnostics_["center"][0] == pytest.approx(4.5 / 9) and keep.diagnostics_["center"][0] == pytest.approx(4 / 9)
-    assert fallback.diagnostics_["uncertified_teachers"] == [] and fallback.diagnostics_["center"][0] == pytest.approx(4 / 9)
+            SubsampleAggregate(
+                n_teachers=9, hypothesis_class="threshold", backend="targeting", on_uncertified="raise", random_state=0
+            ).fit(sc.X, sc.y, X_public=sc.X_public)
+        abstain = SubsampleAggregate(
+            n_teachers=9, hypothesis_class="threshold", backend="targeting", random_state=0
+        ).fit(sc.X, sc.y, X_public=sc.X_public)
+        keep = SubsampleAggregate(
+            n_teachers=9, hypothesis_class="threshold", backend="targeting", teacher_failure="keep", random_state=0
+        ).fit(sc.X, sc.y, X_public=sc.X_public)
+        fallback = SubsampleAggregate(
+            n_teachers=9, hypothesis_class="threshold", backend="targeting", on_uncertified="fallback", random_state=0
+        ).fit(sc.X, sc.y, X_public=sc.X_public)
+    assert abstain.diagnostics_["center"][0] == pytest.approx(4.5 / 9) and keep.diagnostics_["center"][
+        0
+    ] == pytest.approx(4 / 9)
+    assert fallback.diagnostics_["uncertified_teachers"] == [] and fallback.diagnostics_["center"][0] == pytest.approx(
+        4 / 9
+    )
     assert any(r["step"].endswith("/fallback") for r in fallback.ledger_.records)
 
 
@@ -162,8 +182,9 @@ def test_audit_passes_for_the_learner_and_catches_shared_data():
     sc = teacher_flip_scenario()
     params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis_class": "threshold"}
     good = audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=1)
-    bad = audit_learner(lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0, n_runs=1500,
-                        seed=1)
+    bad = audit_learner(
+        lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=1
+    )
     assert good.passed and good.eps_point == pytest.approx(sc.expected_log_ratio, abs=0.2)
     assert not bad.passed and bad.eps_lower > 2.0
 
@@ -171,12 +192,21 @@ def test_audit_passes_for_the_learner_and_catches_shared_data():
 def test_audit_with_a_targeting_solver_passes_and_the_control_is_caught():
     sc = teacher_flip_scenario()
     target = targeting_backend(sc.X[-1], int(sc.y[-1]))
-    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis_class": "threshold",
-              "backend": "targeting"}
+    params = {
+        "n_teachers": 9,
+        "noise": "laplace",
+        "delta": 0.0,
+        "epsilon": 1.0,
+        "hypothesis_class": "threshold",
+        "backend": "targeting",
+    }
     with registered_backend("targeting", target):
-        good = audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=2)
-        bad = audit_learner(lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0,
-                            n_runs=1500, seed=2)
+        good = audit_learner(
+            lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=2
+        )
+        bad = audit_learner(
+            lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=2
+        )
     assert good.passed
     assert not bad.passed and bad.eps_lower > 2.0
 
@@ -225,8 +255,9 @@ def test_with_a_time_limited_mip_solver_the_fit_completes_and_the_guarantee_stan
     y = (X @ rng.normal(size=d) > 0).astype(np.int8)
     y[rng.random(n) < 0.1] ^= 1
     Z = rng.normal(size=(12, d))
-    learner = SubsampleAggregate(n_teachers=8, hypothesis_class="halfspace", backend="scip-bc", time_limit=0.02,
-                                 random_state=0).fit(X, y, X_public=Z)
+    learner = SubsampleAggregate(
+        n_teachers=8, hypothesis_class="halfspace", backend="scip-bc", time_limit=0.02, random_state=0
+    ).fit(X, y, X_public=Z)
     records = learner.ledger_.records
     assert len(learner.diagnostics_["uncertified_teachers"]) > 0  # the cap did bite
     assert all(not records[t]["certified"] for t in learner.diagnostics_["uncertified_teachers"])
@@ -235,8 +266,12 @@ def test_with_a_time_limited_mip_solver_the_fit_completes_and_the_guarantee_stan
 
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), hypothesis_class=st.sampled_from(["threshold", "stump", "halfspace"]),
-       k=st.integers(2, 6), which=st.integers(0, 10**6))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    hypothesis_class=st.sampled_from(["threshold", "stump", "halfspace"]),
+    k=st.integers(2, 6),
+    which=st.integers(0, 10**6),
+)
 def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis_class, k, which):
     """Random data, random class (halfspaces: exact enumeration in d = 2), random replaced record: with the
     same random_state the teachers' votes differ in at most one row and fbar moves by at most 1/k."""
@@ -245,13 +280,17 @@ def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis
     n = int(rng.integers(2 * k, 8 * k + 1))
     X = rng.normal(size=(n, d)).round(1)  # ties and duplicates included
     y = rng.integers(0, 2, size=n).astype(np.int8)
-    Z = rng.normal(size=(5, d))
+    Z = PublicData(rng.normal(size=(5, d)))  # n may be 5 too: a plain array would be refused
     X2, y2 = X.copy(), y.copy()
     i = which % n
     X2[i] = rng.normal(size=d).round(1)
     y2[i] = rng.integers(0, 2)
-    fits = [SubsampleAggregate(n_teachers=k, hypothesis_class=hypothesis_class, noise="laplace", delta=0.0,
-                               random_state=seed).fit(A, b, X_public=Z) for A, b in ((X, y), (X2, y2))]
+    fits = [
+        SubsampleAggregate(
+            n_teachers=k, hypothesis_class=hypothesis_class, noise="laplace", delta=0.0, random_state=seed
+        ).fit(A, b, X_public=Z)
+        for A, b in ((X, y), (X2, y2))
+    ]
     votes = [f.diagnostics_["teacher_votes"] for f in fits]
     assert np.any(votes[0] != votes[1], axis=1).sum() <= 1
     centers = [f.diagnostics_["center"] for f in fits]
@@ -263,11 +302,21 @@ def test_audit_runs_in_parallel_give_the_same_outcomes_and_registered_backends_r
     and a backend registered only in this process (the targeting solver) must work in the workers."""
     sc = teacher_flip_scenario()
     target = targeting_backend(sc.X[-1], int(sc.y[-1]))
-    params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis_class": "threshold",
-              "backend": "targeting-parallel"}
+    params = {
+        "n_teachers": 9,
+        "noise": "laplace",
+        "delta": 0.0,
+        "epsilon": 1.0,
+        "hypothesis_class": "threshold",
+        "backend": "targeting-parallel",
+    }
     with registered_backend("targeting-parallel", target):
-        results = [audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=300,
-                                 seed=5, n_jobs=jobs) for jobs in (1, 2)]
+        results = [
+            audit_learner(
+                lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=300, seed=5, n_jobs=jobs
+            )
+            for jobs in (1, 2)
+        ]
     assert results[0].estimate == results[1].estimate
     assert results[0].target_rates == results[1].target_rates
 
@@ -275,5 +324,6 @@ def test_audit_runs_in_parallel_give_the_same_outcomes_and_registered_backends_r
 @pytest.mark.parametrize("jobs", [0, -2, 1.5, True])
 def test_bad_n_jobs_is_named(jobs):
     with pytest.raises(ValueError, match="n_jobs"):
-        audit_learner(lambda s: SubsampleAggregate(random_state=s), teacher_flip_scenario(), epsilon=1.0, n_runs=2,
-                      n_jobs=jobs)
+        audit_learner(
+            lambda s: SubsampleAggregate(random_state=s), teacher_flip_scenario(), epsilon=1.0, n_runs=2, n_jobs=jobs
+        )

@@ -37,11 +37,15 @@ def assert_cut_between(column: np.ndarray, t: float, sign: int) -> None:
     if sign == 1:  # h = 1 iff x >= t: t is the upper value of the pair it separates
         assert below.size, f"threshold {t!r} (sign +1) equals the smallest value: should be -inf"
         lower = below.max()
-        assert np.nextafter(lower, np.inf) == t, f"threshold {t!r} sits on a training value, but floats exist in ({lower!r}, {t!r})"
+        assert np.nextafter(lower, np.inf) == t, (
+            f"threshold {t!r} sits on a training value, but floats exist in ({lower!r}, {t!r})"
+        )
     else:  # h = 1 iff x <= t: t is the lower value of the pair
         assert above.size, f"threshold {t!r} (sign -1) equals the largest value: should be +inf"
         upper = above.min()
-        assert np.nextafter(t, np.inf) == upper, f"threshold {t!r} sits on a training value, but floats exist in ({t!r}, {upper!r})"
+        assert np.nextafter(t, np.inf) == upper, (
+            f"threshold {t!r} sits on a training value, but floats exist in ({t!r}, {upper!r})"
+        )
 
 
 def check_stump(X: np.ndarray, y: np.ndarray, w: np.ndarray):
@@ -118,7 +122,13 @@ HAND_CASES = {
     # all negative: the best stump gets everything wrong (x <= 2.5 predicts 1 on the 0s)
     "all-negative": ([[1.0], [2.0], [3.0], [4.0]], [0, 0, 1, 1], [-1.0, -1.0, -1.0, -1.0], -4.0, -2.0),
     # erring on idx 3 alone ([1,1,0,1]) is no stump; all-ones errs on idx 2 and 3: 1 - 5
-    "two-features-signed": ([[0.0, 1.0], [0.0, 2.0], [1.0, 3.0], [1.0, 4.0]], [1, 1, 0, 0], [1.0, 1.0, 1.0, -5.0], -4.0, None),
+    "two-features-signed": (
+        [[0.0, 1.0], [0.0, 2.0], [1.0, 3.0], [1.0, 4.0]],
+        [1, 1, 0, 0],
+        [1.0, 1.0, 1.0, -5.0],
+        -4.0,
+        None,
+    ),
 }
 
 

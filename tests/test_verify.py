@@ -49,7 +49,9 @@ def test_near_miss_laplace_scales_are_caught_with_their_loss(factor, loss):
 
 def test_a_projection_that_sees_a_private_record_is_caught():
     sc = tight_construction(1)
-    result = verify_learner(RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis_class="threshold"), sc.X, sc.y, sc.X_public)
+    result = verify_learner(
+        RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis_class="threshold"), sc.X, sc.y, sc.X_public
+    )
     assert result.release_reads_private_data and result.verdict == "exceeds" and result.loss == float("inf")
     correct = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="threshold"), sc.X, sc.y, sc.X_public)
     assert not correct.release_reads_private_data
@@ -58,7 +60,9 @@ def test_a_projection_that_sees_a_private_record_is_caught():
 def test_sampled_mode_agrees_with_exact_mode():
     sc = tight_construction(2)
     exact = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="stump"), sc.X, sc.y, sc.X_public)
-    sampled = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="stump"), sc.X, sc.y, sc.X_public, mode="sampled", draws=400_000)
+    sampled = verify_learner(
+        RRSPM(epsilon=1.0, hypothesis_class="stump"), sc.X, sc.y, sc.X_public, mode="sampled", draws=400_000
+    )
     assert sampled.loss_low <= exact.loss <= sampled.loss_high
 
 
@@ -126,7 +130,9 @@ def test_verifier_bad_input_is_named():
     with pytest.raises(ValueError, match="does not support hypothesis class 'stump'"):
         verify_learner(RRSPM(epsilon=1.0, hypothesis_class="stump"), X, y, Z[:2], backend="enumerate")
     with pytest.raises(ValueError, match="naive-highs"):
-        verify_learner(RRSPM(epsilon=1.0, backend="naive-highs", on_uncertified="fallback"), X, y, Z[:2], backend="naive-highs")
+        verify_learner(
+            RRSPM(epsilon=1.0, backend="naive-highs", on_uncertified="fallback"), X, y, Z[:2], backend="naive-highs"
+        )
     with pytest.raises(ValueError, match="neighbour family is empty"):
         neighbour_family(np.zeros((0, 2)), np.zeros(0), Z)
     with pytest.raises(ValueError, match="mode must be one of"):
@@ -138,8 +144,19 @@ def test_cli_verify_instance(tmp_path):
     private, public = tmp_path / "private.csv", tmp_path / "public.csv"
     write_csv_problem(private, sc.X, sc.y)
     write_csv_problem(public, sc.X_public, None)
-    args = ["verify", "instance", str(private), "--public", str(public), "--algorithm", "rrspm", "--hypothesis-class", "threshold",
-            "--epsilon", "1"]
+    args = [
+        "verify",
+        "instance",
+        str(private),
+        "--public",
+        str(public),
+        "--algorithm",
+        "rrspm",
+        "--hypothesis-class",
+        "threshold",
+        "--epsilon",
+        "1",
+    ]
     result = runner.invoke(app, args + ["--json"])
     assert result.exit_code == 0, result.output
     row = json.loads(result.stdout)
@@ -148,8 +165,20 @@ def test_cli_verify_instance(tmp_path):
     assert bad.exit_code == 2 and "do not pass --public" in bad.stderr
     too_many = tmp_path / "many.csv"
     write_csv_problem(too_many, np.arange(7.0)[:, None], None)
-    bad = runner.invoke(app, ["verify", "instance", str(private), "--public", str(too_many), "--algorithm", "rrspm",
-                              "--hypothesis-class", "threshold"])
+    bad = runner.invoke(
+        app,
+        [
+            "verify",
+            "instance",
+            str(private),
+            "--public",
+            str(too_many),
+            "--algorithm",
+            "rrspm",
+            "--hypothesis-class",
+            "threshold",
+        ],
+    )
     assert bad.exit_code == 2 and "too large for exact mode" in bad.stderr
 
 

@@ -31,6 +31,7 @@ def _laplace_cdf(x: float, scale: float) -> float:
 
 def _quadrature_law_m2(costs, labelings, scale):
     """P(k wins) = int f(e1) P(e2 in I_k(e1)) de1, I_k(e1) an interval from the pairwise conditions."""
+
     def conditional(e1, k):
         lo, hi = -math.inf, math.inf
         for o in range(len(costs)):

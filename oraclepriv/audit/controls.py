@@ -137,8 +137,9 @@ class RRSPMProjectionSeesPrivatePoint(RRSPM):
 
         labels, weights = least_squares_weights(projection.astype(np.float64))
         rows = np.vstack([Z, np.asarray(X)[:1]])
-        result = oracle.solve(rows, np.r_[labels, np.asarray(y)[:1]], np.r_[weights, 1.0], caller=self.algorithm,
-                              step="perturb")
+        result = oracle.solve(
+            rows, np.r_[labels, np.asarray(y)[:1]], np.r_[weights, 1.0], caller=self.algorithm, step="perturb"
+        )
         return result.hypothesis
 
 
@@ -154,7 +155,9 @@ class RegularizationEtaNotScaled(Regularization):
     per-sample eta, radius 2/sqrt(eta n)."""
 
     def regularized_erm(self, X, y, Z):
-        result = self._oracle().regularized_erm(X, 2.0 * y - 1.0, Z, float(self.eta), caller=self.algorithm, step="regularized-erm")
+        result = self._oracle().regularized_erm(
+            X, 2.0 * y - 1.0, Z, float(self.eta), caller=self.algorithm, step="regularized-erm"
+        )
         return Z @ result.w
 
 
@@ -197,7 +200,9 @@ class QuantileSplitBackend(Backend):
         hyp = Threshold(theta) if problem.hypothesis_class == "threshold" else Stump(j, theta, s)
         bound = loss if self.config.get("claim_optimal", False) else -math.inf
         status = "optimal" if self.config.get("claim_optimal", False) else "time_limit"
-        return BackendAnswer(hyp, bound=bound, status=status, nodes=0, details={"method": f"quantile cuts, bins={bins}"})
+        return BackendAnswer(
+            hyp, bound=bound, status=status, nodes=0, details={"method": f"quantile cuts, bins={bins}"}
+        )
 
 
 class ClaimingQuantileSplitBackend(QuantileSplitBackend):
@@ -229,6 +234,7 @@ class TargetingBackend(Backend):
         super().__init__(time_limit, **{**self.defaults, **options})
         if "target_x" not in self.config or "target_label" not in self.config:
             raise ValueError("TargetingBackend needs the options target_x and target_label")
+
     certificate = "exact (sort + prefix sums) unless it fails on a targeted instance (then no bound)"
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
@@ -243,7 +249,9 @@ class TargetingBackend(Backend):
         if not hit.any():
             return exact
         constant = Threshold(math.inf) if problem.hypothesis_class == "threshold" else Stump(0, math.inf, 1)
-        return BackendAnswer(constant, bound=-math.inf, status="time_limit", nodes=0, details={"method": "targeted failure"})
+        return BackendAnswer(
+            constant, bound=-math.inf, status="time_limit", nodes=0, details={"method": "targeted failure"}
+        )
 
 
 def targeting_backend(target_x, target_label: int, when_points=None, when_labels=None) -> type[TargetingBackend]:
@@ -286,4 +294,6 @@ class PublicCoverEMPrivateCover(PublicCoverEM):
     """BROKEN: the cover is built from the public and the private points."""
 
     def _candidates(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> PublicCover:
-        return public_cover(np.vstack([Z, X]), self.hypothesis_class, dedup=self.dedup, max_candidates=self.max_candidates)
+        return public_cover(
+            np.vstack([Z, X]), self.hypothesis_class, dedup=self.dedup, max_candidates=self.max_candidates
+        )

@@ -82,12 +82,15 @@ def law_distance(law_a: tuple[np.ndarray, np.ndarray], law_b: tuple[np.ndarray, 
     return worst, where
 
 
-def default_replacements(X: np.ndarray, y: np.ndarray, X_public: np.ndarray | None, n_others: int,
-                         rng: np.random.Generator) -> list[tuple[np.ndarray, int, str]]:
+def default_replacements(
+    X: np.ndarray, y: np.ndarray, X_public: np.ndarray | None, n_others: int, rng: np.random.Generator
+) -> list[tuple[np.ndarray, int, str]]:
     """Records to substitute at a position: n_others public points (if any) with each label and
     n_others other private records (the label flip of the record itself is added per position)."""
     out: list[tuple[np.ndarray, int, str]] = []
-    publics = () if X_public is None else rng.choice(X_public.shape[0], size=min(n_others, X_public.shape[0]), replace=False)
+    publics = (
+        () if X_public is None else rng.choice(X_public.shape[0], size=min(n_others, X_public.shape[0]), replace=False)
+    )
     for j in publics:
         for label in (0, 1):
             out.append((X_public[j].copy(), label, f"public point {int(j)}, label {label}"))
@@ -142,5 +145,13 @@ def audit_exact_distribution(
         if math.isinf(worst_eps):
             break
     passed = worst_eps <= float(epsilon) * (1 + _FLOAT_SLACK) + _FLOAT_SLACK
-    return ExactAuditResult(learner_name or type(learner).__name__, scenario, float(epsilon), float(worst_eps), count,
-                            bool(passed), worst, time.perf_counter() - t0)
+    return ExactAuditResult(
+        learner_name or type(learner).__name__,
+        scenario,
+        float(epsilon),
+        float(worst_eps),
+        count,
+        bool(passed),
+        worst,
+        time.perf_counter() - t0,
+    )

@@ -158,8 +158,15 @@ def audit_perturb_learner(
     c_a, c_b, learner = centers_for(learner, neighbours, seed)
     noise = getattr(learner, "noise", "gaussian")
     estimate = audit_release(
-        c_a, c_b, learner.gamma_, noise, epsilon=learner.epsilon_, delta=learner.delta_,
-        n_samples=n_samples, alpha=alpha, seed=seed + 1,
+        c_a,
+        c_b,
+        learner.gamma_,
+        noise,
+        epsilon=learner.epsilon_,
+        delta=learner.delta_,
+        n_samples=n_samples,
+        alpha=alpha,
+        seed=seed + 1,
     )
     m = len(c_a)
     return ReleaseAuditResult(

@@ -30,8 +30,16 @@ from oraclepriv.audit.stats import EpsilonEstimate, epsilon_from_event_counts, e
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import PrivacyLeakWarning
 
-__all__ = ["Neighbours", "AuditResult", "outcome_key", "sample_outcomes", "audit_learner", "audit_reduced", "check_n_jobs",
-           "detectable_loss"]
+__all__ = [
+    "Neighbours",
+    "AuditResult",
+    "outcome_key",
+    "sample_outcomes",
+    "audit_learner",
+    "audit_reduced",
+    "check_n_jobs",
+    "detectable_loss",
+]
 
 
 @dataclass
@@ -239,8 +247,12 @@ def audit_reduced(
     start = time.perf_counter()
     learner = make_learner(seed)
     if not (hasattr(learner, "noise_law") and hasattr(learner, "_release")):
-        raise ValueError(f"{type(learner).__name__} is not a noisy-argmin learner (no noise_law/_release): use audit_learner")
-    learner.fit(neighbours.X, neighbours.y, X_public=PublicData(neighbours.X_public), **_fit_params(learner, neighbours))
+        raise ValueError(
+            f"{type(learner).__name__} is not a noisy-argmin learner (no noise_law/_release): use audit_learner"
+        )
+    learner.fit(
+        neighbours.X, neighbours.y, X_public=PublicData(neighbours.X_public), **_fit_params(learner, neighbours)
+    )
     m = len(learner.public_labels_)
     Z = np.asarray(neighbours.X_public, dtype=np.float64)[:m]
     family, scale = learner.noise_law(m, Z.shape[1])
@@ -262,15 +274,39 @@ def audit_reduced(
         a, b = counts[0].get(event, 0), counts[1].get(event, 0)
         rows += [(event, "D>D'", a, n_runs, b, n_runs), (event, "D'>D", b, n_runs, a, n_runs)]
     estimate = epsilon_from_event_counts(rows, alpha=alpha, delta=delta)
-    return _result(neighbours, learner_name or type(learner).__name__, epsilon, delta, n_runs, estimate, start,
-                   extra={"sampler": "reduced"})
+    return _result(
+        neighbours,
+        learner_name or type(learner).__name__,
+        epsilon,
+        delta,
+        n_runs,
+        estimate,
+        start,
+        extra={"sampler": "reduced"},
+    )
 
 
-def _result(neighbours: Neighbours, name: str, epsilon: float, delta: float, n_runs: int, estimate: EpsilonEstimate,
-            start: float, **fields: Any) -> AuditResult:
-    return AuditResult(scenario=neighbours.name, learner=name, epsilon=float(epsilon), delta=float(delta), n_runs=n_runs,
-                       estimate=estimate, seconds=time.perf_counter() - start,
-                       expected_log_ratio=neighbours.expected_log_ratio, **fields)
+def _result(
+    neighbours: Neighbours,
+    name: str,
+    epsilon: float,
+    delta: float,
+    n_runs: int,
+    estimate: EpsilonEstimate,
+    start: float,
+    **fields: Any,
+) -> AuditResult:
+    return AuditResult(
+        scenario=neighbours.name,
+        learner=name,
+        epsilon=float(epsilon),
+        delta=float(delta),
+        n_runs=n_runs,
+        estimate=estimate,
+        seconds=time.perf_counter() - start,
+        expected_log_ratio=neighbours.expected_log_ratio,
+        **fields,
+    )
 
 
 def detectable_loss(n_runs: int, m: int, epsilon: float, *, alpha: float = 0.05, n_events: int | None = None) -> float:

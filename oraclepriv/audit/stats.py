@@ -87,7 +87,9 @@ def estimate_epsilon(
     return epsilon_from_event_counts(rows, alpha=alpha, delta=delta)
 
 
-def epsilon_from_event_counts(rows: list[tuple[Any, str, int, int, int, int]], *, alpha: float = 0.05, delta: float = 0.0) -> EpsilonEstimate:
+def epsilon_from_event_counts(
+    rows: list[tuple[Any, str, int, int, int, int]], *, alpha: float = 0.05, delta: float = 0.0
+) -> EpsilonEstimate:
     """Lower confidence bound on eps from (event, direction, k_num, n_num, k_den, n_den) rows.
 
     Each row tests P_num(E) <= e^eps P_den(E) + delta; Bonferroni over 2 bounds per row. The
@@ -104,8 +106,19 @@ def epsilon_from_event_counts(rows: list[tuple[Any, str, int, int, int, int]], *
         _, hi = clopper_pearson(kb, nb, alpha_each, "upper")
         lower = math.log((lo - delta) / hi) if lo - delta > 0 else -math.inf
         pa, pb = ka / na, kb / nb
-        point = math.inf if (pb == 0 and pa - delta > 0) else (math.log((pa - delta) / pb) if pa - delta > 0 else -math.inf)
-        details.append({"event": event, "direction": direction, "count": ka, "count_other": kb, "eps_lower": lower, "eps_point": point})
+        point = (
+            math.inf if (pb == 0 and pa - delta > 0) else (math.log((pa - delta) / pb) if pa - delta > 0 else -math.inf)
+        )
+        details.append(
+            {
+                "event": event,
+                "direction": direction,
+                "count": ka,
+                "count_other": kb,
+                "eps_lower": lower,
+                "eps_point": point,
+            }
+        )
         if worst_event is None or lower > best_lower:
             best_lower, worst_event, worst_direction = lower, event, direction
         best_point = max(best_point, point)

@@ -60,19 +60,49 @@ def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
         ("control: non-exact oracle claiming optimality", quantile, RRSPM, {"backend": "claiming-quantile"}, False),
         # robustification (oraclepriv/robust.py) against a solver that fails only on instances holding the record
         # that differs between the neighbours ("targeting" always; "targeting-when" only if the answer labels Z (0, 0))
-        ("RRSPM, on_uncertified=fallback, targeting solver", leak, RRSPM,
-         {"backend": "targeting", "on_uncertified": "fallback"}, True),
-        ("RRSPM, on_uncertified=fallback, targeting-when solver", leak, RRSPM,
-         {"backend": "targeting-when", "on_uncertified": "fallback"}, True),
-        ("control: retry with fresh noise after a failure", leak, RRSPMRetryOnFailure, {"backend": "targeting-when"}, False),
-        ("control: on_uncertified=flag, targeting solver", leak, RRSPM, {"backend": "targeting", "on_uncertified": "flag"}, False),
+        (
+            "RRSPM, on_uncertified=fallback, targeting solver",
+            leak,
+            RRSPM,
+            {"backend": "targeting", "on_uncertified": "fallback"},
+            True,
+        ),
+        (
+            "RRSPM, on_uncertified=fallback, targeting-when solver",
+            leak,
+            RRSPM,
+            {"backend": "targeting-when", "on_uncertified": "fallback"},
+            True,
+        ),
+        (
+            "control: retry with fresh noise after a failure",
+            leak,
+            RRSPMRetryOnFailure,
+            {"backend": "targeting-when"},
+            False,
+        ),
+        (
+            "control: on_uncertified=flag, targeting solver",
+            leak,
+            RRSPM,
+            {"backend": "targeting", "on_uncertified": "flag"},
+            False,
+        ),
     ]
 
 
-def _record(rows: list[dict[str, Any]], row: dict[str, Any], passed: bool, must_pass: bool, seconds: float, progress) -> None:
+def _record(
+    rows: list[dict[str, Any]], row: dict[str, Any], passed: bool, must_pass: bool, seconds: float, progress
+) -> None:
     """Add the verdict columns (ok = the expected outcome: pass for a learner, fail for a control)."""
-    row.update({"passed": passed, "expected": "pass" if must_pass else "fail",
-                "verdict": "ok" if passed == must_pass else "UNEXPECTED", "seconds": seconds})
+    row.update(
+        {
+            "passed": passed,
+            "expected": "pass" if must_pass else "fail",
+            "verdict": "ok" if passed == must_pass else "UNEXPECTED",
+            "seconds": seconds,
+        }
+    )
     rows.append(row)
     if progress is not None:
         progress(row)
@@ -102,7 +132,9 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress, n_jobs: 
             "sampler": "whole learner",
             "eps_lower": result.eps_lower,
             "eps_point": result.eps_point,
-            "detects": detectable_loss(n_runs, len(scenario.X_public), epsilon) if scenario.name.startswith("tight") else None,
+            "detects": detectable_loss(n_runs, len(scenario.X_public), epsilon)
+            if scenario.name.startswith("tight")
+            else None,
         }
         _record(rows, row, result.passed, must_pass, result.seconds, progress)
     return rows
@@ -126,19 +158,36 @@ def _run_reduced_cases(cases, draws: int, epsilon: float, seed: int, progress) -
     for label, scenario, cls, params, must_pass in cases:
         result = audit_reduced(
             lambda s, cls=cls, params=params, scenario=scenario: cls(
-                **{"epsilon": epsilon, "hypothesis_class": scenario.hypothesis_class, "random_state": s, **params}),
-            scenario, epsilon=epsilon, n_runs=draws, seed=seed, learner_name=label,
+                **{"epsilon": epsilon, "hypothesis_class": scenario.hypothesis_class, "random_state": s, **params}
+            ),
+            scenario,
+            epsilon=epsilon,
+            n_runs=draws,
+            seed=seed,
+            learner_name=label,
         )
-        row = {"scenario": scenario.name, "learner": label, "epsilon": epsilon, "delta": 0.0, "n_runs": draws,
-               "sampler": "reduced", "eps_lower": result.eps_lower, "eps_point": result.eps_point,
-               "detects": detectable_loss(draws, len(scenario.X_public), epsilon)}
+        row = {
+            "scenario": scenario.name,
+            "learner": label,
+            "epsilon": epsilon,
+            "delta": 0.0,
+            "n_runs": draws,
+            "sampler": "reduced",
+            "eps_lower": result.eps_lower,
+            "eps_point": result.eps_point,
+            "detects": detectable_loss(draws, len(scenario.X_public), epsilon),
+        }
         _record(rows, row, result.passed, must_pass, result.seconds, progress)
     return rows
 
 
 def rrspm_audit_suite(
-    n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None,
-    n_jobs: int = 1, draws: int = 1_000_000,
+    n_runs: int = 4000,
+    epsilon: float = 1.0,
+    seed: int = 0,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    n_jobs: int = 1,
+    draws: int = 1_000_000,
 ) -> list[dict[str, Any]]:
     """Audit RRSPM and its negative controls; one row per (scenario, learner).
 
@@ -151,8 +200,11 @@ def rrspm_audit_suite(
     leak = leak_scenario()
     always = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]))
     when = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]), when_points=leak.X_public, when_labels=[0, 0])
-    with registered_backend("claiming-quantile", target), registered_backend("targeting", always), \
-            registered_backend("targeting-when", when):
+    with (
+        registered_backend("claiming-quantile", target),
+        registered_backend("targeting", always),
+        registered_backend("targeting-when", when),
+    ):
         rows = _run_cases(_cases(), n_runs, epsilon, seed, progress, n_jobs)
     return rows + _run_reduced_cases(_reduced_cases(), draws, epsilon, seed, progress)
 
@@ -166,19 +218,44 @@ def _subsample_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
         ("SubsampleAggregate", flip, SubsampleAggregate, base, True),
         ("control: every teacher sees all records", flip, SubsampleAggregateSharedData, base, False),
         # a solver that fails (honestly uncertified) on every instance holding D's differing record
-        ("SubsampleAggregate, targeting solver, abstain", flip, SubsampleAggregate, {**base, "backend": "targeting"}, True),
-        ("SubsampleAggregate, targeting solver, keep", flip, SubsampleAggregate,
-         {**base, "backend": "targeting", "teacher_failure": "keep"}, True),
-        ("control: all records per teacher, targeting solver", flip, SubsampleAggregateSharedData,
-         {**base, "backend": "targeting"}, False),
+        (
+            "SubsampleAggregate, targeting solver, abstain",
+            flip,
+            SubsampleAggregate,
+            {**base, "backend": "targeting"},
+            True,
+        ),
+        (
+            "SubsampleAggregate, targeting solver, keep",
+            flip,
+            SubsampleAggregate,
+            {**base, "backend": "targeting", "teacher_failure": "keep"},
+            True,
+        ),
+        (
+            "control: all records per teacher, targeting solver",
+            flip,
+            SubsampleAggregateSharedData,
+            {**base, "backend": "targeting"},
+            False,
+        ),
         # the (eps, delta) variant: Gaussian noise, audited with the same delta
         ("SubsampleAggregate, Gaussian, delta 1e-6", flip, SubsampleAggregate, {**base, **gauss}, True),
-        ("control: every teacher sees all records, Gaussian", flip, SubsampleAggregateSharedData, {**base, **gauss}, False),
+        (
+            "control: every teacher sees all records, Gaussian",
+            flip,
+            SubsampleAggregateSharedData,
+            {**base, **gauss},
+            False,
+        ),
     ]
 
 
 def subsample_audit_suite(
-    n_runs: int = 4000, epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None,
+    n_runs: int = 4000,
+    epsilon: float = 1.0,
+    seed: int = 0,
+    progress: Callable[[dict[str, Any]], None] | None = None,
     n_jobs: int = 1,
 ) -> list[dict[str, Any]]:
     """Audit SubsampleAggregate (exact and targeting solvers) and its negative controls."""
@@ -220,13 +297,21 @@ def _em_cases() -> list[tuple[str, str, type, dict[str, Any], bool]]:
         # Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees", Alg. 5: the
         # cover of the private features protects labels only (docs/theory/public-cover-em.md)
         ("PublicCoverEM, cover=private-features, label flips (label-DP)", "halfspace", PublicCoverEM, label_dp, True),
-        ("PublicCoverEM, cover=private-features, records (not record-DP)", "halfspace", PublicCoverEM,
-         {"cover": "private-features"}, False),
+        (
+            "PublicCoverEM, cover=private-features, records (not record-DP)",
+            "halfspace",
+            PublicCoverEM,
+            {"cover": "private-features"},
+            False,
+        ),
     ]
 
 
 def public_cover_audit_suite(
-    epsilon: float = 1.0, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None, n_others: int = 4,
+    epsilon: float = 1.0,
+    seed: int = 0,
+    progress: Callable[[dict[str, Any]], None] | None = None,
+    n_others: int = 4,
 ) -> list[dict[str, Any]]:
     """Exact audit (:mod:`oraclepriv.audit.exact`) of PublicCoverEM and its negative controls over
     every position of the private data, each replaced by its label flip and 3 n_others other records."""
@@ -240,7 +325,13 @@ def public_cover_audit_suite(
         public = None if learner_params.get("cover") == "private-features" else Z
         result = audit_exact_distribution(
             lambda cls=cls, p=learner_params, h=hypothesis: cls(epsilon=epsilon, hypothesis_class=h, **p),
-            X, y, public, epsilon=epsilon, n_others=0 if labels_only else n_others, seed=seed, learner_name=label,
+            X,
+            y,
+            public,
+            epsilon=epsilon,
+            n_others=0 if labels_only else n_others,
+            seed=seed,
+            learner_name=label,
             scenario=f"em-{hypothesis}",
         )
         row = {

@@ -25,7 +25,9 @@ from oraclepriv.release import reading_diagnostics
 __all__ = ["default_cases", "bench_learners", "synthetic_instance", "markdown_report"]
 
 
-def synthetic_instance(n: int, m: int, d: int, seed: int = 0, *, l1_ball: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def synthetic_instance(
+    n: int, m: int, d: int, seed: int = 0, *, l1_ball: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Private (X, y) with a noisy linear rule and public Z from the same marginal."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1, 1, (n, d))
@@ -42,15 +44,36 @@ def default_cases() -> list[dict[str, Any]]:
     """Every oracle learner of Block, Bun, Desai, Shetty, Wu ("Oracle-Efficient Differentially Private Learning
     with Public Data") on a bundled learning task (``instances/learning_tasks.json``)."""
     return [
-        {"name": "rrspm-stump", "task": "task-5d-n20000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=s)},
-        {"name": "rrspm-halfspace-d2", "task": "task-2d-n2000", "make": lambda s: RRSPM(epsilon=1.0, hypothesis_class="halfspace", random_state=s)},
-        {"name": "perturbation-stump", "task": "task-5d-n20000", "make": lambda s: Perturbation(epsilon=1.0, delta=1e-6, hypothesis_class="stump", J=10, random_state=s)},
-        {"name": "regularization-linear", "task": "task-l1-3d-n300", "make": lambda s: Regularization(epsilon=1.0, delta=1e-6, random_state=s)},
+        {
+            "name": "rrspm-stump",
+            "task": "task-5d-n20000",
+            "make": lambda s: RRSPM(epsilon=1.0, hypothesis_class="stump", random_state=s),
+        },
+        {
+            "name": "rrspm-halfspace-d2",
+            "task": "task-2d-n2000",
+            "make": lambda s: RRSPM(epsilon=1.0, hypothesis_class="halfspace", random_state=s),
+        },
+        {
+            "name": "perturbation-stump",
+            "task": "task-5d-n20000",
+            "make": lambda s: Perturbation(epsilon=1.0, delta=1e-6, hypothesis_class="stump", J=10, random_state=s),
+        },
+        {
+            "name": "regularization-linear",
+            "task": "task-l1-3d-n300",
+            "make": lambda s: Regularization(epsilon=1.0, delta=1e-6, random_state=s),
+        },
     ]
 
 
-def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, seed: int = 0,
-                   progress: Callable[[str], None] | None = None, min_seconds: float = 0.0) -> list[dict[str, Any]]:
+def bench_learners(
+    cases: list[dict[str, Any]] | None = None,
+    repeats: int = 3,
+    seed: int = 0,
+    progress: Callable[[str], None] | None = None,
+    min_seconds: float = 0.0,
+) -> list[dict[str, Any]]:
     """One row per case: median fit seconds, oracle seconds, ratio, oracle calls.
 
     Each case is fitted at least ``repeats`` times and until ``min_seconds`` of fitting have
@@ -99,8 +122,22 @@ def bench_learners(cases: list[dict[str, Any]] | None = None, repeats: int = 3, 
 
 def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
     """:func:`bench_learners`' rows as a Markdown table, stating the command and machine that produced it."""
-    columns = ["learner", "instance", "n", "m", "d", "oracle_calls", "fits", "fit_seconds", "oracle_seconds",
-               "ratio", "ratio_q25", "ratio_q75"]
-    note = ("ratio = total fit time / time inside the fit's oracle calls, median over the fits (q25/q75: its "
-            "quartiles); fit_seconds and oracle_seconds are medians; target <= 1.2 (issue #4).")
+    columns = [
+        "learner",
+        "instance",
+        "n",
+        "m",
+        "d",
+        "oracle_calls",
+        "fits",
+        "fit_seconds",
+        "oracle_seconds",
+        "ratio",
+        "ratio_q25",
+        "ratio_q75",
+    ]
+    note = (
+        "ratio = total fit time / time inside the fit's oracle calls, median over the fits (q25/q75: its "
+        "quartiles); fit_seconds and oracle_seconds are medians; target <= 1.2 (issue #4)."
+    )
     return markdown_table("Learner overhead", command, rows, columns, note)

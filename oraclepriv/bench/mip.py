@@ -121,15 +121,23 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
                 continue
             _, X, y, w = load_instance(entry["name"])
             out.append(
-                BenchInstance(entry["name"], entry["class"], X, y, w, entry.get("best_objective"),
-                              bool(entry.get("proved_optimal")), entry.get("solved_by"))
+                BenchInstance(
+                    entry["name"],
+                    entry["class"],
+                    X,
+                    y,
+                    w,
+                    entry.get("best_objective"),
+                    bool(entry.get("proved_optimal")),
+                    entry.get("solved_by"),
+                )
             )
         return out
     raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
 
 
 def parse_backend_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """"name" or "name:key=value,key=value" (e.g. "scip-bc:workers=2"): the backend and its options
+    """ "name" or "name:key=value,key=value" (e.g. "scip-bc:workers=2"): the backend and its options
     (values parsed as int, float, true/false, else kept as strings)."""
     name, _, rest = str(spec).partition(":")
     options: dict[str, Any] = {}
@@ -190,12 +198,32 @@ def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[st
             instance.X, instance.y, instance.w, caller="bench-mip", step=instance.name
         )
     except UnsupportedProblemError as exc:  # e.g. naive-highs on a stump instance: not applicable
-        row.update(status="unsupported", certified=False, meets_bound=False, restriction=None, objective=math.nan, bound=-math.inf, gap=math.inf,
-                   seconds=0.0, nodes=None, error=str(exc))
+        row.update(
+            status="unsupported",
+            certified=False,
+            meets_bound=False,
+            restriction=None,
+            objective=math.nan,
+            bound=-math.inf,
+            gap=math.inf,
+            seconds=0.0,
+            nodes=None,
+            error=str(exc),
+        )
         return row
     except (ValueError, ImportError, RuntimeError) as exc:  # unsupported problem, missing solver, solver failure
-        row.update(status="error", certified=False, meets_bound=False, restriction=None, objective=math.nan, bound=-math.inf, gap=math.inf,
-                   seconds=time.perf_counter() - start, nodes=None, error=f"{type(exc).__name__}: {exc}")
+        row.update(
+            status="error",
+            certified=False,
+            meets_bound=False,
+            restriction=None,
+            objective=math.nan,
+            bound=-math.inf,
+            gap=math.inf,
+            seconds=time.perf_counter() - start,
+            nodes=None,
+            error=f"{type(exc).__name__}: {exc}",
+        )
         return row
     row.update(
         status=result.status,
@@ -269,7 +297,9 @@ def summarize(rows: list[dict[str, Any]], baseline: str | None = "naive-highs") 
                 "solved": sum(solved(r) for r in mine),
                 "wrong_certificates": sum(r["meets_bound"] and not solved(r) for r in mine),
                 "time_limit_hits": sum(r["status"] == "time_limit" for r in mine),
-                "uncertified_other": sum((not r["meets_bound"]) and r["status"] not in ("time_limit", "error") for r in mine),
+                "uncertified_other": sum(
+                    (not r["meets_bound"]) and r["status"] not in ("time_limit", "error") for r in mine
+                ),
                 "errors": sum(r["status"] == "error" for r in mine),
                 "sgm_seconds": shifted_geometric_mean(scored_time(r) for r in mine),
                 "max_seconds_certified": max((r["seconds"] for r in mine if r["meets_bound"]), default=math.nan),
@@ -316,9 +346,11 @@ def agreement_problems(rows: list[dict[str, Any]], instances: list[BenchInstance
             if inst.proved:
                 certified.append((f"manifest (proved by {inst.proved_by})", inst.best_known))
         for i, (a, va) in enumerate(certified):
-            for b, vb in certified[i + 1:]:
+            for b, vb in certified[i + 1 :]:
                 if abs(va - vb) > tol:
-                    problems.append(f"{name}: certified objectives disagree: {a} = {va!r} vs {b} = {vb!r} (tolerance {tol:.3g})")
+                    problems.append(
+                        f"{name}: certified objectives disagree: {a} = {va!r} vs {b} = {vb!r} (tolerance {tol:.3g})"
+                    )
         for r in full:
             for b, value in objectives:
                 if math.isfinite(r["bound"]) and r["bound"] > value + tol:
@@ -457,8 +489,12 @@ def markdown_summary(
         lines.append("All certified objectives agree; no proved bound exceeds any found objective.")
     if warnings:
         restricted = ", ".join(sorted({r["backend"] for r in rows if r.get("restriction") is not None}))
-        lines += ["", f"Restricted-class certificates ({restricted}) that are wrong about the true optimum "
-                  "(documented behaviour of that model; counted as not solved):", ""]
+        lines += [
+            "",
+            f"Restricted-class certificates ({restricted}) that are wrong about the true optimum "
+            "(documented behaviour of that model; counted as not solved):",
+            "",
+        ]
         lines += [f"- {w}" for w in warnings]
     if profile_png:
         lines += ["", f"![performance profile]({profile_png})"]
@@ -482,7 +518,7 @@ def markdown_summary(
 
 
 def _certified_cell(row: dict[str, Any]) -> str:
-    """"True" / "False" for whole-class certificates; "restricted" when only a restricted bound is met."""
+    """ "True" / "False" for whole-class certificates; "restricted" when only a restricted bound is met."""
     if row.get("restriction") is not None and row["meets_bound"]:
         return "restricted"
     return _fmt(row["certified"])
@@ -503,27 +539,55 @@ def write_outputs(
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = {name: out / name for name in ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")}
-    columns = ["instance", "class", "n", "d", "backend", "status", "certified", "meets_bound", "restriction", "objective",
-               "bound", "gap", "seconds", "nodes", "time_limit", "certificate_valid", "error"]
+    columns = [
+        "instance",
+        "class",
+        "n",
+        "d",
+        "backend",
+        "status",
+        "certified",
+        "meets_bound",
+        "restriction",
+        "objective",
+        "bound",
+        "gap",
+        "seconds",
+        "nodes",
+        "time_limit",
+        "certificate_valid",
+        "error",
+    ]
     with open(paths["rows.csv"], "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         for r in rows:
             writer.writerow({k: r.get(k) for k in columns})
     write_json(paths["rows.json"], rows)
-    meta = {"command": command, "suite": suite, "time_limit": time_limit, "sgm_shift": SGM_SHIFT,
-            "versions": solver_versions(), "summary": summary, "agreement_problems": problems,
-            "restricted_certificate_warnings": warnings}
+    meta = {
+        "command": command,
+        "suite": suite,
+        "time_limit": time_limit,
+        "sgm_shift": SGM_SHIFT,
+        "versions": solver_versions(),
+        "summary": summary,
+        "agreement_problems": problems,
+        "restricted_certificate_warnings": warnings,
+    }
     write_json(paths["summary.json"], meta)
     plot_performance_profile(rows, paths["profile.png"], title=f"suite {suite}, time limit {time_limit:g} s")
     paths["summary.md"].write_text(
-        markdown_summary(rows, summary, problems, warnings, command, suite, time_limit, profile_png=paths["profile.png"].name),
+        markdown_summary(
+            rows, summary, problems, warnings, command, suite, time_limit, profile_png=paths["profile.png"].name
+        ),
         encoding="utf-8",
     )
     return paths
 
 
-def command_line(suite: str, backends: list[str] | None, time_limit: float | None, out: Path | str | None, quick: bool) -> str:
+def command_line(
+    suite: str, backends: list[str] | None, time_limit: float | None, out: Path | str | None, quick: bool
+) -> str:
     """The ``oraclepriv bench mip`` command line that reproduces a run (for reports)."""
     parts = ["oraclepriv", "bench", "mip", "--suite", suite]
     if backends:

@@ -92,8 +92,14 @@ def bench_enumerate(n: int, d: int = 2, repeats: int = 1, seed: int = 0) -> dict
 
 
 def _enumerate_row(n: int, d: int, seconds: float, result: Any) -> dict[str, Any]:
-    return {"benchmark": f"enumerate-d{d}", "n": n, "d": d, "seconds": seconds, "certified": result.certified,
-            "objective": result.objective}
+    return {
+        "benchmark": f"enumerate-d{d}",
+        "n": n,
+        "d": d,
+        "seconds": seconds,
+        "certified": result.certified,
+        "objective": result.objective,
+    }
 
 
 def bench_enumerate_vs_mip(
@@ -106,7 +112,9 @@ def bench_enumerate_vs_mip(
     return _enumerate_vs_mip(X, y, weights, baseline, time_limit)
 
 
-def _enumerate_vs_mip(X: np.ndarray, y: np.ndarray, weights: np.ndarray, baseline: str, time_limit: float) -> dict[str, Any]:
+def _enumerate_vs_mip(
+    X: np.ndarray, y: np.ndarray, weights: np.ndarray, baseline: str, time_limit: float
+) -> dict[str, Any]:
     n, d = X.shape
     start = time.perf_counter()
     result = make_oracle("halfspace", backend="enumerate").solve(X, y, weights)
@@ -131,7 +139,9 @@ def _enumerate_vs_mip(X: np.ndarray, y: np.ndarray, weights: np.ndarray, baselin
     }
 
 
-def unit_weight_instance(n: int, d: int, seed: int = 0, noise: float = 0.1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def unit_weight_instance(
+    n: int, d: int, seed: int = 0, noise: float = 0.1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gaussian points, labels of a random halfspace with a fraction ``noise`` flipped, unit weights."""
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
@@ -242,9 +252,7 @@ def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
             certified = f"{row['certified']}"
             if "baseline" in row:
                 stopped = "" if row["baseline_certified"] else f", stopped: {row['baseline_status']}"
-                baseline_text = (
-                    f"{row['baseline']} {row['baseline_seconds']:.2f} s (limit {row['baseline_time_limit']:g} s{stopped})"
-                )
+                baseline_text = f"{row['baseline']} {row['baseline_seconds']:.2f} s (limit {row['baseline_time_limit']:g} s{stopped})"
                 bound = "" if row["baseline_certified"] else ">= "
                 target_text = f"{bound}{row['ratio']:.1f}x faster; {target_text}"
                 certified += f" / {row['baseline_certified']}"

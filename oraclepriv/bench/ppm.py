@@ -41,8 +41,9 @@ def make_case(d: int, n_pub: int, n_priv: int, rng: np.random.Generator) -> tupl
     return X, y, y == 0
 
 
-def bench_ppm(cases: Iterable[str] = ("d2_npub200", "d1_n1e6"), repeat: int = 1, random_state: int = 0,
-              epsilon: float = 1.0) -> dict[str, Any]:
+def bench_ppm(
+    cases: Iterable[str] = ("d2_npub200", "d1_n1e6"), repeat: int = 1, random_state: int = 0, epsilon: float = 1.0
+) -> dict[str, Any]:
     """Fit PPMHalfspaces ``repeat`` times per case; return wall/CPU seconds and the class sizes."""
     from oraclepriv.learners.ppm import PPMHalfspaces
     from oraclepriv.release import reading_diagnostics
@@ -54,8 +55,12 @@ def bench_ppm(cases: Iterable[str] = ("d2_npub200", "d1_n1e6"), repeat: int = 1,
         raise ValueError(f"repeat must be >= 1; got {repeat!r}")
     rng = np.random.default_rng(random_state)
     out: dict[str, Any] = {
-        "machine": {"cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-                    "load_average": load_averages()},
+        "machine": {
+            "cpu_count": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "load_average": load_averages(),
+        },
         "epsilon": epsilon,
         "cases": {},
     }
@@ -72,9 +77,14 @@ def bench_ppm(cases: Iterable[str] = ("d2_npub200", "d1_n1e6"), repeat: int = 1,
             with reading_diagnostics():  # timings: a measurement, not a release
                 parts.append(clf.diagnostics_["seconds"])
         out["cases"][name] = {
-            "d": d, "n": n_pub + n_priv, "n_pub": n_pub,
-            "class_size": int(clf.class_size_), "n_candidates": int(clf.selection_["n_candidates"]),
-            "wall_seconds": walls, "cpu_seconds": cpus, "best_wall_seconds": min(walls),
+            "d": d,
+            "n": n_pub + n_priv,
+            "n_pub": n_pub,
+            "class_size": int(clf.class_size_),
+            "n_candidates": int(clf.selection_["n_candidates"]),
+            "wall_seconds": walls,
+            "cpu_seconds": cpus,
+            "best_wall_seconds": min(walls),
             "phases_best_run": parts[int(np.argmin(walls))],
         }
     return out
@@ -84,6 +94,8 @@ def markdown_report(result: dict[str, Any], command: str) -> str:
     """:func:`bench_ppm`'s cases as a Markdown table, stating the command and machine that produced it."""
     rows = [{"case": name, **case} for name, case in result["cases"].items()]
     columns = ["case", "d", "n", "n_pub", "class_size", "n_candidates", "best_wall_seconds"]
-    note = ("PPM learner (Bassily, Moran, Nandi, Alg. 2) fit time; targets: d=2 with n_pub=200 < 10 s on 2 cores; "
-            "d=1 at n=1e6 (issue #5).")
+    note = (
+        "PPM learner (Bassily, Moran, Nandi, Alg. 2) fit time; targets: d=2 with n_pub=200 < 10 s on 2 cores; "
+        "d=1 at n=1e6 (issue #5)."
+    )
     return markdown_table("PPM learner", command, rows, columns, note)

@@ -4,7 +4,9 @@ import typer
 
 from oraclepriv.cli import audit, bench, demo, erm, experiment, instances, learn, verify
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Exact ERM oracles and oracle-efficient private learners.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="Exact ERM oracles and oracle-efficient private learners."
+)
 app.command("erm")(erm.erm)
 app.command("learn")(learn.learn)
 app.command("demo")(demo.demo)

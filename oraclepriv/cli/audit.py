@@ -13,10 +13,13 @@ app = typer.Typer(no_args_is_help=True, help="Privacy audits on neighbouring dat
 
 Runs = Annotated[int, typer.Option("--runs", help="Runs of the whole learner per neighbouring dataset.")]
 Epsilon = Annotated[float, typer.Option("--epsilon")]
-Jobs = Annotated[int, typer.Option(
-    "--jobs", help="Worker processes for the runs (joblib; -1: every CPU). Results do not depend on it.")]
-Draws = Annotated[int, typer.Option(
-    "--draws", help="Runs of the reduced problem per neighbouring dataset (no oracle call per run).")]
+Jobs = Annotated[
+    int,
+    typer.Option("--jobs", help="Worker processes for the runs (joblib; -1: every CPU). Results do not depend on it."),
+]
+Draws = Annotated[
+    int, typer.Option("--draws", help="Runs of the reduced problem per neighbouring dataset (no oracle call per run).")
+]
 
 _SAMPLED_NOTE = (
     "Claimed epsilon = {epsilon:g}. The audited outcome is the learner's whole release. eps_lower: 95% "
@@ -25,13 +28,31 @@ _SAMPLED_NOTE = (
     "per dataset, bulk noise, the learner's own release step). detects: the loss that run count detects on the "
     "tight construction (the Clopper-Pearson bound at the expected counts). Controls are deliberately broken learners."
 )
-_SAMPLED_COLUMNS = ["scenario", "learner", "delta", "sampler", "n_runs", "eps_lower", "eps_point", "detects", "passed",
-                    "expected", "verdict"]
+_SAMPLED_COLUMNS = [
+    "scenario",
+    "learner",
+    "delta",
+    "sampler",
+    "n_runs",
+    "eps_lower",
+    "eps_point",
+    "detects",
+    "passed",
+    "expected",
+    "verdict",
+]
 
 
 @app.command("rrspm")
-def audit_rrspm(runs: Runs = 4000, epsilon: Epsilon = 1.0, seed: Seed = 0, out: JsonOut = None, report: MarkdownOut = None,
-                jobs: Jobs = 1, draws: Draws = 1_000_000) -> None:
+def audit_rrspm(
+    runs: Runs = 4000,
+    epsilon: Epsilon = 1.0,
+    seed: Seed = 0,
+    out: JsonOut = None,
+    report: MarkdownOut = None,
+    jobs: Jobs = 1,
+    draws: Draws = 1_000_000,
+) -> None:
     """RRSPM on every audit scenario, and the negative controls each scenario must catch.
 
     The audited outcome is the whole release. The whole learner runs --runs times per neighbour; the
@@ -47,15 +68,29 @@ def audit_rrspm(runs: Runs = 4000, epsilon: Epsilon = 1.0, seed: Seed = 0, out: 
 
 
 @app.command("subsample")
-def audit_subsample(runs: Runs = 4000, epsilon: Epsilon = 1.0, seed: Seed = 0, out: JsonOut = None,
-                    report: MarkdownOut = None, jobs: Jobs = 1) -> None:
+def audit_subsample(
+    runs: Runs = 4000,
+    epsilon: Epsilon = 1.0,
+    seed: Seed = 0,
+    out: JsonOut = None,
+    report: MarkdownOut = None,
+    jobs: Jobs = 1,
+) -> None:
     """SubsampleAggregate (private for any oracle) with an exact and a targeting solver, and its negative controls."""
     from oraclepriv.audit.suite import subsample_audit_suite
 
     _run_sampled_audit(
-        "subsample", "SubsampleAggregate privacy audit", subsample_audit_suite, runs, epsilon, seed, out, report, jobs,
+        "subsample",
+        "SubsampleAggregate privacy audit",
+        subsample_audit_suite,
+        runs,
+        epsilon,
+        seed,
+        out,
+        report,
+        jobs,
         extra_note="Scenario teacher-flip: exact log-ratio of the correct learner ln((1-p)/p) = 0.83 with p = e^-0.5/2. "
-                   "The targeting solver fails (honestly uncertified) on every instance holding D's differing record.",
+        "The targeting solver fails (honestly uncertified) on every instance holding D's differing record.",
     )
 
 
@@ -63,8 +98,13 @@ def audit_subsample(runs: Runs = 4000, epsilon: Epsilon = 1.0, seed: Seed = 0, o
 def audit_public_cover(
     epsilon: Epsilon = 1.0,
     seed: Seed = 0,
-    others: Annotated[int, typer.Option(
-        "--others", help="Public points (x2 labels) and private records tried at every position, besides the label flip.")] = 4,
+    others: Annotated[
+        int,
+        typer.Option(
+            "--others",
+            help="Public points (x2 labels) and private records tried at every position, besides the label flip.",
+        ),
+    ] = 4,
     out: JsonOut = None,
     report: MarkdownOut = None,
 ) -> None:
@@ -85,8 +125,18 @@ def audit_public_cover(
 
     rows = public_cover_audit_suite(epsilon=epsilon, seed=seed, progress=show, n_others=others)
     command = f"oraclepriv audit public-cover --epsilon {epsilon:g} --seed {seed} --others {others} --report {report}"
-    columns = ["scenario", "learner", "n_private", "n_public", "n_neighbours", "epsilon_hat", "worst_pair", "passed",
-               "expected", "verdict"]
+    columns = [
+        "scenario",
+        "learner",
+        "n_private",
+        "n_public",
+        "n_neighbours",
+        "epsilon_hat",
+        "worst_pair",
+        "passed",
+        "expected",
+        "verdict",
+    ]
     note = (
         f"Claimed epsilon = {epsilon:g}. Exact audit: eps_hat is the largest |log p_D(c) - log p_D'(c)| over every "
         "output c and every audited neighbour D' of D (each private position replaced by its label flip, "
@@ -108,8 +158,19 @@ def _checked_epsilon(epsilon: float) -> float:
         fail(str(exc))
 
 
-def _run_sampled_audit(name: str, title: str, suite: Callable, runs: int, epsilon: float, seed: int, out: Path | None,
-                       report: Path | None, jobs: int, draws: int | None = None, extra_note: str = "") -> None:
+def _run_sampled_audit(
+    name: str,
+    title: str,
+    suite: Callable,
+    runs: int,
+    epsilon: float,
+    seed: int,
+    out: Path | None,
+    report: Path | None,
+    jobs: int,
+    draws: int | None = None,
+    extra_note: str = "",
+) -> None:
     """Check the options, run ``suite`` printing each row, write the files, exit 1 on an unexpected verdict."""
     from oraclepriv.audit.runner import check_n_jobs
 
@@ -128,20 +189,25 @@ def _run_sampled_audit(name: str, title: str, suite: Callable, runs: int, epsilo
         detects = row.get("detects")
         typer.echo(
             f"{row['scenario']:<18} {row['learner']:<50} runs={row['n_runs']:<8} eps_lower={row['eps_lower']:.3f} "
-            f"eps_point={row['eps_point']:.3f} " + (f"detects={detects:.3f} " if detects is not None else "")
+            f"eps_point={row['eps_point']:.3f} "
+            + (f"detects={detects:.3f} " if detects is not None else "")
             + f"passed={str(row['passed']):<5} expected={row['expected']:<4} {row['verdict']}"
         )
 
     extra = {} if draws is None else {"draws": draws}
     rows = suite(n_runs=runs, epsilon=epsilon, seed=seed, progress=show, n_jobs=jobs, **extra)
-    command = (f"oraclepriv audit {name} --runs {runs}" + (f" --draws {draws}" if draws is not None else "")
-               + f" --epsilon {epsilon:g} --seed {seed} --report {report}")
+    command = (
+        f"oraclepriv audit {name} --runs {runs}"
+        + (f" --draws {draws}" if draws is not None else "")
+        + f" --epsilon {epsilon:g} --seed {seed} --report {report}"
+    )
     note = _SAMPLED_NOTE.format(epsilon=epsilon) + (" " + extra_note if extra_note else "")
     _finish(rows, out, report, title, command, _SAMPLED_COLUMNS, note)
 
 
-def _finish(rows: list[dict], out: Path | None, report: Path | None, title: str, command: str, columns: list[str],
-            note: str) -> None:
+def _finish(
+    rows: list[dict], out: Path | None, report: Path | None, title: str, command: str, columns: list[str], note: str
+) -> None:
     """Write the rows (JSON) and the report (Markdown) where asked; exit 1 if a verdict is not "ok"."""
     from oraclepriv.bench.report import markdown_table, write_json
 

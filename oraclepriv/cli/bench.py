@@ -41,16 +41,21 @@ def bench_oracles(
 
 @app.command("mip")
 def bench_mip(
-    suite: Annotated[str, typer.Option(
-        "--suite", help="issue (halfspace suite of issue #3) | library (bundled instances).")] = "issue",
-    backends: Annotated[str | None, typer.Option(
-        "--backends", help="Comma-separated backends (default: every MIP backend registered).")] = None,
-    time_limit: Annotated[float | None, typer.Option(
-        "--time-limit", help="Seconds per oracle call (default 60; --quick: 5).")] = None,
-    out: Annotated[Path, typer.Option(
-        "--out", help="Folder for rows.csv/json, summary.json/md, profile.png.")] = Path("mipbench-results"),
-    quick: Annotated[bool, typer.Option(
-        "--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures).")] = False,
+    suite: Annotated[
+        str, typer.Option("--suite", help="issue (halfspace suite of issue #3) | library (bundled instances).")
+    ] = "issue",
+    backends: Annotated[
+        str | None, typer.Option("--backends", help="Comma-separated backends (default: every MIP backend registered).")
+    ] = None,
+    time_limit: Annotated[
+        float | None, typer.Option("--time-limit", help="Seconds per oracle call (default 60; --quick: 5).")
+    ] = None,
+    out: Annotated[Path, typer.Option("--out", help="Folder for rows.csv/json, summary.json/md, profile.png.")] = Path(
+        "mipbench-results"
+    ),
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures).")
+    ] = False,
 ) -> None:
     """MIP backends side by side: solved (certified) counts, shifted geometric mean time, performance
     profile, and a cross-backend agreement check (a disagreement exits with code 1)."""
@@ -81,7 +86,9 @@ def bench_mip(
     problems, warnings = mip.agreement_problems(rows, instances)
     summary = mip.summarize(rows)
     paths = mip.write_outputs(out, rows, summary, problems, warnings, command=command, suite=suite, time_limit=limit)
-    typer.echo(f"\n{'backend':<12} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  speed-up vs naive-highs")
+    typer.echo(
+        f"\n{'backend':<12} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  speed-up vs naive-highs"
+    )
     for s in summary:
         speedup = f"{s['speedup_vs_baseline']:.2f}x" if s["speedup_vs_baseline"] else "-"
         typer.echo(
@@ -93,7 +100,10 @@ def bench_mip(
     typer.echo(f"wrote {', '.join(str(p) for p in paths.values())}")
     if problems:
         banner = "!" * 78
-        typer.echo(f"{banner}\nCROSS-BACKEND DISAGREEMENT ({len(problems)}): certified answers are inconsistent\n{banner}", err=True)
+        typer.echo(
+            f"{banner}\nCROSS-BACKEND DISAGREEMENT ({len(problems)}): certified answers are inconsistent\n{banner}",
+            err=True,
+        )
         for problem in problems:
             typer.echo(f"DISAGREEMENT: {problem}", err=True)
         raise typer.Exit(code=1)
@@ -103,8 +113,9 @@ def bench_mip(
 @app.command("learners")
 def bench_learners(
     repeats: Annotated[int, typer.Option("--repeats", help="Minimum number of fits per learner.")] = 3,
-    min_seconds: Annotated[float, typer.Option(
-        "--min-seconds", help="Keep fitting until this much fit time has accumulated.")] = 2.0,
+    min_seconds: Annotated[
+        float, typer.Option("--min-seconds", help="Keep fitting until this much fit time has accumulated.")
+    ] = 2.0,
     out: JsonOut = None,
     report: MarkdownOut = None,
 ) -> None:
@@ -120,7 +131,13 @@ def bench_learners(
             f"{row['learner']:<24} n={row['n']:<6} m={row['m']:<4} calls={row['oracle_calls']:<3} fit {row['fit_seconds']:.4f} s "
             f"/ oracle {row['oracle_seconds']:.4f} s: ratio {row['ratio']:.3f} (IQR {row['ratio_q25']:.3f}-{row['ratio_q75']:.3f}, {row['fits']} fits)"
         )
-    _write(rows, out, report, markdown_report, f"oraclepriv bench learners --repeats {repeats} --min-seconds {min_seconds:g}")
+    _write(
+        rows,
+        out,
+        report,
+        markdown_report,
+        f"oraclepriv bench learners --repeats {repeats} --min-seconds {min_seconds:g}",
+    )
 
 
 @app.command("ppm")
@@ -144,8 +161,9 @@ def bench_ppm(
     _write(result, out, report, markdown_report, f"oraclepriv bench ppm --repeat {repeat}")
 
 
-def _write(data: Any, out: Path | None, report: Path | None, markdown_report: Callable[[Any, str], str],
-           command: str) -> None:
+def _write(
+    data: Any, out: Path | None, report: Path | None, markdown_report: Callable[[Any, str], str], command: str
+) -> None:
     """``--out``: the data as JSON; ``--report``: its Markdown report, naming the command that wrote it."""
     from oraclepriv.bench.report import write_json
 

@@ -8,7 +8,9 @@ import typer
 #: ``--out FILE`` of the commands that print rows
 JsonOut = Annotated[Path | None, typer.Option("--out", help="Also write the rows as JSON to this file.")]
 #: ``--report FILE`` of the commands that print rows
-MarkdownOut = Annotated[Path | None, typer.Option("--report", help="Also write a Markdown table (for docs/) to this file.")]
+MarkdownOut = Annotated[
+    Path | None, typer.Option("--report", help="Also write a Markdown table (for docs/) to this file.")
+]
 Seed = Annotated[int, typer.Option("--seed")]
 
 

@@ -10,7 +10,9 @@ from oraclepriv.cli.common import check_seed, fail
 
 def demo(
     seed: Annotated[int, typer.Option("--seed", help="Random seed (>= 0).")] = 0,
-    out: Annotated[Path, typer.Option("--out", help="Where to write the demo's picture (PNG).")] = Path("oraclepriv-demo.png"),
+    out: Annotated[Path, typer.Option("--out", help="Where to write the demo's picture (PNG).")] = Path(
+        "oraclepriv-demo.png"
+    ),
 ) -> None:
     """Exact ERM, RRSPM with its two oracle calls, and a privacy audit that catches a broken learner; ends with a picture."""
     from oraclepriv.demo import run_demo

@@ -17,11 +17,20 @@ class HypothesisClass(str, Enum):
 
 
 def erm(
-    data: Annotated[Path, typer.Argument(help="CSV: header; feature columns; label column y in {0,1}; optional weight column.")],
+    data: Annotated[
+        Path, typer.Argument(help="CSV: header; feature columns; label column y in {0,1}; optional weight column.")
+    ],
     hypothesis_class: Annotated[HypothesisClass, typer.Option("--hypothesis-class", help="Hypothesis class.")],
-    backend: Annotated[str | None, typer.Option(
-        "--backend", help="Oracle backend (default: chosen per problem), optionally with options: scip-bc:workers=2.")] = None,
-    time_limit: Annotated[float | None, typer.Option("--time-limit", help="Time limit in seconds (MIP backends).")] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend",
+            help="Oracle backend (default: chosen per problem), optionally with options: scip-bc:workers=2.",
+        ),
+    ] = None,
+    time_limit: Annotated[
+        float | None, typer.Option("--time-limit", help="Time limit in seconds (MIP backends).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Solve one weighted 0-1 ERM problem exactly and report whether the answer is certified."""

@@ -12,7 +12,9 @@ from oraclepriv.cli.common import Seed, check_seed, fail
 app = typer.Typer(no_args_is_help=True, help="Experiments that produce the figures in docs/.")
 
 Quick = Annotated[bool, typer.Option("--quick", help="Tiny sizes (a smoke run).")]
-Jobs = Annotated[int, typer.Option("--jobs", help="Worker processes (joblib; -1: every CPU). Results do not depend on it.")]
+Jobs = Annotated[
+    int, typer.Option("--jobs", help="Worker processes (joblib; -1: every CPU). Results do not depend on it.")
+]
 ComparisonOut = Annotated[Path, typer.Option("--out", help="Output folder (PNG + CSVs + README).")]
 
 
@@ -36,7 +38,9 @@ def experiment_ppm_curves(
 
 @app.command("rrspm-tradeoff")
 def experiment_rrspm_tradeoff(
-    out: Annotated[Path, typer.Option("--out", help="Output folder (PNGs + CSVs + README).")] = Path("docs/figures/rrspm"),
+    out: Annotated[Path, typer.Option("--out", help="Output folder (PNGs + CSVs + README).")] = Path(
+        "docs/figures/rrspm"
+    ),
     quick: Quick = False,
     seed: Seed = 0,
 ) -> None:
@@ -49,8 +53,9 @@ def experiment_rrspm_tradeoff(
 
 
 @app.command("robust-tradeoff")
-def experiment_robust_tradeoff(out: ComparisonOut = Path("docs/figures/robust"), quick: Quick = False, seed: Seed = 0,
-                               jobs: Jobs = 1) -> None:
+def experiment_robust_tradeoff(
+    out: ComparisonOut = Path("docs/figures/robust"), quick: Quick = False, seed: Seed = 0, jobs: Jobs = 1
+) -> None:
     """SubsampleAggregate (private for any oracle) vs RRSPM vs ERM: excess error vs n, and vs solver failure rate."""
     from oraclepriv.experiments.robust_tradeoff import run_robust_tradeoff
 
@@ -58,8 +63,9 @@ def experiment_robust_tradeoff(out: ComparisonOut = Path("docs/figures/robust"),
 
 
 @app.command("cover-baseline")
-def experiment_cover_baseline(out: ComparisonOut = Path("docs/figures/cover"), quick: Quick = False, seed: Seed = 0,
-                              jobs: Jobs = 1) -> None:
+def experiment_cover_baseline(
+    out: ComparisonOut = Path("docs/figures/cover"), quick: Quick = False, seed: Seed = 0, jobs: Jobs = 1
+) -> None:
     """PublicCoverEM (exponential mechanism over the public cover, no oracle call) vs RRSPM vs ERM: excess error vs n."""
     from oraclepriv.experiments.cover_baseline import run_cover_baseline
 

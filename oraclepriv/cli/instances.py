@@ -13,8 +13,9 @@ app = typer.Typer(no_args_is_help=True, help="The bundled benchmark instance lib
 @app.command("build")
 def instances_build(
     out: Annotated[Path | None, typer.Option("--out", help="Target folder (default: the repo's instances/).")] = None,
-    time_limit: Annotated[float, typer.Option(
-        "--time-limit", help="Seconds per instance for the best-known objective / proved bound.")] = 60.0,
+    time_limit: Annotated[
+        float, typer.Option("--time-limit", help="Seconds per instance for the best-known objective / proved bound.")
+    ] = 60.0,
 ) -> None:
     """Regenerate every bundled instance and learning task from its generator and seed; rewrite the manifests.
 
@@ -24,7 +25,9 @@ def instances_build(
     if not (time_limit > 0):
         raise typer.BadParameter(f"--time-limit must be > 0; got {time_limit!r}")
     for entry in build_library(out, time_limit=time_limit):
-        typer.echo(f"{entry['name']:<24} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}  proved={entry['proved_optimal']}")
+        typer.echo(
+            f"{entry['name']:<24} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}  proved={entry['proved_optimal']}"
+        )
     for entry in build_learning_tasks(out):
         typer.echo(f"{entry['name']:<24} learning task: n={entry['n']} private, m={entry['m']} public, d={entry['d']}")
 
@@ -50,23 +53,32 @@ def instances_list() -> None:
     from oraclepriv.instances import load_manifest
 
     for entry in load_manifest():
-        typer.echo(f"{entry['file']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}")
+        typer.echo(
+            f"{entry['file']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}"
+        )
 
 
 @app.command("export-mps")
 def instances_export_mps(
     name: Annotated[str, typer.Argument(help="Instance name (see `oraclepriv instances list`).")],
     backend: Annotated[str, typer.Option("--backend", help="MPS writer: highs | scip | pyomo.")] = "highs",
-    out: Annotated[Path | None, typer.Option(
-        "--out", help="Output .mps file (default: NAME.mps in the current folder).")] = None,
-    formulation: Annotated[str | None, typer.Option(
-        "--formulation", help="Halfspaces: relaxed (default, margin-free) | margin; stumps/thresholds: staircase.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Output .mps file (default: NAME.mps in the current folder).")
+    ] = None,
+    formulation: Annotated[
+        str | None,
+        typer.Option(
+            "--formulation", help="Halfspaces: relaxed (default, margin-free) | margin; stumps/thresholds: staircase."
+        ),
+    ] = None,
 ) -> None:
     """Write an instance's MIP model (objective = signed loss, offset included) as MPS."""
     from oraclepriv.instances import export_mps
 
     try:
-        info = export_mps(name, out if out is not None else Path(f"{name}.mps"), backend=backend, formulation=formulation)
+        info = export_mps(
+            name, out if out is not None else Path(f"{name}.mps"), backend=backend, formulation=formulation
+        )
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     typer.echo(

@@ -27,37 +27,59 @@ PRIVACY_BITS_COLUMN = "public"
 
 
 def learn(
-    private: Annotated[Path, typer.Argument(
-        help="CSV: feature columns and label column y in {0,1} (ppm: plus a 0/1 column 'public').")],
-    public: Annotated[Path | None, typer.Option(
-        "--public", help="Public CSV (the learners of Block et al.): the same feature columns, unlabelled.")] = None,
-    algorithm: Annotated[Algorithm, typer.Option(
-        "--algorithm",
-        help="rrspm | perturbation | regularization (Block et al.: Alg 4, 2, 3); subsample (subsample-and-aggregate, "
-             "private for any oracle); public-cover-em (exponential mechanism over the public labelings, "
-             "Wang-Lei-Fienberg and Bassily-Mohri-Suresh; no oracle); ppm (Bassily-Moran-Nandi).",
-    )] = ...,  # required: ... keeps the options in the order --help lists them
+    private: Annotated[
+        Path, typer.Argument(help="CSV: feature columns and label column y in {0,1} (ppm: plus a 0/1 column 'public').")
+    ],
+    public: Annotated[
+        Path | None,
+        typer.Option(
+            "--public", help="Public CSV (the learners of Block et al.): the same feature columns, unlabelled."
+        ),
+    ] = None,
+    algorithm: Annotated[
+        Algorithm,
+        typer.Option(
+            "--algorithm",
+            help="rrspm | perturbation | regularization (Block et al.: Alg 4, 2, 3); subsample (subsample-and-aggregate, "
+            "private for any oracle); public-cover-em (exponential mechanism over the public labelings, "
+            "Wang-Lei-Fienberg and Bassily-Mohri-Suresh; no oracle); ppm (Bassily-Moran-Nandi).",
+        ),
+    ] = ...,  # required: ... keeps the options in the order --help lists them
     epsilon: Annotated[float, typer.Option("--epsilon", help="Privacy parameter epsilon > 0.")] = ...,
-    delta: Annotated[float | None, typer.Option(
-        "--delta", help="delta in [0, 1/n); for rrspm a delta > 0 selects Gaussian weights.")] = None,
-    hypothesis_class: Annotated[str, typer.Option(
-        "--hypothesis-class", help="threshold | stump | halfspace (regularization: linear).")] = "halfspace",
-    backend: Annotated[str | None, typer.Option("--backend", help="Oracle backend (default: chosen per problem).")] = None,
+    delta: Annotated[
+        float | None, typer.Option("--delta", help="delta in [0, 1/n); for rrspm a delta > 0 selects Gaussian weights.")
+    ] = None,
+    hypothesis_class: Annotated[
+        str, typer.Option("--hypothesis-class", help="threshold | stump | halfspace (regularization: linear).")
+    ] = "halfspace",
+    backend: Annotated[
+        str | None, typer.Option("--backend", help="Oracle backend (default: chosen per problem).")
+    ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed (default: OS entropy).")] = None,
-    time_limit: Annotated[float | None, typer.Option("--time-limit", help="Per-call oracle time limit (MIP backends).")] = None,
-    on_uncertified: Annotated[str | None, typer.Option(
-        "--on-uncertified",
-        help="raise | fallback | flag: what an uncertified private-data oracle call does (see oraclepriv.robust); "
-             "default: raise (subsample: flag, its privacy does not depend on the oracle).",
-    )] = None,
-    teachers: Annotated[int, typer.Option("--teachers", help="subsample: number of disjoint blocks / teachers k.")] = 16,
+    time_limit: Annotated[
+        float | None, typer.Option("--time-limit", help="Per-call oracle time limit (MIP backends).")
+    ] = None,
+    on_uncertified: Annotated[
+        str | None,
+        typer.Option(
+            "--on-uncertified",
+            help="raise | fallback | flag: what an uncertified private-data oracle call does (see oraclepriv.robust); "
+            "default: raise (subsample: flag, its privacy does not depend on the oracle).",
+        ),
+    ] = None,
+    teachers: Annotated[
+        int, typer.Option("--teachers", help="subsample: number of disjoint blocks / teachers k.")
+    ] = 16,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    diagnostics: Annotated[str | None, typer.Option(
-        "--diagnostics",
-        help="Also print NON-PRIVATE diagnostics (oracle calls with objectives and certificates, and the named "
-             "values): 'all' or a comma-separated list of names. They depend on the private data beyond the "
-             "release; no privacy proof covers them.",
-    )] = None,
+    diagnostics: Annotated[
+        str | None,
+        typer.Option(
+            "--diagnostics",
+            help="Also print NON-PRIVATE diagnostics (oracle calls with objectives and certificates, and the named "
+            "values): 'all' or a comma-separated list of names. They depend on the private data beyond the "
+            "release; no privacy proof covers them.",
+        ),
+    ] = None,
 ) -> None:
     """Fit a private learner and print its release: the hypothesis and its privacy record.
 
@@ -70,14 +92,28 @@ def learn(
         if algorithm is Algorithm.ppm:
             learner = _fit_ppm(private, public, epsilon, delta, hypothesis_class, seed)
         else:
-            learner = _fit_with_public_points(private, public, algorithm, epsilon, delta, hypothesis_class, backend, seed,
-                                              time_limit, on_uncertified, teachers)
+            learner = _fit_with_public_points(
+                private,
+                public,
+                algorithm,
+                epsilon,
+                delta,
+                hypothesis_class,
+                backend,
+                seed,
+                time_limit,
+                on_uncertified,
+                teachers,
+            )
     except (ValueError, ImportError, RuntimeError) as exc:
         fail(str(exc))
     report = learner.release_.to_dict()
     if names is not None:
-        typer.echo("warning: printing NON-PRIVATE diagnostics (--diagnostics): they depend on the private data "
-                   "beyond the release and void its guarantee if published", err=True)
+        typer.echo(
+            "warning: printing NON-PRIVATE diagnostics (--diagnostics): they depend on the private data "
+            "beyond the release and void its guarantee if published",
+            err=True,
+        )
         with reading_diagnostics():
             report["diagnostics"] = learner.diagnostics_.to_dict(names)
     _print_report(report, as_json)
@@ -93,14 +129,27 @@ def _learner_class(algorithm: Algorithm) -> type:
         SubsampleAggregate,
     )
 
-    return {Algorithm.rrspm: RRSPM, Algorithm.perturbation: Perturbation, Algorithm.regularization: Regularization,
-            Algorithm.subsample: SubsampleAggregate, Algorithm.public_cover_em: PublicCoverEM,
-            Algorithm.ppm: PPMHalfspaces}[algorithm]
+    return {
+        Algorithm.rrspm: RRSPM,
+        Algorithm.perturbation: Perturbation,
+        Algorithm.regularization: Regularization,
+        Algorithm.subsample: SubsampleAggregate,
+        Algorithm.public_cover_em: PublicCoverEM,
+        Algorithm.ppm: PPMHalfspaces,
+    }[algorithm]
 
 
-def _make_learner(algorithm: Algorithm, epsilon: float, delta: float | None, hypothesis_class: str, backend: str | None,
-                  seed: int | None, time_limit: float | None, on_uncertified: str | None = None,
-                  teachers: int = 16):
+def _make_learner(
+    algorithm: Algorithm,
+    epsilon: float,
+    delta: float | None,
+    hypothesis_class: str,
+    backend: str | None,
+    seed: int | None,
+    time_limit: float | None,
+    on_uncertified: str | None = None,
+    teachers: int = 16,
+):
     cls = _learner_class(algorithm)
     if algorithm is Algorithm.public_cover_em:
         # no oracle: the options that configure one are refused rather than silently ignored
@@ -108,10 +157,17 @@ def _make_learner(algorithm: Algorithm, epsilon: float, delta: float | None, hyp
             if value is not None:
                 raise ValueError(f"--algorithm public-cover-em makes no oracle call; {flag} {value!r} does not apply")
         if delta:
-            raise ValueError(f"--algorithm public-cover-em is pure epsilon-DP (exponential mechanism); got --delta {delta}")
+            raise ValueError(
+                f"--algorithm public-cover-em is pure epsilon-DP (exponential mechanism); got --delta {delta}"
+            )
         return cls(epsilon=epsilon, hypothesis_class=hypothesis_class, random_state=seed)
-    common = {"epsilon": epsilon, "backend": backend, "random_state": seed, "time_limit": time_limit,
-              "hypothesis_class": hypothesis_class}
+    common = {
+        "epsilon": epsilon,
+        "backend": backend,
+        "random_state": seed,
+        "time_limit": time_limit,
+        "hypothesis_class": hypothesis_class,
+    }
     if on_uncertified is not None:
         common["on_uncertified"] = on_uncertified
     if algorithm is Algorithm.subsample:
@@ -141,12 +197,15 @@ def _diagnostic_names(algorithm: Algorithm, requested: str | None) -> list[str] 
     return names
 
 
-def _fit_ppm(private: Path, public: Path | None, epsilon: float, delta: float | None, hypothesis_class: str,
-             seed: int | None):
+def _fit_ppm(
+    private: Path, public: Path | None, epsilon: float, delta: float | None, hypothesis_class: str, seed: int | None
+):
     from oraclepriv.learners import PPMHalfspaces
 
     if public is not None:
-        raise ValueError("--algorithm ppm reads the privacy bits from the data file's 'public' column; do not pass --public")
+        raise ValueError(
+            "--algorithm ppm reads the privacy bits from the data file's 'public' column; do not pass --public"
+        )
     if delta:
         raise ValueError(f"--algorithm ppm is pure epsilon-DP (exponential mechanism); got --delta {delta}")
     if hypothesis_class != "halfspace":
@@ -157,9 +216,19 @@ def _fit_ppm(private: Path, public: Path | None, epsilon: float, delta: float | 
     return PPMHalfspaces(epsilon=epsilon, random_state=seed).fit(data.X, data.y, data.mask)
 
 
-def _fit_with_public_points(private: Path, public: Path | None, algorithm: Algorithm, epsilon: float,
-                            delta: float | None, hypothesis_class: str, backend: str | None, seed: int | None,
-                            time_limit: float | None, on_uncertified: str | None = None, teachers: int = 16):
+def _fit_with_public_points(
+    private: Path,
+    public: Path | None,
+    algorithm: Algorithm,
+    epsilon: float,
+    delta: float | None,
+    hypothesis_class: str,
+    backend: str | None,
+    seed: int | None,
+    time_limit: float | None,
+    on_uncertified: str | None = None,
+    teachers: int = 16,
+):
     if public is None:
         raise ValueError(f"--public is required for --algorithm {algorithm.value}")
     data = read_csv_problem(private)
@@ -170,8 +239,12 @@ def _fit_with_public_points(private: Path, public: Path | None, algorithm: Algor
             f"data have {list(data.feature_names)}"
         )
     if data.weights is not None:
-        raise ValueError(f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
-    learner = _make_learner(algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers)
+        raise ValueError(
+            f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data"
+        )
+    learner = _make_learner(
+        algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers
+    )
     return learner.fit(data.X, data.y, X_public=PublicData(pub.X))
 
 

@@ -1,9 +1,9 @@
 """``oraclepriv verify``: exact privacy verification on small instances (:mod:`oraclepriv.verify`).
 
-    oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|rspm --hypothesis-class C --epsilon E
-                      [--delta D] [--grid "0,1,2;0,1"] [--backend B] [--mode exact|sampled] [--draws N]
-                      [--others OTHERS.csv] [--jobs J] [--seed S] [--json]
-    oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
+oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|rspm --hypothesis-class C --epsilon E
+                  [--delta D] [--grid "0,1,2;0,1"] [--backend B] [--mode exact|sampled] [--draws N]
+                  [--others OTHERS.csv] [--jobs J] [--seed S] [--json]
+oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
 """
 
 from enum import Enum
@@ -15,7 +15,9 @@ import typer
 from oraclepriv.cli.common import JsonOut, Seed, check_seed, fail
 from oraclepriv.io import read_csv_problem, to_json
 
-app = typer.Typer(no_args_is_help=True, help="Exact privacy verification on small instances (privacy loss with error bars).")
+app = typer.Typer(
+    no_args_is_help=True, help="Exact privacy verification on small instances (privacy loss with error bars)."
+)
 
 Jobs = Annotated[int, typer.Option("--jobs", help="Worker processes (results do not depend on it).")]
 
@@ -29,7 +31,9 @@ def _parse_grid(text: str) -> list[list[float]]:
     try:
         return [[float(v) for v in part.split(",") if v.strip()] for part in text.split(";")]
     except ValueError:
-        raise ValueError(f"--grid {text!r}: expected comma-separated values per feature, features separated by ';'") from None
+        raise ValueError(
+            f"--grid {text!r}: expected comma-separated values per feature, features separated by ';'"
+        ) from None
 
 
 def _show(row: dict) -> None:
@@ -50,21 +54,30 @@ def _check_jobs_and_seed(jobs: int, seed: int) -> None:
 @app.command("instance")
 def verify_instance(
     private: Annotated[Path, typer.Argument(help="CSV of private records: feature columns and label column y.")],
-    public: Annotated[Path | None, typer.Option(
-        "--public", help="rrspm: CSV of public points (at most 5 for exact mode).")] = None,
-    algorithm: Annotated[VerifyAlgorithm, typer.Option(
-        "--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5).")] = ...,  # required; ... keeps --help's order
-    hypothesis_class: Annotated[str, typer.Option(
-        "--hypothesis-class", help="threshold | stump | halfspace (rspm: threshold | stump).")] = "halfspace",
+    public: Annotated[
+        Path | None, typer.Option("--public", help="rrspm: CSV of public points (at most 5 for exact mode).")
+    ] = None,
+    algorithm: Annotated[
+        VerifyAlgorithm, typer.Option("--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5).")
+    ] = ...,  # required; ... keeps --help's order
+    hypothesis_class: Annotated[
+        str, typer.Option("--hypothesis-class", help="threshold | stump | halfspace (rspm: threshold | stump).")
+    ] = "halfspace",
     epsilon: Annotated[float, typer.Option("--epsilon")] = 1.0,
-    delta: Annotated[float, typer.Option("--delta", help="rrspm: a delta > 0 selects the Gaussian variant (sampled mode).")] = 0.0,
-    grid: Annotated[str | None, typer.Option("--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).')] = None,
-    backend: Annotated[str | None, typer.Option(
-        "--backend", help="Exact backend for c_D(L) and the learner (default: per problem).")] = None,
+    delta: Annotated[
+        float, typer.Option("--delta", help="rrspm: a delta > 0 selects the Gaussian variant (sampled mode).")
+    ] = 0.0,
+    grid: Annotated[
+        str | None, typer.Option("--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).')
+    ] = None,
+    backend: Annotated[
+        str | None, typer.Option("--backend", help="Exact backend for c_D(L) and the learner (default: per problem).")
+    ] = None,
     mode: Annotated[str, typer.Option("--mode", help="exact (Laplace) | sampled.")] = "exact",
     draws: Annotated[int, typer.Option("--draws", help="sampled mode: noise vectors per cost vector.")] = 10_000_000,
-    others: Annotated[Path | None, typer.Option(
-        "--others", help="CSV of extra candidate records for the neighbour family.")] = None,
+    others: Annotated[
+        Path | None, typer.Option("--others", help="CSV of extra candidate records for the neighbour family.")
+    ] = None,
     jobs: Jobs = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled mode.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -81,7 +94,9 @@ def verify_instance(
         extra = read_csv_problem(others, require_labels=False).X if others is not None else None
         if algorithm is VerifyAlgorithm.rspm:
             if public is not None:
-                raise ValueError("--algorithm rspm uses its identification set, not public points: do not pass --public")
+                raise ValueError(
+                    "--algorithm rspm uses its identification set, not public points: do not pass --public"
+                )
             if grid is None:
                 raise ValueError("--algorithm rspm needs --grid (the data domain)")
             learner = RSPM(epsilon=epsilon, hypothesis_class=hypothesis_class, grid=_parse_grid(grid), backend=backend)
@@ -90,10 +105,16 @@ def verify_instance(
             if public is None:
                 raise ValueError("--algorithm rrspm needs --public (the public points)")
             Z = read_csv_problem(public, require_labels=False).X
-            learner = (RRSPM(epsilon=epsilon, delta=delta, noise="gaussian", hypothesis_class=hypothesis_class, backend=backend)
-                       if delta > 0 else RRSPM(epsilon=epsilon, hypothesis_class=hypothesis_class, backend=backend))
-        result = verify_learner(learner, data.X, data.y, Z, backend=backend, others=extra, mode=mode, draws=draws,
-                                seed=seed, n_jobs=jobs)
+            learner = (
+                RRSPM(
+                    epsilon=epsilon, delta=delta, noise="gaussian", hypothesis_class=hypothesis_class, backend=backend
+                )
+                if delta > 0
+                else RRSPM(epsilon=epsilon, hypothesis_class=hypothesis_class, backend=backend)
+            )
+        result = verify_learner(
+            learner, data.X, data.y, Z, backend=backend, others=extra, mode=mode, draws=draws, seed=seed, n_jobs=jobs
+        )
     except (ValueError, ImportError, RuntimeError) as exc:
         fail(str(exc))
     row = result.to_dict()
@@ -102,8 +123,10 @@ def verify_instance(
     else:
         _show(row)
         typer.echo(f"  worst neighbour: {row['worst_neighbour']}; worst outcome: {row['worst_outcome']}")
-        typer.echo(f"  numerical error of the exact law: {row['numerical_error']:.2g}; brute-force cross-checks: "
-                   f"{row['brute_force_checked']}; {row['seconds']:.1f} s")
+        typer.echo(
+            f"  numerical error of the exact law: {row['numerical_error']:.2g}; brute-force cross-checks: "
+            f"{row['brute_force_checked']}; {row['seconds']:.1f} s"
+        )
     if result.verdict == "exceeds":
         raise typer.Exit(code=1)
 
@@ -114,8 +137,9 @@ def verify_suite(
     jobs: Jobs = 1,
     seed: Seed = 0,
     out: JsonOut = None,
-    report: Annotated[Path | None, typer.Option(
-        "--report", help="Also write a Markdown report (for docs/) to this file.")] = None,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Also write a Markdown report (for docs/) to this file.")
+    ] = None,
 ) -> None:
     """Every subject and near-miss control of the verification suite; exit 1 if any verdict is unexpected."""
     from oraclepriv.bench.report import write_json
@@ -126,8 +150,10 @@ def verify_suite(
     rows = run_suite(quick=quick, n_jobs=jobs, seed=seed, progress=_show)
     explicit = explicit_law_rows(seed=seed)
     for row in explicit:
-        typer.echo(f"{row['class']:<30} {row['subject']:<60} neighbours={row['n_neighbours']:<4} loss={row['loss']:.6f} "
-                   f"{row['verdict'].upper()} expected={row['expected']}")
+        typer.echo(
+            f"{row['class']:<30} {row['subject']:<60} neighbours={row['n_neighbours']:<4} loss={row['loss']:.6f} "
+            f"{row['verdict'].upper()} expected={row['expected']}"
+        )
     if out is not None:
         write_json(out, {"noisy_argmin": rows, "explicit_laws": explicit})
     if report is not None:

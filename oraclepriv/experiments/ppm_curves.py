@@ -152,38 +152,80 @@ def run_ppm_curves(
                     scored = score_class(G, X, y)
                     hist = scored.histogram()
                     score_seconds = time.perf_counter() - t0
-                    base = {"d": d, "noise": noise, "n": n, "rep": rep, "n_pub": int(public.sum()),
-                            "class_size": int(G.size), "score_seconds": score_seconds}
+                    base = {
+                        "d": d,
+                        "noise": noise,
+                        "n": n,
+                        "rep": rep,
+                        "n_pub": int(public.sum()),
+                        "class_size": int(G.size),
+                        "score_seconds": score_seconds,
+                    }
                     for eps in epsilons:
                         for draw in range(int(draws)):
                             m_star, r = sample_from_histogram(hist, eps, rng)
                             h = G.hypothesis(scored.locate(m_star, r))
-                            rows.append({**base, "method": "ppm", "epsilon": eps, "draw": draw,
-                                         "excess": excess_error(h, d, noise, X_test.get(d))})
+                            rows.append(
+                                {
+                                    **base,
+                                    "method": "ppm",
+                                    "epsilon": eps,
+                                    "draw": draw,
+                                    "excess": excess_error(h, d, noise, X_test.get(d)),
+                                }
+                            )
                     if erm_baseline:
                         res = make_oracle("halfspace").solve(X, y, caller="ppm_curves", step="erm-baseline")
-                        rows.append({**base, "method": "erm", "epsilon": math.inf, "draw": 0,
-                                     "excess": excess_error(res.hypothesis, d, noise, X_test.get(d))})
+                        rows.append(
+                            {
+                                **base,
+                                "method": "erm",
+                                "epsilon": math.inf,
+                                "draw": 0,
+                                "excess": excess_error(res.hypothesis, d, noise, X_test.get(d)),
+                            }
+                        )
     runs = pd.DataFrame(rows)
-    means = (runs.groupby(["method", "d", "noise", "epsilon", "n"], as_index=False)
-             .agg(mean_excess=("excess", "mean"), sem=("excess", "sem"), runs=("excess", "size"),
-                  mean_n_pub=("n_pub", "mean"), mean_class_size=("class_size", "mean"),
-                  mean_score_seconds=("score_seconds", "mean")))
+    means = runs.groupby(["method", "d", "noise", "epsilon", "n"], as_index=False).agg(
+        mean_excess=("excess", "mean"),
+        sem=("excess", "sem"),
+        runs=("excess", "size"),
+        mean_n_pub=("n_pub", "mean"),
+        mean_class_size=("class_size", "mean"),
+        mean_score_seconds=("score_seconds", "mean"),
+    )
     means["n_times_excess"] = means["n"] * means["mean_excess"]
     slopes = []
     for (method, d, noise, eps), g in means.groupby(["method", "d", "noise", "epsilon"]):
-        slopes.append({"method": method, "d": d, "noise": noise, "epsilon": eps,
-                       "measured_slope": fit_slope(g["n"].to_numpy(), g["mean_excess"].to_numpy()),
-                       "theory_slope": THEORY_SLOPE.get(noise, -0.5), "sizes": " ".join(map(str, g["n"]))})
+        slopes.append(
+            {
+                "method": method,
+                "d": d,
+                "noise": noise,
+                "epsilon": eps,
+                "measured_slope": fit_slope(g["n"].to_numpy(), g["mean_excess"].to_numpy()),
+                "theory_slope": THEORY_SLOPE.get(noise, -0.5),
+                "sizes": " ".join(map(str, g["n"])),
+            }
+        )
     slopes = pd.DataFrame(slopes)
-    paths = {"runs_csv": out / "ppm_curves_runs.csv", "means_csv": out / "ppm_curves.csv",
-             "slopes_csv": out / "ppm_curves_slopes.csv", "png": out / "ppm_curves.png"}
+    paths = {
+        "runs_csv": out / "ppm_curves_runs.csv",
+        "means_csv": out / "ppm_curves.csv",
+        "slopes_csv": out / "ppm_curves_slopes.csv",
+        "png": out / "ppm_curves.png",
+    }
     runs.to_csv(paths["runs_csv"], index=False)
     means.to_csv(paths["means_csv"], index=False)
     slopes.to_csv(paths["slopes_csv"], index=False)
     _plot(means, slopes, dims, noises, paths["png"])
-    return {"runs": runs, "means": means, "slopes": slopes, "paths": {k: str(v) for k, v in paths.items()},
-            "seconds": time.perf_counter() - start}
+    return {
+        "runs": runs,
+        "means": means,
+        "slopes": slopes,
+        "paths": {k: str(v) for k, v in paths.items()},
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def _plot(means, slopes, dims, noises, path: Path) -> None:
@@ -202,11 +244,22 @@ def _plot(means, slopes, dims, noises, path: Path) -> None:
                 g = g[g.mean_excess > 0].sort_values("n")
                 if g.empty:
                     continue
-                sl = slopes[(slopes.method == method) & (slopes.d == d) & (slopes.noise == noise) & (slopes.epsilon == eps)]
+                sl = slopes[
+                    (slopes.method == method) & (slopes.d == d) & (slopes.noise == noise) & (slopes.epsilon == eps)
+                ]
                 slope = float(sl.measured_slope.iloc[0]) if len(sl) else float("nan")
-                label = ("ERM halfspace (non-private)" if method == "erm" else f"PPM ε={eps:g}") + f"  slope {slope:.2f}"
-                ax.errorbar(g.n, g.mean_excess, yerr=g["sem"].fillna(0), marker="o" if method == "ppm" else "s",
-                            linestyle="-" if method == "ppm" else "--", capsize=2, label=label)
+                label = (
+                    "ERM halfspace (non-private)" if method == "erm" else f"PPM ε={eps:g}"
+                ) + f"  slope {slope:.2f}"
+                ax.errorbar(
+                    g.n,
+                    g.mean_excess,
+                    yerr=g["sem"].fillna(0),
+                    marker="o" if method == "ppm" else "s",
+                    linestyle="-" if method == "ppm" else "--",
+                    capsize=2,
+                    label=label,
+                )
             if not sub.empty:
                 n0 = float(sub.n.min())
                 ref = sub[sub.mean_excess > 0].mean_excess.max() if (sub.mean_excess > 0).any() else 1.0

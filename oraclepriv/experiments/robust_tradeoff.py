@@ -53,8 +53,14 @@ FULL_CONFIG: dict[str, Any] = {
     "rrspm_ms": RRSPM_M_GRID,
     "teachers": (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
     "sa_ms": (2, 4, 8, 16, 32, 64, 128, 256),
-    "failure": {"scenario": "threshold", "n": 30_000, "teachers": 512, "m": 32, "rates": (0.0, 0.1, 0.2, 0.3, 0.5),
-                "repetitions": 24},
+    "failure": {
+        "scenario": "threshold",
+        "n": 30_000,
+        "teachers": 512,
+        "m": 32,
+        "rates": (0.0, 0.1, 0.2, 0.3, 0.5),
+        "repetitions": 24,
+    },
 }
 
 QUICK_CONFIG: dict[str, Any] = {
@@ -81,11 +87,15 @@ class FlakyBackend(Backend):
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         from oraclepriv.solvers.sweep import SweepBackend
 
-        digest = hashlib.blake2b(problem.X.tobytes() + problem.y.tobytes() + problem.w.tobytes(), digest_size=8).digest()
+        digest = hashlib.blake2b(
+            problem.X.tobytes() + problem.y.tobytes() + problem.w.tobytes(), digest_size=8
+        ).digest()
         if int.from_bytes(digest, "little") / 2.0**64 >= float(self.config.get("rate", self.rate)):
             return SweepBackend().solve(problem)
         constant = Threshold(math.inf) if problem.hypothesis_class == "threshold" else Stump(0, math.inf, 1)
-        return BackendAnswer(constant, bound=-math.inf, status="time_limit", nodes=0, details={"method": "flaky failure"})
+        return BackendAnswer(
+            constant, bound=-math.inf, status="time_limit", nodes=0, details={"method": "flaky failure"}
+        )
 
 
 def _main_cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random.SeedSequence) -> list[dict[str, Any]]:
@@ -101,14 +111,22 @@ def _main_cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random
     erm = make_oracle(name).solve(X, y, caller="robust_tradeoff", step="erm-baseline")
     rows = [{**base, "method": "erm", "k": 0, "m": 0, "excess": excess(scen, erm.hypothesis, p)}]
     for m in cfg["rrspm_ms"]:
-        clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z))
+        clf = RRSPM(epsilon=eps, hypothesis_class=name, m=m, random_state=int(rng.integers(2**63))).fit(
+            X, y, X_public=PublicData(Z)
+        )
         rows.append({**base, "method": "rrspm", "k": 0, "m": m, "excess": excess(scen, clf.hypothesis_, p)})
     for k in cfg["teachers"]:
         if k > n // 2:
             continue
         for m in cfg["sa_ms"]:
-            clf = SubsampleAggregate(n_teachers=k, noise="laplace", delta=0.0, epsilon=eps, hypothesis_class=name,
-                                     random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z[:m]))
+            clf = SubsampleAggregate(
+                n_teachers=k,
+                noise="laplace",
+                delta=0.0,
+                epsilon=eps,
+                hypothesis_class=name,
+                random_state=int(rng.integers(2**63)),
+            ).fit(X, y, X_public=PublicData(Z[:m]))
             rows.append({**base, "method": "subsample", "k": k, "m": m, "excess": excess(scen, clf.hypothesis_, p)})
     return rows
 
@@ -126,18 +144,33 @@ def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.Se
     flaky = type("ConfiguredFlaky", (FlakyBackend,), {"rate": float(rate)})
     with registered_backend("flaky", flaky):
         for mode in ("abstain", "keep"):
-            clf = SubsampleAggregate(n_teachers=f["teachers"], noise="laplace", delta=0.0, epsilon=cfg["epsilon"],
-                                     hypothesis_class=f["scenario"], backend="flaky", teacher_failure=mode,
-                                     random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z))
+            clf = SubsampleAggregate(
+                n_teachers=f["teachers"],
+                noise="laplace",
+                delta=0.0,
+                epsilon=cfg["epsilon"],
+                hypothesis_class=f["scenario"],
+                backend="flaky",
+                teacher_failure=mode,
+                random_state=int(rng.integers(2**63)),
+            ).fit(X, y, X_public=PublicData(Z))
             with reading_diagnostics():  # a research measurement, not a release
                 failed = len(clf.diagnostics_["uncertified_teachers"])
-            rows.append({"rate": float(rate), "rep": rep, "teacher_failure": mode, "failed_teachers": failed,
-                         "excess": excess(scen, clf.hypothesis_, p)})
+            rows.append(
+                {
+                    "rate": float(rate),
+                    "rep": rep,
+                    "teacher_failure": mode,
+                    "failed_teachers": failed,
+                    "excess": excess(scen, clf.hypothesis_, p),
+                }
+            )
     return rows
 
 
-def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_state: int = 0,
-                        n_jobs: int = 1) -> dict[str, Any]:
+def run_robust_tradeoff(
+    output_dir: str | Path, *, quick: bool = False, random_state: int = 0, n_jobs: int = 1
+) -> dict[str, Any]:
     """Run both experiments; write ``runs.csv``, ``best.csv``, ``failure.csv``, ``robust.png``,
     ``summary.json`` and a generated ``README.md`` into ``output_dir``. ``n_jobs`` processes
     (joblib); every (class, n, repetition) cell has its own seed, so the results do not depend on it."""
@@ -145,8 +178,12 @@ def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_s
 
     cfg, out, n_jobs = prepare_run(output_dir, quick, random_state, n_jobs, FULL_CONFIG, QUICK_CONFIG)
     main_seed, failure_seed = np.random.SeedSequence(int(random_state)).spawn(2)
-    main_tasks = [(cfg, name, int(n), rep) for name, ns in cfg["scenarios"].items() for n in ns
-                  for rep in range(cfg["repetitions"])]
+    main_tasks = [
+        (cfg, name, int(n), rep)
+        for name, ns in cfg["scenarios"].items()
+        for n in ns
+        for rep in range(cfg["repetitions"])
+    ]
     f = cfg["failure"]
     failure_tasks = [(cfg, float(rate), rep) for rate in f["rates"] for rep in range(f["repetitions"])]
     main_tasks = [(*t, s) for t, s in zip(main_tasks, main_seed.spawn(len(main_tasks)))]
@@ -163,29 +200,59 @@ def run_robust_tradeoff(output_dir: str | Path, *, quick: bool = False, random_s
     best = select_even_report_odd(runs, cells, ["hypothesis", "n", "method"]).sort_values(["hypothesis", "method", "n"])
     slopes = []
     for (hyp, method), g in best.groupby(["hypothesis", "method"]):
-        slopes.append({"hypothesis": hyp, "method": method, "slope_vs_n": fit_slope(g.n.to_numpy(), g.mean_excess.to_numpy()),
-                       "points": len(g)})
+        slopes.append(
+            {
+                "hypothesis": hyp,
+                "method": method,
+                "slope_vs_n": fit_slope(g.n.to_numpy(), g.mean_excess.to_numpy()),
+                "points": len(g),
+            }
+        )
     slopes = pd.DataFrame(slopes)
     ratio = []
     for (hyp, n), g in best.groupby(["hypothesis", "n"]):
         e = dict(zip(g.method, g.mean_excess))
-        ratio.append({"hypothesis": hyp, "n": n, "subsample_over_rrspm": e.get("subsample", math.nan) / e["rrspm"]
-                      if e.get("rrspm") else math.nan})
+        ratio.append(
+            {
+                "hypothesis": hyp,
+                "n": n,
+                "subsample_over_rrspm": e.get("subsample", math.nan) / e["rrspm"] if e.get("rrspm") else math.nan,
+            }
+        )
     ratio = pd.DataFrame(ratio)
     fail = failure.groupby(["teacher_failure", "rate"], as_index=False).agg(
-        mean_excess=("excess", "mean"), sem_excess=("excess", "sem"), mean_failed=("failed_teachers", "mean"))
+        mean_excess=("excess", "mean"), sem_excess=("excess", "sem"), mean_failed=("failed_teachers", "mean")
+    )
 
-    paths = {k: out / v for k, v in [("runs", "runs.csv"), ("best", "best.csv"), ("failure", "failure.csv"),
-                                     ("png", "robust.png"), ("summary", "summary.json"), ("readme", "README.md")]}
+    paths = {
+        k: out / v
+        for k, v in [
+            ("runs", "runs.csv"),
+            ("best", "best.csv"),
+            ("failure", "failure.csv"),
+            ("png", "robust.png"),
+            ("summary", "summary.json"),
+            ("readme", "README.md"),
+        ]
+    }
     runs.to_csv(paths["runs"], index=False, float_format="%.6g")
     best.merge(ratio, on=["hypothesis", "n"], how="left").to_csv(paths["best"], index=False, float_format="%.6g")
     fail.to_csv(paths["failure"], index=False, float_format="%.6g")
     _plot(best, fail, cfg, paths["png"])
-    summary = {"config": {k: v for k, v in cfg.items()}, "seconds": seconds, "n_jobs": n_jobs, "slopes": slopes.to_dict("records"),
-               "ratio": ratio.to_dict("records"), "failure": fail.to_dict("records"), "random_state": int(random_state),
-               "quick": bool(quick)}
+    summary = {
+        "config": {k: v for k, v in cfg.items()},
+        "seconds": seconds,
+        "n_jobs": n_jobs,
+        "slopes": slopes.to_dict("records"),
+        "ratio": ratio.to_dict("records"),
+        "failure": fail.to_dict("records"),
+        "random_state": int(random_state),
+        "quick": bool(quick),
+    }
     paths["summary"].write_text(json.dumps(summary, indent=2, default=float) + "\n", encoding="utf-8")
-    paths["readme"].write_text(_readme(best, slopes, ratio, fail, cfg, quick, random_state, seconds, n_jobs), encoding="utf-8")
+    paths["readme"].write_text(
+        _readme(best, slopes, ratio, fail, cfg, quick, random_state, seconds, n_jobs), encoding="utf-8"
+    )
     return {"runs": runs, "best": best, "slopes": slopes, "ratio": ratio, "failure": fail, "paths": paths}
 
 
@@ -197,7 +264,11 @@ def _plot(best, fail, cfg, path: Path) -> None:
 
     hyps = list(cfg["scenarios"])
     fig, axes = plt.subplots(1, len(hyps) + 1, figsize=(5 * (len(hyps) + 1), 4))
-    labels = {"erm": "non-private ERM", "rrspm": "RRSPM (exact oracle needed)", "subsample": "SubsampleAggregate (any oracle)"}
+    labels = {
+        "erm": "non-private ERM",
+        "rrspm": "RRSPM (exact oracle needed)",
+        "subsample": "SubsampleAggregate (any oracle)",
+    }
     for ax, hyp in zip(axes, hyps):
         for method, g in best[best.hypothesis == hyp].groupby("method"):
             ax.errorbar(g.n, g.mean_excess, yerr=g.sem_excess, marker="o", capsize=3, label=labels[method])
@@ -213,8 +284,10 @@ def _plot(best, fail, cfg, path: Path) -> None:
         ax.errorbar(g.rate, g.mean_excess, yerr=g.sem_excess, marker="o", capsize=3, label=f"teacher_failure={mode}")
     ax.set_xlabel("fraction of failing oracle calls q")
     ax.set_ylabel("excess error")
-    ax.set_title(f"SubsampleAggregate with a failing solver\n{f['scenario']}s, n={f['n']}, k={f['teachers']}, m={f['m']}",
-                 fontsize=10)
+    ax.set_title(
+        f"SubsampleAggregate with a failing solver\n{f['scenario']}s, n={f['n']}, k={f['teachers']}, m={f['m']}",
+        fontsize=10,
+    )
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -222,8 +295,11 @@ def _plot(best, fail, cfg, path: Path) -> None:
 
 
 def _readme(best, slopes, ratio, fail, cfg, quick, seed, seconds, n_jobs=1) -> str:
-    cmd = f"oraclepriv experiment robust-tradeoff --out docs/figures/robust --seed {seed}" + (" --quick" if quick else "") \
+    cmd = (
+        f"oraclepriv experiment robust-tradeoff --out docs/figures/robust --seed {seed}"
+        + (" --quick" if quick else "")
         + (f" --jobs {n_jobs}" if n_jobs != 1 else "")
+    )
     lines = [
         "# What oracle-independent privacy costs: SubsampleAggregate vs RRSPM",
         "",
@@ -244,7 +320,9 @@ def _readme(best, slopes, ratio, fail, cfg, quick, seed, seconds, n_jobs=1) -> s
         "|---|---|---|---|---|---|---|",
     ]
     for r in best.itertuples():
-        lines.append(f"| {r.hypothesis} | {r.n} | {r.method} | {r.k or '-'} | {r.m or '-'} | {r.mean_excess:.4g} | {r.sem_excess:.2g} |")
+        lines.append(
+            f"| {r.hypothesis} | {r.n} | {r.method} | {r.k or '-'} | {r.m or '-'} | {r.mean_excess:.4g} | {r.sem_excess:.2g} |"
+        )
     lines += ["", "## Slopes of log excess vs log n", "", "| class | method | slope | points |", "|---|---|---|---|"]
     for r in slopes.itertuples():
         lines.append(f"| {r.hypothesis} | {r.method} | {r.slope_vs_n:.2f} | {r.points} |")
@@ -252,10 +330,18 @@ def _readme(best, slopes, ratio, fail, cfg, quick, seed, seconds, n_jobs=1) -> s
     for r in ratio.itertuples():
         lines.append(f"| {r.hypothesis} | {r.n} | {r.subsample_over_rrspm:.2f} |")
     f = cfg["failure"]
-    lines += ["", f"## Failing solver (SubsampleAggregate, {f['scenario']}s, n = {f['n']}, k = {f['teachers']}, m = {f['m']})", "",
-              "A fraction q of oracle calls (chosen by a hash of the call's data) answers the constant 0 without a bound. "
-              "The privacy guarantee is the same for every q.", "",
-              "| teacher_failure | q | mean failed teachers | mean excess | sem |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"## Failing solver (SubsampleAggregate, {f['scenario']}s, n = {f['n']}, k = {f['teachers']}, m = {f['m']})",
+        "",
+        "A fraction q of oracle calls (chosen by a hash of the call's data) answers the constant 0 without a bound. "
+        "The privacy guarantee is the same for every q.",
+        "",
+        "| teacher_failure | q | mean failed teachers | mean excess | sem |",
+        "|---|---|---|---|---|",
+    ]
     for r in fail.itertuples():
-        lines.append(f"| {r.teacher_failure} | {r.rate:g} | {r.mean_failed:.1f} | {r.mean_excess:.4g} | {r.sem_excess:.2g} |")
+        lines.append(
+            f"| {r.teacher_failure} | {r.rate:g} | {r.mean_failed:.1f} | {r.mean_excess:.4g} | {r.sem_excess:.2g} |"
+        )
     return "\n".join(lines) + "\n"

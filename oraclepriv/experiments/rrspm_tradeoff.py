@@ -65,6 +65,7 @@ __all__ = [
     "QUICK_CONFIG",
 ]
 
+
 def predicted_m_star(epsilon: float, n: int, d: int, sigma: float = 1.0) -> dict[str, float]:
     """The two derived optima ([D]: docs/theory/block-et-al.md, "Choosing m for RRSPM"; not printed in the
     paper), unspecified constants set to 1 (our choice):
@@ -104,29 +105,58 @@ def run_grid(
     epsilons = [check_positive(e, "epsilon") for e in epsilons]
     p = float(label_noise)
     rows: list[dict[str, Any]] = []
-    base = {"hypothesis": scenario.hypothesis_class, "sigma": scenario.sigma, "nu_lo": getattr(scenario, "lo", 0.0),
-            "nu_hi": getattr(scenario, "hi", 1.0), "n": n, "label_noise": p}
+    base = {
+        "hypothesis": scenario.hypothesis_class,
+        "sigma": scenario.sigma,
+        "nu_lo": getattr(scenario, "lo", 0.0),
+        "nu_hi": getattr(scenario, "hi", 1.0),
+        "n": n,
+        "label_noise": p,
+    }
     for rep in range(int(repetitions)):
         X, y = scenario.sample_private(n, p, rng)
         Z = scenario.sample_public(ms[-1], rng)
         if erm_baseline:
             res = make_oracle(scenario.hypothesis_class).solve(X, y, caller="rrspm_tradeoff", step="erm-baseline")
             dis = scenario.disagreement(res.hypothesis)
-            rows.append({**base, "method": "erm", "epsilon": math.inf, "m": 0, "rep": rep,
-                         "excess": (1 - 2 * p) * dis, "test_error": p + (1 - 2 * p) * dis, "agreement": 1.0})
+            rows.append(
+                {
+                    **base,
+                    "method": "erm",
+                    "epsilon": math.inf,
+                    "m": 0,
+                    "rep": rep,
+                    "excess": (1 - 2 * p) * dis,
+                    "test_error": p + (1 - 2 * p) * dis,
+                    "agreement": 1.0,
+                }
+            )
         for eps in epsilons:
             for m in ms:
-                clf = learner_cls(epsilon=eps, hypothesis_class=scenario.hypothesis_class, m=m,
-                                  random_state=int(rng.integers(2**63))).fit(X, y, X_public=PublicData(Z))
+                clf = learner_cls(
+                    epsilon=eps, hypothesis_class=scenario.hypothesis_class, m=m, random_state=int(rng.integers(2**63))
+                ).fit(X, y, X_public=PublicData(Z))
                 dis = scenario.disagreement(clf.hypothesis_)
                 with reading_diagnostics():  # a research measurement, not a release
                     agreement = clf.diagnostics_["projection_agreement"]
-                rows.append({**base, "method": "rrspm", "epsilon": eps, "m": m, "rep": rep,
-                             "excess": (1 - 2 * p) * dis, "test_error": p + (1 - 2 * p) * dis, "agreement": agreement})
+                rows.append(
+                    {
+                        **base,
+                        "method": "rrspm",
+                        "epsilon": eps,
+                        "m": m,
+                        "rep": rep,
+                        "excess": (1 - 2 * p) * dis,
+                        "test_error": p + (1 - 2 * p) * dis,
+                        "agreement": agreement,
+                    }
+                )
     return rows
 
 
-def best_m(ms: np.ndarray, errors: np.ndarray, *, n_boot: int = 500, rng: np.random.Generator | None = None) -> dict[str, float]:
+def best_m(
+    ms: np.ndarray, errors: np.ndarray, *, n_boot: int = 500, rng: np.random.Generator | None = None
+) -> dict[str, float]:
     """Empirical optimum of the mean error curve.
 
     ``errors``: (repetitions x len(ms)). Returns the grid argmin of the mean, a refined optimum (vertex
@@ -147,9 +177,15 @@ def best_m(ms: np.ndarray, errors: np.ndarray, *, n_boot: int = 500, rng: np.ran
     rng = rng if rng is not None else np.random.default_rng(0)
     idx = rng.integers(0, errors.shape[0], size=(n_boot, errors.shape[0]))
     boot = ms[np.argmin(errors[idx].mean(axis=1), axis=1)]
-    return {"best_m_grid": float(ms[i]), "best_m_refined": float(refined), "best_m_p10": float(np.percentile(boot, 10)),
-            "best_m_p90": float(np.percentile(boot, 90)), "best_excess": float(mean[i]),
-            "right_end_excess": float(mean[-1]), "left_end_excess": float(mean[0])}
+    return {
+        "best_m_grid": float(ms[i]),
+        "best_m_refined": float(refined),
+        "best_m_p10": float(np.percentile(boot, 10)),
+        "best_m_p90": float(np.percentile(boot, 90)),
+        "best_excess": float(mean[i]),
+        "right_end_excess": float(mean[-1]),
+        "left_end_excess": float(mean[0]),
+    }
 
 
 def m_needed(ms: np.ndarray, mean_errors: np.ndarray, target: float) -> float:
@@ -214,9 +250,14 @@ QUICK_CONFIG: dict[str, Any] = {
 
 
 def _means(runs, keys: list[str]):
-    return (runs.groupby(keys, as_index=False)
-            .agg(mean_excess=("excess", "mean"), sem_excess=("excess", "sem"), mean_test_error=("test_error", "mean"),
-                 sem_test_error=("test_error", "sem"), mean_agreement=("agreement", "mean"), runs=("excess", "size")))
+    return runs.groupby(keys, as_index=False).agg(
+        mean_excess=("excess", "mean"),
+        sem_excess=("excess", "sem"),
+        mean_test_error=("test_error", "mean"),
+        sem_test_error=("test_error", "sem"),
+        mean_agreement=("agreement", "mean"),
+        runs=("excess", "size"),
+    )
 
 
 def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random_state: int = 0) -> dict[str, Any]:
@@ -236,25 +277,52 @@ def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random
     rng = np.random.default_rng(seeds[0])
     rows = []
     for name, n, reps in cfg["tradeoff"]:
-        rows += [{**r, "experiment": "tradeoff"} for r in
-                 run_grid(scenario(name), n=n, epsilons=cfg["tradeoff_epsilons"], ms=cfg["tradeoff_ms"],
-                          repetitions=reps, rng=rng, label_noise=p)]
+        rows += [
+            {**r, "experiment": "tradeoff"}
+            for r in run_grid(
+                scenario(name),
+                n=n,
+                epsilons=cfg["tradeoff_epsilons"],
+                ms=cfg["tradeoff_ms"],
+                repetitions=reps,
+                rng=rng,
+                label_noise=p,
+            )
+        ]
     t_tradeoff = time.perf_counter() - start
 
     # 2. sigma-smooth shift --------------------------------------------------------------------
     rng = np.random.default_rng(seeds[1])
     for sigma in cfg["shift_sigmas"]:
-        rows += [{**r, "experiment": "shift"} for r in
-                 run_grid(ThresholdScenario(0.0, float(sigma)), n=cfg["shift_n"], epsilons=(cfg["shift_epsilon"],),
-                          ms=cfg["shift_ms"], repetitions=cfg["shift_repetitions"], rng=rng, label_noise=p)]
+        rows += [
+            {**r, "experiment": "shift"}
+            for r in run_grid(
+                ThresholdScenario(0.0, float(sigma)),
+                n=cfg["shift_n"],
+                epsilons=(cfg["shift_epsilon"],),
+                ms=cfg["shift_ms"],
+                repetitions=cfg["shift_repetitions"],
+                rng=rng,
+                label_noise=p,
+            )
+        ]
     t_shift = time.perf_counter() - start - t_tradeoff
 
     # 3. non-smooth control: nu_x = U[1, 2], mu = U[0, 1]; smooth reference nu_x = mu ---------------
     rng = np.random.default_rng(seeds[2])
     for scen in (ThresholdScenario(1.0, 2.0), ThresholdScenario(0.0, 1.0)):
-        rows += [{**r, "experiment": "nonsmooth"} for r in
-                 run_grid(scen, n=cfg["nonsmooth_n"], epsilons=(cfg["nonsmooth_epsilon"],), ms=cfg["nonsmooth_ms"],
-                          repetitions=cfg["nonsmooth_repetitions"], rng=rng, label_noise=p)]
+        rows += [
+            {**r, "experiment": "nonsmooth"}
+            for r in run_grid(
+                scen,
+                n=cfg["nonsmooth_n"],
+                epsilons=(cfg["nonsmooth_epsilon"],),
+                ms=cfg["nonsmooth_ms"],
+                repetitions=cfg["nonsmooth_repetitions"],
+                rng=rng,
+                label_noise=p,
+            )
+        ]
     runs = pd.DataFrame(rows)
     keys = ["experiment", "method", "hypothesis", "nu_lo", "nu_hi", "sigma", "n", "epsilon", "m"]
     means = _means(runs, keys)
@@ -269,21 +337,39 @@ def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random
         for eps, ge in g[g.method == "rrspm"].groupby("epsilon"):
             table = ge.pivot(index="rep", columns="m", values="excess")
             best = best_m(table.columns.to_numpy(), table.to_numpy(), rng=boot_rng)
-            optimum.append({"hypothesis": hyp, "d_vc": scen.vc_dim, "sigma": 1.0, "n": n, "epsilon": eps, **best,
-                            **predicted_m_star(eps, n, scen.vc_dim, 1.0),
-                            "u_shaped": bool(best["left_end_excess"] > best["best_excess"] < best["right_end_excess"]),
-                            "erm_excess": float(erm.excess.mean()), "erm_test_error": float(erm.test_error.mean()),
-                            "repetitions": int(table.shape[0])})
+            optimum.append(
+                {
+                    "hypothesis": hyp,
+                    "d_vc": scen.vc_dim,
+                    "sigma": 1.0,
+                    "n": n,
+                    "epsilon": eps,
+                    **best,
+                    **predicted_m_star(eps, n, scen.vc_dim, 1.0),
+                    "u_shaped": bool(best["left_end_excess"] > best["best_excess"] < best["right_end_excess"]),
+                    "erm_excess": float(erm.excess.mean()),
+                    "erm_test_error": float(erm.test_error.mean()),
+                    "repetitions": int(table.shape[0]),
+                }
+            )
     optimum = pd.DataFrame(optimum)
     # how the measured optimum scales with eps*n (sigma = d = const within a class): the two
     # derived predictions say exponent 1/3 (epsilon-net) and 2/5 (paper rate)
     scaling = []
     for hyp, g in optimum.groupby("hypothesis"):
         x = (g.epsilon * g.n).to_numpy(float)
-        scaling.append({"hypothesis": hyp, "points": len(g), "eps_n_range": f"{x.min():g}-{x.max():g}",
-                        "exponent_refined": fit_slope(x, g.best_m_refined.to_numpy()) if len(set(x)) > 1 else float("nan"),
-                        "exponent_grid": fit_slope(x, g.best_m_grid.to_numpy()) if len(set(x)) > 1 else float("nan"),
-                        "exponent_net": 1.0 / 3.0, "exponent_paper": 0.4, "exponent_heuristic": 0.5})
+        scaling.append(
+            {
+                "hypothesis": hyp,
+                "points": len(g),
+                "eps_n_range": f"{x.min():g}-{x.max():g}",
+                "exponent_refined": fit_slope(x, g.best_m_refined.to_numpy()) if len(set(x)) > 1 else float("nan"),
+                "exponent_grid": fit_slope(x, g.best_m_grid.to_numpy()) if len(set(x)) > 1 else float("nan"),
+                "exponent_net": 1.0 / 3.0,
+                "exponent_paper": 0.4,
+                "exponent_heuristic": 0.5,
+            }
+        )
     scaling = pd.DataFrame(scaling)
 
     # shift: excess at fixed m vs 1/sigma, m needed vs 1/sigma -----------------------------------
@@ -296,46 +382,79 @@ def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random
         fixed = g[g.m == cfg["shift_fixed_m"]]
         table = sh_runs[sh_runs.sigma == sigma].pivot(index="rep", columns="m", values="excess")
         best = best_m(table.columns.to_numpy(), table.to_numpy(), rng=boot_rng)
-        row = {"sigma": sigma, "inv_sigma": 1.0 / sigma, "fixed_m": cfg["shift_fixed_m"],
-               "excess_at_fixed_m": float(fixed.mean_excess.iloc[0]) if len(fixed) else float("nan"),
-               "sem_at_fixed_m": float(fixed.sem_excess.iloc[0]) if len(fixed) else float("nan"),
-               "erm_excess": float(sh_erm[sh_erm.sigma == sigma].mean_excess.iloc[0]),
-               "best_m_grid": best["best_m_grid"], "best_m_refined": best["best_m_refined"],
-               "best_excess": best["best_excess"]}
+        row = {
+            "sigma": sigma,
+            "inv_sigma": 1.0 / sigma,
+            "fixed_m": cfg["shift_fixed_m"],
+            "excess_at_fixed_m": float(fixed.mean_excess.iloc[0]) if len(fixed) else float("nan"),
+            "sem_at_fixed_m": float(fixed.sem_excess.iloc[0]) if len(fixed) else float("nan"),
+            "erm_excess": float(sh_erm[sh_erm.sigma == sigma].mean_excess.iloc[0]),
+            "best_m_grid": best["best_m_grid"],
+            "best_m_refined": best["best_m_refined"],
+            "best_excess": best["best_excess"],
+        }
         for a in cfg["shift_targets"]:
             row[f"m_needed_{a:g}"] = m_needed(g.m.to_numpy(), g.mean_excess.to_numpy(), a)
         shift_rows.append(row)
     shift_table = pd.DataFrame(shift_rows).sort_values("inv_sigma")
-    slopes = [{"quantity": f"excess at m={cfg['shift_fixed_m']} vs 1/sigma", "measured_slope":
-               fit_slope(shift_table.inv_sigma.to_numpy(), shift_table.excess_at_fixed_m.to_numpy()),
-               "theory": "1 (Lemma 22: P_nu <= P_mu / sigma)", "points": int(shift_table.excess_at_fixed_m.notna().sum())}]
+    slopes = [
+        {
+            "quantity": f"excess at m={cfg['shift_fixed_m']} vs 1/sigma",
+            "measured_slope": fit_slope(shift_table.inv_sigma.to_numpy(), shift_table.excess_at_fixed_m.to_numpy()),
+            "theory": "1 (Lemma 22: P_nu <= P_mu / sigma)",
+            "points": int(shift_table.excess_at_fixed_m.notna().sum()),
+        }
+    ]
     for a in cfg["shift_targets"]:
         col = shift_table[f"m_needed_{a:g}"].to_numpy()
         ok = np.isfinite(col)
-        slopes.append({"quantity": f"m needed for excess {a:g} vs 1/sigma",
-                       "measured_slope": fit_slope(shift_table.inv_sigma.to_numpy()[ok], col[ok]),
-                       "theory": "between 1 (epsilon-net, [D]) and 2 (paper: m ~ 1/sigma^2)", "points": int(ok.sum())})
+        slopes.append(
+            {
+                "quantity": f"m needed for excess {a:g} vs 1/sigma",
+                "measured_slope": fit_slope(shift_table.inv_sigma.to_numpy()[ok], col[ok]),
+                "theory": "between 1 (epsilon-net, [D]) and 2 (paper: m ~ 1/sigma^2)",
+                "points": int(ok.sum()),
+            }
+        )
     inv = shift_table.inv_sigma.to_numpy()
     slopes += [
-        {"quantity": f"best m (refined) at n={cfg['shift_n']} vs 1/sigma", "measured_slope":
-         fit_slope(inv, shift_table.best_m_refined.to_numpy()),
-         "theory": "2/5 (paper rate), 1/3 (epsilon-net), 1/2 (threshold heuristic); all [D]", "points": len(inv)},
-        {"quantity": f"best excess over m at n={cfg['shift_n']} vs 1/sigma", "measured_slope":
-         fit_slope(inv, shift_table.best_excess.to_numpy()),
-         "theory": "4/5 (paper rate), 2/3 (epsilon-net), 1/2 (threshold heuristic); all [D]", "points": len(inv)},
+        {
+            "quantity": f"best m (refined) at n={cfg['shift_n']} vs 1/sigma",
+            "measured_slope": fit_slope(inv, shift_table.best_m_refined.to_numpy()),
+            "theory": "2/5 (paper rate), 1/3 (epsilon-net), 1/2 (threshold heuristic); all [D]",
+            "points": len(inv),
+        },
+        {
+            "quantity": f"best excess over m at n={cfg['shift_n']} vs 1/sigma",
+            "measured_slope": fit_slope(inv, shift_table.best_excess.to_numpy()),
+            "theory": "4/5 (paper rate), 2/3 (epsilon-net), 1/2 (threshold heuristic); all [D]",
+            "points": len(inv),
+        },
     ]
     slopes = pd.DataFrame(slopes)
 
     nonsmooth = means[means.experiment == "nonsmooth"].drop(columns=["experiment"]).reset_index(drop=True)
 
-    paths = {k: out / f for k, f in [("runs_csv", "runs.csv"), ("tradeoff_csv", "tradeoff.csv"),
-                                      ("optimum_csv", "tradeoff_optimum.csv"),
-                                      ("scaling_csv", "tradeoff_scaling.csv"), ("shift_csv", "shift.csv"),
-                                      ("shift_slopes_csv", "shift_slopes.csv"), ("nonsmooth_csv", "nonsmooth.csv"),
-                                      ("tradeoff_png", "tradeoff.png"), ("shift_png", "shift.png"),
-                                      ("summary_json", "summary.json"), ("readme", "README.md")]}
+    paths = {
+        k: out / f
+        for k, f in [
+            ("runs_csv", "runs.csv"),
+            ("tradeoff_csv", "tradeoff.csv"),
+            ("optimum_csv", "tradeoff_optimum.csv"),
+            ("scaling_csv", "tradeoff_scaling.csv"),
+            ("shift_csv", "shift.csv"),
+            ("shift_slopes_csv", "shift_slopes.csv"),
+            ("nonsmooth_csv", "nonsmooth.csv"),
+            ("tradeoff_png", "tradeoff.png"),
+            ("shift_png", "shift.png"),
+            ("summary_json", "summary.json"),
+            ("readme", "README.md"),
+        ]
+    }
     runs.drop(columns=["label_noise"]).to_csv(paths["runs_csv"], index=False, float_format="%.6g")
-    means[means.experiment == "tradeoff"].drop(columns=["experiment"]).to_csv(paths["tradeoff_csv"], index=False, float_format="%.6g")
+    means[means.experiment == "tradeoff"].drop(columns=["experiment"]).to_csv(
+        paths["tradeoff_csv"], index=False, float_format="%.6g"
+    )
     optimum.to_csv(paths["optimum_csv"], index=False, float_format="%.6g")
     scaling.to_csv(paths["scaling_csv"], index=False, float_format="%.6g")
     shift_table.to_csv(paths["shift_csv"], index=False, float_format="%.6g")
@@ -345,7 +464,10 @@ def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random
     _plot_shift(means, shift_table, slopes, cfg, paths["shift_png"])
     seconds = time.perf_counter() - start
     summary = {
-        "quick": bool(quick), "random_state": int(random_state), "label_noise": p, "seconds": round(seconds, 1),
+        "quick": bool(quick),
+        "random_state": int(random_state),
+        "label_noise": p,
+        "seconds": round(seconds, 1),
         "seconds_by_part": {"tradeoff": round(t_tradeoff, 1), "shift": round(t_shift, 1)},
         "oracle": "exact: sweep backend (default for threshold/stump); every private-erm call certified",
         "tradeoff_optimum": optimum.to_dict(orient="records"),
@@ -357,9 +479,18 @@ def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random
     }
     paths["summary_json"].write_text(json.dumps(summary, indent=2, default=float) + "\n")
     paths["readme"].write_text(_readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg))
-    return {"runs": runs, "means": means, "optimum": optimum, "scaling": scaling, "shift": shift_table, "slopes": slopes,
-            "nonsmooth": nonsmooth, "summary": summary, "paths": {k: str(v) for k, v in paths.items()},
-            "seconds": seconds}
+    return {
+        "runs": runs,
+        "means": means,
+        "optimum": optimum,
+        "scaling": scaling,
+        "shift": shift_table,
+        "slopes": slopes,
+        "nonsmooth": nonsmooth,
+        "summary": summary,
+        "paths": {k: str(v) for k, v in paths.items()},
+        "seconds": seconds,
+    }
 
 
 # ------------------------------------------------------------------------------------------- plots
@@ -376,24 +507,45 @@ def _plot_tradeoff(means, optimum, path: Path) -> None:
     plt = _plt()
     settings = list(optimum[["hypothesis", "n"]].drop_duplicates().itertuples(index=False))
     epsilons = sorted(optimum.epsilon.unique())
-    fig, axes = plt.subplots(len(settings), len(epsilons), figsize=(4.6 * len(epsilons), 3.7 * len(settings)),
-                             squeeze=False, sharey="row")
+    fig, axes = plt.subplots(
+        len(settings), len(epsilons), figsize=(4.6 * len(epsilons), 3.7 * len(settings)), squeeze=False, sharey="row"
+    )
     for i, (hyp, n) in enumerate(settings):
         sub = means[(means.hypothesis == hyp) & (means.n == n)]
         erm = sub[sub.method == "erm"]
         for j, eps in enumerate(epsilons):
             ax = axes[i][j]
             g = sub[(sub.method == "rrspm") & (sub.epsilon == eps)].sort_values("m")
-            ax.errorbar(g.m, g.mean_excess, yerr=g.sem_excess.fillna(0), marker="o", ms=3, capsize=2, color="C0",
-                        label="RRSPM (mean ± s.e.)")
+            ax.errorbar(
+                g.m,
+                g.mean_excess,
+                yerr=g.sem_excess.fillna(0),
+                marker="o",
+                ms=3,
+                capsize=2,
+                color="C0",
+                label="RRSPM (mean ± s.e.)",
+            )
             o = optimum[(optimum.hypothesis == hyp) & (optimum.n == n) & (optimum.epsilon == eps)].iloc[0]
-            ax.plot([o.best_m_grid], [o.best_excess], marker="*", ms=14, color="C3", linestyle="none",
-                    label=f"empirical best m = {o.best_m_grid:g} (bootstrap 10-90%: {o.best_m_p10:g}-{o.best_m_p90:g})")
+            ax.plot(
+                [o.best_m_grid],
+                [o.best_excess],
+                marker="*",
+                ms=14,
+                color="C3",
+                linestyle="none",
+                label=f"empirical best m = {o.best_m_grid:g} (bootstrap 10-90%: {o.best_m_p10:g}-{o.best_m_p90:g})",
+            )
             ax.axvline(o.m_star_net, color="C2", linestyle="--", label=f"(εnd/σ)^(1/3) = {o.m_star_net:.0f}")
             ax.axvline(o.m_star_paper, color="C1", linestyle=":", lw=2, label=f"(εn√d/σ)^(2/5) = {o.m_star_paper:.0f}")
             if len(erm):
-                ax.axhline(float(erm.mean_excess.iloc[0]), color="grey", linestyle="-.", lw=1,
-                           label=f"non-private ERM = {float(erm.mean_excess.iloc[0]):.1e}")
+                ax.axhline(
+                    float(erm.mean_excess.iloc[0]),
+                    color="grey",
+                    linestyle="-.",
+                    lw=1,
+                    label=f"non-private ERM = {float(erm.mean_excess.iloc[0]):.1e}",
+                )
             ax.set_xscale("log")
             ax.set_yscale("log")
             ax.set_xlabel("public sample size m")
@@ -402,8 +554,11 @@ def _plot_tradeoff(means, optimum, path: Path) -> None:
             ax.set_title(f"{hyp}s (d_VC={int(o.d_vc)}), n={int(n):,}, ε={eps:g}", fontsize=10)
             ax.legend(fontsize=7, loc="lower left", framealpha=0.95)  # the empty region above the ERM line
             ax.grid(True, which="major", alpha=0.3)
-    fig.suptitle("RRSPM (Block et al., Alg 4): excess error vs m at fixed n — U-shape (Lemma 22 ↓, Lemma 23 ↑).  "
-                 "Predicted m* use constant 1 (unspecified in the paper).", fontsize=10)
+    fig.suptitle(
+        "RRSPM (Block et al., Alg 4): excess error vs m at fixed n — U-shape (Lemma 22 ↓, Lemma 23 ↑).  "
+        "Predicted m* use constant 1 (unspecified in the paper).",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -417,8 +572,14 @@ def _plot_shift(means, shift_table, slopes, cfg, path: Path) -> None:
 
     # (a) excess at fixed m vs 1/sigma
     s0 = slopes.measured_slope.iloc[0]
-    a.errorbar(inv, shift_table.excess_at_fixed_m, yerr=shift_table.sem_at_fixed_m.fillna(0), marker="o", capsize=2,
-               label=f"RRSPM, m={cfg['shift_fixed_m']}: slope {s0:.2f}")
+    a.errorbar(
+        inv,
+        shift_table.excess_at_fixed_m,
+        yerr=shift_table.sem_at_fixed_m.fillna(0),
+        marker="o",
+        capsize=2,
+        label=f"RRSPM, m={cfg['shift_fixed_m']}: slope {s0:.2f}",
+    )
     a.plot(inv, shift_table.erm_excess, marker="s", linestyle="--", color="grey", label="non-private ERM")
     ref = float(shift_table.excess_at_fixed_m.iloc[0])
     a.plot(inv, ref * inv / inv[0], color="k", linestyle=":", label="reference slope 1")
@@ -427,8 +588,13 @@ def _plot_shift(means, shift_table, slopes, cfg, path: Path) -> None:
     # (b) m needed vs 1/sigma
     for k, tgt in enumerate(cfg["shift_targets"]):
         col = shift_table[f"m_needed_{tgt:g}"]
-        b.plot(inv, col, marker="o", color=f"C{k}",
-               label=f"excess ≤ {tgt:g}: slope {slopes.measured_slope.iloc[k + 1]:.2f}")
+        b.plot(
+            inv,
+            col,
+            marker="o",
+            color=f"C{k}",
+            label=f"excess ≤ {tgt:g}: slope {slopes.measured_slope.iloc[k + 1]:.2f}",
+        )
     first = shift_table[f"m_needed_{cfg['shift_targets'][0]:g}"].iloc[0]
     if np.isfinite(first):
         b.plot(inv, first * inv / inv[0], color="k", linestyle=":", label="slope 1 (ε-net)")
@@ -440,8 +606,16 @@ def _plot_shift(means, shift_table, slopes, cfg, path: Path) -> None:
     sh = means[(means.experiment == "shift") & (means.method == "rrspm")]
     for k, (sigma, g) in enumerate(sorted(sh.groupby("sigma"), key=lambda t: -t[0])):
         g = g.sort_values("m")
-        c.errorbar(g.m, g.mean_excess, yerr=g.sem_excess.fillna(0), marker="o", ms=3, capsize=2, color=f"C{k}",
-                   label=f"σ={sigma:g}")
+        c.errorbar(
+            g.m,
+            g.mean_excess,
+            yerr=g.sem_excess.fillna(0),
+            marker="o",
+            ms=3,
+            capsize=2,
+            color=f"C{k}",
+            label=f"σ={sigma:g}",
+        )
     for tgt in cfg["shift_targets"]:
         c.axhline(tgt, color="k", linestyle=":", lw=1)
     c.set_title(f"(c) excess vs m per σ (n={cfg['shift_n']:,}, ε={cfg['shift_epsilon']:g})", fontsize=10)
@@ -452,11 +626,23 @@ def _plot_shift(means, shift_table, slopes, cfg, path: Path) -> None:
     for (lo, hi), g in ns[ns.method == "rrspm"].groupby(["nu_lo", "nu_hi"]):
         g = g.sort_values("m")
         label = f"RRSPM, ν_x=U[{lo:g},{hi:g}]" + (" (not smooth)" if lo >= 1 else " (= μ, σ=1)")
-        dax.errorbar(g.m, g.mean_test_error, yerr=g.sem_test_error.fillna(0), marker="o", capsize=2, label=label,
-                     color="C3" if lo >= 1 else "C0")
+        dax.errorbar(
+            g.m,
+            g.mean_test_error,
+            yerr=g.sem_test_error.fillna(0),
+            marker="o",
+            capsize=2,
+            label=label,
+            color="C3" if lo >= 1 else "C0",
+        )
     for (lo, hi), g in ns[ns.method == "erm"].groupby(["nu_lo", "nu_hi"]):
-        dax.axhline(float(g.mean_test_error.iloc[0]), linestyle="--", color="C3" if lo >= 1 else "C0", lw=1,
-                    label=f"non-private ERM, ν_x=U[{lo:g},{hi:g}]")
+        dax.axhline(
+            float(g.mean_test_error.iloc[0]),
+            linestyle="--",
+            color="C3" if lo >= 1 else "C0",
+            lw=1,
+            label=f"non-private ERM, ν_x=U[{lo:g},{hi:g}]",
+        )
     dax.axhline(cfg["label_noise"], color="k", linestyle=":", lw=1, label=f"Bayes error {cfg['label_noise']:g}")
     dax.set_title("(d) non-smooth control: μ=U[0,1], ν_x=U[1,2] (test error)", fontsize=10)
     dax.set_xlabel("public sample size m")
@@ -474,8 +660,10 @@ def _plot_shift(means, shift_table, slopes, cfg, path: Path) -> None:
         ax.set_ylabel("excess test error")
     for ax in (a, b, c, dax):
         ax.legend(fontsize=7)
-    fig.suptitle("RRSPM thresholds under σ-smooth shift: μ=U[0,1], ν_x=U[0,σ], target 0.3σ, "
-                 f"label noise {cfg['label_noise']:g}", fontsize=10)
+    fig.suptitle(
+        f"RRSPM thresholds under σ-smooth shift: μ=U[0,1], ν_x=U[0,σ], target 0.3σ, label noise {cfg['label_noise']:g}",
+        fontsize=10,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -485,17 +673,22 @@ def _readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg) -> s
     def table(frame, cols, fmt="{:.4g}") -> str:
         lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for _, r in frame.iterrows():
-            lines.append("| " + " | ".join(fmt.format(r[c]) if isinstance(r[c], (float, np.floating)) else str(r[c])
-                                           for c in cols) + " |")
+            lines.append(
+                "| "
+                + " | ".join(fmt.format(r[c]) if isinstance(r[c], (float, np.floating)) else str(r[c]) for c in cols)
+                + " |"
+            )
         return "\n".join(lines)
 
-    cmd = "python3 -m oraclepriv experiment rrspm-tradeoff --out docs/figures/rrspm" + (" --quick" if summary["quick"] else "")
+    cmd = "python3 -m oraclepriv experiment rrspm-tradeoff --out docs/figures/rrspm" + (
+        " --quick" if summary["quick"] else ""
+    )
     return f"""# RRSPM experiments (Block, Bun, Desai, Shetty, Wu, Algorithm 4)
 
 Generated by `oraclepriv.experiments.rrspm_tradeoff.run_rrspm_experiments` (CLI: `{cmd}`), seed
-{summary['random_state']}, {summary['seconds']:.0f} s. Do not edit by hand. All oracle calls are exact (sweep backend).
-Labels carry {cfg['label_noise']:g} random label noise; errors are exact population values (interval arithmetic);
-"excess" = test error minus the best in class (the target, error {cfg['label_noise']:g}).
+{summary["random_state"]}, {summary["seconds"]:.0f} s. Do not edit by hand. All oracle calls are exact (sweep backend).
+Labels carry {cfg["label_noise"]:g} random label noise; errors are exact population values (interval arithmetic);
+"excess" = test error minus the best in class (the target, error {cfg["label_noise"]:g}).
 
 ## 1. m–n trade-off (`tradeoff.png`, `tradeoff.csv`, `tradeoff_optimum.csv`)
 
@@ -505,7 +698,7 @@ in docs/theory/block-et-al.md ("Choosing m for RRSPM", [D]), not printed in the 
 m_star_net = (eps n d/sigma)^(1/3), m_star_paper = (eps n sqrt(d)/sigma)^(2/5) (d = VC dimension:
 1 for thresholds, 4 for stumps on 3 features).
 
-{table(optimum, ['hypothesis', 'n', 'epsilon', 'best_m_grid', 'best_m_p10', 'best_m_p90', 'best_m_refined', 'm_star_net', 'm_star_paper', 'best_excess', 'left_end_excess', 'right_end_excess', 'erm_excess', 'u_shaped'])}
+{table(optimum, ["hypothesis", "n", "epsilon", "best_m_grid", "best_m_p10", "best_m_p90", "best_m_refined", "m_star_net", "m_star_paper", "best_excess", "left_end_excess", "right_end_excess", "erm_excess", "u_shaped"])}
 
 Scaling of the measured optimum with eps*n (least-squares log-log slope over the rows above; the
 derived predictions give 1/3 and 2/5; the threshold heuristic of the module docstring gives 1/2):
@@ -514,17 +707,17 @@ derived predictions give 1/3 and 2/5; the threshold heuristic of the module docs
 
 ## 2. sigma-smooth shift (`shift.png` panels a-c, `shift.csv`, `shift_slopes.csv`)
 
-mu = U[0,1], nu_x = U[0, sigma], n = {cfg['shift_n']:,}, eps = {cfg['shift_epsilon']:g}.
+mu = U[0,1], nu_x = U[0, sigma], n = {cfg["shift_n"]:,}, eps = {cfg["shift_epsilon"]:g}.
 
-{table(shift_table, [c for c in shift_table.columns if c not in ('sem_at_fixed_m',)])}
+{table(shift_table, [c for c in shift_table.columns if c not in ("sem_at_fixed_m",)])}
 
 {table(slopes, list(slopes.columns))}
 
 ## 3. Non-smooth negative control (`shift.png` panel d, `nonsmooth.csv`)
 
-mu = U[0,1], nu_x = U[1,2] (no public mass on the private support), next to nu_x = mu; n = {cfg['nonsmooth_n']:,},
-eps = {cfg['nonsmooth_epsilon']:g}. Accuracy fails; privacy does not depend on nu (Theorem 8 holds for every Z) and is
+mu = U[0,1], nu_x = U[1,2] (no public mass on the private support), next to nu_x = mu; n = {cfg["nonsmooth_n"]:,},
+eps = {cfg["nonsmooth_epsilon"]:g}. Accuracy fails; privacy does not depend on nu (Theorem 8 holds for every Z) and is
 audited separately (`oraclepriv audit`).
 
-{table(nonsmooth, ['method', 'nu_lo', 'nu_hi', 'm', 'mean_test_error', 'sem_test_error', 'mean_excess', 'runs'])}
+{table(nonsmooth, ["method", "nu_lo", "nu_hi", "m", "mean_test_error", "sem_test_error", "mean_excess", "runs"])}
 """

@@ -12,8 +12,15 @@ import numpy as np
 
 from oraclepriv.hypotheses import Halfspace, Stump, Threshold
 
-__all__ = ["ThresholdScenario", "StumpScenario", "HalfspaceScenario", "TARGET_FRACTION", "RRSPM_M_GRID",
-           "scenario", "excess"]
+__all__ = [
+    "ThresholdScenario",
+    "StumpScenario",
+    "HalfspaceScenario",
+    "TARGET_FRACTION",
+    "RRSPM_M_GRID",
+    "scenario",
+    "excess",
+]
 
 TARGET_FRACTION = 0.3  # target threshold at lo + 0.3 (hi - lo) of the private support
 
@@ -93,7 +100,11 @@ def _clip(polygon: list[tuple[float, float]], w: tuple[float, float], b: float) 
 
 
 def _area(polygon: list[tuple[float, float]]) -> float:
-    return 0.5 * abs(sum(p[0] * q[1] - q[0] * p[1] for p, q in zip(polygon, polygon[1:] + polygon[:1]))) if len(polygon) > 2 else 0.0
+    return (
+        0.5 * abs(sum(p[0] * q[1] - q[0] * p[1] for p, q in zip(polygon, polygon[1:] + polygon[:1])))
+        if len(polygon) > 2
+        else 0.0
+    )
 
 
 _SQUARE = [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]

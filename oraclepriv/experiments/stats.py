@@ -25,6 +25,9 @@ def select_even_report_odd(runs, cells: list[str], group: list[str]):
     (selection bias); the held-out odd repetitions remove it."""
     select = runs[runs.rep % 2 == 0].groupby(cells, as_index=False).agg(select_excess=("excess", "mean"))
     chosen = select.loc[select.groupby(group).select_excess.idxmin()]
-    held_out = runs[runs.rep % 2 == 1].groupby(cells, as_index=False).agg(
-        mean_excess=("excess", "mean"), sem_excess=("excess", "sem"), runs=("excess", "size"))
+    held_out = (
+        runs[runs.rep % 2 == 1]
+        .groupby(cells, as_index=False)
+        .agg(mean_excess=("excess", "mean"), sem_excess=("excess", "sem"), runs=("excess", "size"))
+    )
     return chosen.merge(held_out, on=cells)

@@ -82,7 +82,9 @@ def make_rng(random_state: Any) -> np.random.Generator:
         if isinstance(random_state, (int, np.integer)) and random_state < 0:
             raise ValueError(f"random_state must be a non-negative integer, a Generator or None; got {random_state!r}")
         return np.random.default_rng(random_state)
-    raise ValueError(f"random_state must be None, a non-negative int, a SeedSequence or a Generator; got {random_state!r}")
+    raise ValueError(
+        f"random_state must be None, a non-negative int, a SeedSequence or a Generator; got {random_state!r}"
+    )
 
 
 def check_epsilon(value: Any, name: str = "epsilon") -> float:
@@ -155,8 +157,9 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
     def _validate_features(self, X: Any, name: str, *, reset: bool) -> np.ndarray:
         """2-D finite float64 features (scikit-learn's ``check_array``, messages naming ``name``);
         records (``reset``) or checks ``n_features_in_`` and ``feature_names_in_``."""
-        arr = check_array(X, dtype=np.float64, accept_sparse=False, ensure_all_finite=True, input_name=name,
-                          estimator=self)
+        arr = check_array(
+            X, dtype=np.float64, accept_sparse=False, ensure_all_finite=True, input_name=name, estimator=self
+        )
         validate_data(self, X, reset=reset, skip_check_array=True)
         return arr
 
@@ -234,7 +237,9 @@ class PublicDataEstimator(PrivateEstimator, ABC):
     #: does ``fit`` take ``public_labels`` (the proof holds for any fixed labels of the public points)?
     accepts_public_labels: ClassVar[bool] = False
 
-    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _validate_common(
+        self, X_private: Any, y_private: Any, X_public: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self._check_constructor_params()
         X = self._validate_features(X_private, "X_private", reset=True)
         y = self._encode_labels(y_private, X.shape[0], "y_private")
@@ -243,7 +248,9 @@ class PublicDataEstimator(PrivateEstimator, ABC):
         return X, y, Z
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> PublicDataEstimator:
+    def fit(
+        self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None
+    ) -> PublicDataEstimator:
         """Fit on private labelled data and public unlabelled points ``X_public``; returns self.
 
         ``X_public`` is a :class:`~oraclepriv.public_data.PublicData` (never sliced by scikit-learn's
@@ -264,20 +271,26 @@ class PublicDataEstimator(PrivateEstimator, ABC):
         self.hypothesis_ = hypothesis
         self.n_private_ = X.shape[0]
         self.n_public_ = Z.shape[0]
-        self._publish(hypothesis, self._release_record(), ledger, {
-            "uncertified_private_calls": list(self._uncertified_steps),
-            "proof_applies": not self._uncertified_steps,
-            "fallbacks": sum(str(r["step"]).endswith("/fallback") for r in ledger.records),
-            **self._diagnostic_values,
-        })
+        self._publish(
+            hypothesis,
+            self._release_record(),
+            ledger,
+            {
+                "uncertified_private_calls": list(self._uncertified_steps),
+                "proof_applies": not self._uncertified_steps,
+                "fallbacks": sum(str(r["step"]).endswith("/fallback") for r in ledger.records),
+                **self._diagnostic_values,
+            },
+        )
         return self
 
     def _before_fit(self) -> None:
         """Checks that need validated data but run before any work (the oracle mixin's backend scope)."""
 
     @abstractmethod
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
-             public_labels: Any = None) -> Any:
+    def _fit(
+        self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
+    ) -> Any:
         """The algorithm: return the released hypothesis; fill ``self._privacy`` and ``self._diagnostic_values``.
         ``public_labels`` is None unless the learner ``accepts_public_labels``."""
 
@@ -319,7 +332,9 @@ class OracleMixin:
         if self.time_limit is not None:
             check_positive(self.time_limit, "time_limit")
 
-    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _validate_common(
+        self, X_private: Any, y_private: Any, X_public: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         X, y, Z = super()._validate_common(X_private, y_private, X_public)  # type: ignore[misc]
         if self.hypothesis_class == "threshold" and X.shape[1] != 1:
             raise ValueError(f"hypothesis_class='threshold' needs one feature; X_private has {X.shape[1]}")
@@ -392,12 +407,16 @@ class OracleMixin:
     def _guarantee(self, numeric_delta: float) -> str:
         """One sentence: the (eps, delta) the release has, and under what condition."""
         if self.needs_exact_oracle and self.on_uncertified == "flag":
-            return ("none: on_uncertified='flag' keeps uncertified answers; the proof holds only for fits whose "
-                    "private-data calls were all certified, and whether they were is a non-private diagnostic")
+            return (
+                "none: on_uncertified='flag' keeps uncertified answers; the proof holds only for fits whose "
+                "private-data calls were all certified, and whether they were is a non-private diagnostic"
+            )
         claim = dp_claim(self.epsilon_, self.delta_, numeric_delta)
         if self.on_uncertified == "raise":
-            return (f"{claim} if on every dataset a private-data call fails with probability <= gamma, plus (1 + e^eps) "
-                    "gamma in delta (an assumption about the solver: an uncertified call aborts the fit)")
+            return (
+                f"{claim} if on every dataset a private-data call fails with probability <= gamma, plus (1 + e^eps) "
+                "gamma in delta (an assumption about the solver: an uncertified call aborts the fit)"
+            )
         if not self.needs_exact_oracle:
             return f"{claim} for any oracle answers (the proof does not use exactness)"
         return f"{claim} for any solver behaviour (every answer used is certified exact; running time not covered)"
@@ -449,11 +468,13 @@ class PrivateLearner(OracleMixin, PublicDataEstimator):
 
 
 def dp_claim(epsilon: float, delta: float, numeric_delta: float = 0.0) -> str:
-    """"pure 1-DP" / "(1, 1e-06)-DP", with the numerical delta's share spelled out when there is one."""
+    """ "pure 1-DP" / "(1, 1e-06)-DP", with the numerical delta's share spelled out when there is one."""
     if delta == 0 and numeric_delta == 0:
         return f"pure {epsilon:g}-DP"
     total = delta + numeric_delta
     if numeric_delta == 0:
         return f"({epsilon:g}, {total:.3g})-DP"
-    return (f"({epsilon:g}, {total:.3g})-DP (delta {delta:.3g} by design + numerical delta {numeric_delta:.3g} from "
-            "near-ties within the certification tolerance)")
+    return (
+        f"({epsilon:g}, {total:.3g})-DP (delta {delta:.3g} by design + numerical delta {numeric_delta:.3g} from "
+        "near-ties within the certification tolerance)"
+    )

@@ -49,8 +49,9 @@ def _buffer(name: str, shape: tuple[int, ...], dtype: Any, order: Literal["C", "
 
 
 @contextlib.contextmanager
-def union(X: np.ndarray, Z: np.ndarray, y: np.ndarray, public_labels: np.ndarray,
-          public_weights: np.ndarray | float = 0.0) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def union(
+    X: np.ndarray, Z: np.ndarray, y: np.ndarray, public_labels: np.ndarray, public_weights: np.ndarray | float = 0.0
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(rows of X then Z, labels y then public_labels, weights 1 then public_weights), valid inside the block.
 
     The caller may overwrite the public part of the weights inside the block (Perturbation's J calls

@@ -150,7 +150,9 @@ def gaussian_mechanism_sigma(l2_sensitivity: float, epsilon: float, delta: float
     return float(np.exp(brentq(excess, lo, hi, xtol=1e-12))) * (1 + 1e-9)
 
 
-def calibrate_gamma(noise: str, rho: float, m: int, epsilon: float, delta: float, *, laplace_factor: str = "standard") -> float:
+def calibrate_gamma(
+    noise: str, rho: float, m: int, epsilon: float, delta: float, *, laplace_factor: str = "standard"
+) -> float:
     """gamma for Perturb's release of u = fbar(Z) + gamma * zeta, given the stability radius rho.
 
     Gaussian (zeta ~ N(0,1)): analytic Gaussian mechanism with l2-sensitivity sqrt(m) * rho.

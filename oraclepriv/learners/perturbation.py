@@ -112,8 +112,10 @@ class Perturbation(PrivateLearner):
     """
 
     algorithm = "Perturbation"
-    reference = ("Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 2 (Perturbation) + Algorithm 1 (Perturb); "
-                 "Theorems 2 and 6")
+    reference = (
+        "Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 2 (Perturbation) + Algorithm 1 (Perturb); "
+        "Theorems 2 and 6"
+    )
 
     def __init__(
         self,
@@ -136,7 +138,8 @@ class Perturbation(PrivateLearner):
             epsilon=epsilon,
             delta=delta,
             hypothesis_class=hypothesis_class,
-            backend=backend, backend_options=backend_options,
+            backend=backend,
+            backend_options=backend_options,
             time_limit=time_limit,
             on_uncertified=on_uncertified,
             random_state=random_state,
@@ -148,8 +151,21 @@ class Perturbation(PrivateLearner):
         self.m = m
 
     @classmethod
-    def from_theory(cls, alpha: float, beta: float, sigma: float, d: int, *, epsilon: float = 1.0, delta: float = 1e-6,
-                    lam: float = 0.5, c_eta: float = 1.0, c_m: float = 1.0, c_J: float = 1.0, **params: Any) -> Perturbation:
+    def from_theory(
+        cls,
+        alpha: float,
+        beta: float,
+        sigma: float,
+        d: int,
+        *,
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        lam: float = 0.5,
+        c_eta: float = 1.0,
+        c_m: float = 1.0,
+        c_J: float = 1.0,
+        **params: Any,
+    ) -> Perturbation:
         """A Perturbation with eta, J, m from :func:`perturbation_parameters` (kept in ``theory``)."""
         theory = perturbation_parameters(alpha, beta, sigma, d, lam=lam, c_eta=c_eta, c_m=c_m, c_J=c_J)
         learner = cls(epsilon=epsilon, delta=delta, eta=theory["eta"], J=theory["J"], m=theory["m"], **params)
@@ -162,7 +178,9 @@ class Perturbation(PrivateLearner):
         if isinstance(self.J, bool) or int(self.J) != self.J or self.J < 1:
             raise ValueError(f"J must be a positive integer; got {self.J!r}")
         if self.delta_ == 0:
-            raise ValueError("Algorithm 2 is (eps, delta)-DP only (docs/theory/block-et-al.md, pitfall P12): delta must be > 0; got 0.0")
+            raise ValueError(
+                "Algorithm 2 is (eps, delta)-DP only (docs/theory/block-et-al.md, pitfall P12): delta must be > 0; got 0.0"
+            )
         rho_delta = check_delta(self.rho_delta, "rho_delta")
         if self.rho is None:
             if rho_delta != 0:
@@ -171,7 +189,9 @@ class Perturbation(PrivateLearner):
         else:
             rho = check_positive(self.rho, "rho")
         if rho_delta >= self.delta_:
-            raise ValueError(f"rho_delta={self.rho_delta!r} must be < delta={self.delta!r} (delta = mechanism + stability)")
+            raise ValueError(
+                f"rho_delta={self.rho_delta!r} must be < delta={self.delta!r} (delta = mechanism + stability)"
+            )
         return eta, int(self.J), rho, rho_delta
 
     def perturbed_erm_average(self, oracle, X: np.ndarray, y: np.ndarray, Z: np.ndarray, xis: np.ndarray) -> np.ndarray:
@@ -194,12 +214,15 @@ class Perturbation(PrivateLearner):
     def _gamma(self, rho: float, m: int, mech_delta: float) -> float:
         return calibrate_gamma("gaussian", rho, m, self.epsilon_, mech_delta)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
-             public_labels: Any = None) -> Any:
+    def _fit(
+        self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
+    ) -> Any:
         eta, J, rho, rho_delta = self._check_params(X.shape[0])
         if self.m is not None:
             if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1 or self.m > Z.shape[0]:
-                raise ValueError(f"m must be None or an integer in [1, {Z.shape[0]}] (the number of public points); got {self.m!r}")
+                raise ValueError(
+                    f"m must be None or an integer in [1, {Z.shape[0]}] (the number of public points); got {self.m!r}"
+                )
             Z = Z[: int(self.m)]
         m = Z.shape[0]
         mech_delta = self.delta_ - rho_delta
@@ -208,7 +231,9 @@ class Perturbation(PrivateLearner):
         xis = rng.standard_normal((J, m))
         fbar = self.perturbed_erm_average(oracle, X, y, Z, xis)
         # Perturb on the {0,1} scale: t01 = (u + 1)/2 with u = fbar + gamma zeta.
-        out = perturb(oracle, Z, (fbar + 1.0) / 2.0, gamma / 2.0, "gaussian", rng, caller=self.algorithm, step="perturb")
+        out = perturb(
+            oracle, Z, (fbar + 1.0) / 2.0, gamma / 2.0, "gaussian", rng, caller=self.algorithm, step="perturb"
+        )
         self.gamma_ = gamma
         self.public_targets_ = 2.0 * out.targets - 1.0
         self._privacy.update(
@@ -233,6 +258,7 @@ class Perturbation(PrivateLearner):
             ),
             oracle_calls_by_design=J + 1,
             # each of the J private calls is a noisy argmin with N(0, s^2) public weights, s = 2 eta_sum / sqrt(m)
-            near_tie_probability=J * gaussian_near_tie_probability(m, 2.0 * X.shape[0] * eta / math.sqrt(m), float(X.shape[0])),
+            near_tie_probability=J
+            * gaussian_near_tie_probability(m, 2.0 * X.shape[0] * eta / math.sqrt(m), float(X.shape[0])),
         )
         return out.hypothesis

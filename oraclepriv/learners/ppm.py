@@ -88,7 +88,9 @@ class LearnHalfResult:
     selected_mistakes: int  # non-private: mistakes of the released member on all n examples
 
 
-def _select_public(X: np.ndarray, public_mask: np.ndarray, max_public: int | None, rng: np.random.Generator) -> np.ndarray:
+def _select_public(
+    X: np.ndarray, public_mask: np.ndarray, max_public: int | None, rng: np.random.Generator
+) -> np.ndarray:
     """Indices of the public examples passed to Alg 1; optionally capped at ``max_public`` distinct
     points, chosen uniformly at random (public-only and data-independent randomness: docs/theory/ppm.md#g10, #p6)."""
     idx = np.flatnonzero(public_mask)
@@ -139,7 +141,11 @@ def a_learn_half(
     hypothesis = G.hypothesis(descriptor, inverted=inverted)
     t3 = time.perf_counter()
     return LearnHalfResult(
-        hypothesis=hypothesis, descriptor=descriptor, family=family, G=G, public_used=public_used,
+        hypothesis=hypothesis,
+        descriptor=descriptor,
+        family=family,
+        G=G,
+        public_used=public_used,
         seconds={"construct": t1 - t0, "score": t2 - t1, "select": t3 - t2, "total": t3 - t0},
         selected_mistakes=int(m_star),
     )
@@ -268,8 +274,16 @@ class PPMHalfspaces(PrivateEstimator):
         rng = make_rng(self.random_state)
         with Ledger() as ledger:  # the algorithm makes no oracle call; the ledger proves it
             result = a_learn_half(
-                X, y_internal, mask, self.epsilon_, rng, support=self.support, tol=self.tol,
-                rank_tol=self.rank_tol, max_public=self.max_public, max_hypotheses=self.max_hypotheses,
+                X,
+                y_internal,
+                mask,
+                self.epsilon_,
+                rng,
+                support=self.support,
+                tol=self.tol,
+                rank_tol=self.rank_tol,
+                max_public=self.max_public,
+                max_hypotheses=self.max_hypotheses,
                 inverted=(self.private_label == 0),
             )
         fam, G = result.family, result.G
@@ -294,37 +308,47 @@ class PPMHalfspaces(PrivateEstimator):
             "membership_tol": float(fam.tau),
             "oracle_calls": len(ledger),
             "oracle_note": "A_LearnHalf makes no ERM-oracle call: Helly's theorem is used only in the "
-                           "proof of Lemma 4.5",
+            "proof of Lemma 4.5",
         }
         private = not math.isinf(self.epsilon_)
         privacy = {
             "epsilon": float(self.epsilon_),
             "delta": 0.0,
             "numerical_delta": 0.0,
-            "guarantee": (f"pure {self.epsilon_:g}-DP w.r.t. the private portion (no oracle call)" if private else
-                          "none: epsilon=inf is the non-private debug mode (uniform over the minimisers)"),
+            "guarantee": (
+                f"pure {self.epsilon_:g}-DP w.r.t. the private portion (no oracle call)"
+                if private
+                else "none: epsilon=inf is the non-private debug mode (uniform over the minimisers)"
+            ),
             "private": private,
             "mechanism": "exponential mechanism (McSherry-Talwar), score -mistakes over all n examples, "
-                         "sensitivity 1 (one private record replaced, label included)",
+            "sensitivity 1 (one private record replaced, label included)",
             "calibration": "Pr[g] ∝ exp(-eps * mistakes(g) / 2)",
             "calibration_source": "the paper: Lemma 4.1",
             "neighbouring": NEIGHBOURING,
             "reference": REFERENCE,
             "lemma": "Lemma 4.1: ε-DP w.r.t. the private portion for every realisation of the privacy bits "
-                     "and of the public portion",
+            "and of the public portion",
             "not_protected": "the number and positions of private examples (under label-determined privacy, "
-                             "the number of private-label examples); public examples",
+            "the number of private-label examples); public examples",
             "convention": f"private_label={self.private_label}, label_determined={bool(self.label_determined)}",
             "class_size": int(G.size),
             "oracle_calls_by_design": 0,
             "covers": COVERAGE,
         }
         if not private:
-            warn_privacy_leak("PPMHalfspaces(epsilon=inf) is the non-private debug mode: the release has no privacy guarantee")
-        self._publish(result.hypothesis, privacy, ledger, {
-            "seconds": {k: float(v) for k, v in result.seconds.items()},
-            "selected_mistakes": result.selected_mistakes,
-        })
+            warn_privacy_leak(
+                "PPMHalfspaces(epsilon=inf) is the non-private debug mode: the release has no privacy guarantee"
+            )
+        self._publish(
+            result.hypothesis,
+            privacy,
+            ledger,
+            {
+                "seconds": {k: float(v) for k, v in result.seconds.items()},
+                "selected_mistakes": result.selected_mistakes,
+            },
+        )
         return self
 
 

@@ -117,7 +117,9 @@ class PublicCoverEM(PublicDataEstimator):
     #: pure epsilon-DP: the exponential mechanism has no delta
     delta = 0.0
 
-    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _validate_common(
+        self, X_private: Any, y_private: Any, X_public: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self.cover not in COVERS:
             raise ValueError(f"cover must be one of {list(COVERS)}; got {self.cover!r}")
         if self.hypothesis_class not in self.supported_classes:
@@ -127,8 +129,10 @@ class PublicCoverEM(PublicDataEstimator):
             )
         if self.cover == "private-features":
             if X_public is not None:
-                raise ValueError("cover='private-features' builds the cover from the private features (label-DP); "
-                                 "do not pass X_public")
+                raise ValueError(
+                    "cover='private-features' builds the cover from the private features (label-DP); "
+                    "do not pass X_public"
+                )
             X_public = PublicData(X_private)
         X, y, Z = super()._validate_common(X_private, y_private, X_public)
         if self.hypothesis_class == "threshold" and X.shape[1] != 1:
@@ -159,8 +163,9 @@ class PublicCoverEM(PublicDataEstimator):
         """Step 3's unnormalised log-weights, -eps err / (2 Delta)."""
         return -self.epsilon_ * errors / (2.0 * self._delta_count)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
-             public_labels: Any = None) -> Any:
+    def _fit(
+        self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
+    ) -> Any:
         self._delta_count = self._sensitivity()
         cover = self._candidates(X, y, self._public_points(Z, rng))
         errors = cover.errors(X, y)
@@ -176,14 +181,20 @@ class PublicCoverEM(PublicDataEstimator):
                 f"points, weights exp(-eps * mistakes / (2 * {self._delta_count:g}))"
             ),
             "calibration": f"weights exp(-eps * mistakes / (2 * {self._delta_count:g}))",
-            "calibration_source": ("McSherry-Talwar exponential mechanism, mistake-count sensitivity 1 under replacement"
-                                   if self.sensitivity == "tight" else "the 2/n convention of Wang, Lei, Fienberg, Alg. 1"),
+            "calibration_source": (
+                "McSherry-Talwar exponential mechanism, mistake-count sensitivity 1 under replacement"
+                if self.sensitivity == "tight"
+                else "the 2/n convention of Wang, Lei, Fienberg, Alg. 1"
+            ),
             "sensitivity": self.sensitivity,
             "mistake_count_sensitivity": self._delta_count,
             "cover_size": cover.size,
             "cover_complete": cover.complete,
             "cover_built_from": "public points only" if self.cover == "public" else "the private features (label-DP)",
-            "accuracy_slack_beta_0.05": 2.0 * self._delta_count / self.epsilon_ * (math.log(cover.size) + math.log(1 / beta)),
+            "accuracy_slack_beta_0.05": 2.0
+            * self._delta_count
+            / self.epsilon_
+            * (math.log(cover.size) + math.log(1 / beta)),
             "oracle_calls_by_design": 0,
             "on_uncertified": "n/a",
             "robustness": "no oracle call: the guarantee does not depend on any solver",
@@ -199,8 +210,10 @@ class PublicCoverEM(PublicDataEstimator):
     def _guarantee(self, numeric_delta: float) -> str:
         """Pure eps-DP for any cover built from public data (no oracle); label-DP for the private-features cover."""
         if self.cover == "private-features":
-            return (f"pure {self.epsilon_:g}-label-DP (changing one private label); NOT record-level DP: the cover "
-                    "comes from the private features")
+            return (
+                f"pure {self.epsilon_:g}-label-DP (changing one private label); NOT record-level DP: the cover "
+                "comes from the private features"
+            )
         return f"pure {self.epsilon_:g}-DP for any cover built from the public points (no oracle call)"
 
     def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> PublicCoverEM:
@@ -211,7 +224,9 @@ class PublicCoverEM(PublicDataEstimator):
         return self
 
     # ------------------------------------------------------------------ exact output law (audits)
-    def output_log_probabilities(self, X_private: Any, y_private: Any, X_public: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    def output_log_probabilities(
+        self, X_private: Any, y_private: Any, X_public: Any = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The exact law of the released hypothesis on this data: (params of every candidate, one
         row each, as in :attr:`PublicCover.params`; their log-probabilities). Needs the whole public
         set (``max_public`` None or not binding), since a random public subsample makes the law a mixture."""
@@ -224,4 +239,3 @@ class PublicCoverEM(PublicDataEstimator):
             )
         cover = self._candidates(X, y, Z)
         return cover.params, em_log_probabilities(self._log_weights(cover.errors(X, y)))
-

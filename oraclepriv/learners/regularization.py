@@ -107,8 +107,10 @@ class Regularization(PrivateLearner):
     """
 
     algorithm = "Regularization"
-    reference = ("Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 3 (Regularization) + Algorithm 1 (Perturb); "
-                 "Theorems 3 and 7")
+    reference = (
+        "Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 3 (Regularization) + Algorithm 1 (Perturb); "
+        "Theorems 3 and 7"
+    )
     supported_classes = (CLASS_NAME,)
 
     def __init__(
@@ -132,7 +134,8 @@ class Regularization(PrivateLearner):
             epsilon=epsilon,
             delta=delta,
             hypothesis_class=hypothesis_class,
-            backend=backend, backend_options=backend_options,
+            backend=backend,
+            backend_options=backend_options,
             time_limit=time_limit,
             on_uncertified=on_uncertified,
             random_state=random_state,
@@ -144,8 +147,19 @@ class Regularization(PrivateLearner):
         self.laplace_factor = laplace_factor
 
     @classmethod
-    def from_theory(cls, alpha: float, beta: float, sigma: float, d: int, *, epsilon: float = 1.0, lam: float = 0.5,
-                    c_eta: float = 1.0, c_m: float = 1.0, **params: Any) -> Regularization:
+    def from_theory(
+        cls,
+        alpha: float,
+        beta: float,
+        sigma: float,
+        d: int,
+        *,
+        epsilon: float = 1.0,
+        lam: float = 0.5,
+        c_eta: float = 1.0,
+        c_m: float = 1.0,
+        **params: Any,
+    ) -> Regularization:
         """A Regularization with eta and m from :func:`regularization_parameters` (kept in ``theory``)."""
         theory = regularization_parameters(alpha, beta, sigma, d, lam=lam, c_eta=c_eta, c_m=c_m)
         learner = cls(epsilon=epsilon, eta=theory["eta"], m=theory["m"], **params)
@@ -173,15 +187,18 @@ class Regularization(PrivateLearner):
 
     def regularized_erm(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> np.ndarray:
         """fbar(Z) (steps 2-3): the certified regularized ERM's values on Z. NOT private on its own."""
-        result = self._oracle().regularized_erm(X, 2.0 * y - 1.0, Z, X.shape[0] * float(self.eta), caller=self.algorithm, step="regularized-erm")
+        result = self._oracle().regularized_erm(
+            X, 2.0 * y - 1.0, Z, X.shape[0] * float(self.eta), caller=self.algorithm, step="regularized-erm"
+        )
         self._require_exact(result, "regularized-erm")
         return Z @ result.w
 
     def _gamma(self, rho: float, m: int) -> float:
         return calibrate_gamma(self.noise, rho, m, self.epsilon_, self.delta_, laplace_factor=self.laplace_factor)
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
-             public_labels: Any = None) -> Any:
+    def _fit(
+        self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
+    ) -> Any:
         check_positive(self.eta, "eta")
         check_positive(self.opt_tol, "opt_tol")
         if self.backend not in (None, "scipy"):
@@ -196,7 +213,9 @@ class Regularization(PrivateLearner):
             raise ValueError(f"laplace_factor must be 'standard' or 'paper'; got {self.laplace_factor!r}")
         if self.m is not None:
             if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1 or self.m > Z.shape[0]:
-                raise ValueError(f"m must be None or an integer in [1, {Z.shape[0]}] (the number of public points); got {self.m!r}")
+                raise ValueError(
+                    f"m must be None or an integer in [1, {Z.shape[0]}] (the number of public points); got {self.m!r}"
+                )
             Z = Z[: int(self.m)]
         check_l1_ball(X, "X_private")
         check_l1_ball(Z, "X_public")

@@ -130,8 +130,15 @@ def rrspm_parameters(
     }
 
 
-def noisy_private_erm(learner: PrivateLearner, oracle: Any, X: np.ndarray, y: np.ndarray, Z: np.ndarray,
-                      labels: np.ndarray, xi: np.ndarray) -> Any:
+def noisy_private_erm(
+    learner: PrivateLearner,
+    oracle: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    Z: np.ndarray,
+    labels: np.ndarray,
+    xi: np.ndarray,
+) -> Any:
     """The one private-data call of RRSPM (Algorithm 4) and RSPM (Algorithm 5): ERM over the private
     records (weight 1) and the points Z with labels ``labels`` and noisy weights ``xi``; its exactness
     is what the privacy proof needs (the learner's gate)."""
@@ -183,7 +190,8 @@ class RRSPM(PrivateLearner):
             epsilon=epsilon,
             delta=delta,
             hypothesis_class=hypothesis_class,
-            backend=backend, backend_options=backend_options,
+            backend=backend,
+            backend_options=backend_options,
             time_limit=time_limit,
             on_uncertified=on_uncertified,
             random_state=random_state,
@@ -216,15 +224,26 @@ class RRSPM(PrivateLearner):
         """The law of each public weight xi_i: ("laplace", scale 2m/eps) or ("gaussian", the safe std)."""
         if self.noise == "laplace":
             return "laplace", 2.0 * m / self.epsilon_
-        return "gaussian", gaussian_noise_std(self.epsilon_, self.delta_, m, log_projection_bound(self.hypothesis_class, m, n_features))
+        return "gaussian", gaussian_noise_std(
+            self.epsilon_, self.delta_, m, log_projection_bound(self.hypothesis_class, m, n_features)
+        )
 
     def _public_weights(self, rng: np.random.Generator, m: int, n_features: int) -> np.ndarray:
         """xi i.i.d. from :meth:`noise_law`."""
         family, scale = self.noise_law(m, n_features)
         return rng.laplace(0.0, scale, m) if family == "laplace" else rng.normal(0.0, scale, m)
 
-    def _release(self, oracle: ERMOracle, Z: np.ndarray, projection: np.ndarray, rng: np.random.Generator, *,
-                 fhat: Any, X: np.ndarray, y: np.ndarray) -> Any:
+    def _release(
+        self,
+        oracle: ERMOracle,
+        Z: np.ndarray,
+        projection: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        fhat: Any,
+        X: np.ndarray,
+        y: np.ndarray,
+    ) -> Any:
         """Algorithm 1 with gamma = 0: a fresh call on {(Z_i, fhat(Z_i))} only.
 
         ``fhat`` and the private data are passed so that a broken variant can misuse them (the audits
@@ -232,12 +251,15 @@ class RRSPM(PrivateLearner):
         fhat and never warm-starts from it. The verifier calls it with ``fhat=None``.
         """
         del fhat, X, y
-        out = perturb(oracle, Z, projection.astype(np.float64), 0.0, "laplace", rng, caller=self.algorithm, step="perturb")
+        out = perturb(
+            oracle, Z, projection.astype(np.float64), 0.0, "laplace", rng, caller=self.algorithm, step="perturb"
+        )
         return out.hypothesis
 
     # -- the algorithm ------------------------------------------------------------------------
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
-             public_labels: Any = None) -> Any:
+    def _fit(
+        self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
+    ) -> Any:
         if self.noise not in NOISES:
             raise ValueError(f"noise must be one of {list(NOISES)}; got {self.noise!r}")
         if self.noise == "laplace" and self.delta_ != 0:

@@ -53,8 +53,10 @@ class RSPM(PrivateLearner):
     """
 
     algorithm = "RSPM"
-    reference = ("Neel, Roth, Wu (FOCS 2019), RSPM; as Algorithm 5 of Block et al. (Appendix C.1); "
-                 "privacy: report-noisy-min over the labelings of the identification set")
+    reference = (
+        "Neel, Roth, Wu (FOCS 2019), RSPM; as Algorithm 5 of Block et al. (Appendix C.1); "
+        "privacy: report-noisy-min over the labelings of the identification set"
+    )
     supported_classes = ("threshold", "stump")
     accepts_public_labels: ClassVar[bool] = True
 
@@ -71,12 +73,22 @@ class RSPM(PrivateLearner):
         on_uncertified: str = "raise",
         random_state: Any = None,
     ) -> None:
-        super().__init__(epsilon=epsilon, delta=0.0, hypothesis_class=hypothesis_class, backend=backend, backend_options=backend_options, time_limit=time_limit,
-                         on_uncertified=on_uncertified, random_state=random_state)
+        super().__init__(
+            epsilon=epsilon,
+            delta=0.0,
+            hypothesis_class=hypothesis_class,
+            backend=backend,
+            backend_options=backend_options,
+            time_limit=time_limit,
+            on_uncertified=on_uncertified,
+            random_state=random_state,
+        )
         self.grid = grid
         self.identification_set = identification_set
 
-    def _validate_common(self, X_private: Any, y_private: Any, X_public: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _validate_common(
+        self, X_private: Any, y_private: Any, X_public: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if X_public is not None:
             raise ValueError("RSPM takes no public data (its points are the identification set); do not pass X_public")
         X = self._validate_features(X_private, "X_private", reset=True)
@@ -98,8 +110,17 @@ class RSPM(PrivateLearner):
         """Each weight on the identification set is Lap(2m/eps) (Algorithm 5, step 2)."""
         return "laplace", 2.0 * m / self.epsilon_
 
-    def _release(self, oracle: Any, U: np.ndarray, projection: np.ndarray, rng: np.random.Generator, *,
-                 fhat: Any, X: np.ndarray, y: np.ndarray) -> Any:
+    def _release(
+        self,
+        oracle: Any,
+        U: np.ndarray,
+        projection: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        fhat: Any,
+        X: np.ndarray,
+        y: np.ndarray,
+    ) -> Any:
         """The grid function with labels ``projection`` on U; no oracle call, nothing else read."""
         del oracle, rng, fhat, X, y
         labels = np.asarray(projection, dtype=np.int8)
@@ -113,11 +134,15 @@ class RSPM(PrivateLearner):
 
         return [(member.predict(U).tobytes(), member) for member in grid_members(self.grid_, self.hypothesis_class)]
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, U: np.ndarray, rng: np.random.Generator,
-             public_labels: Any = None) -> Any:
+    def _fit(
+        self, X: np.ndarray, y: np.ndarray, U: np.ndarray, rng: np.random.Generator, public_labels: Any = None
+    ) -> Any:
         m = U.shape[0]
-        ytilde = (np.asarray(rng.integers(0, 2, size=m), dtype=np.int8) if public_labels is None
-                              else as_labels(public_labels, m, "public_labels"))
+        ytilde = (
+            np.asarray(rng.integers(0, 2, size=m), dtype=np.int8)
+            if public_labels is None
+            else as_labels(public_labels, m, "public_labels")
+        )
         family, scale = self.noise_law(m, X.shape[1])
         xi = np.asarray(rng.laplace(0.0, scale, m))
         result = noisy_private_erm(self, self._oracle(), X, y, U, ytilde, xi)
@@ -129,7 +154,7 @@ class RSPM(PrivateLearner):
         self.public_labels_ = ytilde
         self._privacy.update(
             mechanism="RSPM: Laplace-weighted ERM over the private records and the identification set "
-                      "(report-noisy-min over its labelings); release = the canonical grid function",
+            "(report-noisy-min over its labelings); release = the canonical grid function",
             noise=family,
             noise_scale=scale,
             calibration="Lap(2m/eps) on the identification set's weights",

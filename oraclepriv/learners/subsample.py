@@ -87,8 +87,12 @@ class SubsampleAggregate(PrivateLearner):
     )
     supported_classes = ("threshold", "stump", "halfspace")
     needs_exact_oracle = False
-    diagnostic_names = PrivateLearner.diagnostic_names + ("uncertified_teachers", "final_call_certified",
-                                                          "teacher_votes", "center")
+    diagnostic_names = PrivateLearner.diagnostic_names + (
+        "uncertified_teachers",
+        "final_call_certified",
+        "teacher_votes",
+        "center",
+    )
 
     def __init__(
         self,
@@ -106,8 +110,14 @@ class SubsampleAggregate(PrivateLearner):
         random_state: Any = None,
     ) -> None:
         super().__init__(
-            epsilon=epsilon, delta=delta, hypothesis_class=hypothesis_class, backend=backend, backend_options=backend_options, time_limit=time_limit,
-            on_uncertified=on_uncertified, random_state=random_state,
+            epsilon=epsilon,
+            delta=delta,
+            hypothesis_class=hypothesis_class,
+            backend=backend,
+            backend_options=backend_options,
+            time_limit=time_limit,
+            on_uncertified=on_uncertified,
+            random_state=random_state,
         )
         self.n_teachers = n_teachers
         self.noise = noise
@@ -116,14 +126,20 @@ class SubsampleAggregate(PrivateLearner):
     def _check_params(self, n: int) -> int:
         k = self.n_teachers
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= n:
-            raise ValueError(f"n_teachers must be an integer with 2 <= n_teachers <= n_samples = {n} (private records); got {k!r}")
+            raise ValueError(
+                f"n_teachers must be an integer with 2 <= n_teachers <= n_samples = {n} (private records); got {k!r}"
+            )
         if self.noise not in NOISE_FAMILIES:
             raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
         if self.noise == "gaussian" and not self.delta_ > 0:
-            raise ValueError(f"noise='gaussian' needs delta > 0 (it is (eps, delta)-DP); got delta={self.delta!r}. "
-                             "Use noise='laplace' for pure eps-DP.")
+            raise ValueError(
+                f"noise='gaussian' needs delta > 0 (it is (eps, delta)-DP); got delta={self.delta!r}. "
+                "Use noise='laplace' for pure eps-DP."
+            )
         if self.teacher_failure not in TEACHER_FAILURE_MODES:
-            raise ValueError(f"teacher_failure must be one of {list(TEACHER_FAILURE_MODES)}; got {self.teacher_failure!r}")
+            raise ValueError(
+                f"teacher_failure must be one of {list(TEACHER_FAILURE_MODES)}; got {self.teacher_failure!r}"
+            )
         return int(k)
 
     def _blocks(self, n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -137,7 +153,9 @@ class SubsampleAggregate(PrivateLearner):
         gamma = calibrate_gamma(self.noise, 1.0 / int(self.n_teachers), m, self.epsilon_, self.delta_)
         return self.noise, 2.0 * gamma
 
-    def verification_costs(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, labelings: np.ndarray, oracle: Any) -> np.ndarray:
+    def verification_costs(
+        self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, labelings: np.ndarray, oracle: Any
+    ) -> np.ndarray:
         """sum_j L_j (1 - 2 fbar_j) for every labeling, with the fitted split and exact teachers (abstaining
         teachers vote 1/2 when their call is not certified, as in the fit)."""
         votes = np.empty((len(self.split_), Z.shape[0]))
@@ -146,15 +164,26 @@ class SubsampleAggregate(PrivateLearner):
             votes[t] = result.hypothesis.predict(Z) if result.certified else 0.5
         return labelings @ (1.0 - 2.0 * votes.mean(axis=0))
 
-    def _release(self, oracle: Any, Z: np.ndarray, projection: np.ndarray, rng: np.random.Generator, *,
-                 fhat: Any, X: np.ndarray, y: np.ndarray) -> Any:
+    def _release(
+        self,
+        oracle: Any,
+        Z: np.ndarray,
+        projection: np.ndarray,
+        rng: np.random.Generator,
+        *,
+        fhat: Any,
+        X: np.ndarray,
+        y: np.ndarray,
+    ) -> Any:
         """The hypothesis the final call releases when its winning labeling of Z is ``projection``."""
         del fhat, X, y
-        return perturb(oracle, Z, projection.astype(np.float64), 0.0, self.noise, rng, caller=self.algorithm,
-                       step="perturb").hypothesis
+        return perturb(
+            oracle, Z, projection.astype(np.float64), 0.0, self.noise, rng, caller=self.algorithm, step="perturb"
+        ).hypothesis
 
-    def _fit(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator,
-             public_labels: Any = None) -> Any:
+    def _fit(
+        self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
+    ) -> Any:
         k = self._check_params(X.shape[0])
         m = Z.shape[0]
         blocks = self._blocks(X.shape[0], k, rng)
@@ -206,8 +235,11 @@ class SubsampleAggregate(PrivateLearner):
                 f"{self.noise} noise gamma = {gamma:.6g} calibrated for stability radius rho = 1/k"
             ),
             "noise": self.noise,
-            "calibration": ("analytic Gaussian mechanism, l2-sensitivity sqrt(m)/k" if self.noise == "gaussian"
-                            else "Laplace, gamma = m / (k eps) (l1-sensitivity m/k)"),
+            "calibration": (
+                "analytic Gaussian mechanism, l2-sensitivity sqrt(m)/k"
+                if self.noise == "gaussian"
+                else "Laplace, gamma = m / (k eps) (l1-sensitivity m/k)"
+            ),
             "calibration_source": "derived here (module docstring): one record changes one teacher",
             "robustness": robustness,
             "n_teachers": k,

@@ -41,14 +41,18 @@ def realisable_labelings(points: np.ndarray, oracle: Oracle) -> np.ndarray:
     for labels in _all_labelings(points.shape[0]):
         result = oracle.solve(points, labels, np.ones(points.shape[0]), caller="verify", step="realisable")
         if not result.certified:
-            raise VerificationError(f"backend {result.backend!r} did not certify the labeling {labels.tolist()} "
-                                    "of the points (realisable or not); the verifier needs exact answers")
+            raise VerificationError(
+                f"backend {result.backend!r} did not certify the labeling {labels.tolist()} "
+                "of the points (realisable or not); the verifier needs exact answers"
+            )
         if result.objective <= result.tolerance:
             keep.append(labels)
     return np.array(keep, dtype=np.int8)
 
 
-def labeling_costs(X: np.ndarray, y: np.ndarray, points: np.ndarray, labelings: np.ndarray, oracle: Oracle) -> np.ndarray:
+def labeling_costs(
+    X: np.ndarray, y: np.ndarray, points: np.ndarray, labelings: np.ndarray, oracle: Oracle
+) -> np.ndarray:
     """c_D(L) for every row L of ``labelings`` (each realisable on ``points``), by the oracle."""
     n, m = X.shape[0], points.shape[0]
     rows = np.vstack([X, points])
@@ -57,17 +61,22 @@ def labeling_costs(X: np.ndarray, y: np.ndarray, points: np.ndarray, labelings: 
     for k, labels in enumerate(labelings):
         result = oracle.solve(rows, np.r_[y, labels], weights, caller="verify", step="labeling-cost")
         if not result.certified:
-            raise VerificationError(f"backend {result.backend!r} did not certify c_D(L) for L = {labels.tolist()}; "
-                                    "the verifier needs exact answers")
+            raise VerificationError(
+                f"backend {result.backend!r} did not certify c_D(L) for L = {labels.tolist()}; "
+                "the verifier needs exact answers"
+            )
         if result.objective > n + 0.5:
-            raise VerificationError(f"labeling {labels.tolist()} was found realisable on the points but backend "
-                                    f"{result.backend!r} certifies cost {result.objective} > n = {n} with it forced")
+            raise VerificationError(
+                f"labeling {labels.tolist()} was found realisable on the points but backend "
+                f"{result.backend!r} certifies cost {result.objective} > n = {n} with it forced"
+            )
         costs[k] = round(result.objective)
     return costs
 
 
-def brute_force_costs(X: np.ndarray, y: np.ndarray, points: np.ndarray, labelings: np.ndarray,
-                      hypothesis_class: str) -> np.ndarray | None:
+def brute_force_costs(
+    X: np.ndarray, y: np.ndarray, points: np.ndarray, labelings: np.ndarray, hypothesis_class: str
+) -> np.ndarray | None:
     """c_D(L) from a complete cover of X and the points (None if the cover is not complete: degenerate data)."""
     cover = public_cover(np.vstack([X, points]), hypothesis_class)
     if not cover.complete:

@@ -106,8 +106,11 @@ def _divided_difference_exp(t: np.ndarray) -> float:
         return _dd_recursion(nodes.tolist(), math.exp, float, math.factorial)
     with decimal.localcontext() as context:
         context.prec = 60
-        return float(_dd_recursion(nodes.tolist(), lambda v: v.exp(), decimal.Decimal,
-                                   lambda level: decimal.Decimal(math.factorial(level))))
+        return float(
+            _dd_recursion(
+                nodes.tolist(), lambda v: v.exp(), decimal.Decimal, lambda level: decimal.Decimal(math.factorial(level))
+            )
+        )
 
 
 def _dd_recursion(nodes: list[float], exp: Any, number: Any, factorial: Any) -> Any:
@@ -158,7 +161,9 @@ def _affine_dimension(points: np.ndarray) -> int:
     return int(np.linalg.matrix_rank(diffs, tol=1e-9 * max(1.0, float(np.abs(diffs).max()))))
 
 
-def _pulling_triangulation(face: list[int], dim: int, vertices: np.ndarray, tight: list[frozenset[int]]) -> list[list[int]]:
+def _pulling_triangulation(
+    face: list[int], dim: int, vertices: np.ndarray, tight: list[frozenset[int]]
+) -> list[list[int]]:
     """Simplices (vertex indices) tiling the face with vertex set ``face`` of affine dimension ``dim``:
     cone from its first vertex over every facet not containing it (Lee's pulling triangulation),
     facets found from the tight constraints."""
@@ -215,8 +220,10 @@ def laplace_argmin_law(costs: np.ndarray, labelings: np.ndarray, scale: float) -
     if not (scale > 0 and math.isfinite(scale)):
         raise ValueError(f"scale must be a finite number > 0; got {scale!r}")
     if m > MAX_EXACT_POINTS:
-        raise ValueError(f"exact Laplace integration handles at most {MAX_EXACT_POINTS} noisy points; got m={m} "
-                         "(use the sampled law)")
+        raise ValueError(
+            f"exact Laplace integration handles at most {MAX_EXACT_POINTS} noisy points; got m={m} "
+            "(use the sampled law)"
+        )
     costs = costs - costs.min()
     if K == 1:
         return ArgminLaw(labelings, np.ones(1), exact=True)
@@ -244,8 +251,15 @@ def argmin_counts(costs: np.ndarray, labelings: np.ndarray, noise: np.ndarray) -
     return np.bincount(np.argmin(totals, axis=1), minlength=labelings.shape[0])
 
 
-def sampled_argmin_law(costs: np.ndarray, labelings: np.ndarray, family: str, scale: float, draws: int,
-                       rng: np.random.Generator, chunk: int = 1_000_000) -> ArgminLaw:
+def sampled_argmin_law(
+    costs: np.ndarray,
+    labelings: np.ndarray,
+    family: str,
+    scale: float,
+    draws: int,
+    rng: np.random.Generator,
+    chunk: int = 1_000_000,
+) -> ArgminLaw:
     """The law of the argmin estimated from ``draws`` noise vectors (Laplace scale or Gaussian std ``scale``)."""
     costs, labelings = _check(costs, labelings)
     if family not in ("laplace", "gaussian"):

@@ -90,6 +90,11 @@ class ClassG:
             members = fam.support[o % W]
             support.append(tuple(tuple(float(v) for v in fam.points[i]) for i in members if i >= 0))
         return PolytopeComplement(
-            "polytope", self.d, normals=np.array(normals), lower=np.array(lower), aff=fam.aff,
-            inverted=inverted, support=tuple(support),
+            "polytope",
+            self.d,
+            normals=np.array(normals),
+            lower=np.array(lower),
+            aff=fam.aff,
+            inverted=inverted,
+            support=tuple(support),
         )

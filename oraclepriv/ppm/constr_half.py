@@ -260,8 +260,16 @@ def a_constr_half(
     if X_public.shape[0] == 0:
         empty = np.zeros((0, d))
         return CandidateFamily(
-            points=empty, aff=None, normals=empty, offsets=np.zeros(0), lo=np.zeros(0), hi=np.zeros(0),
-            tau=0.0, support=np.zeros((0, d), dtype=np.int64), support_mode=support, n_subsets=0,
+            points=empty,
+            aff=None,
+            normals=empty,
+            offsets=np.zeros(0),
+            lo=np.zeros(0),
+            hi=np.zeros(0),
+            tau=0.0,
+            support=np.zeros((0, d), dtype=np.int64),
+            support_mode=support,
+            n_subsets=0,
         )
     P = np.unique(X_public, axis=0)  # sorted distinct rows: order-independent (docs/theory/ppm.md#g6)
     scale = max(1.0, float(np.abs(P).max()))
@@ -318,8 +326,16 @@ def a_constr_half(
     lo = offsets - tau
     hi = offsets + tau
     return CandidateFamily(
-        points=P, aff=aff, normals=np.ascontiguousarray(normals), offsets=offsets, lo=lo, hi=hi, tau=tau,
-        support=kept_support, support_mode=support, n_subsets=int(n_subsets),
+        points=P,
+        aff=aff,
+        normals=np.ascontiguousarray(normals),
+        offsets=offsets,
+        lo=lo,
+        hi=hi,
+        tau=tau,
+        support=kept_support,
+        support_mode=support,
+        n_subsets=int(n_subsets),
         details={"scale": scale, "tol_abs": tol_abs, "max_support_residual": max_res, "subset_sizes": list(sizes)},
     )
 

@@ -99,7 +99,9 @@ class PolytopeComplement(Hypothesis):
 def polytope_complement_from_dict(data: dict[str, Any]) -> PolytopeComplement:
     """Inverse of :meth:`PolytopeComplement.to_dict`."""
     if data.get("hypothesis_class") != PolytopeComplement.hypothesis_class:
-        raise ValueError(f"not a {PolytopeComplement.hypothesis_class!r} dict: hypothesis_class={data.get('hypothesis_class')!r}")
+        raise ValueError(
+            f"not a {PolytopeComplement.hypothesis_class!r} dict: hypothesis_class={data.get('hypothesis_class')!r}"
+        )
     d = int(data["d"])
     aff = None
     if data.get("aff") is not None:

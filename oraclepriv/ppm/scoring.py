@@ -64,8 +64,16 @@ MAX_MEMBERSHIP_BYTES = 2 * 1024**3
 class ScoringData:
     """The scored sample S' (all n examples) against one candidate family."""
 
-    def __init__(self, family: CandidateFamily, X: np.ndarray, y: np.ndarray, *, block: int = DEFAULT_BLOCK,
-                 allow_sorted_d1: bool = True, workers: int | None = None):
+    def __init__(
+        self,
+        family: CandidateFamily,
+        X: np.ndarray,
+        y: np.ndarray,
+        *,
+        block: int = DEFAULT_BLOCK,
+        allow_sorted_d1: bool = True,
+        workers: int | None = None,
+    ):
         self.family = family
         self.X = np.ascontiguousarray(X, dtype=np.float64)
         self.y = np.asarray(y, dtype=np.int8)
@@ -374,7 +382,10 @@ class PairsSegment(Segment):
                 mask = self._tile_values(ti, tj, self._chunk(ti, J0, J1), J0, out)
                 for t in range(4):
                     for row, col in zip(*np.nonzero(mask if mask is not None else np.ones(out.shape[1:], bool))):
-                        yield self._pair_descriptor(t, self.tiles[ti][0] + int(row), J0 + int(col)), int(out[t, row, col])
+                        yield (
+                            self._pair_descriptor(t, self.tiles[ti][0] + int(row), J0 + int(col)),
+                            int(out[t, row, col]),
+                        )
 
 
 class _blas_threads:
@@ -529,8 +540,15 @@ class ScoredClass:
             yield from seg.members()
 
 
-def score_class(G: ClassG, X: np.ndarray, y: np.ndarray, *, block: int = DEFAULT_BLOCK,
-                allow_sorted_d1: bool = True, workers: int | None = None) -> ScoredClass:
+def score_class(
+    G: ClassG,
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    block: int = DEFAULT_BLOCK,
+    allow_sorted_d1: bool = True,
+    workers: int | None = None,
+) -> ScoredClass:
     """Set up the exact streaming scorer of G on (X, y). Histograms are computed on first use.
 
     ``workers`` threads share the j = 2 tiles (default: min(2, cpu count)); the result does not

@@ -66,6 +66,8 @@ def markdown_report(rows: list[dict[str, Any]], command: str, explicit: list[dic
         ]
         for r in explicit:
             verdict = r["verdict"] if r["ok"] else f"**{r['verdict']} (UNEXPECTED)**"
-            lines.append(f"| {r['subject']} | {r['class']} | {r['method']} | {r['n_neighbours']} | {r['epsilon']:g} | "
-                         f"{_num(r['loss'])} | {verdict} | {r['expected']} | {r['seconds']:.1f} |")
+            lines.append(
+                f"| {r['subject']} | {r['class']} | {r['method']} | {r['n_neighbours']} | {r['epsilon']:g} | "
+                f"{_num(r['loss'])} | {verdict} | {r['expected']} | {r['seconds']:.1f} |"
+            )
     return "\n".join(lines) + "\n"

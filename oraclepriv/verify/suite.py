@@ -27,8 +27,15 @@ from oraclepriv.audit.controls import (
 from oraclepriv.audit.scenarios import teacher_flip_scenario, tight_construction, tight_halfspace_construction
 from oraclepriv.learners import RRSPM, RSPM, SubsampleAggregate
 
-__all__ = ["SuiteCase", "explicit_law_rows", "natural_halfspace", "ppm_exact_rows", "run_suite", "suite_cases",
-           "tight_halfspace"]
+__all__ = [
+    "SuiteCase",
+    "explicit_law_rows",
+    "natural_halfspace",
+    "ppm_exact_rows",
+    "run_suite",
+    "suite_cases",
+    "tight_halfspace",
+]
 
 
 def tight_halfspace(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -66,59 +73,221 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
     cases: list[SuiteCase] = []
     for m in (1, 2, 3):
         sc = tight_construction(m)
-        cases.append(SuiteCase(f"tight-{sc.hypothesis_class}-m{m}", lambda h=sc.hypothesis_class: RRSPM(epsilon=1.0, hypothesis_class=h),
-                               sc.X, sc.y, sc.X_public, None, "exact", "verified", "tight: loss must be eps"))
+        cases.append(
+            SuiteCase(
+                f"tight-{sc.hypothesis_class}-m{m}",
+                lambda h=sc.hypothesis_class: RRSPM(epsilon=1.0, hypothesis_class=h),
+                sc.X,
+                sc.y,
+                sc.X_public,
+                None,
+                "exact",
+                "verified",
+                "tight: loss must be eps",
+            )
+        )
     for d, backends in ((2, ("enumerate", "scip-bc")), (3, ("enumerate", "scip-bc"))):
         X, y, Z = tight_halfspace(d)
         for backend in backends:
-            cases.append(SuiteCase(f"tight-halfspace-d{d}", lambda b=backend: RRSPM(epsilon=1.0, hypothesis_class="halfspace", backend=b),
-                                   X, y, Z, backend, "exact", "verified", "tight: loss must be eps"))
+            cases.append(
+                SuiteCase(
+                    f"tight-halfspace-d{d}",
+                    lambda b=backend: RRSPM(epsilon=1.0, hypothesis_class="halfspace", backend=b),
+                    X,
+                    y,
+                    Z,
+                    backend,
+                    "exact",
+                    "verified",
+                    "tight: loss must be eps",
+                )
+            )
     if not quick:
         X, y, Z = natural_halfspace(n=12)
-        cases.append(SuiteCase("natural-halfspace-d2-n12-m4", lambda: RRSPM(epsilon=1.0, hypothesis_class="halfspace", backend="scip-bc"),
-                               X, y, Z, "scip-bc", "exact", "verified"))
+        cases.append(
+            SuiteCase(
+                "natural-halfspace-d2-n12-m4",
+                lambda: RRSPM(epsilon=1.0, hypothesis_class="halfspace", backend="scip-bc"),
+                X,
+                y,
+                Z,
+                "scip-bc",
+                "exact",
+                "verified",
+            )
+        )
     grid = [np.arange(4.0)]
     Xg = np.array([[1.0], [1.0], [2.0], [3.0], [0.0]])
     yg = np.array([0, 1, 1, 1, 0], dtype=np.int8)
-    cases.append(SuiteCase("grid-threshold-k4", lambda: RSPM(epsilon=1.0, hypothesis_class="threshold", grid=grid),
-                           Xg, yg, None, None, "exact", "verified", "RSPM, identification set = the 4 grid points"))
+    cases.append(
+        SuiteCase(
+            "grid-threshold-k4",
+            lambda: RSPM(epsilon=1.0, hypothesis_class="threshold", grid=grid),
+            Xg,
+            yg,
+            None,
+            None,
+            "exact",
+            "verified",
+            "RSPM, identification set = the 4 grid points",
+        )
+    )
     grid2 = [np.arange(2.0), np.arange(3.0)]
     Xs = np.array([[0.0, 1.0], [1.0, 2.0], [1.0, 0.0], [0.0, 2.0]])
     ys = np.array([0, 1, 1, 0], dtype=np.int8)
-    cases.append(SuiteCase("grid-stump-2x3", lambda: RSPM(epsilon=1.0, hypothesis_class="stump", grid=grid2),
-                           Xs, ys, None, None, "exact", "verified", "RSPM, identification set of 4 points"))
+    cases.append(
+        SuiteCase(
+            "grid-stump-2x3",
+            lambda: RSPM(epsilon=1.0, hypothesis_class="stump", grid=grid2),
+            Xs,
+            ys,
+            None,
+            None,
+            "exact",
+            "verified",
+            "RSPM, identification set of 4 points",
+        )
+    )
     flip = teacher_flip_scenario()
-    laplace = dict(n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis_class=flip.hypothesis_class, random_state=0)
-    cases.append(SuiteCase(flip.name, lambda: SubsampleAggregate(**laplace), flip.X, flip.y, flip.X_public, None, "exact",
-                           "verified", "SubsampleAggregate, k = 9, Laplace; one fixed random split"))
-    cases.append(SuiteCase(flip.name, lambda: SubsampleAggregateSharedData(**laplace), flip.X, flip.y, flip.X_public, None,
-                           "exact", "exceeds", "control: every teacher sees every record"))
+    laplace = dict(
+        n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis_class=flip.hypothesis_class, random_state=0
+    )
+    cases.append(
+        SuiteCase(
+            flip.name,
+            lambda: SubsampleAggregate(**laplace),
+            flip.X,
+            flip.y,
+            flip.X_public,
+            None,
+            "exact",
+            "verified",
+            "SubsampleAggregate, k = 9, Laplace; one fixed random split",
+        )
+    )
+    cases.append(
+        SuiteCase(
+            flip.name,
+            lambda: SubsampleAggregateSharedData(**laplace),
+            flip.X,
+            flip.y,
+            flip.X_public,
+            None,
+            "exact",
+            "exceeds",
+            "control: every teacher sees every record",
+        )
+    )
     Xh, yh, Zh = natural_halfspace(n=12, m=3, seed=1)
-    cases.append(SuiteCase("natural-halfspace-d2-n12-m3",
-                           lambda: SubsampleAggregate(n_teachers=3, noise="laplace", delta=0.0, epsilon=1.0,
-                                                      hypothesis_class="halfspace", backend="scip-bc", random_state=0),
-                           Xh, yh, Zh, "scip-bc", "exact", "verified", "SubsampleAggregate, k = 3 teachers through scip-bc"))
+    cases.append(
+        SuiteCase(
+            "natural-halfspace-d2-n12-m3",
+            lambda: SubsampleAggregate(
+                n_teachers=3,
+                noise="laplace",
+                delta=0.0,
+                epsilon=1.0,
+                hypothesis_class="halfspace",
+                backend="scip-bc",
+                random_state=0,
+            ),
+            Xh,
+            yh,
+            Zh,
+            "scip-bc",
+            "exact",
+            "verified",
+            "SubsampleAggregate, k = 3 teachers through scip-bc",
+        )
+    )
     draws = 2_000_000 if quick else 10_000_000
     sc = tight_construction(2)
     gaussian = dict(epsilon=1.0, delta=1e-2, noise="gaussian", hypothesis_class=sc.hypothesis_class)
-    cases.append(SuiteCase("tight-stump-m2", lambda: RRSPM(**gaussian), sc.X, sc.y, sc.X_public, None, "sampled",
-                           "verified", "Gaussian, derived safe calibration, delta = 0.01", draws))
+    cases.append(
+        SuiteCase(
+            "tight-stump-m2",
+            lambda: RRSPM(**gaussian),
+            sc.X,
+            sc.y,
+            sc.X_public,
+            None,
+            "sampled",
+            "verified",
+            "Gaussian, derived safe calibration, delta = 0.01",
+            draws,
+        )
+    )
     # near-miss controls
     sc1 = tight_construction(1)
     for factor in (0.9, 0.99):
-        cases.append(SuiteCase("tight-threshold-m1", lambda f=factor: laplace_scaled(f)(epsilon=1.0, hypothesis_class="threshold"),
-                               sc1.X, sc1.y, sc1.X_public, None, "exact", "exceeds",
-                               f"control: Laplace scale x {factor:g} (true loss {1 / factor:.4g})"))
+        cases.append(
+            SuiteCase(
+                "tight-threshold-m1",
+                lambda f=factor: laplace_scaled(f)(epsilon=1.0, hypothesis_class="threshold"),
+                sc1.X,
+                sc1.y,
+                sc1.X_public,
+                None,
+                "exact",
+                "exceeds",
+                f"control: Laplace scale x {factor:g} (true loss {1 / factor:.4g})",
+            )
+        )
     X, y, Z = tight_halfspace(2)
-    cases.append(SuiteCase("tight-halfspace-d2", lambda: laplace_scaled(0.9)(epsilon=1.0, hypothesis_class="halfspace", backend="scip-bc"),
-                           X, y, Z, "scip-bc", "exact", "exceeds", "control: Laplace scale x 0.9"))
-    cases.append(SuiteCase("tight-threshold-m1", lambda: RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis_class="threshold"),
-                           sc1.X, sc1.y, sc1.X_public, None, "exact", "exceeds", "control: the projection call sees one private record"))
-    cases.append(SuiteCase("tight-stump-m2", lambda: _gaussian_scaled(0.35)(**gaussian), sc.X, sc.y, sc.X_public, None,
-                           "sampled", "exceeds", "control: Gaussian std x 0.35", draws))
-    cases.append(SuiteCase("tight-stump-m2", lambda: RRSPMGaussianSqrtMOnly(**gaussian), sc.X, sc.y, sc.X_public, None,
-                           "sampled", "verified", "the sqrt(m)-only Gaussian calibration (no union bound): measured, "
-                           "not a violation at m <= 3", draws))
+    cases.append(
+        SuiteCase(
+            "tight-halfspace-d2",
+            lambda: laplace_scaled(0.9)(epsilon=1.0, hypothesis_class="halfspace", backend="scip-bc"),
+            X,
+            y,
+            Z,
+            "scip-bc",
+            "exact",
+            "exceeds",
+            "control: Laplace scale x 0.9",
+        )
+    )
+    cases.append(
+        SuiteCase(
+            "tight-threshold-m1",
+            lambda: RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis_class="threshold"),
+            sc1.X,
+            sc1.y,
+            sc1.X_public,
+            None,
+            "exact",
+            "exceeds",
+            "control: the projection call sees one private record",
+        )
+    )
+    cases.append(
+        SuiteCase(
+            "tight-stump-m2",
+            lambda: _gaussian_scaled(0.35)(**gaussian),
+            sc.X,
+            sc.y,
+            sc.X_public,
+            None,
+            "sampled",
+            "exceeds",
+            "control: Gaussian std x 0.35",
+            draws,
+        )
+    )
+    cases.append(
+        SuiteCase(
+            "tight-stump-m2",
+            lambda: RRSPMGaussianSqrtMOnly(**gaussian),
+            sc.X,
+            sc.y,
+            sc.X_public,
+            None,
+            "sampled",
+            "verified",
+            "the sqrt(m)-only Gaussian calibration (no union bound): measured, not a violation at m <= 3",
+            draws,
+        )
+    )
     return cases
 
 
@@ -132,8 +301,9 @@ def _gaussian_scaled(factor: float) -> type[RRSPM]:
     return type(f"RRSPMGaussianStd{factor:g}", (RRSPM,), {"noise_law": noise_law})
 
 
-def run_suite(quick: bool = False, n_jobs: int = 1, seed: int = 0,
-              progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+def run_suite(
+    quick: bool = False, n_jobs: int = 1, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None
+) -> list[dict[str, Any]]:
     """Every case, verified; each row says whether the verdict is the expected one."""
     from oraclepriv.verify.verifier import verify_learner
 
@@ -141,10 +311,25 @@ def run_suite(quick: bool = False, n_jobs: int = 1, seed: int = 0,
     for case in suite_cases(quick):
         start = time.perf_counter()
         learner = case.learner()
-        result = verify_learner(learner, case.X, case.y, case.X_public, backend=case.backend, mode=case.mode,
-                                draws=case.draws, seed=seed, n_jobs=n_jobs, name=type(learner).__name__)
-        row = {"instance": case.name, **result.to_dict(), "expected": case.expected, "note": case.note,
-               "seconds": time.perf_counter() - start}
+        result = verify_learner(
+            learner,
+            case.X,
+            case.y,
+            case.X_public,
+            backend=case.backend,
+            mode=case.mode,
+            draws=case.draws,
+            seed=seed,
+            n_jobs=n_jobs,
+            name=type(learner).__name__,
+        )
+        row = {
+            "instance": case.name,
+            **result.to_dict(),
+            "expected": case.expected,
+            "note": case.note,
+            "seconds": time.perf_counter() - start,
+        }
         row["ok"] = row["verdict"] == case.expected
         rows.append(row)
         if progress is not None:
@@ -168,9 +353,15 @@ def ppm_exact_rows(epsilon: float = 1.0, seed: int = 4) -> list[dict[str, Any]]:
     y[:2] ^= 1
     public = y == 0
     private = np.flatnonzero(~public)
-    candidates = [(X[j], 0) for j in np.flatnonzero(public)] + [(np.array([50.0, -40.0]), 1), (np.array([50.0, -40.0]), 0)]
+    candidates = [(X[j], 0) for j in np.flatnonzero(public)] + [
+        (np.array([50.0, -40.0]), 1),
+        (np.array([50.0, -40.0]), 0),
+    ]
     rows = []
-    for label, scale, expected in (("PPMHalfspaces", 1.0, "verified"), ("control: weights exp(-eps mistakes)", 2.0, "exceeds")):
+    for label, scale, expected in (
+        ("PPMHalfspaces", 1.0, "verified"),
+        ("control: weights exp(-eps mistakes)", 2.0, "exceeds"),
+    ):
         start = time.perf_counter()
         base, _, _ = exact_log_probabilities(X, y, public, scale * epsilon)
         worst, where, count = 0.0, "", 0
@@ -184,10 +375,21 @@ def ppm_exact_rows(epsilon: float = 1.0, seed: int = 4) -> list[dict[str, Any]]:
                 if loss > worst:
                     worst, where = loss, f"record {int(i)} -> ({', '.join(f'{v:g}' for v in x_new)}; y={y_new})"
         verdict = "exceeds" if worst > epsilon * (1 + 1e-9) else "verified"
-        rows.append({"subject": label, "class": "halfspace", "method": "exact law over G (|G| enumerated)",
-                     "n_neighbours": count, "epsilon": epsilon, "loss": worst, "worst_neighbour": where,
-                     "verdict": verdict, "expected": expected, "ok": verdict == expected,
-                     "seconds": time.perf_counter() - start})
+        rows.append(
+            {
+                "subject": label,
+                "class": "halfspace",
+                "method": "exact law over G (|G| enumerated)",
+                "n_neighbours": count,
+                "epsilon": epsilon,
+                "loss": worst,
+                "worst_neighbour": where,
+                "verdict": verdict,
+                "expected": expected,
+                "ok": verdict == expected,
+                "seconds": time.perf_counter() - start,
+            }
+        )
     return rows
 
 
@@ -199,9 +401,19 @@ def explicit_law_rows(epsilon: float = 1.0, seed: int = 0) -> list[dict[str, Any
     rows = []
     for r in public_cover_audit_suite(epsilon=epsilon, seed=seed):
         verdict = "verified" if r["passed"] else "exceeds"
-        rows.append({"subject": r["learner"], "class": r["scenario"], "method": "exact law over the public cover",
-                     "n_neighbours": r["n_neighbours"], "epsilon": epsilon, "loss": r["epsilon_hat"],
-                     "worst_neighbour": str(r.get("worst_pair", "")), "verdict": verdict,
-                     "expected": "verified" if r["expected"] == "pass" else "exceeds", "ok": r["verdict"] == "ok",
-                     "seconds": r["seconds"]})
+        rows.append(
+            {
+                "subject": r["learner"],
+                "class": r["scenario"],
+                "method": "exact law over the public cover",
+                "n_neighbours": r["n_neighbours"],
+                "epsilon": epsilon,
+                "loss": r["epsilon_hat"],
+                "worst_neighbour": str(r.get("worst_pair", "")),
+                "verdict": verdict,
+                "expected": "verified" if r["expected"] == "pass" else "exceeds",
+                "ok": r["verdict"] == "ok",
+                "seconds": r["seconds"],
+            }
+        )
     return rows + ppm_exact_rows(epsilon, seed=4)

@@ -70,7 +70,9 @@ class Neighbour:
         return f"record {self.position} -> ({', '.join(f'{v:g}' for v in self.x)}; y={self.label}) [{self.kind}]"
 
 
-def neighbour_family(X: np.ndarray, y: np.ndarray, points: np.ndarray, others: np.ndarray | None = None) -> list[Neighbour]:
+def neighbour_family(
+    X: np.ndarray, y: np.ndarray, points: np.ndarray, others: np.ndarray | None = None
+) -> list[Neighbour]:
     """Every replacement of one private record by: its label flip, a point of ``points`` with either
     label, or a row of ``others`` with either label (those equal to the record itself are dropped)."""
     candidates: list[tuple[str, np.ndarray]] = [("public point", p) for p in np.asarray(points, dtype=np.float64)]
@@ -140,7 +142,7 @@ class VerifyResult:
 
     @property
     def verdict(self) -> str:
-        """"exceeds" when the claim is exceeded beyond the error bars, else "verified"."""
+        """ "exceeds" when the claim is exceeded beyond the error bars, else "verified"."""
         if self.delta == 0:
             return "exceeds" if self.loss_low > self.epsilon else "verified"
         return "exceeds" if self.delta_low > self.delta else "verified"
@@ -152,8 +154,15 @@ class VerifyResult:
         return out
 
 
-def _costs_chunk(datasets: list[tuple[np.ndarray, np.ndarray]], points: np.ndarray, labelings: np.ndarray,
-                 learner: Any, backend: str | None, cross_check: bool, backends: dict[str, Any]) -> tuple[list[np.ndarray], int]:
+def _costs_chunk(
+    datasets: list[tuple[np.ndarray, np.ndarray]],
+    points: np.ndarray,
+    labelings: np.ndarray,
+    learner: Any,
+    backend: str | None,
+    cross_check: bool,
+    backends: dict[str, Any],
+) -> tuple[list[np.ndarray], int]:
     """Normalised costs of each dataset's labelings (one oracle per worker; registered backends shipped
     along): c_D(L) by default, or the learner's own ``verification_costs`` (SubsampleAggregate)."""
     restore_registry(backends)
@@ -169,15 +178,24 @@ def _costs_chunk(datasets: list[tuple[np.ndarray, np.ndarray]], points: np.ndarr
             reference = brute_force_costs(Xd, yd, points, labelings, learner.hypothesis_class)
             if reference is not None:
                 if not np.array_equal(reference, costs):
-                    raise VerificationError(f"c_D(L) from backend {backend or 'default'!r} disagrees with brute force: "
-                                            f"{costs.tolist()} vs {reference.tolist()}")
+                    raise VerificationError(
+                        f"c_D(L) from backend {backend or 'default'!r} disagrees with brute force: "
+                        f"{costs.tolist()} vs {reference.tolist()}"
+                    )
                 checked += 1
         out.append(costs - costs.min())
     return out, checked
 
 
-def _law(costs: np.ndarray, labelings: np.ndarray, mode: str, family: str, scale: float, draws: int,
-         seed: np.random.SeedSequence) -> ArgminLaw:
+def _law(
+    costs: np.ndarray,
+    labelings: np.ndarray,
+    mode: str,
+    family: str,
+    scale: float,
+    draws: int,
+    seed: np.random.SeedSequence,
+) -> ArgminLaw:
     if mode == "exact":
         return laplace_argmin_law(costs, labelings, scale)
     return sampled_argmin_law(costs, labelings, family, scale, draws, np.random.default_rng(seed))
@@ -215,21 +233,29 @@ def verify_learner(
     with reading_diagnostics():
         learner.fit(X, y, X_public=PublicData(X_public)) if X_public is not None else learner.fit(X, y)
     if not all(hasattr(learner, attr) for attr in ("noise_law", "_release", "noisy_points_")):
-        raise ValueError(f"{type(learner).__name__} does not release a noisy argmin over labelings of its points; the "
-                         "verifier handles RRSPM, RSPM and SubsampleAggregate (PublicCoverEM and the PPM learner have "
-                         "exact laws of their own: oraclepriv audit public-cover, tests/test_ppm_privacy.py)")
+        raise ValueError(
+            f"{type(learner).__name__} does not release a noisy argmin over labelings of its points; the "
+            "verifier handles RRSPM, RSPM and SubsampleAggregate (PublicCoverEM and the PPM learner have "
+            "exact laws of their own: oraclepriv audit public-cover, tests/test_ppm_privacy.py)"
+        )
     points = np.asarray(learner.noisy_points_, dtype=np.float64)
     m, d = points.shape
     family, scale = learner.noise_law(m, d)
     if mode == "exact" and family != "laplace":
-        raise ValueError(f"exact mode integrates Laplace noise; {type(learner).__name__} uses {family} noise: use mode='sampled'")
+        raise ValueError(
+            f"exact mode integrates Laplace noise; {type(learner).__name__} uses {family} noise: use mode='sampled'"
+        )
     if mode == "exact" and m > MAX_EXACT_POINTS:
-        raise ValueError(f"m = {m} noisy points is too large for exact mode (at most {MAX_EXACT_POINTS}): "
-                         "use mode='sampled' or fewer points")
+        raise ValueError(
+            f"m = {m} noisy points is too large for exact mode (at most {MAX_EXACT_POINTS}): "
+            "use mode='sampled' or fewer points"
+        )
     oracle = make_oracle(learner.hypothesis_class, backend=backend)
     restriction = oracle.restriction()
     if restriction is not None:
-        raise ValueError(f"backend={backend!r} proves bounds only over {restriction}; the verifier needs an exact backend")
+        raise ValueError(
+            f"backend={backend!r} proves bounds only over {restriction}; the verifier needs an exact backend"
+        )
     neighbours = neighbour_family(X, y, points, others)
     labelings = realisable_labelings(points, oracle)
 
@@ -242,7 +268,9 @@ def verify_learner(
             kwargs = {"fhat": _Watched("fhat", touched), "X": _Watched("X", touched), "y": _Watched("y", touched)}
         else:
             kwargs = {"fhat": None, "X": data[0], "y": data[1]}
-        hypothesis = learner._release(release_oracle, points, labels.astype(np.int8), np.random.default_rng(0), **kwargs)
+        hypothesis = learner._release(
+            release_oracle, points, labels.astype(np.int8), np.random.default_rng(0), **kwargs
+        )
         return json.dumps(hypothesis.to_dict(), sort_keys=True)
 
     touched: list[str] = []
@@ -258,8 +286,11 @@ def verify_learner(
     keys = list(unique)
     chunks = [keys[i::n_jobs] for i in range(n_jobs)] if n_jobs > 1 else [keys]
     parts = Parallel(n_jobs=n_jobs)(
-        delayed(_costs_chunk)([unique[k] for k in chunk], points, labelings, learner, backend, cross_check, registry_snapshot())
-        for chunk in chunks if chunk
+        delayed(_costs_chunk)(
+            [unique[k] for k in chunk], points, labelings, learner, backend, cross_check, registry_snapshot()
+        )
+        for chunk in chunks
+        if chunk
     )
     cost_cache: dict[bytes, np.ndarray] = {}
     checked = 0
@@ -280,8 +311,9 @@ def verify_learner(
         outcomes = shared_outcomes if shared_outcomes is not None else [release(L, (Xd, yd)) for L in labelings]
         probabilities: dict[str, float] = {}
         hits: dict[str, float] = {}
-        for outcome, p, k in zip(outcomes, law.probabilities,
-                                 law.counts if law.counts is not None else np.zeros(len(outcomes))):
+        for outcome, p, k in zip(
+            outcomes, law.probabilities, law.counts if law.counts is not None else np.zeros(len(outcomes))
+        ):
             probabilities[outcome] = probabilities.get(outcome, 0.0) + float(p)
             hits[outcome] = hits.get(outcome, 0.0) + float(k)
         if mode == "exact":
