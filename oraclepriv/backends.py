@@ -33,6 +33,7 @@ __all__ = [
     "available_backends",
     "backend_class",
     "installed_backends",
+    "parse_backend_spec",
     "register_backend",
     "registered_backend",
     "registry_snapshot",
@@ -140,3 +141,25 @@ def restore_registry(snapshot: dict[str, Any]) -> None:
     _registry.clear()
     _registry.update(snapshot)
     _entry_points_loaded = True
+
+
+def parse_backend_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """ "name" or "name:key=value,key=value" (e.g. "scip-bc:workers=2"): the backend and its options
+    (values parsed as int, float, true/false, else kept as strings)."""
+    name, _, rest = str(spec).partition(":")
+    options: dict[str, Any] = {}
+    for item in filter(None, rest.split(",")):
+        key, eq, raw = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"backend spec {spec!r}: options must look like key=value; got {item!r}")
+        value: Any = raw
+        for cast in (int, float):
+            try:
+                value = cast(raw)
+                break
+            except ValueError:
+                continue
+        if raw.lower() in ("true", "false"):
+            value = raw.lower() == "true"
+        options[key] = value
+    return name, options

@@ -217,7 +217,8 @@ def test_bench_mip_bad_input(tmp_path, args, fragment):
 
 
 def test_backend_specs_carry_options_and_bad_ones_fail_by_name():
-    from oraclepriv.bench.mip import check_backends, parse_backend_spec
+    from oraclepriv.backends import parse_backend_spec
+    from oraclepriv.bench.mip import check_backends
 
     assert parse_backend_spec("scip-bc") == ("scip-bc", {})
     assert parse_backend_spec("scip-bc:workers=2,output_flag=false") == (

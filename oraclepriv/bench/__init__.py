@@ -6,9 +6,10 @@
 * :mod:`~oraclepriv.bench.learners`: the private learners' own work around their oracle calls
   (``oraclepriv bench learners``);
 * :mod:`~oraclepriv.bench.ppm`: the PPM learner's fit time (``oraclepriv bench ppm``);
-* :mod:`~oraclepriv.bench.report`: what they share: the machine, load averages, Markdown tables, JSON files.
+* :mod:`~oraclepriv.bench.report`: what they share: Markdown tables and JSON files (the machine line and
+  load averages come from :mod:`~oraclepriv.provenance`).
 """
 
-from oraclepriv.bench.report import machine_description, markdown_table
+from oraclepriv.bench.report import markdown_table
 
-__all__ = ["machine_description", "markdown_table"]
+__all__ = ["markdown_table"]

@@ -42,7 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.bench.report import machine_description, write_json
+from oraclepriv.backends import parse_backend_spec
+from oraclepriv.bench.report import write_json
+from oraclepriv.provenance import machine_description
 
 __all__ = [
     "BenchInstance",
@@ -50,7 +52,6 @@ __all__ = [
     "SGM_SHIFT",
     "default_backends",
     "load_suite",
-    "parse_backend_spec",
     "run_benchmark",
     "shifted_geometric_mean",
     "summarize",
@@ -134,28 +135,6 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
             )
         return out
     raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
-
-
-def parse_backend_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """ "name" or "name:key=value,key=value" (e.g. "scip-bc:workers=2"): the backend and its options
-    (values parsed as int, float, true/false, else kept as strings)."""
-    name, _, rest = str(spec).partition(":")
-    options: dict[str, Any] = {}
-    for item in filter(None, rest.split(",")):
-        key, eq, raw = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"backend spec {spec!r}: options must look like key=value; got {item!r}")
-        value: Any = raw
-        for cast in (int, float):
-            try:
-                value = cast(raw)
-                break
-            except ValueError:
-                continue
-        if raw.lower() in ("true", "false"):
-            value = raw.lower() == "true"
-        options[key] = value
-    return name, options
 
 
 def check_backends(backends: Iterable[str]) -> list[str]:

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.bench.report import load_averages, machine_description
 from oraclepriv.oracle import make_oracle
+from oraclepriv.provenance import load_averages, machine_description
 
 __all__ = [
     "bench_stump_sweep",

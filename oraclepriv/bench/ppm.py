@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.bench.report import load_averages, markdown_table
+from oraclepriv.bench.report import markdown_table
+from oraclepriv.provenance import load_averages
 
 __all__ = ["bench_ppm", "BENCH_CASES", "make_case", "markdown_report"]
 

@@ -2,34 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from oraclepriv.provenance import machine_description
 
-__all__ = ["load_averages", "machine_description", "markdown_table", "write_json"]
-
-
-def load_averages() -> list[float] | None:
-    """The 1-, 5- and 15-minute load averages (None where the OS does not provide them)."""
-    try:
-        return list(os.getloadavg())
-    except (AttributeError, OSError):
-        return None
-
-
-def machine_description() -> str:
-    """One line: CPU count, Python, numpy and scipy versions, date."""
-    import datetime
-    import platform
-
-    import scipy
-
-    return (
-        f"{os.cpu_count()} CPUs, {platform.machine()}, Python {platform.python_version()}, numpy {np.__version__}, "
-        f"scipy {scipy.__version__}; {datetime.date.today().isoformat()}"
-    )
+__all__ = ["markdown_table", "write_json"]
 
 
 def markdown_table(title: str, command: str, rows: list[dict[str, Any]], columns: list[str], note: str = "") -> str:

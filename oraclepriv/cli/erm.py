@@ -34,7 +34,7 @@ def erm(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Solve one weighted 0-1 ERM problem exactly and report whether the answer is certified."""
-    from oraclepriv.bench.mip import parse_backend_spec
+    from oraclepriv.backends import parse_backend_spec
     from oraclepriv.oracle import make_oracle
 
     try:

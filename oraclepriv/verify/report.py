@@ -15,7 +15,7 @@ def _num(value: float, digits: int = 6) -> str:
 
 
 def markdown_report(rows: list[dict[str, Any]], command: str, explicit: list[dict[str, Any]] | None = None) -> str:
-    from oraclepriv.bench import machine_description
+    from oraclepriv.provenance import machine_description
 
     lines = [
         "# Exact privacy verification",
