@@ -191,8 +191,9 @@ class Backend(ABC):
     name: ClassVar[str] = ""
     classes: ClassVar[frozenset[str]] = frozenset()
     options: ClassVar[frozenset[str]] = frozenset()
-    #: one sentence: what ``certified`` means for an answer of this backend
-    certificate: ClassVar[str] = ""
+    #: one sentence: what ``certified`` means for an answer of this backend (an instance attribute where
+    #: the meaning depends on the options, e.g. a MIP backend's certify mode)
+    certificate: str = ""
     #: top-level Python packages its solver needs (checked by ``is_installed``, imported only when solving)
     requires: ClassVar[tuple[str, ...]] = ()
 

@@ -1,6 +1,6 @@
 """The solver-independent driver shared by the MIP backends (``highs``, ``scip``, ``pyomo``).
 
-A concrete backend supplies one thing: a *model adapter* built from a
+A concrete backend supplies one thing: a model adapter (:class:`MipModel`) built from a
 :class:`~oraclepriv.solvers.milp.MilpArrays` with ``set_costs(cost)`` and
 ``run(time_limit, abs_gap=..., feasibility_tolerance=..., start=...) -> MipRun``.
 This module does the rest, identically for every solver:
@@ -58,7 +58,7 @@ import time
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, fingerprint
@@ -80,7 +80,7 @@ from oraclepriv.solvers.milp import (
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 
-__all__ = ["MipBackend", "MipRun", "CERTIFY_MODES", "METHODS", "fingerprint"]
+__all__ = ["MipBackend", "MipModel", "MipRun", "CERTIFY_MODES", "METHODS", "fingerprint"]
 
 CERTIFY_MODES = ("margin-free", "margin")
 METHODS = ("auto", "cuts", "bigm")
@@ -99,6 +99,28 @@ class MipRun:
     gap: float
     seconds: float
     start_accepted: bool | None = None
+
+
+class MipModel(Protocol):
+    """The MIP model adapter a backend hands the driver (``new_model``): one solver's model of a
+    :class:`~oraclepriv.solvers.milp.MilpArrays`, built once per point set and re-run with new costs
+    (the signed weights change between calls; the constraints do not)."""
+
+    def set_costs(self, cost: np.ndarray) -> None:
+        """Replace the objective's column costs (``len(cost)`` equals the model's column count)."""
+        ...
+
+    def run(
+        self,
+        time_limit: float | None,
+        *,
+        abs_gap: float = 0.0,
+        feasibility_tolerance: float | None = None,
+        start: np.ndarray | None = None,
+    ) -> MipRun:
+        """Solve to a zero relative gap (``abs_gap`` absolute) within ``time_limit`` seconds, from the
+        optional starting column values ``start``; the run's status, best solution and proved bound."""
+        ...
 
 
 @dataclass
@@ -209,32 +231,7 @@ class MipBackend(Backend):
         self.random_seed = _check_int_option(self.name, "random_seed", cfg.get("random_seed"), 0)
         self.warm_start = bool(cfg.get("warm_start", True))
         self.output_flag = bool(cfg.get("output_flag", False))
-        if self.certify == "margin-free" and self.method == "auto":
-            self.certificate = (
-                "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
-                "(certify='margin-free', method='auto'): a proved lower bound over all halfspaces, from the "
-                "hitting-set master over exactly verified non-separable cores when the weights lie on a "
-                "power-of-two lattice (method='cuts'), else from the margin-free relaxation with ||w||_1 = 1 "
-                "(method='bigm'), whichever measured faster for that weight type"
-            )
-        elif self.certify == "margin-free" and self.method == "cuts":
-            self.certificate = (
-                "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
-                "(certify='margin-free', method='cuts'): bound = dual bound of the hitting-set master over "
-                "exactly verified non-separable cores, a proved lower bound over all halfspaces"
-            )
-        elif self.certify == "margin-free":
-            self.certificate = (
-                "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
-                "(certify='margin-free'): bound = min(dual bound of the margin-free relaxation with "
-                "||w||_1 = 1, constant labelings), a proved lower bound over all halfspaces"
-            )
-        else:
-            self.certificate = (
-                "thresholds/stumps: exact staircase MIP; halfspaces (certify='margin'): bound is the "
-                f"dual bound of the gamma={gamma:g} margin model, proved only over halfspaces whose correct "
-                "points have margin >= gamma at ||w||_inf <= 1 on [-1,1]-scaled data, not over all halfspaces"
-            )
+        self.certificate = self._describe_certificate()
         self._models: dict[str, tuple[str, Any, Any]] = {}  # kind -> (fingerprint, formulation, model)
         self._hitting: tuple[str, HalfspaceHittingSet, Separator] | None = None
 
@@ -247,11 +244,41 @@ class MipBackend(Backend):
             )
         return None
 
+    def _describe_certificate(self) -> str:
+        """What ``certified`` means for this configuration (certify mode, method, margin)."""
+        gamma = self.gamma
+        if self.certify == "margin-free" and self.method == "auto":
+            return (
+                "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
+                "(certify='margin-free', method='auto'): a proved lower bound over all halfspaces, from the "
+                "hitting-set master over exactly verified non-separable cores when the weights lie on a "
+                "power-of-two lattice (method='cuts'), else from the margin-free relaxation with ||w||_1 = 1 "
+                "(method='bigm'), whichever measured faster for that weight type"
+            )
+        elif self.certify == "margin-free" and self.method == "cuts":
+            return (
+                "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
+                "(certify='margin-free', method='cuts'): bound = dual bound of the hitting-set master over "
+                "exactly verified non-separable cores, a proved lower bound over all halfspaces"
+            )
+        elif self.certify == "margin-free":
+            return (
+                "thresholds/stumps: exact staircase MIP, bound = its proved dual bound; halfspaces "
+                "(certify='margin-free'): bound = min(dual bound of the margin-free relaxation with "
+                "||w||_1 = 1, constant labelings), a proved lower bound over all halfspaces"
+            )
+        else:
+            return (
+                "thresholds/stumps: exact staircase MIP; halfspaces (certify='margin'): bound is the "
+                f"dual bound of the gamma={gamma:g} margin model, proved only over halfspaces whose correct "
+                "points have margin >= gamma at ||w||_inf <= 1 on [-1,1]-scaled data, not over all halfspaces"
+            )
+
     # -- what a concrete backend provides --------------------------------------------------------
 
     @abstractmethod
-    def new_model(self, milp: MilpArrays):
-        """A solver model of ``milp`` with ``set_costs`` and ``run`` (see the module docstring)."""
+    def new_model(self, milp: MilpArrays) -> MipModel:
+        """A solver model of ``milp`` (the :class:`MipModel` adapter)."""
 
     # -- persistence ---------------------------------------------------------------------------
 

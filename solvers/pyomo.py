@@ -381,7 +381,8 @@ class PyomoModel:
             proved = [reported] if reported is not None else []
             if not self.is_mip or (names is not None and names[0] is not None):
                 # rel gap 0 (and abs gap abs_gap where the solver has one) proves incumbent - abs_gap
-                proved.append(primal - (float(abs_gap) if (self.is_mip and names[1] is not None) else 0.0))
+                has_abs_gap = self.is_mip and names is not None and names[1] is not None
+                proved.append(primal - (float(abs_gap) if has_abs_gap else 0.0))
             if proved:
                 dual = min(max(proved), primal)
         elif status == "time_limit" and reported is not None:
@@ -438,7 +439,9 @@ class PyomoBackend(MipBackend):
         super().__init__(time_limit, **options)
         self.solver_name = self.config.get("solver", "highs")
         resolve_solver(self.solver_name)  # fail fast: unknown name -> ValueError, missing -> SolverNotInstalledError
-        self.certificate = self.certificate + f" (Pyomo, solver={self.solver_name!r})"
+
+    def _describe_certificate(self) -> str:
+        return f"{super()._describe_certificate()} (Pyomo, solver={self.config.get('solver', 'highs')!r})"
 
     def new_model(self, milp: MilpArrays) -> PyomoModel:
         return PyomoModel(
