@@ -105,7 +105,7 @@ def test_d1_sorted_path_equals_generic_path():
     np.testing.assert_array_equal(fast, generic)
 
 
-def test_class_sizes_match_notes_formula():
+def test_class_sizes_match_the_counting_formula():
     """|W| = Σ_{i=1}^{d} C(n_pub, i) in general position; |G| = 2 + Σ_{j=1}^{d} C(|C̃|, j)
     (docs/theory/ppm.md#feasible-sizes)."""
     rng = np.random.default_rng(0)
