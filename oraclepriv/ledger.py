@@ -18,39 +18,50 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from oraclepriv.io import to_json
 
-__all__ = ["Ledger", "record_call", "LEDGER_FIELDS"]
+__all__ = ["CallRecord", "Ledger", "LedgerRecord", "record_call", "LEDGER_FIELDS"]
 
-LEDGER_FIELDS = (
-    "call",
-    "caller",
-    "step",
-    "hypothesis_class",
-    "backend",
-    "n",
-    "d",
-    "signed_weights",
-    "status",
-    "certified",
-    "restriction",
-    "objective",
-    "bound",
-    "gap",
-    "nodes",
-    "seconds",
-)
+
+class CallRecord(TypedDict):
+    """One oracle call as the oracle reports it (all of it non-private diagnostics)."""
+
+    caller: str | None  # the learner or tool that made the call
+    step: str | None  # which of the caller's calls (e.g. "private-erm")
+    hypothesis_class: str
+    backend: str
+    n: int
+    d: int
+    signed_weights: bool  # some weights were negative (reduced by the sign flip)
+    status: str
+    certified: bool
+    restriction: str | None  # the class a bound is proved over, when it is not the whole class
+    objective: float
+    bound: float
+    gap: float
+    nodes: int | None
+    seconds: float
+
+
+class LedgerRecord(CallRecord):
+    """A ledger row: the call's record and its position in the ledger (``call``, from 0)."""
+
+    call: int
+
+
+#: the ledger's columns, in order
+LEDGER_FIELDS = ("call", *CallRecord.__annotations__)
 
 _open_ledgers: contextvars.ContextVar[tuple[Ledger, ...]] = contextvars.ContextVar("oraclepriv_ledgers", default=())
 
 
 class Ledger:
-    """Collects oracle-call records (plain dicts with the keys in ``LEDGER_FIELDS``)."""
+    """Collects oracle-call records (:class:`LedgerRecord` dicts, keys in ``LEDGER_FIELDS``)."""
 
     def __init__(self) -> None:
-        self.records: list[dict[str, Any]] = []
+        self.records: list[LedgerRecord] = []
         self._token: contextvars.Token | None = None
 
     def __enter__(self) -> Ledger:
@@ -64,15 +75,13 @@ class Ledger:
         _open_ledgers.reset(self._token)
         self._token = None
 
-    def append(self, record: dict[str, Any]) -> None:
-        entry = dict(record)
-        entry["call"] = len(self.records)
-        self.records.append(entry)
+    def append(self, record: CallRecord) -> None:
+        self.records.append(LedgerRecord(**record, call=len(self.records)))
 
     def __len__(self) -> int:
         return len(self.records)
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[LedgerRecord]:
         return iter(self.records)
 
     def __repr__(self) -> str:
@@ -98,7 +107,7 @@ class Ledger:
                 fh.write(to_json(record) + "\n")
 
 
-def record_call(record: dict[str, Any]) -> None:
+def record_call(record: CallRecord) -> None:
     """Append a call record to every open ledger (called by the oracle protocol only)."""
     for ledger in _open_ledgers.get():
         ledger.append(record)
