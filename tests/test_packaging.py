@@ -109,3 +109,14 @@ def test_every_package_of_the_checkout_is_listed_for_the_wheel():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "oraclepriv").rglob("__init__.py")}
     assert found <= listed, f"packages missing from pyproject.toml: {sorted(found - listed)}"
+
+
+@pytest.mark.slow
+def test_installed_wheel_runs_the_main_job(installed):
+    """The README's main job (``oraclepriv demo``) from the installed wheel, outside the checkout, beside a
+    foreign ``solvers/`` folder: it runs to its picture."""
+    _, python = installed
+    cwd = python.parent.parent.parent / "research"
+    out = _run([str(python), "-m", "oraclepriv", "demo", "--out", "demo.png"], cwd)
+    assert "certified" in out and "audit" in out.lower()
+    assert (cwd / "demo.png").stat().st_size > 10_000
