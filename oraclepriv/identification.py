@@ -60,7 +60,8 @@ def check_grid(grid: Sequence[Sequence[float]] | Sequence[np.ndarray], hypothesi
 def grid_members(grid: Sequence[np.ndarray], hypothesis_class: str) -> list[Hypothesis]:
     """Every distinct function the class realises on the grid, once each (module docstring)."""
     if hypothesis_class == "threshold":
-        return [Threshold(float(g)) for g in grid[0]] + [Threshold(math.inf)]
+        thresholds: list[Hypothesis] = [Threshold(float(g)) for g in grid[0]]
+        return thresholds + [Threshold(math.inf)]
     members: list[Hypothesis] = [Stump(0, -math.inf, 1), Stump(0, math.inf, 1)]  # constants 1 and 0
     for j, values in enumerate(grid):
         members += [Stump(j, float(v), 1) for v in values[1:]]

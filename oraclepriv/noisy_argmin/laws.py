@@ -229,8 +229,8 @@ def laplace_argmin_law(costs: np.ndarray, labelings: np.ndarray, scale: float) -
         return ArgminLaw(labelings, np.ones(1), exact=True)
     radius = scale * (math.log(m) - math.log(TRUNCATED_MASS) + float(costs.max()) / scale)
     probabilities = np.zeros(K)
-    for sigma in itertools.product((-1.0, 1.0), repeat=m):
-        sigma = np.asarray(sigma)
+    for signs in itertools.product((-1.0, 1.0), repeat=m):
+        sigma = np.asarray(signs)
         box_A = np.vstack([-np.diag(sigma), np.diag(sigma)])  # sigma_j eta_j >= 0 and <= R
         box_b = np.r_[np.zeros(m), np.full(m, radius)]
         for k in range(K):

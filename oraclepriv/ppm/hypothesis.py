@@ -72,6 +72,7 @@ class PolytopeComplement(Hypothesis):
             raise ValueError(f"X must have shape (n, {self.d}) for this hypothesis; got {X.shape}")
         if self.form == "ones":
             return np.zeros(X.shape[0], dtype=bool)
+        assert self.aff is not None  # every form but "ones" carries its hull (__post_init__)
         inside = self.aff.contains(X)
         if self.n_halfspaces:
             inside &= (project(X, self.normals) >= self.lower[:, None]).all(axis=0)

@@ -353,6 +353,7 @@ class PairsSegment(Segment):
             u = int(hits[r])
             return (u, u + self.data.W)
         r -= hits.size
+        assert self._tile_hists is not None  # filled by histogram()
         for ti, tj, h in self._tile_hists:
             c = int(h[m])
             if r < c:
@@ -446,9 +447,9 @@ class HigherSegment(Segment):
             if prefix[-1] <= K - 3:
                 yield prefix
 
-    def _prefix_values(self, prefix: tuple) -> np.ndarray:
+    def _prefix_values(self, prefix: tuple) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         d = self.data
-        z = d.s.copy()
+        z: np.ndarray = d.s.copy()
         for o in prefix:
             z *= self.M[o]
         tail = self.M[prefix[-1] + 1 :]
@@ -473,6 +474,7 @@ class HigherSegment(Segment):
 
     def locate(self, m: int, r: int) -> tuple:
         self.histogram()
+        assert self._prefix_hists is not None  # filled by histogram()
         for prefix, h in self._prefix_hists:
             c = int(h[m])
             if r < c:
