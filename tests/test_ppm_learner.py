@@ -16,7 +16,7 @@ from oraclepriv import make_oracle
 from oraclepriv.learners._base import NotFittedError
 from oraclepriv.learners.ppm import PPMHalfspaces
 from oraclepriv.ppm import ClassG, a_constr_half, score_class
-from oraclepriv.ppm.constr_half import project
+from oraclepriv.ppm.constr_half import SUPPORT_MODES, project
 
 
 def _min_mistakes_over_G(X, y, public, **kw) -> int:
@@ -62,17 +62,19 @@ def test_lemma_4_5_agnostic_d2():
     assert strict > 0  # the improper class can beat the best halfspace; seen on some runs
 
 
-def test_lemma_4_5_degenerate_aff_line():
+@pytest.mark.parametrize("support", SUPPORT_MODES)
+def test_lemma_4_5_degenerate_aff_line(support):
     """Case 4 (docs/theory/ppm.md#case-4): all points on x_1 = 1 in R^2, realizable threshold on x_2
-    (a non-Aff-aware choice of supporting hyperplanes fails here)."""
+    (a non-Aff-aware choice of supporting hyperplanes fails here); for the paper's support rule and the
+    reduction of docs/theory/ppm.md#affine-basis, which must keep Lemma 4.5's guarantee."""
     rng = np.random.default_rng(22)
     for _ in range(30):
         X = np.column_stack([np.ones(20), rng.uniform(-1, 1, 20)])
         y = (X[:, 1] >= rng.uniform(-0.5, 0.5)).astype(np.int8)
-        assert _min_mistakes_over_G(X, y, y == 0) == 0
+        assert _min_mistakes_over_G(X, y, y == 0, support=support) == 0
         noisy = y.copy()
         noisy[rng.random(20) < 0.2] ^= 1
-        assert _min_mistakes_over_G(X, noisy, noisy == 0) <= _erm_mistakes(X, noisy)
+        assert _min_mistakes_over_G(X, noisy, noisy == 0, support=support) <= _erm_mistakes(X, noisy)
 
 
 def test_lemma_4_5_d1_and_d3():
@@ -97,15 +99,21 @@ def test_lemma_4_5_relaxation_ii():
 
 
 @settings(max_examples=20, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(3, 16), collinear=st.booleans())
-def test_lemma_4_5_property_integer_grid(seed, n, collinear):
-    """Integer grid data (ties, duplicates, points on public hyperplanes): Lemma 4.5 holds exactly."""
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(3, 16),
+    collinear=st.booleans(),
+    support=st.sampled_from(SUPPORT_MODES),
+)
+def test_lemma_4_5_property_integer_grid(seed, n, collinear, support):
+    """Integer grid data (ties, duplicates, points on public hyperplanes): Lemma 4.5 holds exactly, for
+    both support rules."""
     rng = np.random.default_rng(seed)
     X = rng.integers(-3, 4, size=(n, 2)).astype(float)
     if collinear:
         X[:, 1] = 2 * X[:, 0] + 1
     y = (rng.random(n) < 0.5).astype(np.int8)
-    assert _min_mistakes_over_G(X, y, y == 0) <= _erm_mistakes(X, y)
+    assert _min_mistakes_over_G(X, y, y == 0, support=support) <= _erm_mistakes(X, y)
 
 
 def test_large_epsilon_training_error():
