@@ -17,6 +17,7 @@ cost seconds (:mod:`oraclepriv.verify`). :func:`detectable_loss` states an audit
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 import warnings
@@ -27,8 +28,11 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.audit.stats import EpsilonEstimate, epsilon_from_event_counts, estimate_epsilon
+from oraclepriv.execution import check_n_jobs
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import PrivacyLeakWarning
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "Neighbours",
@@ -163,27 +167,21 @@ def _outcomes_chunk(make_learner, X, y, neighbours, seeds, backends: dict[str, A
 
 
 def _outcomes(make_learner, X, y, neighbours: Neighbours, seeds: np.ndarray, n_jobs: int) -> list[tuple[int, ...]]:
-    """``sample_outcomes`` over ``seeds``, split over ``n_jobs`` worker processes (joblib/loky).
-    Every run's seed is fixed in advance and the outcomes come back in seed order, so the result is
-    the same for every ``n_jobs``."""
-    if n_jobs == 1:
-        return sample_outcomes(make_learner, X, y, neighbours, len(seeds), seeds)
-    from joblib import Parallel, delayed, effective_n_jobs
+    """``sample_outcomes`` over ``seeds``, in this process for ``n_jobs`` = 1, otherwise cut into four
+    shares per worker and run where :mod:`oraclepriv.execution` says (local processes or a dask
+    cluster). Every run's seed is fixed in advance and the outcomes come back in seed order, so the
+    result is the same for every ``n_jobs`` and every backend."""
+    from oraclepriv.execution import dask_active, effective_workers, parallel_map
 
+    if n_jobs == 1 and not dask_active():
+        return sample_outcomes(make_learner, X, y, neighbours, len(seeds), seeds)
     from oraclepriv.backends import registry_snapshot
 
-    chunks = [c for c in np.array_split(seeds, 4 * effective_n_jobs(n_jobs)) if len(c)]
-    parts = Parallel(n_jobs=n_jobs)(
-        delayed(_outcomes_chunk)(make_learner, X, y, neighbours, c, registry_snapshot()) for c in chunks
-    )
+    chunks = [c for c in np.array_split(seeds, 4 * effective_workers(n_jobs)) if len(c)]
+    log.debug("audit %s: %d runs in %d tasks", neighbours.name, len(seeds), len(chunks))
+    snapshot = registry_snapshot()
+    parts = parallel_map(_outcomes_chunk, [(make_learner, X, y, neighbours, c, snapshot) for c in chunks], n_jobs)
     return [o for part in parts for o in part]
-
-
-def check_n_jobs(n_jobs: Any) -> int:
-    """n_jobs: a positive integer, or -1 for every CPU (joblib's convention)."""
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or not (n_jobs >= 1 or n_jobs == -1):
-        raise ValueError(f"n_jobs must be a positive integer or -1 (every CPU); got {n_jobs!r}")
-    return int(n_jobs)
 
 
 def audit_learner(
@@ -202,8 +200,9 @@ def audit_learner(
 
     ``make_learner(seed)`` must return an unfitted learner using ``seed`` as its random_state
     (so every run has fresh, independent randomness). The runs on D and D' use disjoint seeds.
-    ``n_jobs`` > 1 spreads the runs over that many processes (joblib); the outcomes, and so the
-    verdict, do not depend on it.
+    ``n_jobs`` > 1 spreads the runs over that many processes, and inside
+    :func:`oraclepriv.execution.execution` with dask over the cluster; the outcomes, and so the
+    verdict, depend on neither.
     """
     if n_runs < 1:
         raise ValueError(f"n_runs must be >= 1; got {n_runs!r}")

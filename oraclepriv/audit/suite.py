@@ -36,6 +36,7 @@ from oraclepriv.audit.scenarios import (
     tight_halfspace_construction,
 )
 from oraclepriv.backends import registered_backend
+from oraclepriv.execution import Progress
 from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
@@ -91,10 +92,26 @@ def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
     ]
 
 
+OnRow = Callable[[dict[str, Any]], None]
+
+
+def _counter(progress: Progress | None, total: int) -> Callable[[], None]:
+    """A tick() that reports one more case done to ``progress(done, total)``."""
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, total)
+
+    return tick
+
+
 def _record(
-    rows: list[dict[str, Any]], row: dict[str, Any], passed: bool, must_pass: bool, seconds: float, progress
+    rows: list[dict[str, Any]], row: dict[str, Any], passed: bool, must_pass: bool, seconds: float, on_row, tick
 ) -> None:
-    """Add the verdict columns (ok = the expected outcome: pass for a learner, fail for a control)."""
+    """Add the verdict columns (ok = the expected outcome: pass for a learner, fail for a control); report the row."""
     row.update(
         {
             "passed": passed,
@@ -104,11 +121,12 @@ def _record(
         }
     )
     rows.append(row)
-    if progress is not None:
-        progress(row)
+    if on_row is not None:
+        on_row(row)
+    tick()
 
 
-def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress, n_jobs: int = 1) -> list[dict[str, Any]]:
+def _run_cases(cases, n_runs: int, epsilon: float, seed: int, on_row, tick, n_jobs: int = 1) -> list[dict[str, Any]]:
     rows = []
     for label, scenario, cls, params, must_pass in cases:
         result = audit_learner(
@@ -136,7 +154,7 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, progress, n_jobs: 
             if scenario.name.startswith("tight")
             else None,
         }
-        _record(rows, row, result.passed, must_pass, result.seconds, progress)
+        _record(rows, row, result.passed, must_pass, result.seconds, on_row, tick)
     return rows
 
 
@@ -153,7 +171,7 @@ def _reduced_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
     ]
 
 
-def _run_reduced_cases(cases, draws: int, epsilon: float, seed: int, progress) -> list[dict[str, Any]]:
+def _run_reduced_cases(cases, draws: int, epsilon: float, seed: int, on_row, tick) -> list[dict[str, Any]]:
     rows = []
     for label, scenario, cls, params, must_pass in cases:
         result = audit_reduced(
@@ -177,7 +195,7 @@ def _run_reduced_cases(cases, draws: int, epsilon: float, seed: int, progress) -
             "eps_point": result.eps_point,
             "detects": detectable_loss(draws, len(scenario.X_public), epsilon),
         }
-        _record(rows, row, result.passed, must_pass, result.seconds, progress)
+        _record(rows, row, result.passed, must_pass, result.seconds, on_row, tick)
     return rows
 
 
@@ -185,11 +203,14 @@ def rrspm_audit_suite(
     n_runs: int = 4000,
     epsilon: float = 1.0,
     seed: int = 0,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    *,
+    on_row: OnRow | None = None,
+    progress: Progress | None = None,
     n_jobs: int = 1,
     draws: int = 1_000_000,
 ) -> list[dict[str, Any]]:
-    """Audit RRSPM and its negative controls; one row per (scenario, learner).
+    """Audit RRSPM and its negative controls; one row per (scenario, learner), each handed to ``on_row``
+    as it is done, and ``progress(cases done, cases)`` after it.
 
     The whole learner runs ``n_runs`` times per neighbour on every scenario (the robustification rows
     need it: their solver behaviour is part of the mechanism); the tight constructions are also
@@ -200,13 +221,15 @@ def rrspm_audit_suite(
     leak = leak_scenario()
     always = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]))
     when = targeting_backend(leak.X_prime[0], int(leak.y_prime[0]), when_points=leak.X_public, when_labels=[0, 0])
+    cases, reduced = _cases(), _reduced_cases()
+    tick = _counter(progress, len(cases) + len(reduced))
     with (
         registered_backend("claiming-quantile", target),
         registered_backend("targeting", always),
         registered_backend("targeting-when", when),
     ):
-        rows = _run_cases(_cases(), n_runs, epsilon, seed, progress, n_jobs)
-    return rows + _run_reduced_cases(_reduced_cases(), draws, epsilon, seed, progress)
+        rows = _run_cases(cases, n_runs, epsilon, seed, on_row, tick, n_jobs)
+    return rows + _run_reduced_cases(reduced, draws, epsilon, seed, on_row, tick)
 
 
 def _subsample_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
@@ -255,14 +278,18 @@ def subsample_audit_suite(
     n_runs: int = 4000,
     epsilon: float = 1.0,
     seed: int = 0,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    *,
+    on_row: OnRow | None = None,
+    progress: Progress | None = None,
     n_jobs: int = 1,
 ) -> list[dict[str, Any]]:
-    """Audit SubsampleAggregate (exact and targeting solvers) and its negative controls."""
+    """Audit SubsampleAggregate (exact and targeting solvers) and its negative controls (``on_row`` and
+    ``progress`` as in :func:`rrspm_audit_suite`)."""
     flip = teacher_flip_scenario()
     target = targeting_backend(flip.X[-1], int(flip.y[-1]))
+    cases = _subsample_cases()
     with registered_backend("targeting", target):
-        return _run_cases(_subsample_cases(), n_runs, epsilon, seed, progress, n_jobs)
+        return _run_cases(cases, n_runs, epsilon, seed, on_row, _counter(progress, len(cases)), n_jobs)
 
 
 def em_audit_data(hypothesis_class: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -310,15 +337,20 @@ def _em_cases() -> list[tuple[str, str, type, dict[str, Any], bool]]:
 def public_cover_audit_suite(
     epsilon: float = 1.0,
     seed: int = 0,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    *,
+    on_row: OnRow | None = None,
+    progress: Progress | None = None,
     n_others: int = 4,
 ) -> list[dict[str, Any]]:
     """Exact audit (:mod:`oraclepriv.audit.exact`) of PublicCoverEM and its negative controls over
-    every position of the private data, each replaced by its label flip and 3 n_others other records."""
+    every position of the private data, each replaced by its label flip and 3 n_others other records
+    (``on_row`` and ``progress`` as in :func:`rrspm_audit_suite`)."""
     if isinstance(n_others, bool) or not isinstance(n_others, int) or n_others < 1:
         raise ValueError(f"n_others must be an integer >= 1 (label flips alone never move a point); got {n_others!r}")
-    rows = []
-    for label, hypothesis, cls, params, must_pass in _em_cases():
+    rows: list[dict[str, Any]] = []
+    cases = _em_cases()
+    tick = _counter(progress, len(cases))
+    for label, hypothesis, cls, params, must_pass in cases:
         X, y, Z = em_audit_data(hypothesis, seed)
         labels_only = params.get("_labels_only", False)
         learner_params = {k: v for k, v in params.items() if not k.startswith("_")}
@@ -344,5 +376,5 @@ def public_cover_audit_suite(
             "epsilon_hat": result.epsilon_hat,
             "worst_pair": f"position {result.worst.get('position')}: {result.worst.get('replacement')}",
         }
-        _record(rows, row, result.passed, must_pass, result.seconds, progress)
+        _record(rows, row, result.passed, must_pass, result.seconds, on_row, tick)
     return rows

@@ -27,11 +27,19 @@ count as solved.
 Suites: ``issue`` (issue #3's halfspace suite from :mod:`oraclepriv.bench.mip_suite`, n in
 {100, 200, 400} x d in {2, 5, 10}, unit weights) and ``library`` (every instance of the bundled
 library, all classes). ``quick`` shrinks both to tiny sizes for smoke tests.
+
+The grid: every (instance, backend) cell is one task, run where :mod:`oraclepriv.execution` says
+(in this process, in local processes, or on a dask cluster), with one solver thread
+(``threads=1`` unless the backend spec sets it), so that cells running side by side on separate
+cores measure what a single core does. Each row records where it ran (host, process, dask worker)
+and the machine's 1-minute load average when the cell started: a load above the number of cores
+means the cell shared its core, and its time is not a clean measurement (docs/cluster.md).
 """
 
 from __future__ import annotations
 
 import csv
+import logging
 import math
 import shlex
 import time
@@ -44,6 +52,7 @@ import numpy as np
 
 from oraclepriv.backends import parse_backend_spec
 from oraclepriv.bench.report import write_json
+from oraclepriv.execution import Progress, parallel_map, where
 from oraclepriv.provenance import machine_description
 
 __all__ = [
@@ -65,10 +74,12 @@ __all__ = [
     "command_line",
 ]
 
+log = logging.getLogger(__name__)
+
 SUITES = ("issue", "library")
 SGM_SHIFT = 10.0
 #: MIP-capable backends in the order they are tried by default; "naive-highs" only when registered
-_MIP_BACKENDS = ("highs", "scip", "pyomo", "cpsat", "naive-highs")
+_MIP_BACKENDS = ("highs", "scip", "pyomo", "cpsat", "scip-bc", "naive-highs")
 #: agreement tolerance relative to max(1, sum |w|): ten times the protocol's certification tolerance
 AGREEMENT_RTOL = 1e-8
 QUICK_TIME_LIMIT = 5.0
@@ -111,8 +122,8 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
     if suite == "issue":
         from oraclepriv.bench.mip_suite import halfspace_suite
 
-        sizes = {"ns": (30, 60), "ds": (2, 3)} if quick else {}
-        return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in halfspace_suite(**sizes)]
+        suite_instances = halfspace_suite(ns=(30, 60), ds=(2, 3)) if quick else halfspace_suite()
+        return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in suite_instances]
     if suite == "library":
         from oraclepriv.instances import load_instance, load_manifest
 
@@ -156,8 +167,18 @@ def check_backends(backends: Iterable[str]) -> list[str]:
     return backends
 
 
+def _single_threaded(name: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with ``threads=1`` added when the backend takes a thread count and the spec sets none."""
+    from oraclepriv.backends import backend_class
+
+    if "threads" not in options and "threads" in getattr(backend_class(name), "options", ()):
+        return {**options, "threads": 1}
+    return options
+
+
 def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[str, Any]:
-    """One oracle call; errors become a row with status "error" (the benchmark goes on)."""
+    """One oracle call, with one solver thread (:func:`_single_threaded`); errors become a row with status
+    "error" (the benchmark goes on). The row says where it ran and the load when it started."""
     from oraclepriv.oracle import make_oracle
 
     row: dict[str, Any] = {
@@ -167,12 +188,14 @@ def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[st
         "d": instance.d,
         "backend": backend,
         "time_limit": time_limit,
+        **where(),
     }
     from oraclepriv.solvers.base import UnsupportedProblemError
 
     start = time.perf_counter()
     try:
         name, options = parse_backend_spec(backend)
+        options = _single_threaded(name, options)
         result = make_oracle(instance.hypothesis_class, backend=name, time_limit=time_limit, **options).solve(
             instance.X, instance.y, instance.w, caller="bench-mip", step=instance.name
         )
@@ -187,6 +210,7 @@ def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[st
             gap=math.inf,
             seconds=0.0,
             nodes=None,
+            overrun_seconds=None,
             error=str(exc),
         )
         return row
@@ -201,6 +225,7 @@ def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[st
             gap=math.inf,
             seconds=time.perf_counter() - start,
             nodes=None,
+            overrun_seconds=None,
             error=f"{type(exc).__name__}: {exc}",
         )
         return row
@@ -214,6 +239,7 @@ def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[st
         gap=float(result.gap),
         seconds=float(result.seconds),
         nodes=result.nodes,
+        overrun_seconds=result.details.get("overrun_seconds"),
         error="",
     )
     return row
@@ -223,19 +249,36 @@ def run_benchmark(
     instances: list[BenchInstance],
     backends: list[str],
     time_limit: float,
-    progress: Callable[[dict[str, Any]], None] | None = None,
+    *,
+    n_jobs: int = 1,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
-    """Every backend on every instance (instance-major order); ``progress`` sees each row."""
+    """Every backend on every instance, each (instance, backend) cell one task on ``n_jobs`` workers
+    (module docstring); rows in instance-major order. ``on_row`` sees each row as its cell finishes
+    (in that order when the cells run side by side), ``progress(cells done, cells)`` after it."""
+    from oraclepriv.execution import check_n_jobs
+
     backends = check_backends(backends)
     if not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit) and time_limit > 0):
         raise ValueError(f"time_limit must be a finite number > 0; got {time_limit!r}")
-    rows = []
-    for instance in instances:
-        for backend in backends:
-            row = run_one(instance, backend, float(time_limit))
-            rows.append(row)
-            if progress is not None:
-                progress(row)
+    n_jobs = check_n_jobs(n_jobs)
+    cells = [(instance, backend, float(time_limit)) for instance in instances for backend in backends]
+    rows = parallel_map(
+        run_one, cells, n_jobs, progress, on_result=None if on_row is None else (lambda _, row: on_row(row))
+    )
+    for row in rows:
+        log.debug(
+            "%s / %s ran on %s pid %s%s (load %s): %s in %.3f s",
+            row["instance"],
+            row["backend"],
+            row["host"],
+            row["pid"],
+            f" worker {row['worker']}" if row["worker"] else "",
+            row["load_1min"],
+            row["status"],
+            row["seconds"],
+        )
     return rows
 
 
@@ -438,13 +481,24 @@ def markdown_summary(
     suite: str,
     time_limit: float,
     profile_png: str | None = None,
+    execution: str | None = None,
 ) -> str:
-    """The benchmark as a Markdown section (for docs/), stating command, machine and versions."""
+    """The benchmark as a Markdown section (for docs/), stating command, machine, versions and where
+    the cells ran (``execution``, e.g. "2 local processes (joblib)")."""
     versions = ", ".join(f"{k} {v}" for k, v in solver_versions().items())
+    loads = [r["load_1min"] for r in rows if r.get("load_1min") is not None]
+    ran = f"Each (instance, backend) cell ran as one task with one solver thread on {execution or 'this process'}; " + (
+        f"1-minute load average at the cells' start {min(loads):.2f}-{max(loads):.2f} (above the core count: "
+        "cells shared cores, times are inflated)."
+        if loads
+        else "no load average available."
+    )
     lines = [
         f"# MIP oracle benchmark: suite `{suite}`",
         "",
         f"Produced by `{command}` on: {machine_description()}; {versions}.",
+        "",
+        ran,
         "",
         f"Time limit {time_limit:g} s per oracle call (model build included). *Solved* = the objective "
         f"re-scored by the hypothesis meets a proved bound (over the whole class, or over the restricted class "
@@ -481,13 +535,14 @@ def markdown_summary(
         "",
         "## Per instance",
         "",
-        "| instance | class | n | d | backend | status | certified | objective | bound | seconds | nodes |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| instance | class | n | d | backend | status | certified | objective | bound | seconds | nodes | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['instance']} | {r['class']} | {r['n']} | {r['d']} | {r['backend']} | {r['status']} | {_certified_cell(r)} | "
-            f"{_fmt(r['objective'], 10)} | {_fmt(r['bound'], 10)} | {_fmt(r['seconds'], 4)} | {_fmt(r['nodes'])} |"
+            f"{_fmt(r['objective'], 10)} | {_fmt(r['bound'], 10)} | {_fmt(r['seconds'], 4)} | {_fmt(r['nodes'])} | "
+            f"{_fmt(r.get('load_1min'), 3)} |"
         )
     errors = [r for r in rows if r.get("error")]
     if errors:
@@ -513,8 +568,10 @@ def write_outputs(
     command: str,
     suite: str,
     time_limit: float,
+    execution: str | None = None,
 ) -> dict[str, Path]:
-    """rows.csv, rows.json, summary.json, summary.md and profile.png in ``out``."""
+    """rows.csv, rows.json, summary.json, summary.md and profile.png in ``out`` (``execution``: where the
+    cells ran, as :meth:`oraclepriv.execution.Execution.describe` words it)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = {name: out / name for name in ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")}
@@ -534,7 +591,12 @@ def write_outputs(
         "seconds",
         "nodes",
         "time_limit",
+        "overrun_seconds",
         "certificate_valid",
+        "host",
+        "pid",
+        "worker",
+        "load_1min",
         "error",
     ]
     with open(paths["rows.csv"], "w", newline="", encoding="utf-8") as fh:
@@ -547,6 +609,7 @@ def write_outputs(
         "command": command,
         "suite": suite,
         "time_limit": time_limit,
+        "execution": execution,
         "sgm_shift": SGM_SHIFT,
         "versions": solver_versions(),
         "summary": summary,
@@ -557,7 +620,15 @@ def write_outputs(
     plot_performance_profile(rows, paths["profile.png"], title=f"suite {suite}, time limit {time_limit:g} s")
     paths["summary.md"].write_text(
         markdown_summary(
-            rows, summary, problems, warnings, command, suite, time_limit, profile_png=paths["profile.png"].name
+            rows,
+            summary,
+            problems,
+            warnings,
+            command,
+            suite,
+            time_limit,
+            profile_png=paths["profile.png"].name,
+            execution=execution,
         ),
         encoding="utf-8",
     )
@@ -565,10 +636,16 @@ def write_outputs(
 
 
 def command_line(
-    suite: str, backends: list[str] | None, time_limit: float | None, out: Path | str | None, quick: bool
+    suite: str,
+    backends: list[str] | None,
+    time_limit: float | None,
+    out: Path | str | None,
+    quick: bool,
+    execution: Iterable[str] = (),
 ) -> str:
-    """The ``oraclepriv bench mip`` command line that reproduces a run (for reports)."""
-    parts = ["oraclepriv", "bench", "mip", "--suite", suite]
+    """The ``oraclepriv bench mip`` command line that reproduces a run (for reports); ``execution``: its
+    execution options (``["--jobs", "2"]``)."""
+    parts = ["oraclepriv", "bench", "mip", "--suite", suite, *execution]
     if backends:
         parts += ["--backends", ",".join(backends)]
     if time_limit is not None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.execution import Progress
 from oraclepriv.oracle import make_oracle
 from oraclepriv.provenance import load_averages, machine_description
 
@@ -207,9 +208,10 @@ def _load_average_1min() -> float | None:
     return (load_averages() or [None])[0]
 
 
-def bench_oracles(quick: bool = False) -> list[dict[str, Any]]:
-    """The oracle benchmark suite (``quick`` shrinks every size for smoke tests). Every row records
-    the 1-minute load average just before and just after it was measured."""
+def bench_oracles(quick: bool = False, progress: Progress | None = None) -> list[dict[str, Any]]:
+    """The oracle benchmark suite (``quick`` shrinks every size for smoke tests), one benchmark after
+    another in this process. Every row records the 1-minute load average just before and just after
+    it was measured; ``progress(benchmarks done, benchmarks)``."""
     runs: list[Callable[[], dict[str, Any]]] = [
         lambda: bench_stump_sweep(n=20_000 if quick else 1_000_000, repeats=3 if quick else 5)
     ]
@@ -225,6 +227,8 @@ def bench_oracles(quick: bool = False) -> list[dict[str, Any]]:
         if not quick and row["benchmark"].startswith("enumerate"):
             row["target_seconds"] = ENUMERATE_TARGETS.get((row["n"], row["d"]))
         rows.append(row)
+        if progress is not None:
+            progress(len(rows), len(runs))
     return rows
 
 

@@ -1,12 +1,32 @@
 """The typer app: every command and command group, in the order ``oraclepriv --help`` lists them."""
 
+from typing import Annotated
+
 import typer
 
 from oraclepriv.cli import audit, bench, demo, erm, experiment, instances, learn, verify
+from oraclepriv.cli.common import configure_logging
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="Exact ERM oracles and oracle-efficient private learners."
 )
+
+
+@app.callback()
+def options(
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose",
+            "-v",
+            help="The library's DEBUG log on stderr (backend choices, cells dispatched, where they ran, clusters).",
+        ),
+    ] = False,
+) -> None:
+    """Exact ERM oracles and oracle-efficient private learners."""
+    configure_logging(verbose)
+
+
 app.command("erm")(erm.erm)
 app.command("learn")(learn.learn)
 app.command("demo")(demo.demo)

@@ -7,16 +7,27 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import JsonOut, MarkdownOut, Seed, check_seed, fail
+from oraclepriv.cli.common import (
+    Jobs,
+    JsonOut,
+    MarkdownOut,
+    ParallelBackend,
+    Quiet,
+    Scheduler,
+    Seed,
+    check_parallel_options,
+    check_seed,
+    echo,
+    fail,
+    parallel,
+    parallel_note,
+    progress_bar,
+)
 
 app = typer.Typer(no_args_is_help=True, help="Privacy audits on neighbouring datasets (with negative controls).")
 
 Runs = Annotated[int, typer.Option("--runs", help="Runs of the whole learner per neighbouring dataset.")]
 Epsilon = Annotated[float, typer.Option("--epsilon")]
-Jobs = Annotated[
-    int,
-    typer.Option("--jobs", help="Worker processes for the runs (joblib; -1: every CPU). Results do not depend on it."),
-]
 Draws = Annotated[
     int, typer.Option("--draws", help="Runs of the reduced problem per neighbouring dataset (no oracle call per run).")
 ]
@@ -50,8 +61,11 @@ def audit_rrspm(
     seed: Seed = 0,
     out: JsonOut = None,
     report: MarkdownOut = None,
-    jobs: Jobs = 1,
+    jobs: Jobs = None,
     draws: Draws = 1_000_000,
+    parallel_backend: ParallelBackend = None,
+    scheduler: Scheduler = None,
+    quiet: Quiet = False,
 ) -> None:
     """RRSPM on every audit scenario, and the negative controls each scenario must catch.
 
@@ -64,7 +78,19 @@ def audit_rrspm(
     """
     from oraclepriv.audit.suite import rrspm_audit_suite
 
-    _run_sampled_audit("rrspm", "RRSPM privacy audit", rrspm_audit_suite, runs, epsilon, seed, out, report, jobs, draws)
+    _run_sampled_audit(
+        "rrspm",
+        "RRSPM privacy audit",
+        rrspm_audit_suite,
+        runs,
+        epsilon,
+        seed,
+        out,
+        report,
+        (jobs, parallel_backend, scheduler),
+        quiet,
+        draws,
+    )
 
 
 @app.command("subsample")
@@ -74,7 +100,10 @@ def audit_subsample(
     seed: Seed = 0,
     out: JsonOut = None,
     report: MarkdownOut = None,
-    jobs: Jobs = 1,
+    jobs: Jobs = None,
+    parallel_backend: ParallelBackend = None,
+    scheduler: Scheduler = None,
+    quiet: Quiet = False,
 ) -> None:
     """SubsampleAggregate (private for any oracle) with an exact and a targeting solver, and its negative controls."""
     from oraclepriv.audit.suite import subsample_audit_suite
@@ -88,7 +117,8 @@ def audit_subsample(
         seed,
         out,
         report,
-        jobs,
+        (jobs, parallel_backend, scheduler),
+        quiet,
         extra_note="Scenario teacher-flip: exact log-ratio of the correct learner ln((1-p)/p) = 0.83 with p = e^-0.5/2. "
         "The targeting solver fails (honestly uncertified) on every instance holding D's differing record.",
     )
@@ -107,6 +137,7 @@ def audit_public_cover(
     ] = 4,
     out: JsonOut = None,
     report: MarkdownOut = None,
+    quiet: Quiet = False,
 ) -> None:
     """PublicCoverEM: EXACT audit (output laws computed, not sampled) over neighbours at every position,
     and the negative controls it must catch."""
@@ -118,12 +149,15 @@ def audit_public_cover(
         fail(f"--others must be >= 1 (neighbours that replace a record's features); got {others}")
 
     def show(row: dict) -> None:
-        typer.echo(
+        echo(
             f"{row['scenario']:<13} {row['learner']:<50} neighbours={row['n_neighbours']:<4} "
             f"eps_hat={row['epsilon_hat']:.4f} passed={str(row['passed']):<5} expected={row['expected']:<4} {row['verdict']}"
         )
 
-    rows = public_cover_audit_suite(epsilon=epsilon, seed=seed, progress=show, n_others=others)
+    with progress_bar(quiet) as bar:
+        rows = public_cover_audit_suite(
+            epsilon=epsilon, seed=seed, on_row=show, progress=bar.phase("exact audits"), n_others=others
+        )
     command = f"oraclepriv audit public-cover --epsilon {epsilon:g} --seed {seed} --others {others} --report {report}"
     columns = [
         "scenario",
@@ -167,19 +201,16 @@ def _run_sampled_audit(
     seed: int,
     out: Path | None,
     report: Path | None,
-    jobs: int,
+    where: tuple[int | None, str | None, str | None],
+    quiet: bool,
     draws: int | None = None,
     extra_note: str = "",
 ) -> None:
-    """Check the options, run ``suite`` printing each row, write the files, exit 1 on an unexpected verdict."""
-    from oraclepriv.audit.runner import check_n_jobs
-
+    """Check the options, run ``suite`` where ``where`` (--jobs, --parallel-backend, --scheduler) says,
+    printing each row, write the files, exit 1 on an unexpected verdict."""
     epsilon = _checked_epsilon(epsilon)
     check_seed(seed)
-    try:
-        jobs = check_n_jobs(jobs)
-    except ValueError as exc:
-        fail(str(exc))
+    check_parallel_options(*where)
     if runs < 1:
         fail(f"--runs must be >= 1; got {runs}")
     if draws is not None and draws < 1:
@@ -187,7 +218,7 @@ def _run_sampled_audit(
 
     def show(row: dict) -> None:
         detects = row.get("detects")
-        typer.echo(
+        echo(
             f"{row['scenario']:<18} {row['learner']:<50} runs={row['n_runs']:<8} eps_lower={row['eps_lower']:.3f} "
             f"eps_point={row['eps_point']:.3f} "
             + (f"detects={detects:.3f} " if detects is not None else "")
@@ -195,11 +226,20 @@ def _run_sampled_audit(
         )
 
     extra = {} if draws is None else {"draws": draws}
-    rows = suite(n_runs=runs, epsilon=epsilon, seed=seed, progress=show, n_jobs=jobs, **extra)
+    with parallel(*where) as environment, progress_bar(quiet) as bar:
+        rows = suite(
+            n_runs=runs,
+            epsilon=epsilon,
+            seed=seed,
+            on_row=show,
+            progress=bar.phase("audit cases"),
+            n_jobs=environment.n_jobs,
+            **extra,
+        )
     command = (
         f"oraclepriv audit {name} --runs {runs}"
         + (f" --draws {draws}" if draws is not None else "")
-        + f" --epsilon {epsilon:g} --seed {seed} --report {report}"
+        + f" --epsilon {epsilon:g} --seed {seed}{parallel_note(environment)} --report {report}"
     )
     note = _SAMPLED_NOTE.format(epsilon=epsilon) + (" " + extra_note if extra_note else "")
     _finish(rows, out, report, title, command, _SAMPLED_COLUMNS, note)

@@ -7,7 +7,20 @@ from typing import Annotated, Any
 
 import typer
 
-from oraclepriv.cli.common import JsonOut, MarkdownOut, fail
+from oraclepriv.cli.common import (
+    Jobs,
+    JsonOut,
+    MarkdownOut,
+    ParallelBackend,
+    Quiet,
+    Scheduler,
+    check_parallel_options,
+    echo,
+    fail,
+    parallel,
+    parallel_note,
+    progress_bar,
+)
 
 app = typer.Typer(no_args_is_help=True, help="Benchmarks (ratios against baselines measured in the same run).")
 
@@ -17,12 +30,16 @@ def bench_oracles(
     quick: Annotated[bool, typer.Option("--quick", help="Small sizes (a smoke run, not the issue's figures).")] = False,
     out: JsonOut = None,
     report: MarkdownOut = None,
+    quiet: Quiet = False,
 ) -> None:
-    """Stump sweep vs argsort at n=1e6 (ratio), and enumerate d=2 at n=700 and n=5000 (seconds)."""
+    """Stump sweep vs argsort at n=1e6 (ratio), and enumerate d=2 at n=700 and n=5000 (seconds).
+
+    Runs in this process, one benchmark after another (they are timings)."""
     from oraclepriv.bench.oracles import bench_oracles as run
     from oraclepriv.bench.oracles import markdown_report
 
-    rows = run(quick=quick)
+    with progress_bar(quiet) as bar:
+        rows = run(quick=quick, progress=bar.phase("benchmarks"))
     for row in rows:
         if row["benchmark"] == "stump-sweep":
             typer.echo(
@@ -56,9 +73,17 @@ def bench_mip(
     quick: Annotated[
         bool, typer.Option("--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures).")
     ] = False,
+    jobs: Jobs = None,
+    parallel_backend: ParallelBackend = None,
+    scheduler: Scheduler = None,
+    quiet: Quiet = False,
 ) -> None:
     """MIP backends side by side: solved (certified) counts, shifted geometric mean time, performance
-    profile, and a cross-backend agreement check (a disagreement exits with code 1)."""
+    profile, and a cross-backend agreement check (a disagreement exits with code 1).
+
+    Every (instance, backend) cell is one task with one solver thread; with --jobs or a dask cluster the
+    cells run side by side, one per worker (for honest timings: one worker per core, docs/cluster.md).
+    Each row records where it ran and the load when it started."""
     from oraclepriv.bench import mip
 
     chosen = [b.strip() for b in backends.split(",") if b.strip()] if backends else mip.default_backends()
@@ -72,20 +97,45 @@ def bench_mip(
         instances = mip.load_suite(suite, quick=quick)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
-    command = mip.command_line(suite, backends.split(",") if backends else None, time_limit, out, quick)
-    typer.echo(f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s")
+    check_parallel_options(jobs, parallel_backend, scheduler)
 
-    def progress(row: dict) -> None:
+    def show(row: dict) -> None:
         flag = "certified" if row["certified"] else ("restricted" if row["meets_bound"] else "NOT certified")
-        typer.echo(
+        echo(
             f"  {row['instance']:<28} {row['backend']:<12} {row['status']:<10} {flag:<13} objective {row['objective']:.10g}  "
             f"bound {row['bound']:.10g}  {row['seconds']:.3f} s" + (f"  [{row['error']}]" if row.get("error") else "")
         )
 
-    rows = mip.run_benchmark(instances, chosen, limit, progress=progress)
+    with parallel(jobs, parallel_backend, scheduler) as environment:
+        command = mip.command_line(
+            suite,
+            backends.split(",") if backends else None,
+            time_limit,
+            out,
+            quick,
+            parallel_note(environment).split(),
+        )
+        typer.echo(
+            f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s, "
+            f"on {environment.describe()}"
+        )
+        with progress_bar(quiet) as bar:
+            rows = mip.run_benchmark(
+                instances, chosen, limit, n_jobs=environment.n_jobs, on_row=show, progress=bar.phase("cells")
+            )
     problems, warnings = mip.agreement_problems(rows, instances)
     summary = mip.summarize(rows)
-    paths = mip.write_outputs(out, rows, summary, problems, warnings, command=command, suite=suite, time_limit=limit)
+    paths = mip.write_outputs(
+        out,
+        rows,
+        summary,
+        problems,
+        warnings,
+        command=command,
+        suite=suite,
+        time_limit=limit,
+        execution=environment.describe(),
+    )
     typer.echo(
         f"\n{'backend':<12} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  speed-up vs naive-highs"
     )
@@ -118,14 +168,25 @@ def bench_learners(
     ] = 2.0,
     out: JsonOut = None,
     report: MarkdownOut = None,
+    jobs: Jobs = None,
+    parallel_backend: ParallelBackend = None,
+    scheduler: Scheduler = None,
+    quiet: Quiet = False,
 ) -> None:
-    """Each learner's total fit time divided by the time of its oracle calls (target <= 1.2)."""
+    """Each learner's total fit time divided by the time of its oracle calls (target <= 1.2).
+
+    One task per learner; with --jobs or a dask cluster they run side by side (each ratio is measured
+    within its own process)."""
     from oraclepriv.bench.learners import bench_learners as run
     from oraclepriv.bench.learners import markdown_report
 
-    if repeats < 1 or not (min_seconds >= 0):
-        raise typer.BadParameter(f"need --repeats >= 1 and --min-seconds >= 0; got {repeats!r}, {min_seconds!r}")
-    rows = run(repeats=repeats, min_seconds=min_seconds)
+    if repeats < 1:
+        fail(f"--repeats must be >= 1; got {repeats!r}")
+    if not (min_seconds >= 0):
+        fail(f"--min-seconds must be >= 0; got {min_seconds!r}")
+    check_parallel_options(jobs, parallel_backend, scheduler)
+    with parallel(jobs, parallel_backend, scheduler) as environment, progress_bar(quiet) as bar:
+        rows = run(repeats=repeats, min_seconds=min_seconds, n_jobs=environment.n_jobs, progress=bar.phase("learners"))
     for row in rows:
         typer.echo(
             f"{row['learner']:<24} n={row['n']:<6} m={row['m']:<4} calls={row['oracle_calls']:<3} fit {row['fit_seconds']:.4f} s "

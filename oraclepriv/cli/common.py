@@ -1,9 +1,19 @@
-"""What the commands share: the one-line error exit, argument checks, and options that read alike."""
+"""What the commands share: the one-line error exit, argument checks, options that read alike, where
+parallel work runs (:mod:`oraclepriv.execution`), the progress bar and the log switch."""
 
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+
+if TYPE_CHECKING:
+    from oraclepriv.execution import Execution
 
 #: ``--out FILE`` of the commands that print rows
 JsonOut = Annotated[Path | None, typer.Option("--out", help="Also write the rows as JSON to this file.")]
@@ -12,6 +22,45 @@ MarkdownOut = Annotated[
     Path | None, typer.Option("--report", help="Also write a Markdown table (for docs/) to this file.")
 ]
 Seed = Annotated[int, typer.Option("--seed")]
+
+#: the execution switch of every parallel command (:func:`parallel`)
+Jobs = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs",
+        help="Local worker processes (joblib; -1: every CPU; default 1, in this process). With --scheduler local: "
+        "the cluster's worker processes. Results do not depend on it.",
+        show_default=False,
+    ),
+]
+ParallelBackend = Annotated[
+    str | None,
+    typer.Option(
+        "--parallel-backend",
+        help="loky (local processes, the default) | dask (a dask.distributed cluster: --scheduler; "
+        "without it, a local one).",
+        show_default=False,
+    ),
+]
+Scheduler = Annotated[
+    str | None,
+    typer.Option(
+        "--scheduler",
+        help="A running dask scheduler (tcp://HOST:8786), or 'local' to start a LocalCluster sized to this "
+        "machine, closed at exit. Implies --parallel-backend dask; the tasks run on every worker thread.",
+        show_default=False,
+    ),
+]
+Quiet = Annotated[
+    bool,
+    typer.Option("--quiet", help="No progress bar (there is none either when output is not a terminal)."),
+]
+
+
+def echo(message: str) -> None:
+    """A result line on stdout, written through ``sys.stdout`` as it is now, so that while a progress bar
+    is live (it redirects stdout) the line is printed above the bar rather than across it."""
+    typer.echo(message, file=sys.stdout)
 
 
 def fail(message: str) -> NoReturn:
@@ -24,3 +73,107 @@ def check_seed(seed: int) -> None:
     """Seeds feed numpy's SeedSequence, which takes non-negative integers only."""
     if seed < 0:
         fail(f"--seed must be >= 0; got {seed}")
+
+
+def check_parallel_options(jobs: int | None, backend: str | None, scheduler: str | None) -> None:
+    """The execution options' own errors, without connecting to anything (call it with the other checks)."""
+    from oraclepriv.execution import ExecutionError, check_options
+
+    try:
+        check_options(jobs, backend, scheduler)
+    except ExecutionError as exc:
+        fail(str(exc))
+
+
+@contextlib.contextmanager
+def parallel(jobs: int | None, backend: str | None, scheduler: str | None) -> Iterator[Execution]:
+    """:func:`oraclepriv.execution.execution` for a command: a setup error is a one-line exit 2 (before
+    any work starts); the cluster, if one was started, is closed when the block ends."""
+    from oraclepriv.execution import ExecutionError, execution
+
+    stack = contextlib.ExitStack()
+    try:
+        environment = stack.enter_context(execution(jobs, backend, scheduler))
+    except ExecutionError as exc:
+        fail(str(exc))
+    with stack:
+        yield environment
+
+
+def parallel_note(environment: Execution) -> str:
+    """The options that reproduce a run's execution, for the command line a report prints (empty: serial)."""
+    if environment.backend == "dask":
+        return " --parallel-backend dask"
+    return f" --jobs {environment.n_jobs}" if environment.n_jobs != 1 else ""
+
+
+def _terminal() -> bool:
+    return sys.stdout.isatty() and sys.stderr.isatty()
+
+
+class ProgressBar:
+    """A rich progress display on stderr with one bar per phase (:meth:`phase`), each showing units
+    done / total and the elapsed time; inert (every callback a no-op) when switched off."""
+
+    def __init__(self, display: object | None) -> None:
+        self._display = display
+
+    def phase(self, description: str) -> Callable[[int, int], None]:
+        """A ``progress(done, total)`` callable that drives a new bar named ``description``."""
+        display = self._display
+        if display is None:
+            return lambda done, total: None
+        task = display.add_task(description, total=None)  # type: ignore[attr-defined]
+
+        def update(done: int, total: int) -> None:
+            display.update(task, completed=done, total=total)  # type: ignore[attr-defined]
+
+        return update
+
+
+@contextlib.contextmanager
+def progress_bar(quiet: bool = False) -> Iterator[ProgressBar]:
+    """Progress on stderr while the block runs, unless ``quiet`` or stdout/stderr is not a terminal
+    (then results and JSON on stdout stay exactly what they are)."""
+    if quiet or not _terminal():
+        yield ProgressBar(None)
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    display = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("elapsed"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+    )
+    with display:
+        yield ProgressBar(display)
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a record is emitted (test runners swap it)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+def configure_logging(verbose: bool) -> None:
+    """``--verbose``: the library's DEBUG log (``oraclepriv.*`` loggers) on stderr; otherwise left alone."""
+    logger = logging.getLogger("oraclepriv")
+    for handler in [h for h in logger.handlers if isinstance(h, _StderrHandler)]:
+        logger.removeHandler(handler)
+    if not verbose:
+        logger.setLevel(logging.NOTSET)
+        return
+    handler = _StderrHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.DEBUG)

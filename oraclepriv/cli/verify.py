@@ -4,6 +4,8 @@ oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|r
                   [--delta D] [--grid "0,1,2;0,1"] [--backend B] [--mode exact|sampled] [--draws N]
                   [--others OTHERS.csv] [--jobs J] [--seed S] [--json]
 oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
+
+Both take the execution switch of every parallel command (--jobs, --parallel-backend, --scheduler).
 """
 
 from enum import Enum
@@ -12,14 +14,26 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import JsonOut, Seed, check_seed, fail
+from oraclepriv.cli.common import (
+    Jobs,
+    JsonOut,
+    ParallelBackend,
+    Quiet,
+    Scheduler,
+    Seed,
+    check_parallel_options,
+    check_seed,
+    echo,
+    fail,
+    parallel,
+    parallel_note,
+    progress_bar,
+)
 from oraclepriv.io import read_csv_problem, to_json
 
 app = typer.Typer(
     no_args_is_help=True, help="Exact privacy verification on small instances (privacy loss with error bars)."
 )
-
-Jobs = Annotated[int, typer.Option("--jobs", help="Worker processes (results do not depend on it).")]
 
 
 class VerifyAlgorithm(str, Enum):
@@ -37,18 +51,12 @@ def _parse_grid(text: str) -> list[list[float]]:
 
 
 def _show(row: dict) -> None:
-    typer.echo(
+    echo(
         f"{row.get('instance', ''):<30} {row['learner']:<32} {row['backend']:<9} {row['mode']:<7} n={row['n']:<3} m={row['m']} "
         f"neighbours={row['n_neighbours']:<4} loss={row['loss']:.6f} [{row['loss_low']:.6f}, {row['loss_high']:.6f}] "
         f"delta(eps)={row['delta_at_epsilon']:.3g} claim=({row['epsilon']:g}, {row['delta']:g}) {row['verdict'].upper()}"
         + (f" expected={row['expected']}" if "expected" in row else "")
     )
-
-
-def _check_jobs_and_seed(jobs: int, seed: int) -> None:
-    check_seed(seed)
-    if jobs < 1:
-        fail(f"--jobs must be >= 1; got {jobs}")
 
 
 @app.command("instance")
@@ -78,15 +86,18 @@ def verify_instance(
     others: Annotated[
         Path | None, typer.Option("--others", help="CSV of extra candidate records for the neighbour family.")
     ] = None,
-    jobs: Jobs = 1,
+    jobs: Jobs = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled mode.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    parallel_backend: ParallelBackend = None,
+    scheduler: Scheduler = None,
 ) -> None:
     """The privacy loss of RRSPM / RSPM on one small instance, over every neighbour, against its claim."""
     from oraclepriv.learners import RRSPM, RSPM
     from oraclepriv.verify.verifier import verify_learner
 
-    _check_jobs_and_seed(jobs, seed)
+    check_seed(seed)
+    check_parallel_options(jobs, parallel_backend, scheduler)
     if draws < 1:
         fail(f"--draws must be >= 1; got {draws}")
     try:
@@ -112,11 +123,24 @@ def verify_instance(
                 if delta > 0
                 else RRSPM(epsilon=epsilon, hypothesis_class=hypothesis_class, backend=backend)
             )
-        result = verify_learner(
-            learner, data.X, data.y, Z, backend=backend, others=extra, mode=mode, draws=draws, seed=seed, n_jobs=jobs
-        )
-    except (ValueError, ImportError, RuntimeError) as exc:
+    except (ValueError, ImportError) as exc:
         fail(str(exc))
+    with parallel(jobs, parallel_backend, scheduler) as environment:
+        try:
+            result = verify_learner(
+                learner,
+                data.X,
+                data.y,
+                Z,
+                backend=backend,
+                others=extra,
+                mode=mode,
+                draws=draws,
+                seed=seed,
+                n_jobs=environment.n_jobs,
+            )
+        except (ValueError, ImportError, RuntimeError) as exc:
+            fail(str(exc))
     row = result.to_dict()
     if as_json:
         typer.echo(to_json(row, sort_keys=True))
@@ -134,21 +158,28 @@ def verify_instance(
 @app.command("suite")
 def verify_suite(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer cases and draws (a smoke run).")] = False,
-    jobs: Jobs = 1,
+    jobs: Jobs = None,
     seed: Seed = 0,
     out: JsonOut = None,
     report: Annotated[
         Path | None, typer.Option("--report", help="Also write a Markdown report (for docs/) to this file.")
     ] = None,
+    parallel_backend: ParallelBackend = None,
+    scheduler: Scheduler = None,
+    quiet: Quiet = False,
 ) -> None:
     """Every subject and near-miss control of the verification suite; exit 1 if any verdict is unexpected."""
     from oraclepriv.bench.report import write_json
     from oraclepriv.verify.report import markdown_report
     from oraclepriv.verify.suite import explicit_law_rows, run_suite
 
-    _check_jobs_and_seed(jobs, seed)
-    rows = run_suite(quick=quick, n_jobs=jobs, seed=seed, progress=_show)
-    explicit = explicit_law_rows(seed=seed)
+    check_seed(seed)
+    check_parallel_options(jobs, parallel_backend, scheduler)
+    with parallel(jobs, parallel_backend, scheduler) as environment, progress_bar(quiet) as bar:
+        rows = run_suite(
+            quick=quick, n_jobs=environment.n_jobs, seed=seed, on_row=_show, progress=bar.phase("verified cases")
+        )
+        explicit = explicit_law_rows(seed=seed, progress=bar.phase("explicit laws"))
     for row in explicit:
         typer.echo(
             f"{row['class']:<30} {row['subject']:<60} neighbours={row['n_neighbours']:<4} loss={row['loss']:.6f} "
@@ -157,7 +188,10 @@ def verify_suite(
     if out is not None:
         write_json(out, {"noisy_argmin": rows, "explicit_laws": explicit})
     if report is not None:
-        command = f"oraclepriv verify suite{' --quick' if quick else ''} --jobs {jobs} --seed {seed} --report {report}"
+        command = (
+            f"oraclepriv verify suite{' --quick' if quick else ''}{parallel_note(environment)} --seed {seed} "
+            f"--report {report}"
+        )
         report.write_text(markdown_report(rows, command, explicit), encoding="utf-8")
     bad = [r for r in rows + explicit if not r["ok"]]
     if bad:

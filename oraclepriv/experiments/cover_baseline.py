@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.execution import Progress
 from oraclepriv.experiments.cells import prepare_run, run_cells
 from oraclepriv.experiments.scenarios import RRSPM_M_GRID, excess, scenario
 from oraclepriv.experiments.stats import fit_slope, select_even_report_odd
@@ -181,11 +182,17 @@ def _cell(cfg: dict[str, Any], name: str, n: int, rep: int, seed: np.random.Seed
 
 
 def run_cover_baseline(
-    output_dir: str | Path, *, quick: bool = False, random_state: int = 0, n_jobs: int = 1
+    output_dir: str | Path,
+    *,
+    quick: bool = False,
+    random_state: int = 0,
+    n_jobs: int = 1,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Run the experiment; write ``runs.csv``, ``best.csv``, ``summary.json``, ``cover.png`` and a
-    generated ``README.md`` into ``output_dir``. ``n_jobs`` processes (joblib); every (class, n,
-    repetition) cell has its own seed, so the results do not depend on it."""
+    generated ``README.md`` into ``output_dir``. ``n_jobs`` workers (:mod:`oraclepriv.execution`); every
+    (class, n, repetition) cell has its own seed, so the results do not depend on it.
+    ``progress(cells done, cells)``."""
     import pandas as pd
 
     cfg, out, n_jobs = prepare_run(output_dir, quick, random_state, n_jobs, FULL_CONFIG, QUICK_CONFIG)
@@ -199,7 +206,7 @@ def run_cover_baseline(
     ]
     tasks = [(*t, s) for t, s in zip(tasks, np.random.SeedSequence(int(random_state)).spawn(len(tasks)))]
     start = time.perf_counter()
-    runs = pd.DataFrame(run_cells(_cell, tasks, n_jobs))
+    runs = pd.DataFrame(run_cells(_cell, tasks, n_jobs, progress))
     seconds = time.perf_counter() - start
 
     cells = ["hypothesis", "n", "method", "m"]

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.execution import Progress
 from oraclepriv.experiments.stats import fit_slope
 
 __all__ = ["run_ppm_curves", "DEFAULT_SIZES", "excess_error"]
@@ -99,11 +100,14 @@ def run_ppm_curves(
     n_test: int = 100_000,
     erm_baseline: bool = True,
     random_state: int = 0,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Run the learning-curve sweep; write ``ppm_curves_runs.csv``, ``ppm_curves.csv`` (means),
     ``ppm_curves_slopes.csv`` and ``ppm_curves.png`` into ``output_dir``. Returns the frames and paths.
 
     ``sizes``: per-d dict, or one list used for every d (default :data:`DEFAULT_SIZES`).
+    ``progress(samples done, samples)``: one step per (d, noise, n, repetition) sample. The sweep runs
+    in this process: one random stream feeds every sample and draw in turn.
     """
     import pandas as pd
 
@@ -141,6 +145,8 @@ def run_ppm_curves(
     X_test = {d: rng.uniform(-1, 1, size=(n_test, d)) for d in dims if d != 1}
     rows = []
     start = time.perf_counter()
+    total = sum(len(noises) * len(sizes[d]) * int(repetitions[d]) for d in dims)
+    done = 0
     for d in dims:
         for noise in noises:
             for n in sizes[d]:
@@ -185,6 +191,9 @@ def run_ppm_curves(
                                 "excess": excess_error(res.hypothesis, d, noise, X_test.get(d)),
                             }
                         )
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
     runs = pd.DataFrame(rows)
     means = runs.groupby(["method", "d", "noise", "epsilon", "n"], as_index=False).agg(
         mean_excess=("excess", "mean"),

@@ -32,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.experiments.cells import prepare_run, run_cells
+from oraclepriv.execution import Progress
+from oraclepriv.experiments.cells import prepare_run, run_cell_groups
 from oraclepriv.experiments.scenarios import RRSPM_M_GRID, excess, scenario
 from oraclepriv.experiments.stats import fit_slope, select_even_report_odd
 from oraclepriv.hypotheses import Stump, Threshold
@@ -169,11 +170,17 @@ def _failure_cell(cfg: dict[str, Any], rate: float, rep: int, seed: np.random.Se
 
 
 def run_robust_tradeoff(
-    output_dir: str | Path, *, quick: bool = False, random_state: int = 0, n_jobs: int = 1
+    output_dir: str | Path,
+    *,
+    quick: bool = False,
+    random_state: int = 0,
+    n_jobs: int = 1,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Run both experiments; write ``runs.csv``, ``best.csv``, ``failure.csv``, ``robust.png``,
-    ``summary.json`` and a generated ``README.md`` into ``output_dir``. ``n_jobs`` processes
-    (joblib); every (class, n, repetition) cell has its own seed, so the results do not depend on it."""
+    ``summary.json`` and a generated ``README.md`` into ``output_dir``. ``n_jobs`` workers
+    (:mod:`oraclepriv.execution`); every (class, n, repetition) cell has its own seed, so the results do
+    not depend on it. ``progress(cells done, cells)`` over the cells of both experiments."""
     import pandas as pd
 
     cfg, out, n_jobs = prepare_run(output_dir, quick, random_state, n_jobs, FULL_CONFIG, QUICK_CONFIG)
@@ -189,8 +196,10 @@ def run_robust_tradeoff(
     main_tasks = [(*t, s) for t, s in zip(main_tasks, main_seed.spawn(len(main_tasks)))]
     failure_tasks = [(*t, s) for t, s in zip(failure_tasks, failure_seed.spawn(len(failure_tasks)))]
     start = time.perf_counter()
-    runs = pd.DataFrame(run_cells(_main_cell, main_tasks, n_jobs))
-    failure = pd.DataFrame(run_cells(_failure_cell, failure_tasks, n_jobs))
+    main_rows, failure_rows = run_cell_groups(
+        [(_main_cell, main_tasks), (_failure_cell, failure_tasks)], n_jobs, progress
+    )
+    runs, failure = pd.DataFrame(main_rows), pd.DataFrame(failure_rows)
     seconds = time.perf_counter() - start
 
     # the configuration is chosen on the even repetitions and reported on the odd ones: picking the best of

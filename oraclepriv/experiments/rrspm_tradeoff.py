@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.execution import Progress, parallel_map
 from oraclepriv.experiments.cells import prepare_run
 from oraclepriv.experiments.scenarios import StumpScenario, ThresholdScenario, scenario
 from oraclepriv.experiments.stats import fit_slope
@@ -88,14 +89,36 @@ def run_grid(
     label_noise: float = 0.1,
     learner_cls: type = RRSPM,
     erm_baseline: bool = True,
+    n_jobs: int = 1,
+    progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
     """RRSPM on a (repetition x eps x m) grid; one row per fit (plus one "erm" row per repetition).
 
     Each repetition draws one private sample of size n and one public sample of size max(ms); the
     fit with m public points uses its first m (nested samples: common random numbers across m).
-    Every fit gets its own Generator, seeded from ``rng``. ``learner_cls`` lets the tests swap in a
-    deliberately broken variant (``oraclepriv.audit.controls``).
+    Every fit gets its own seed, drawn from ``rng``. ``learner_cls`` lets the tests swap in a
+    deliberately broken variant (``oraclepriv.audit.controls``). The samples and seeds are drawn here
+    first, in the order of a serial run; the repetitions then run as separate tasks on ``n_jobs``
+    workers (:mod:`oraclepriv.execution`), so the rows do not depend on where they ran.
+    ``progress(repetitions done, repetitions)``.
     """
+    tasks = _plan_grid(scenario, n, epsilons, ms, repetitions, rng, label_noise, learner_cls, erm_baseline)
+    return [row for part in parallel_map(_grid_repetition, tasks, n_jobs, progress) for row in part]
+
+
+def _plan_grid(
+    scenario: ThresholdScenario | StumpScenario,
+    n: int,
+    epsilons: Sequence[float],
+    ms: Sequence[int],
+    repetitions: int,
+    rng: np.random.Generator,
+    label_noise: float = 0.1,
+    learner_cls: type = RRSPM,
+    erm_baseline: bool = True,
+) -> list[tuple]:
+    """One task per repetition of :func:`run_grid`: its samples and its fits' seeds, drawn from ``rng``
+    in the order the fits use them (the fits themselves draw nothing from ``rng``)."""
     n = int(n)
     ms = sorted({int(m) for m in ms})
     if n < 1 or not ms or ms[0] < 1:
@@ -104,7 +127,30 @@ def run_grid(
         raise ValueError(f"label_noise must be in [0, 0.5); got {label_noise!r}")
     epsilons = [check_positive(e, "epsilon") for e in epsilons]
     p = float(label_noise)
-    rows: list[dict[str, Any]] = []
+    tasks = []
+    for rep in range(int(repetitions)):
+        X, y = scenario.sample_private(n, p, rng)
+        Z = scenario.sample_public(ms[-1], rng)
+        seeds = [int(rng.integers(2**63)) for _ in epsilons for _ in ms]
+        tasks.append((scenario, n, epsilons, ms, rep, p, learner_cls, erm_baseline, X, y, Z, seeds))
+    return tasks
+
+
+def _grid_repetition(
+    scenario: ThresholdScenario | StumpScenario,
+    n: int,
+    epsilons: list[float],
+    ms: list[int],
+    rep: int,
+    p: float,
+    learner_cls: type,
+    erm_baseline: bool,
+    X: np.ndarray,
+    y: np.ndarray,
+    Z: np.ndarray,
+    seeds: list[int],
+) -> list[dict[str, Any]]:
+    """The rows of one repetition of :func:`run_grid` (a task of :func:`_plan_grid`)."""
     base = {
         "hypothesis": scenario.hypothesis_class,
         "sigma": scenario.sigma,
@@ -113,44 +159,43 @@ def run_grid(
         "n": n,
         "label_noise": p,
     }
-    for rep in range(int(repetitions)):
-        X, y = scenario.sample_private(n, p, rng)
-        Z = scenario.sample_public(ms[-1], rng)
-        if erm_baseline:
-            res = make_oracle(scenario.hypothesis_class).solve(X, y, caller="rrspm_tradeoff", step="erm-baseline")
-            dis = scenario.disagreement(res.hypothesis)
+    rows: list[dict[str, Any]] = []
+    if erm_baseline:
+        res = make_oracle(scenario.hypothesis_class).solve(X, y, caller="rrspm_tradeoff", step="erm-baseline")
+        dis = scenario.disagreement(res.hypothesis)
+        rows.append(
+            {
+                **base,
+                "method": "erm",
+                "epsilon": math.inf,
+                "m": 0,
+                "rep": rep,
+                "excess": (1 - 2 * p) * dis,
+                "test_error": p + (1 - 2 * p) * dis,
+                "agreement": 1.0,
+            }
+        )
+    fits = iter(seeds)
+    for eps in epsilons:
+        for m in ms:
+            clf = learner_cls(
+                epsilon=eps, hypothesis_class=scenario.hypothesis_class, m=m, random_state=next(fits)
+            ).fit(X, y, X_public=PublicData(Z))
+            dis = scenario.disagreement(clf.hypothesis_)
+            with reading_diagnostics():  # a research measurement, not a release
+                agreement = clf.diagnostics_["projection_agreement"]
             rows.append(
                 {
                     **base,
-                    "method": "erm",
-                    "epsilon": math.inf,
-                    "m": 0,
+                    "method": "rrspm",
+                    "epsilon": eps,
+                    "m": m,
                     "rep": rep,
                     "excess": (1 - 2 * p) * dis,
                     "test_error": p + (1 - 2 * p) * dis,
-                    "agreement": 1.0,
+                    "agreement": agreement,
                 }
             )
-        for eps in epsilons:
-            for m in ms:
-                clf = learner_cls(
-                    epsilon=eps, hypothesis_class=scenario.hypothesis_class, m=m, random_state=int(rng.integers(2**63))
-                ).fit(X, y, X_public=PublicData(Z))
-                dis = scenario.disagreement(clf.hypothesis_)
-                with reading_diagnostics():  # a research measurement, not a release
-                    agreement = clf.diagnostics_["projection_agreement"]
-                rows.append(
-                    {
-                        **base,
-                        "method": "rrspm",
-                        "epsilon": eps,
-                        "m": m,
-                        "rep": rep,
-                        "excess": (1 - 2 * p) * dis,
-                        "test_error": p + (1 - 2 * p) * dis,
-                        "agreement": agreement,
-                    }
-                )
     return rows
 
 
@@ -260,69 +305,76 @@ def _means(runs, keys: list[str]):
     )
 
 
-def run_rrspm_experiments(output_dir: str | Path, *, quick: bool = False, random_state: int = 0) -> dict[str, Any]:
+def run_rrspm_experiments(
+    output_dir: str | Path,
+    *,
+    quick: bool = False,
+    random_state: int = 0,
+    n_jobs: int = 1,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Run the three RRSPM experiments; write CSVs, ``tradeoff.png``, ``shift.png``, ``summary.json`` and a
     generated ``README.md`` into ``output_dir``. Returns the frames, the summary and the paths.
 
     ``quick=True``: tiny grids (a smoke run, a few seconds). The full run takes a few minutes on 2 cores.
+    The repetitions run on ``n_jobs`` workers (:mod:`oraclepriv.execution`; the results do not depend on
+    it); ``progress(repetitions done, repetitions)`` over the three experiments.
     """
     import pandas as pd
 
-    cfg, out, _ = prepare_run(output_dir, quick, random_state, 1, FULL_CONFIG, QUICK_CONFIG)
+    cfg, out, n_jobs = prepare_run(output_dir, quick, random_state, n_jobs, FULL_CONFIG, QUICK_CONFIG)
     seeds = np.random.SeedSequence(int(random_state)).spawn(3)
     start = time.perf_counter()
     p = cfg["label_noise"]
 
+    # every part's samples and seeds are drawn first (serial order), then its repetitions run as tasks
     # 1. m-n trade-off -------------------------------------------------------------------------
     rng = np.random.default_rng(seeds[0])
-    rows = []
+    plans: dict[str, list[tuple]] = {"tradeoff": [], "shift": [], "nonsmooth": []}
     for name, n, reps in cfg["tradeoff"]:
-        rows += [
-            {**r, "experiment": "tradeoff"}
-            for r in run_grid(
-                scenario(name),
-                n=n,
-                epsilons=cfg["tradeoff_epsilons"],
-                ms=cfg["tradeoff_ms"],
-                repetitions=reps,
-                rng=rng,
-                label_noise=p,
-            )
-        ]
-    t_tradeoff = time.perf_counter() - start
-
+        plans["tradeoff"] += _plan_grid(
+            scenario(name), n, cfg["tradeoff_epsilons"], cfg["tradeoff_ms"], reps, rng, label_noise=p
+        )
     # 2. sigma-smooth shift --------------------------------------------------------------------
     rng = np.random.default_rng(seeds[1])
     for sigma in cfg["shift_sigmas"]:
-        rows += [
-            {**r, "experiment": "shift"}
-            for r in run_grid(
-                ThresholdScenario(0.0, float(sigma)),
-                n=cfg["shift_n"],
-                epsilons=(cfg["shift_epsilon"],),
-                ms=cfg["shift_ms"],
-                repetitions=cfg["shift_repetitions"],
-                rng=rng,
-                label_noise=p,
-            )
-        ]
-    t_shift = time.perf_counter() - start - t_tradeoff
-
+        plans["shift"] += _plan_grid(
+            ThresholdScenario(0.0, float(sigma)),
+            cfg["shift_n"],
+            (cfg["shift_epsilon"],),
+            cfg["shift_ms"],
+            cfg["shift_repetitions"],
+            rng,
+            label_noise=p,
+        )
     # 3. non-smooth control: nu_x = U[1, 2], mu = U[0, 1]; smooth reference nu_x = mu ---------------
     rng = np.random.default_rng(seeds[2])
     for scen in (ThresholdScenario(1.0, 2.0), ThresholdScenario(0.0, 1.0)):
-        rows += [
-            {**r, "experiment": "nonsmooth"}
-            for r in run_grid(
-                scen,
-                n=cfg["nonsmooth_n"],
-                epsilons=(cfg["nonsmooth_epsilon"],),
-                ms=cfg["nonsmooth_ms"],
-                repetitions=cfg["nonsmooth_repetitions"],
-                rng=rng,
-                label_noise=p,
-            )
-        ]
+        plans["nonsmooth"] += _plan_grid(
+            scen,
+            cfg["nonsmooth_n"],
+            (cfg["nonsmooth_epsilon"],),
+            cfg["nonsmooth_ms"],
+            cfg["nonsmooth_repetitions"],
+            rng,
+            label_noise=p,
+        )
+    total = sum(len(tasks) for tasks in plans.values())
+    rows: list[dict[str, Any]] = []
+    part_seconds: dict[str, float] = {}
+    done = 0
+    for part, tasks in plans.items():
+        t0 = time.perf_counter()
+
+        def step(k: int, _: int, before: int = done) -> None:
+            if progress is not None:
+                progress(before + k, total)
+
+        results = parallel_map(_grid_repetition, tasks, n_jobs, step)
+        rows += [{**r, "experiment": part} for rows_of_rep in results for r in rows_of_rep]
+        part_seconds[part] = time.perf_counter() - t0
+        done += len(tasks)
+    t_tradeoff, t_shift = part_seconds["tradeoff"], part_seconds["shift"]
     runs = pd.DataFrame(rows)
     keys = ["experiment", "method", "hypothesis", "nu_lo", "nu_hi", "sigma", "n", "epsilon", "m"]
     means = _means(runs, keys)

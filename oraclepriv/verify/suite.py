@@ -25,6 +25,7 @@ from oraclepriv.audit.controls import (
     laplace_scaled,
 )
 from oraclepriv.audit.scenarios import teacher_flip_scenario, tight_construction, tight_halfspace_construction
+from oraclepriv.execution import Progress
 from oraclepriv.learners import RRSPM, RSPM, SubsampleAggregate
 
 __all__ = [
@@ -302,13 +303,20 @@ def _gaussian_scaled(factor: float) -> type[RRSPM]:
 
 
 def run_suite(
-    quick: bool = False, n_jobs: int = 1, seed: int = 0, progress: Callable[[dict[str, Any]], None] | None = None
+    quick: bool = False,
+    n_jobs: int = 1,
+    seed: int = 0,
+    *,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+    progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
-    """Every case, verified; each row says whether the verdict is the expected one."""
+    """Every case, verified; each row says whether the verdict is the expected one, and goes to
+    ``on_row`` as soon as it is done; ``progress(cases done, cases)`` after each."""
     from oraclepriv.verify.verifier import verify_learner
 
     rows = []
-    for case in suite_cases(quick):
+    cases = suite_cases(quick)
+    for case in cases:
         start = time.perf_counter()
         learner = case.learner()
         result = verify_learner(
@@ -332,8 +340,10 @@ def run_suite(
         }
         row["ok"] = row["verdict"] == case.expected
         rows.append(row)
+        if on_row is not None:
+            on_row(row)
         if progress is not None:
-            progress(row)
+            progress(len(rows), len(cases))
     return rows
 
 
@@ -393,13 +403,18 @@ def ppm_exact_rows(epsilon: float = 1.0, seed: int = 4) -> list[dict[str, Any]]:
     return rows
 
 
-def explicit_law_rows(epsilon: float = 1.0, seed: int = 0) -> list[dict[str, Any]]:
+def explicit_law_rows(epsilon: float = 1.0, seed: int = 0, *, progress: Progress | None = None) -> list[dict[str, Any]]:
     """PublicCoverEM (exact audit over its explicit law, :func:`oraclepriv.audit.suite.public_cover_audit_suite`)
-    and the PPM learner (:func:`ppm_exact_rows`), in the verify report's format."""
+    and the PPM learner (:func:`ppm_exact_rows`), in the verify report's format; ``progress(done, total)``
+    counts the PublicCoverEM cases and then the PPM rows as one more step."""
     from oraclepriv.audit.suite import public_cover_audit_suite
 
+    def cover_progress(done: int, total: int) -> None:
+        if progress is not None:
+            progress(done, total + 1)
+
     rows = []
-    for r in public_cover_audit_suite(epsilon=epsilon, seed=seed):
+    for r in public_cover_audit_suite(epsilon=epsilon, seed=seed, progress=cover_progress):
         verdict = "verified" if r["passed"] else "exceeds"
         rows.append(
             {
@@ -416,4 +431,8 @@ def explicit_law_rows(epsilon: float = 1.0, seed: int = 0) -> list[dict[str, Any
                 "seconds": r["seconds"],
             }
         )
-    return rows + ppm_exact_rows(epsilon, seed=4)
+    steps = len(rows) + 1  # the PublicCoverEM cases, then the PPM rows
+    rows += ppm_exact_rows(epsilon, seed=4)
+    if progress is not None:
+        progress(steps, steps)
+    return rows

@@ -28,16 +28,17 @@ of its own, ``tests/test_learners_rrspm.py``).
 from __future__ import annotations
 
 import json
+import logging
 import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from joblib import Parallel, delayed
 from scipy import stats
 
 from oraclepriv.backends import registry_snapshot, restore_registry
+from oraclepriv.execution import check_n_jobs, dask_active, effective_workers, parallel_map
 from oraclepriv.noisy_argmin.costs import VerificationError, brute_force_costs, labeling_costs, realisable_labelings
 from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_argmin_law, sampled_argmin_law
 from oraclepriv.oracle import make_oracle
@@ -49,6 +50,8 @@ __all__ = ["MODES", "Neighbour", "VerifyResult", "neighbour_family", "verify_lea
 MODES = ("exact", "sampled")
 #: confidence of the sampled mode's statements (Bonferroni over outcomes, neighbours and directions)
 CONFIDENCE = 0.99
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -220,10 +223,11 @@ def verify_learner(
 
     ``others``: extra candidate records for the neighbour family; ``mode``: "exact" (Laplace noise,
     m <= :data:`~oraclepriv.noisy_argmin.laws.MAX_EXACT_POINTS`) or "sampled" (``draws`` noise vectors per
-    cost vector); ``n_jobs``: joblib workers for the oracle calls and the laws (results do not
-    depend on it).
+    cost vector); ``n_jobs``: worker processes for the oracle calls and the laws, or, inside
+    :func:`oraclepriv.execution.execution` with dask, the cluster's workers (results depend on neither).
     """
     start = time.perf_counter()
+    n_jobs = check_n_jobs(n_jobs)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {list(MODES)}; got {mode!r}")
     X = np.asarray(X, dtype=np.float64)
@@ -284,25 +288,34 @@ def verify_learner(
     datasets = [(X, y)] + [nb.apply(X, y) for nb in neighbours]
     unique = {Xd.tobytes() + yd.tobytes(): (Xd, yd) for Xd, yd in datasets}
     keys = list(unique)
-    chunks = [keys[i::n_jobs] for i in range(n_jobs)] if n_jobs > 1 else [keys]
-    parts = Parallel(n_jobs=n_jobs)(
-        delayed(_costs_chunk)(
-            [unique[k] for k in chunk], points, labelings, learner, backend, cross_check, registry_snapshot()
-        )
-        for chunk in chunks
-        if chunk
+    shares = effective_workers(n_jobs) if n_jobs != 1 or dask_active() else 1
+    chunks = [c for c in (keys[i::shares] for i in range(shares)) if c]
+    log.debug(
+        "verify %s: %d labelings, %d datasets in %d tasks",
+        type(learner).__name__,
+        len(labelings),
+        len(keys),
+        len(chunks),
+    )
+    snapshot = registry_snapshot()
+    parts = parallel_map(
+        _costs_chunk,
+        [([unique[k] for k in chunk], points, labelings, learner, backend, cross_check, snapshot) for chunk in chunks],
+        n_jobs,
     )
     cost_cache: dict[bytes, np.ndarray] = {}
     checked = 0
-    for chunk, (costs_list, n_checked) in zip([c for c in chunks if c], parts):
+    for chunk, (costs_list, n_checked) in zip(chunks, parts):
         cost_cache.update(zip(chunk, costs_list))
         checked += n_checked
 
-    # 2. the law of the winning labeling for every distinct cost vector (in parallel)
-    distinct = {costs.tobytes(): costs for costs in cost_cache.values()}
+    # 2. the law of the winning labeling for every distinct cost vector (in parallel); the vectors are
+    # taken in dataset order, not in the order the shares came back, so that each gets the same seed
+    # whatever the number of shares
+    distinct = {cost_cache[k].tobytes(): cost_cache[k] for k in keys}
     seeds = np.random.SeedSequence(seed).spawn(len(distinct))
-    laws = Parallel(n_jobs=n_jobs)(
-        delayed(_law)(costs, labelings, mode, family, scale, draws, s) for costs, s in zip(distinct.values(), seeds)
+    laws = parallel_map(
+        _law, [(costs, labelings, mode, family, scale, draws, s) for costs, s in zip(distinct.values(), seeds)], n_jobs
     )
     law_cache = dict(zip(distinct, laws))
 
