@@ -17,11 +17,23 @@ This module does, once, what every backend would otherwise get wrong on its own:
   bound covers a restricted class only (a margin, a box: ``Backend.restriction``) never certifies;
   its answers report ``meets_bound`` with the ``restriction`` stated. What the tolerance costs a
   private learner (a near-tie probability, the "numerical delta"): ``docs/release-boundary.md``;
+* one deadline per call: with a time limit T, a :class:`~oraclepriv.solvers.deadline.Deadline` is set
+  when ``solve`` starts (before validation) and every phase of the backend honours it, so the call
+  returns within T plus a small overhead (``docs/deadlines.md``); ``details["overrun_seconds"]``
+  records by how much it went over;
+* extreme magnitudes: data whose columns or weights lie near the ends of the float64 range reach
+  the backend scaled by exact powers of two (:class:`~oraclepriv.solvers.exponents.PowerOfTwoScaling`),
+  and its answer is mapped back exactly;
+* interrupts: a KeyboardInterrupt raised inside a backend propagates (never an "error" answer);
 * the ledger: every call is recorded in every open :class:`~oraclepriv.ledger.Ledger`.
+
+Events (backend chosen, uncertified answers, deadline overruns) are logged at DEBUG level on the
+``oraclepriv.oracle`` logger.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -33,6 +45,8 @@ from oraclepriv.backends import available_backends, backend_class, installed_bac
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
 from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError, UnsupportedProblemError
+from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.exponents import PowerOfTwoScaling
 from oraclepriv.validation import as_features, as_labels, as_weights, check_positive
 
 __all__ = [
@@ -49,6 +63,8 @@ __all__ = [
 ]
 
 HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
+
+log = logging.getLogger(__name__)
 
 #: above this n, d = 3 halfspaces go to a MIP backend by default: enumeration costs ~3.3e-8 n^3 s here
 #: (about 35 s at n = 1000) and beat scip-bc at every n up to 1000 on signed weights (docs/enumerate-d3.md)
@@ -84,13 +100,20 @@ def default_backend(hypothesis_class: str, n: int, d: int) -> str:
     """The backend ``make_oracle(..., backend=None)`` uses for a problem of this shape: an exact one
     whose solver is installed (:meth:`oraclepriv.solvers.base.Backend.is_installed`)."""
     if hypothesis_class in ("threshold", "stump"):
-        return "sweep"
-    if d <= 2 or (d == 3 and n <= ENUMERATE_D3_DEFAULT_MAX_N):
-        return "enumerate"
-    installed = [name for name in MIP_PREFERENCE if name in available_backends() and backend_class(name).is_installed()]
-    if installed:
-        return installed[0]
-    raise UnsupportedProblemError(
+        name = "sweep"
+    elif d <= 2 or (d == 3 and n <= ENUMERATE_D3_DEFAULT_MAX_N):
+        name = "enumerate"
+    else:
+        installed = [b for b in MIP_PREFERENCE if b in available_backends() and backend_class(b).is_installed()]
+        if not installed:
+            raise _no_exact_backend(n, d)
+        name = installed[0]
+    log.debug("default backend for %s with n=%d, d=%d: %s", hypothesis_class, n, d, name)
+    return name
+
+
+def _no_exact_backend(n: int, d: int) -> UnsupportedProblemError:
+    return UnsupportedProblemError(
         f"no exact backend for halfspaces with d={d}, n={n}: 'enumerate' handles d <= 3 "
         f"(use backend='enumerate' explicitly for d=3 and n > {ENUMERATE_D3_DEFAULT_MAX_N}), and none of the MIP "
         f"backends {list(MIP_PREFERENCE)} has its solver installed (e.g. pip install pyscipopt)"
@@ -248,15 +271,22 @@ class Oracle:
         name = self.backend or default_backend(self.hypothesis_class, n, d)
         backend = self._backend_instance(name)
         backend.check(self.hypothesis_class, n, d)
+        limit = None if backend.time_limit is None else float(backend.time_limit)
+        deadline = Deadline(limit, start=start)
 
         y_reduced, w_abs, offset = reduce_signed_weights(y, w)
-        problem = ReducedProblem(self.hypothesis_class, X, y_reduced, w_abs)
+        scaling = PowerOfTwoScaling.fit(X, w_abs, self.hypothesis_class)
+        problem = ReducedProblem(
+            self.hypothesis_class, scaling.scale_X(X), y_reduced, scaling.scale_w(w_abs), deadline=deadline
+        )
         backend_start = time.perf_counter()
         answer = backend.solve(problem)
         backend_seconds = time.perf_counter() - backend_start
 
-        objective = answer.hypothesis.loss(X, y, w)  # the hypothesis re-scores itself, signed problem
-        bound = offset + answer.bound if math.isfinite(answer.bound) else -math.inf
+        hypothesis = scaling.hypothesis_back(answer.hypothesis)
+        objective = hypothesis.loss(X, y, w)  # the hypothesis re-scores itself, signed problem
+        reduced_bound = scaling.bound_back(answer.bound)
+        bound = offset + reduced_bound if math.isfinite(reduced_bound) else -math.inf
         tolerance = certification_tolerance(w)
         meets_bound = bool(math.isfinite(bound) and objective <= bound + tolerance)
         restriction = backend.restriction(self.hypothesis_class)
@@ -264,15 +294,41 @@ class Oracle:
         details = dict(answer.details)
         details["backend_seconds"] = backend_seconds
         details["certificate"] = backend.certificate
+        status = answer.status
+        if status == "optimal" and not meets_bound:
+            # "optimal" is the solver's word about its own model; the answer is not proved optimal
+            details["backend_status"] = status
+            status = "feasible"
+        if not scaling.identity:
+            details["power_of_two_scaling"] = scaling.to_dict()
+        seconds = time.perf_counter() - start
+        details["time_limit"] = limit
+        details["overrun_seconds"] = 0.0 if limit is None else max(0.0, seconds - limit)
+        if deadline.stopped:
+            details["deadline_phases"] = list(deadline.stopped)
+        if details["overrun_seconds"] > 0:
+            log.debug("%s took %.3f s, %.3f s over its limit of %s s", name, seconds, details["overrun_seconds"], limit)
+        if not certified:
+            log.debug(
+                "uncertified answer from %s (%s, n=%d, d=%d): status %s, objective %.12g, bound %.12g%s",
+                name,
+                self.hypothesis_class,
+                n,
+                d,
+                status,
+                objective,
+                bound,
+                f", restricted to {restriction}" if restriction else "",
+            )
         result = OracleResult(
-            hypothesis=answer.hypothesis,
+            hypothesis=hypothesis,
             objective=objective,
             bound=bound,
             certified=certified,
-            status=answer.status,
+            status=status,
             gap=_relative_gap(objective, bound),
             nodes=answer.nodes,
-            seconds=time.perf_counter() - start,
+            seconds=seconds,
             backend=name,
             hypothesis_class=self.hypothesis_class,
             n=n,

@@ -8,7 +8,6 @@ wrong answer downstream.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.utils.validation import column_or_1d
 
 __all__ = ["as_features", "as_labels", "as_weights", "check_delta", "check_positive", "encode_binary_labels"]
 
@@ -24,14 +23,26 @@ def _plain(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+def _refuse_complex(values, name: str) -> None:
+    """Complex input would lose its imaginary part in the float64 conversion (numpy only warns): refuse it."""
+    kind = getattr(getattr(values, "dtype", None), "kind", None)
+    if kind is None and isinstance(values, (list, tuple)):
+        kind = np.asarray(values).dtype.kind
+    if kind is None and hasattr(values, "dtypes"):  # a pandas DataFrame
+        kind = "c" if any(getattr(t, "kind", "") == "c" for t in values.dtypes) else None
+    if kind == "c" or isinstance(values, complex):
+        raise ValueError(f"{name} must be real; got complex values (the imaginary part would be dropped)")
+
+
 def as_features(X, name: str = "X", *, allow_1d: bool = True) -> np.ndarray:
-    """Return X as a float64 array of shape (n, d), n >= 1, d >= 1, all finite.
+    """Return X as a float64 array of shape (n, d), n >= 1, d >= 1, all finite (complex X is refused).
 
     The memory layout of a contiguous input is kept: a C- or Fortran-ordered float64 array is
     returned without a copy (pandas' ``DataFrame.to_numpy()`` is Fortran-ordered; forcing C order
     cost a full transposing copy of the private data in every learner fit). Anything else is
     copied to C order.
     """
+    _refuse_complex(X, name)
     try:
         arr = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -67,6 +78,8 @@ def as_labels(y, n: int, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
     if arr.dtype == bool:
         return arr.astype(np.int8)
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} must contain labels in {{0, 1}}; got complex values (dtype {arr.dtype})")
     if arr.dtype.kind in "iu":  # integer labels: one pass, no float copy; int8 input is returned as is
         bad = (arr != 0) & (arr != 1)
         if bad.any():
@@ -97,6 +110,8 @@ def encode_binary_labels(y, n: int, name: str = "y") -> tuple[np.ndarray, np.nda
         raise ValueError(f"{name} is None: these learners requires y to be passed, but the target y is None")
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
+        from sklearn.utils.validation import column_or_1d  # here: scikit-learn takes a second to import
+
         arr = column_or_1d(arr, warn=True)  # scikit-learn's DataConversionWarning, then ravelled
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D; got shape {np.asarray(y).shape}")
@@ -130,9 +145,13 @@ def encode_binary_labels(y, n: int, name: str = "y") -> tuple[np.ndarray, np.nda
 
 
 def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
-    """Return weights as a finite float64 array of length n (any sign); None means all ones."""
+    """Return weights as a finite float64 array of length n (any sign); None means all ones.
+
+    Refused: complex values, and weights whose total sum_i |w_i| overflows float64 (every loss and
+    bound is a partial sum of them; scaling all weights by one positive factor changes no minimiser)."""
     if weights is None:
         return np.ones(n, dtype=np.float64)
+    _refuse_complex(weights, name)
     try:
         arr = np.asarray(weights, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -145,6 +164,13 @@ def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
     if not _all_finite(arr):
         raise ValueError(f"{name} must be finite; {_describe_bad(arr, ~np.isfinite(arr))}")
+    with np.errstate(over="ignore"):
+        total = float(np.abs(arr).sum())
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{name}: the sum of |{name}| overflows float64 (largest |weight| {_plain(np.abs(arr).max())!r}, n={n}; "
+            f"the limit is a total of about 1.8e308). Divide the weights by a common factor: the minimiser does not change"
+        )
     return arr
 
 

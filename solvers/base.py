@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
+from oraclepriv.solvers.deadline import Deadline
 
 if TYPE_CHECKING:  # a runtime import would be circular when solvers.base is imported first
     from oraclepriv.hypotheses import Hypothesis
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # a runtime import would be circular when solvers.base is imp
 __all__ = [
     "Backend",
     "BackendAnswer",
+    "Deadline",
     "ReducedProblem",
     "UnsupportedProblemError",
     "SolverNotInstalledError",
@@ -34,7 +36,12 @@ __all__ = [
     "TESTED_HIGHSPY",
 ]
 
-STATUSES = ("optimal", "time_limit", "infeasible", "error")
+#: what a backend may say about its search. "optimal": the search finished and proved its bound
+#: (the protocol keeps the word only when the answer meets that bound); "feasible": a real
+#: hypothesis, but nothing proves it optimal (a heuristic model, a stalled search); "time_limit":
+#: the deadline stopped the search; "infeasible": the solver's model had no solution; "error":
+#: the solver failed (docs/theory/certification.md, "Why a solver status proves nothing")
+STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error")
 
 
 class UnsupportedProblemError(ValueError):
@@ -69,6 +76,10 @@ class ReducedProblem:
         The reduced labels, in {0, 1}.
     w : numpy.ndarray of shape (n,), float64
         The reduced weights, all >= 0.
+    deadline : Deadline or None, default None
+        The call's wall-clock deadline, set by the protocol when the call started
+        (``docs/deadlines.md``); None when the backend is called directly (it then starts its own
+        from its ``time_limit``, :meth:`Backend.deadline`).
 
     Attributes
     ----------
@@ -85,6 +96,7 @@ class ReducedProblem:
     X: np.ndarray  # (n, d) float64, finite
     y: np.ndarray  # (n,) int8 in {0, 1}
     w: np.ndarray  # (n,) float64 >= 0
+    deadline: Deadline | None = field(default=None, compare=False)
 
     @property
     def n(self) -> int:
@@ -107,7 +119,7 @@ class BackendAnswer:
         A proved lower bound on the optimum of the reduced problem, or ``-inf`` if nothing is proved.
         Proved over the whole class unless the backend declares a :meth:`Backend.restriction`.
     status : str, default "optimal"
-        ``"optimal"``, ``"time_limit"``, ``"infeasible"`` or ``"error"``; anything else raises ValueError.
+        One of :data:`STATUSES`; anything else raises ValueError.
     nodes : int or None, default None
         Search nodes, where the method has them.
     details : dict, default {}
@@ -137,8 +149,9 @@ class Backend(ABC):
     Parameters
     ----------
     time_limit : float or None, default None
-        Seconds for one ``solve`` call; None for no limit. Backends whose search is exhaustive and
-        fast (``sweep``, ``enumerate``) ignore it.
+        Seconds for one ``solve`` call; None for no limit. Called through the protocol, the
+        deadline counts from the start of the oracle call (:meth:`deadline`). ``sweep`` (O(d n log n))
+        ignores it.
     **options
         Backend-specific options, listed in :attr:`options`; any other name raises ValueError.
 
@@ -227,9 +240,19 @@ class Backend(ABC):
                 f"it supports {sorted(self.classes)}"
             )
 
+    def deadline(self, problem: ReducedProblem) -> Deadline:
+        """The deadline this search must honour: the protocol's (set when the oracle call started),
+        or one starting now from ``time_limit`` when the backend is called directly."""
+        if problem.deadline is not None:
+            return problem.deadline
+        return Deadline(None if self.time_limit is None else float(self.time_limit))
+
     @abstractmethod
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
-        """Search the reduced problem; return the hypothesis found and what is proved about the optimum."""
+        """Search the reduced problem; return the hypothesis found and what is proved about the optimum.
+
+        A backend with a time limit honours ``self.deadline(problem)`` in every phase and returns
+        within it plus a small overhead (``docs/deadlines.md``); a KeyboardInterrupt propagates."""
 
 
 #: the highspy version this backend is pinned to (1.15 cannot share a process with ortools 9.15)

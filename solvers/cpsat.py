@@ -52,6 +52,15 @@ therefore means optimal over all stumps (thresholds), up to E (at most a tenth o
   that trivial bound (e.g. separable data). Status "optimal" in this mode means CP-SAT solved the
   *discretized* problem to optimality (``details["halfspace_model"]`` says which model ran).
 
+Status: ``"optimal"`` only when the answer meets its proved bound: a discretized model solved to
+optimality proves nothing about the real points, so such an answer reports ``"feasible"`` unless
+it meets the conflict bound (``details["cpsat_status"]`` keeps CP-SAT's own word).
+
+Deadlines and interrupts (``docs/deadlines.md``): building a model (a Python loop over the groups)
+checks the call's deadline every :data:`BUILD_CHECK_ROWS` groups; CP-SAT's own SIGINT handler is
+off (``catch_sigint_signal``: it turned Ctrl-C into a time limit) and a solve runs in a helper
+thread, stopped by ``StopSearch`` when Ctrl-C arrives, which then propagates as KeyboardInterrupt.
+
 ``halfspace_model="exact"`` on data that are not on a dyadic grid (or whose K makes the integers
 involved reach 2^52, beyond exact float64 re-scoring) raises :class:`~oraclepriv.solvers.base.UnsupportedProblemError`.
 """
@@ -72,6 +81,8 @@ from oraclepriv.solvers.base import (
     fingerprint,
     import_solver,
 )
+from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
+from oraclepriv.solvers.interrupts import call_interruptibly
 from oraclepriv.solvers.milp import AffineScaling, PointGroups, StumpMilp, constant_costs, weight_granularity
 
 from oraclepriv.hypotheses import Halfspace, Stump, Threshold
@@ -94,6 +105,8 @@ _INT_LIMIT = 2**60
 #: its decoded halfspace) touches stays below 2^52: then both are exact
 _EXACT_LIMIT = 2**52
 _MAX_GRID_BITS = 24
+#: model builds check the deadline every this many groups (or rows)
+BUILD_CHECK_ROWS = 1000
 
 
 def import_cp_model():
@@ -211,7 +224,7 @@ def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) 
 class _StumpModel:
     """StumpMilp as a CP-SAT model (all columns Boolean, +-1 rows)."""
 
-    def __init__(self, cp_model, X: np.ndarray, cls: str):
+    def __init__(self, cp_model, X: np.ndarray, cls: str, deadline: Deadline | None = None):
         self.form = StumpMilp(X, cls)
         milp = self.form.milp
         if not (np.all(milp.integer) and np.all(milp.A.data == np.round(milp.A.data))):
@@ -220,6 +233,8 @@ class _StumpModel:
         self.vars = [self.model.NewBoolVar(f"x{j}") for j in range(milp.num_cols)]
         A = milp.A
         for r in range(A.shape[0]):
+            if deadline is not None and r % BUILD_CHECK_ROWS == 0:
+                deadline.check("model build (cpsat)")
             lo, hi = A.indptr[r], A.indptr[r + 1]
             expr = sum(int(v) * self.vars[int(j)] for j, v in zip(A.indices[lo:hi], A.data[lo:hi]))
             lb = int(milp.row_lower[r]) if math.isfinite(milp.row_lower[r]) else -_INT_LIMIT
@@ -230,7 +245,9 @@ class _StumpModel:
 class _HalfspaceModel:
     """The exact (dyadic grid) or discretized integer halfspace model (module docstring)."""
 
-    def __init__(self, cp_model, X: np.ndarray, y: np.ndarray, mode: str, resolution_bits: int):
+    def __init__(
+        self, cp_model, X: np.ndarray, y: np.ndarray, mode: str, resolution_bits: int, deadline: Deadline | None = None
+    ):
         self.groups = PointGroups.from_points(X, y)
         Xg, yg = self.groups.X, self.groups.y
         d = X.shape[1]
@@ -280,6 +297,8 @@ class _HalfspaceModel:
         self.b = m.NewIntVar(-self.B, self.B, "b")
         self.z = [m.NewBoolVar(f"z{g}") for g in range(len(Xint))]
         for g, row in enumerate(Xint):
+            if deadline is not None and g % BUILD_CHECK_ROWS == 0:
+                deadline.check("model build (cpsat)")
             score = sum(int(v) * self.w[j] for j, v in enumerate(row) if v != 0 and active[j]) + self.b
             if yg[g] == 1:
                 m.Add(score >= 0).OnlyEnforceIf(self.z[g].Not())
@@ -386,11 +405,13 @@ class CpSatBackend(Backend):
         self._cache[kind] = (fp, built)
         return built, False
 
-    def _solver(self, deadline: float | None):
+    def _solver(self, deadline: Deadline):
         solver = self._cp.CpSolver()
         p = solver.parameters
-        if deadline is not None:
-            p.max_time_in_seconds = max(deadline - time.perf_counter(), 1e-3)
+        seconds = deadline.solver_seconds()
+        if seconds is not None:
+            p.max_time_in_seconds = seconds
+        p.catch_sigint_signal = False  # Ctrl-C is ours (call_interruptibly), not a time limit
         p.relative_gap_limit = 0.0
         p.absolute_gap_limit = 0.5  # integer objective: a gap < 1 proves optimality
         if self.threads is not None:
@@ -400,7 +421,7 @@ class CpSatBackend(Backend):
         p.log_search_progress = self.output_flag
         return solver
 
-    def _run(self, model, variables: list, ic: IntegerCosts, deadline: float | None):
+    def _run(self, model, variables: list, ic: IntegerCosts, deadline: Deadline):
         """Set the objective, solve; (status, values or None, proved integer bound or None, details)."""
         cp = self._cp
         model.ClearObjective()
@@ -408,13 +429,13 @@ class CpSatBackend(Backend):
         model.Minimize(sum(c * v for c, v in zip(ic.values, variables) if c != 0))
         solver = self._solver(deadline)
         t0 = time.perf_counter()
-        code = solver.Solve(model)
+        code = call_interruptibly(lambda: solver.Solve(model), solver.StopSearch)
         seconds = time.perf_counter() - t0
         raw = solver.StatusName(code)
         has_solution = code in (cp.OPTIMAL, cp.FEASIBLE)
         if code == cp.OPTIMAL:
             status = "optimal"
-        elif code in (cp.FEASIBLE, cp.UNKNOWN) and deadline is not None:
+        elif code in (cp.FEASIBLE, cp.UNKNOWN) and deadline.limited:
             status = "time_limit"  # the only limit set is the time limit
         elif code == cp.INFEASIBLE:
             status = "infeasible"
@@ -439,15 +460,34 @@ class CpSatBackend(Backend):
         return status, solver, has_solution, bound_int, details
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
-        deadline = None if self.time_limit is None else time.perf_counter() + float(self.time_limit)
-        if problem.hypothesis_class in ("threshold", "stump"):
-            return self._solve_stump(problem, deadline)
-        return self._solve_halfspace(problem, deadline)
+        deadline = self.deadline(problem)
+        try:
+            if problem.hypothesis_class in ("threshold", "stump"):
+                return self._solve_stump(problem, deadline)
+            return self._solve_halfspace(problem, deadline)
+        except DeadlineExceeded:  # no model in time: an honest constant and the trivial bound (w >= 0)
+            return self._constant_answer(problem)
+        except BaseException:
+            self._cache.clear()
+            raise
 
-    def _solve_stump(self, problem: ReducedProblem, deadline: float | None) -> BackendAnswer:
+    @staticmethod
+    def _constant_answer(problem: ReducedProblem) -> BackendAnswer:
+        """The better constant hypothesis, bound 0 (reduced weights are >= 0), status "time_limit"."""
+        y, w = problem.y, problem.w
+        if problem.hypothesis_class == "halfspace":
+            c_ones, c_zeros = constant_costs(y, w)
+            h: Halfspace | Threshold | Stump = Halfspace(tuple([0.0] * problem.d), 1.0 if c_ones <= c_zeros else -1.0)
+        elif problem.hypothesis_class == "threshold":
+            h = Threshold(math.inf)
+        else:
+            h = Stump(0, math.inf, 1)
+        return BackendAnswer(h, bound=0.0, status="time_limit", nodes=0, details={"model_built": False})
+
+    def _solve_stump(self, problem: ReducedProblem, deadline: Deadline) -> BackendAnswer:
         X, y, w = problem.X, problem.y, problem.w
         cls = problem.hypothesis_class
-        sm, reused = self._cached(f"staircase-{cls}", X, y, lambda: _StumpModel(self._cp, X, cls))
+        sm, reused = self._cached(f"staircase-{cls}", X, y, lambda: _StumpModel(self._cp, X, cls, deadline))
         cost, offset = sm.form.costs(y, w)
         ic = integer_costs(cost, w)
         status, solver, has_solution, bound_int, details = self._run(sm.model, sm.vars, ic, deadline)
@@ -464,7 +504,7 @@ class CpSatBackend(Backend):
             hypothesis, bound=float(bound), status=status, nodes=details["cpsat_branches"], details=details
         )
 
-    def _solve_halfspace(self, problem: ReducedProblem, deadline: float | None) -> BackendAnswer:
+    def _solve_halfspace(self, problem: ReducedProblem, deadline: Deadline) -> BackendAnswer:
         X, y, w = problem.X, problem.y, problem.w
         d = problem.d
         c_ones, c_zeros = constant_costs(y, w)
@@ -475,7 +515,10 @@ class CpSatBackend(Backend):
                 h, bound=cost, status="optimal", nodes=0, details={"halfspace_model": "constant (all points identical)"}
             )
         hm, reused = self._cached(
-            "halfspace", X, y, lambda: _HalfspaceModel(self._cp, X, y, self.halfspace_model, self.resolution_bits)
+            "halfspace",
+            X,
+            y,
+            lambda: _HalfspaceModel(self._cp, X, y, self.halfspace_model, self.resolution_bits, deadline),
         )
         W = hm.groups.group_weights(w)
         ic = integer_costs(W, w)
@@ -490,6 +533,8 @@ class CpSatBackend(Backend):
             h = hm.decode([int(solver.Value(v)) for v in hm.w], int(solver.Value(hm.b)))
             candidates.append((h.loss(X, y, w), h))
         loss, hypothesis = min(candidates, key=lambda item: item[0])
+        if status == "optimal" and hm.mode != "exact" and loss > bound + 1e-9 * max(1.0, float(w.sum())):
+            status = "feasible"  # optimal for the discretized points only: nothing proved about these
         details.update(hm.details())
         details.update({"model_reused": reused, "conflict_bound": conflict, "hypothesis_reduced_loss": loss})
         return BackendAnswer(

@@ -44,6 +44,11 @@ Representative: the optimal dichotomy is realised by the max-margin halfspace (L
 on centred and scaled data), so training points sit clearly off the boundary whenever the
 labeling allows, and the answer depends only on the point set and the dichotomy.
 Tie-breaking is deterministic: unique points are processed in lexicographic order.
+
+Time limit (``docs/deadlines.md``): the pivot loop (d = 2) and the loop over blocks of pairs
+(d = 3) check the call's deadline; an enumeration it stops returns the best separable labeling
+seen so far with status "time_limit" and only the trivial bound 0 of the reduced problem (the
+labelings not yet enumerated could be better), so it is never certified unless that bound is met.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from typing import NamedTuple
 
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
+from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.geometry import float_is_exact, orient2d, orient3d
 from scipy.optimize import linprog
 
@@ -66,6 +72,7 @@ MAX_DIMENSION = 3
 class _Best(NamedTuple):
     gain: float
     mask: np.ndarray  # positive set over the unique points
+    complete: bool = True  # False: a deadline stopped the enumeration (gain is only achieved, not optimal)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -191,12 +198,17 @@ def _pivot_sweep_2d(P: np.ndarray, G: np.ndarray, i: int, exact: bool) -> _Pivot
     return _PivotSweep(value, left >= right, order, group, fl)
 
 
-def _best_2d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
+def _best_2d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> _Best:
     """Best separable positive set of distinct 2-D points (affine dimension 2)."""
     n = len(P)
     total = float(G.sum())
     best_gain, best = (total, "all") if total > 0 else (0.0, "none")
+    complete = True
     for i in range(n):
+        if deadline is not None and deadline.expired():
+            deadline.note("enumeration (2-D pivots)")
+            complete = False
+            break
         sweep = _pivot_sweep_2d(P, G, i, exact)
         k = int(np.argmax(sweep.value))
         if sweep.value[k] > best_gain:
@@ -215,7 +227,7 @@ def _best_2d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
         rank[key] = np.arange(len(on_line))
         sub = _best_on_line(rank, G[on_line])
         mask[on_line[sub.mask]] = True
-    return _Best(best_gain, mask)
+    return _Best(best_gain, mask, complete)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -509,7 +521,7 @@ def _plane_best(P: np.ndarray, G: np.ndarray, idx: np.ndarray, exact: bool) -> _
     return _best_2d(P[idx][:, coords], G[idx], exact)
 
 
-def _best_3d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
+def _best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> _Best:
     """Best separable positive set of distinct 3-D points (affine dimension 3): the axis sweep of
     every pair, in vectorised blocks of pairs (lexicographic order, so ties resolve to the first pair)."""
     n = len(P)
@@ -518,7 +530,12 @@ def _best_3d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
     plane_cache: dict[bytes, float] = {}
     I, J = np.triu_indices(n, 1)
     size = max(1, _BLOCK_ENTRIES // n)
+    complete = True
     for lo in range(0, len(I), size):
+        if deadline is not None and deadline.expired():
+            deadline.note("enumeration (3-D pairs)")
+            complete = False
+            break
         with np.errstate(over="ignore", invalid="ignore"):  # non-finite values take the exact path
             block = _axis_block(P, G, I[lo : lo + size], J[lo : lo + size], exact, plane_cache)
         if block is None:
@@ -539,15 +556,19 @@ def _best_3d(P: np.ndarray, G: np.ndarray, exact: bool) -> _Best:
         on_plane = np.concatenate(([i, j], order[block.start[0, t] : block.end[0, t] + 1]))
         sub = _plane_best(P, G, on_plane, exact)
         mask[on_plane[sub.mask]] = True
-    return _Best(best_gain, mask)
+    return _Best(best_gain, mask, complete)
 
 
 # ----------------------------------------------------------------------------------------------
 # dispatch on the affine dimension (decided exactly)
 
 
-def best_separable_set(P: np.ndarray, G: np.ndarray, exact: bool | None = None) -> _Best:
-    """Max over separable S of sum_{x in S} G[x], for *distinct* points P (n, d), d <= 3."""
+def best_separable_set(
+    P: np.ndarray, G: np.ndarray, exact: bool | None = None, deadline: Deadline | None = None
+) -> _Best:
+    """Max over separable S of sum_{x in S} G[x], for *distinct* points P (n, d), d <= 3.
+
+    A ``deadline`` that stops the enumeration gives the best set seen so far (``complete`` False)."""
     n, d = P.shape
     if exact is None:
         exact = float_is_exact(P)
@@ -566,13 +587,13 @@ def best_separable_set(P: np.ndarray, G: np.ndarray, exact: bool | None = None) 
         axis = int(np.argmax(np.abs(p1 - p0)))  # p1 - p0 has this component non-zero
         return _best_on_line(P[:, axis], G)
     if d == 2:
-        return _best_2d(P, G, exact)
+        return _best_2d(P, G, exact, deadline)
     p2 = P[int(np.argmax(~collinear))]
     coplanar = orient3d(p0, p1, p2, P, exact) == 0
     if coplanar.all():
         coords = list(_plane_projection(p0, p1, p2, exact))
-        return _best_2d(P[:, coords], G, exact)
-    return _best_3d(P, G, exact)
+        return _best_2d(P[:, coords], G, exact, deadline)
+    return _best_3d(P, G, exact, deadline)
 
 
 def max_margin_halfspace(X: np.ndarray, positive: np.ndarray) -> list[tuple[Halfspace, float]]:
@@ -617,8 +638,9 @@ class EnumerateBackend(Backend):
     Parameters
     ----------
     time_limit : float or None, default None
-        Accepted for the common interface and ignored: the enumeration takes O(n log n),
-        O(n^2 log n) or O(n^3 log n) time for affine dimension 1, 2 or 3.
+        Seconds for the call; None for no limit. The enumeration takes O(n log n), O(n^2 log n) or
+        O(n^3 log n) time for affine dimension 1, 2 or 3; one stopped by the limit is not certified
+        (module docstring).
 
     Raises
     ------
@@ -664,7 +686,7 @@ class EnumerateBackend(Backend):
         inverse = inverse.reshape(-1)
         G = np.bincount(inverse, weights=np.where(y == 1, w, -w), minlength=len(P))
         exact = float_is_exact(P)
-        best = best_separable_set(P, G, exact)
+        best = best_separable_set(P, G, exact, self.deadline(problem))
         loss_all_zero = float(w[y == 1].sum())
         details = {
             "method": "exact enumeration (pivot/axis angular sweep)",
@@ -691,4 +713,7 @@ class EnumerateBackend(Backend):
                 "the optimal labeling's margin is below float64 resolution (near-degenerate points); "
                 "returned the best representative found, which is not optimal"
             )
+        if not best.complete:  # only what the enumeration reached: the trivial bound of the reduced problem
+            details["enumeration_complete"] = False
+            return BackendAnswer(hypothesis, bound=0.0, status="time_limit", nodes=0, details=details)
         return BackendAnswer(hypothesis, bound=loss_all_zero - best.gain, status=status, nodes=0, details=details)

@@ -35,6 +35,11 @@ issues #1721 and #3034) cannot produce a false certificate here: the hypothesis 
 objective > bound, i.e. uncertified. The solver's feasibility tolerance is also tightened so the
 margin dominates it (``HalfspaceMarginMilp.feasibility_tolerance``). The models and their
 certificates: ``docs/theory/cover-cut-model.md``.
+
+Interrupts: a run executes in a helper thread (HiGHS releases the GIL) and Ctrl-C stops it through
+HiGHS's interrupt callbacks (:func:`~oraclepriv.solvers.interrupts.call_interruptibly`), so a
+KeyboardInterrupt arrives within a fraction of a second instead of at the time limit
+(``docs/deadlines.md``). Solver output stays off unless ``output_flag=True``.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import TESTED_HIGHSPY, import_highspy
+from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.interrupts import call_interruptibly
 from oraclepriv.solvers.milp import MilpArrays
 from oraclepriv.solvers.mipbackend import CERTIFY_MODES, MipBackend, MipRun
 
@@ -104,6 +111,20 @@ class HighsModel:
             )
         self.h = h
         self.is_mip = bool(int_cols.size)
+        # Ctrl-C: the waiting thread sets the flag, HiGHS's interrupt callbacks stop the run
+        self._stop = [False]
+        stop = self._stop
+
+        def on_interrupt(event) -> None:
+            if stop[0]:
+                event.interrupt()
+
+        if hasattr(h, "cbMipInterrupt"):
+            for callback in (h.cbMipInterrupt, h.cbSimplexInterrupt, h.cbIpmInterrupt):
+                callback.subscribe(on_interrupt)
+
+    def _cancel(self) -> None:
+        self._stop[0] = True
 
     def set_costs(self, cost: np.ndarray) -> None:
         self.h.changeColsCost(self.milp.num_cols, self.all_cols, np.asarray(cost, dtype=np.float64))
@@ -130,7 +151,8 @@ class HighsModel:
                 == hs.HighsStatus.kOk
             )
         t0 = time.perf_counter()
-        h.run()
+        self._stop[0] = False
+        call_interruptibly(h.run, self._cancel)
         seconds = time.perf_counter() - t0
         model_status = h.getModelStatus()
         info = h.getInfo()
@@ -201,7 +223,7 @@ class HighsBackend(MipBackend):
         super().__init__(time_limit, **options)
         self._highspy = import_highspy()
 
-    def new_model(self, milp: MilpArrays) -> HighsModel:
+    def new_model(self, milp: MilpArrays, deadline: Deadline | None = None) -> HighsModel:
         return HighsModel(
             self._highspy, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
         )

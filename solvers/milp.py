@@ -147,6 +147,23 @@ class _RowBuilder:
         self.lower.append(float(lower))
         self.upper.append(float(upper))
 
+    def add_block(self, cols, vals, lower, upper) -> None:
+        """Add m rows at once: row k has coefficients ``vals[k]`` on columns ``cols[k]`` (both (m, k)
+        arrays, or ``cols`` one row shared by all), bounds ``lower[k]``, ``upper[k]``; the same rows
+        as m calls of :meth:`add`, in one vectorised step (models with 10^4 points build in
+        milliseconds, inside an oracle call's deadline)."""
+        vals = np.asarray(vals, dtype=np.float64)
+        cols = np.broadcast_to(np.asarray(cols, dtype=np.int64), vals.shape)
+        m = vals.shape[0]
+        r0 = len(self.lower)
+        keep = vals != 0.0
+        rows = np.broadcast_to(np.arange(r0, r0 + m, dtype=np.int64)[:, None], vals.shape)
+        self.rows.append(rows[keep])
+        self.cols.append(cols[keep])
+        self.vals.append(vals[keep])
+        self.lower.extend(np.broadcast_to(np.asarray(lower, dtype=np.float64), (m,)).tolist())
+        self.upper.extend(np.broadcast_to(np.asarray(upper, dtype=np.float64), (m,)).tolist())
+
     def matrix(self, num_cols: int) -> tuple[sparse.csr_matrix, np.ndarray, np.ndarray]:
         m = len(self.lower)
         if m == 0:
@@ -157,6 +174,12 @@ class _RowBuilder:
         ).tocsr()
         A.sort_indices()
         return A, np.asarray(self.lower), np.asarray(self.upper)
+
+
+def _conflict_rows(rb: _RowBuilder, z: np.ndarray, conflicts: np.ndarray) -> None:
+    """z_a + z_b >= 1 for every pair of groups with the same x and opposite labels."""
+    if len(conflicts):
+        rb.add_block(z[conflicts], np.ones(conflicts.shape), 1.0, math.inf)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,15 +391,14 @@ class HalfspaceMarginMilp(_HalfspaceBase):
         integer = np.zeros(ncols, dtype=bool)
         integer[self.z] = True
         rb = _RowBuilder()
-        cols_wb = np.arange(d + 1)
-        for g in range(G):
-            coefs = np.append(self.Xs[g], 1.0)
-            if self.yg[g] == 1:  # w.x + b + M z >= gamma
-                rb.add(np.append(cols_wb, self.z[g]), np.append(coefs, self.M[g]), self.gamma, math.inf)
-            else:  # w.x + b - M z <= -gamma
-                rb.add(np.append(cols_wb, self.z[g]), np.append(coefs, -self.M[g]), -math.inf, -self.gamma)
-        for a, c in self.groups.conflicts:
-            rb.add([self.z[a], self.z[c]], [1.0, 1.0], 1.0, math.inf)
+        one = self.yg == 1  # y=1: w.x + b + M z >= gamma;  y=0: w.x + b - M z <= -gamma
+        rb.add_block(
+            np.column_stack([np.broadcast_to(np.arange(d + 1), (G, d + 1)), self.z]),
+            np.column_stack([self.Xs, np.ones(G), np.where(one, self.M, -self.M)]),
+            np.where(one, self.gamma, -math.inf),
+            np.where(one, math.inf, -self.gamma),
+        )
+        _conflict_rows(rb, self.z, self.groups.conflicts)
         A, rl, ru = rb.matrix(ncols)
         self.milp = MilpArrays(np.zeros(ncols), lower, upper, integer, A, rl, ru)
 
@@ -442,14 +464,14 @@ class HalfspaceRelaxedMilp(_HalfspaceBase):
         integer[self.z] = True
         rb = _RowBuilder()
         cols_wb = np.concatenate([self.wp, self.wn, [self.b]])
-        for g in range(G):
-            coefs = np.concatenate([self.Xs[g], -self.Xs[g], [1.0]])
-            if self.yg[g] == 1:  # w.x + b + M z >= 0
-                rb.add(np.append(cols_wb, self.z[g]), np.append(coefs, self.M[g]), 0.0, math.inf)
-            else:  # w.x + b - M z <= 0
-                rb.add(np.append(cols_wb, self.z[g]), np.append(coefs, -self.M[g]), -math.inf, 0.0)
-        for a, c in self.groups.conflicts:
-            rb.add([self.z[a], self.z[c]], [1.0, 1.0], 1.0, math.inf)
+        one = self.yg == 1  # y=1: w.x + b + M z >= 0;  y=0: w.x + b - M z <= 0
+        rb.add_block(
+            np.column_stack([np.broadcast_to(cols_wb, (G, cols_wb.size)), self.z]),
+            np.column_stack([self.Xs, -self.Xs, np.ones(G), np.where(one, self.M, -self.M)]),
+            np.where(one, 0.0, -math.inf),
+            np.where(one, math.inf, 0.0),
+        )
+        _conflict_rows(rb, self.z, self.groups.conflicts)
         rb.add(np.concatenate([self.wp, self.wn]), np.ones(2 * d), 1.0, 1.0)  # ||w||_1 = 1
         for j in range(d):
             rb.add([self.wp[j], self.s[j]], [1.0, -1.0], -math.inf, 0.0)  # w+_j <= s_j
@@ -549,11 +571,15 @@ def margin_lp(Xs: np.ndarray, y: np.ndarray, correct: np.ndarray, B: float) -> M
     d = Xs.shape[1]
     ncols = d + 2
     rb = _RowBuilder()
-    for g in np.flatnonzero(correct):
-        if y[g] == 1:  # w.x + b - t >= 0
-            rb.add(np.arange(ncols), np.concatenate([Xs[g], [1.0, -1.0]]), 0.0, math.inf)
-        else:  # w.x + b + t <= 0
-            rb.add(np.arange(ncols), np.concatenate([Xs[g], [1.0, 1.0]]), -math.inf, 0.0)
+    kept = np.flatnonzero(correct)
+    if kept.size:
+        one = y[kept] == 1  # y=1: w.x + b - t >= 0;  y=0: w.x + b + t <= 0
+        rb.add_block(
+            np.arange(ncols),
+            np.column_stack([Xs[kept], np.ones(kept.size), np.where(one, -1.0, 1.0)]),
+            np.where(one, 0.0, -math.inf),
+            np.where(one, math.inf, 0.0),
+        )
     A, rl, ru = rb.matrix(ncols)
     cost = np.zeros(ncols)
     cost[-1] = -1.0

@@ -42,6 +42,11 @@ This module does the rest, identically for every solver:
     halfspaces whose correctly classified points have margin >= gamma at ||w||_inf <= 1 on the
     [-1, 1]-scaled data and *not* over all halfspaces; ``certified`` means optimal over that class.
 
+* one deadline (``docs/deadlines.md``): with a time limit, the start heuristics may use at most
+  :data:`HEURISTIC_SHARE` of the time left, model building stops at the deadline
+  (:class:`~oraclepriv.solvers.deadline.DeadlineExceeded`, answered with what is proved so far),
+  every solver run gets the time that remains, and a run is interrupted by Ctrl-C through the
+  solver's own cancellation (the adapters, :func:`~oraclepriv.solvers.interrupts.call_interruptibly`);
 * the big-M trap (HiGHS issues #1721, #3034: "optimal" answers violating big-M rows at default
   tolerances): hypotheses are rebuilt from (w, b) or from an LP over the solution's labeling,
   never from z values, and the protocol re-scores them, so a violated row can only show up as
@@ -53,8 +58,8 @@ The models, why a core cut is valid for every halfspace, and how the bound becom
 
 from __future__ import annotations
 
+import logging
 import math
-import time
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,6 +68,7 @@ from typing import Any, Protocol
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, fingerprint
 from oraclepriv.solvers.cores import CoreStatus, Separator
+from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
 from oraclepriv.solvers.milp import (
     DEFAULT_GAMMA,
     HalfspaceHittingSet,
@@ -80,10 +86,15 @@ from oraclepriv.solvers.milp import (
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 
-__all__ = ["MipBackend", "MipModel", "MipRun", "CERTIFY_MODES", "METHODS", "fingerprint"]
+__all__ = ["MipBackend", "MipModel", "MipRun", "CERTIFY_MODES", "METHODS", "HEURISTIC_SHARE", "fingerprint"]
 
 CERTIFY_MODES = ("margin-free", "margin")
 METHODS = ("auto", "cuts", "bigm")
+#: with a time limit, the start heuristics (repairing the all-points set, extending the warm starts)
+#: may use at most this share of the time left, so that the search that proves bounds gets the rest
+HEURISTIC_SHARE = 0.5
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -277,44 +288,51 @@ class MipBackend(Backend):
     # -- what a concrete backend provides --------------------------------------------------------
 
     @abstractmethod
-    def new_model(self, milp: MilpArrays) -> MipModel:
-        """A solver model of ``milp`` (the :class:`MipModel` adapter)."""
+    def new_model(self, milp: MilpArrays, deadline: Deadline | None = None) -> MipModel:
+        """A solver model of ``milp`` (the :class:`MipModel` adapter); a build that takes time checks
+        ``deadline`` as it goes (:meth:`Deadline.check <oraclepriv.solvers.deadline.Deadline.check>`)."""
 
     # -- persistence ---------------------------------------------------------------------------
 
-    def _model(self, kind: str, X: np.ndarray, y: np.ndarray, build: Callable[[], Any]) -> tuple[Any, Any, bool]:
-        """The cached (formulation, model) for these points, or a fresh one; and a reused flag."""
+    def _model(
+        self, kind: str, X: np.ndarray, y: np.ndarray, build: Callable[[], Any], deadline: Deadline | None = None
+    ) -> tuple[Any, Any, bool]:
+        """The cached (formulation, model) for these points, or a fresh one; and a reused flag. A build
+        stopped by the deadline raises DeadlineExceeded and caches nothing."""
         fp = fingerprint(kind, X, y, (self.gamma,))
         cached = self._models.get(kind)
         if cached is not None and cached[0] == fp:
             return cached[1], cached[2], True
         formulation = build()
-        model = self.new_model(formulation.milp)
+        model = self.new_model(formulation.milp, deadline)
         self._models[kind] = (fp, formulation, model)
         return formulation, model, False
-
-    @staticmethod
-    def _remaining(deadline: float | None) -> float | None:
-        if deadline is None:
-            return None
-        return max(deadline - time.perf_counter(), 1e-3)
 
     # -- solve ---------------------------------------------------------------------------------
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
-        deadline = None if self.time_limit is None else time.perf_counter() + float(self.time_limit)
-        if problem.hypothesis_class in ("threshold", "stump"):
-            return self._solve_stump(problem, deadline)
-        return self._solve_halfspace(problem, deadline)
+        deadline = self.deadline(problem)
+        try:
+            if problem.hypothesis_class in ("threshold", "stump"):
+                return self._solve_stump(problem, deadline)
+            return self._solve_halfspace(problem, deadline)
+        except BaseException:  # an interrupt (or a failure) may leave a kept model half-updated: drop them
+            self._models.clear()
+            self._hitting = None
+            raise
 
-    def _solve_stump(self, problem: ReducedProblem, deadline: float | None) -> BackendAnswer:
+    def _solve_stump(self, problem: ReducedProblem, deadline: Deadline) -> BackendAnswer:
         X, y, w = problem.X, problem.y, problem.w
         cls = problem.hypothesis_class
-        form, model, reused = self._model(f"staircase-{cls}", X, y, lambda: StumpMilp(X, cls))
+        try:
+            form, model, reused = self._model(f"staircase-{cls}", X, y, lambda: StumpMilp(X, cls), deadline)
+        except DeadlineExceeded:  # no model in time: an honest constant and the trivial bound (w >= 0)
+            constant = Threshold(math.inf) if cls == "threshold" else Stump(0, math.inf, 1)
+            return BackendAnswer(constant, bound=0.0, status="time_limit", nodes=0, details={"model_built": False})
         cost, offset = form.costs(y, w)
         model.set_costs(cost)
         abs_gap, q = gap_rule(w)
-        run = model.run(self._remaining(deadline), abs_gap=abs_gap)
+        run = model.run(deadline.solver_seconds(), abs_gap=abs_gap)
         bound = (
             lattice_round_up(run.dual_bound + offset, q, float(w.sum())) if math.isfinite(run.dual_bound) else -math.inf
         )
@@ -327,7 +345,7 @@ class MipBackend(Backend):
         details.update(self._run_details("mip", run, q, abs_gap, reused))
         return BackendAnswer(hypothesis, bound=bound, status=run.status, nodes=run.nodes, details=details)
 
-    def _solve_halfspace(self, problem: ReducedProblem, deadline: float | None) -> BackendAnswer:
+    def _solve_halfspace(self, problem: ReducedProblem, deadline: Deadline) -> BackendAnswer:
         X, y, w = problem.X, problem.y, problem.w
         d = problem.d
         total = float(w.sum())
@@ -352,18 +370,20 @@ class MipBackend(Backend):
         details: dict[str, Any] = {"certify": self.certify, "warm_start": self.warm_start}
 
         def search_margin(tag: str) -> tuple[MipRun, HalfspaceMarginMilp]:
-            form, model, reused = self._model("halfspace-margin", X, y, lambda: HalfspaceMarginMilp(X, y, self.gamma))
+            form, model, reused = self._model(
+                "halfspace-margin", X, y, lambda: HalfspaceMarginMilp(X, y, self.gamma), deadline
+            )
             model.set_costs(form.costs(y, w)[0])
             start = form.encode(cands.best()[2]) if self.warm_start else None
             run = model.run(
-                self._remaining(deadline),
+                deadline.solver_seconds(),
                 abs_gap=abs_gap,
                 feasibility_tolerance=form.feasibility_tolerance(),
                 start=start,
             )
             if run.x is not None:
                 cands.add(f"{tag}-mip", form.decode(run.x))
-                cands.add(f"{tag}-polished", self._polish(form, form.correct_mask(run.x)))
+                cands.add(f"{tag}-polished", self._polish(form, form.correct_mask(run.x), deadline))
             details[f"{tag}_model"] = form.details()
             details.update(self._run_details(tag, run, q, abs_gap, reused))
             return run, form
@@ -374,44 +394,50 @@ class MipBackend(Backend):
         details["method_used"] = method
         if self.certify == "margin-free" and method == "cuts":
             return self._solve_halfspace_cuts(problem, deadline, cands, details, search_margin)
-        if self.certify == "margin":
-            run, form = search_margin("margin")
-            nodes = run.nodes
-            conflict = form.groups.conflict_bound(w)
-            bound = max(lattice_round_up(run.dual_bound, q, total), conflict, 0.0)
-            details["conflict_bound"] = conflict
-            status = run.status
-        else:
-            form, model, reused = self._model("halfspace-relaxed", X, y, lambda: HalfspaceRelaxedMilp(X, y))
-            model.set_costs(form.costs(y, w)[0])
-            start = None
-            if self.warm_start:
-                for _, _, h in sorted(cands.items, key=lambda item: item[0]):
-                    start = form.encode(h)
-                    if start is not None:
-                        break
-            run = model.run(self._remaining(deadline), abs_gap=abs_gap, start=start)
-            nodes = run.nodes
-            details["relaxed_model"] = form.details()
-            details.update(self._run_details("relaxed", run, q, abs_gap, reused))
-            relaxed_bound = lattice_round_up(run.dual_bound, q, total)
-            conflict = form.groups.conflict_bound(w)
-            bound = max(conflict, min(relaxed_bound, c_ones, c_zeros), 0.0)
-            details.update(
-                {"relaxed_bound": relaxed_bound, "conflict_bound": conflict, "constant_costs": [c_ones, c_zeros]}
-            )
-            status = run.status
-            if run.x is not None:
-                cands.add("relaxed-mip", form.decode(run.x))
-                polished = self._polish(form, form.correct_mask(run.x))
-                cands.add("relaxed-polished", polished)
-                details["relaxed_polish_ok"] = polished is not None
-            if cands.best()[0] > bound + tol and (deadline is None or time.perf_counter() < deadline):
-                # degenerate data or a time limit: search the margin model for a better hypothesis
-                margin_run, _ = search_margin("margin")
-                nodes += margin_run.nodes
-                if margin_run.status != "optimal" and status == "optimal":
-                    status = margin_run.status
+        bound, status, nodes = 0.0, "time_limit", 0  # what is proved if the deadline stops the build (w >= 0)
+        try:
+            if self.certify == "margin":
+                run, form = search_margin("margin")
+                nodes = run.nodes
+                conflict = form.groups.conflict_bound(w)
+                bound = max(lattice_round_up(run.dual_bound, q, total), conflict, 0.0)
+                details["conflict_bound"] = conflict
+                status = run.status
+            else:
+                form, model, reused = self._model(
+                    "halfspace-relaxed", X, y, lambda: HalfspaceRelaxedMilp(X, y), deadline
+                )
+                model.set_costs(form.costs(y, w)[0])
+                start = None
+                if self.warm_start:
+                    for _, _, h in sorted(cands.items, key=lambda item: item[0]):
+                        start = form.encode(h)
+                        if start is not None:
+                            break
+                run = model.run(deadline.solver_seconds(), abs_gap=abs_gap, start=start)
+                nodes = run.nodes
+                details["relaxed_model"] = form.details()
+                details.update(self._run_details("relaxed", run, q, abs_gap, reused))
+                relaxed_bound = lattice_round_up(run.dual_bound, q, total)
+                conflict = form.groups.conflict_bound(w)
+                bound = max(conflict, min(relaxed_bound, c_ones, c_zeros), 0.0)
+                details.update(
+                    {"relaxed_bound": relaxed_bound, "conflict_bound": conflict, "constant_costs": [c_ones, c_zeros]}
+                )
+                status = run.status
+                if run.x is not None:
+                    cands.add("relaxed-mip", form.decode(run.x))
+                    polished = self._polish(form, form.correct_mask(run.x), deadline)
+                    cands.add("relaxed-polished", polished)
+                    details["relaxed_polish_ok"] = polished is not None
+                if cands.best()[0] > bound + tol and not deadline.expired():
+                    # degenerate data or a time limit: search the margin model for a better hypothesis
+                    margin_run, _ = search_margin("margin")
+                    nodes += margin_run.nodes
+                    if margin_run.status != "optimal" and status == "optimal":
+                        status = margin_run.status
+        except DeadlineExceeded:
+            status = "time_limit"
         loss, source, hypothesis = cands.best()
         details["hypothesis_source"] = source
         details["hypothesis_reduced_loss"] = loss
@@ -434,17 +460,22 @@ class MipBackend(Backend):
 
     @staticmethod
     def _repair(
-        sep: Separator, keep: np.ndarray, W: np.ndarray, yg: np.ndarray
+        sep: Separator, keep: np.ndarray, W: np.ndarray, yg: np.ndarray, deadline: Deadline | None = None
     ) -> tuple[np.ndarray, list[np.ndarray], int]:
         """Drop one point per core until ``keep`` is separable: (separable subset, cores, unverified).
 
         The dropped point of a core is taken from its smaller label class (a Radon partition of a
         flipped point against its surroundings has it alone on its side): a zero-weight point if
-        there is one, else the largest Farkas multiplier per unit weight."""
+        there is one, else the largest Farkas multiplier per unit weight. One Farkas LP per step;
+        a repair the ``deadline`` cuts short returns the empty set and counts one unverified
+        proposal, like an LP failure: its set is never claimed separable (the cores it met are kept)."""
         keep = np.array(keep, dtype=bool)
         cores: list[np.ndarray] = []
         unverified = 0
         while True:
+            if deadline is not None and deadline.expired():
+                deadline.note("repair")
+                return np.zeros_like(keep), cores, unverified + 1
             status, S = sep.find_core(keep)
             if status == CoreStatus.SEPARABLE:
                 return keep, cores, unverified
@@ -463,10 +494,14 @@ class MipBackend(Backend):
             keep[pick] = False
 
     @staticmethod
-    def _add_back(sep: Separator, keep: np.ndarray, W: np.ndarray) -> np.ndarray:
-        """Greedy 1-opt: re-add dropped points (heaviest first) while the kept set stays separable."""
+    def _add_back(sep: Separator, keep: np.ndarray, W: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
+        """Greedy 1-opt: re-add dropped points (heaviest first) while the kept set stays separable
+        (one Farkas LP per point; the set stays separable when the ``deadline`` stops it)."""
         keep = np.array(keep, dtype=bool)
         for g in sorted(np.flatnonzero(~keep), key=lambda g: -W[g]):
+            if deadline is not None and deadline.expired():
+                deadline.note("add-back")
+                break
             if W[g] <= 0:
                 continue
             keep[g] = True
@@ -477,7 +512,7 @@ class MipBackend(Backend):
     def _solve_halfspace_cuts(
         self,
         problem: ReducedProblem,
-        deadline: float | None,
+        deadline: Deadline,
         cands: _Candidates,
         details: dict[str, Any],
         search_margin,
@@ -496,18 +531,20 @@ class MipBackend(Backend):
         def correct_of(h: Hypothesis) -> np.ndarray:
             return h.predict(form.groups.X) == yg
 
+        heuristic = deadline.share(HEURISTIC_SHARE)
+
         def improve(keep: np.ndarray, tag: str) -> None:
-            keep = self._add_back(sep, keep, W)
-            cands.add(tag, self._polish(form, keep))
+            keep = self._add_back(sep, keep, W, heuristic)
+            cands.add(tag, self._polish(form, keep, deadline))
 
         # primal heuristic: repair the all-points set and the warm-start candidates' correct sets
-        keep, cores, bad = self._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg)
+        keep, cores, bad = self._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
         unverified += bad
         form.add_cores(cores)
         improve(keep, "repair-all")
         if self.warm_start:
             for _, source, h in sorted(cands.items, key=lambda item: item[0])[:3]:
-                if source.startswith("heuristic"):
+                if source.startswith("heuristic") and not heuristic.expired():
                     improve(correct_of(h), f"{source}-addback")
         best_loss = cands.best()[0]
         bound = -math.inf
@@ -515,57 +552,65 @@ class MipBackend(Backend):
         status = "optimal"
         master_seconds = 0.0
         last_run: MipRun | None = None
-        while True:
-            if best_loss <= bound + tol:
-                break
-            if deadline is not None and time.perf_counter() >= deadline:
-                status = "time_limit"
-                break
-            milp = form.milp
-            model = self.new_model(milp)
-            model.set_costs(W)
-            start = form.encode_correct(correct_of(cands.best()[2]))
-            run = model.run(self._remaining(deadline), abs_gap=abs_gap, start=start)
-            last_run = run
-            rounds += 1
-            nodes += run.nodes
-            master_seconds += run.seconds
-            if math.isfinite(run.dual_bound):
-                bound = max(bound, lattice_round_up(run.dual_bound, q, total))
-            if best_loss <= bound + tol:
-                break
-            if run.status != "optimal" or run.x is None:
-                status = run.status if run.status != "optimal" else "error"
-                break
-            keep = run.x < 0.5
-            repaired, cores, bad = self._repair(sep, keep, W, yg)
-            unverified += bad
-            added = form.add_cores(cores)
-            if not cores:  # the master's labeling is realisable: its max-margin halfspace is optimal
-                cands.add(f"master-{rounds}", self._polish(form, keep))
-                best_loss = cands.best()[0]
-                if best_loss > bound + tol:  # degenerate data / float trouble: stay honest
-                    status = "optimal" if added == 0 and bad == 0 else status
-                    details["cuts_stalled"] = "master labeling separable but its halfspace does not attain the bound"
+        try:
+            while True:
+                if best_loss <= bound + tol:
                     break
-                continue
-            improve(repaired, f"master-{rounds}-repaired")
-            best_loss = cands.best()[0]
-            if added == 0:  # every proposed core was unverified or known: cannot make progress
-                details["cuts_stalled"] = "no new exactly verified core"
-                break
-        if (
-            cands.best()[0] > bound + tol
-            and "cuts_stalled" in details
-            and (deadline is None or time.perf_counter() < deadline)
-        ):
-            search_margin("margin")  # a last look for a better hypothesis (bound stays the master's)
+                if deadline.expired():
+                    deadline.note("cuts master")
+                    status = "time_limit"
+                    break
+                milp = form.milp
+                model = self.new_model(milp, deadline)
+                model.set_costs(W)
+                start = form.encode_correct(correct_of(cands.best()[2]))
+                run = model.run(deadline.solver_seconds(), abs_gap=abs_gap, start=start)
+                last_run = run
+                rounds += 1
+                nodes += run.nodes
+                master_seconds += run.seconds
+                if math.isfinite(run.dual_bound):
+                    bound = max(bound, lattice_round_up(run.dual_bound, q, total))
+                if best_loss <= bound + tol:
+                    break
+                if run.status != "optimal" or run.x is None:
+                    status = run.status if run.status != "optimal" else "error"
+                    break
+                keep = run.x < 0.5
+                repaired, cores, bad = self._repair(sep, keep, W, yg, deadline)
+                unverified += bad
+                added = form.add_cores(cores)
+                log.debug(
+                    "cuts round %d: %d new cores (%d in the pool), bound %.12g", rounds, added, len(form.cores), bound
+                )
+                if not cores:  # the master's labeling is realisable: its max-margin halfspace is optimal
+                    cands.add(f"master-{rounds}", self._polish(form, keep, deadline))
+                    best_loss = cands.best()[0]
+                    if best_loss > bound + tol:  # degenerate data / float trouble / the deadline: stay honest
+                        status = "time_limit" if deadline.expired() else "feasible"
+                        details["cuts_stalled"] = (
+                            "master labeling separable but its halfspace does not attain the bound"
+                        )
+                        break
+                    continue
+                improve(repaired, f"master-{rounds}-repaired")
+                best_loss = cands.best()[0]
+                if added == 0:  # every proposed core was unverified or known: cannot make progress
+                    status = "time_limit" if deadline.expired() else "feasible"
+                    details["cuts_stalled"] = "no new exactly verified core"
+                    break
+            if cands.best()[0] > bound + tol and "cuts_stalled" in details and not deadline.expired():
+                search_margin("margin")  # a last look for a better hypothesis (bound stays the master's)
+        except DeadlineExceeded:  # a model build stopped at the deadline: the bound proved so far stands
+            status = "time_limit"
         loss, source, hypothesis = cands.best()
         bound = (
             max(bound, form.groups.conflict_bound(w), 0.0)
             if math.isfinite(bound)
             else max(form.groups.conflict_bound(w), 0.0)
         )
+        if status == "feasible" and loss <= bound + tol:  # a late candidate closed the gap
+            status = "optimal"
         details["cuts_model"] = form.details()
         details.update(
             {
@@ -588,10 +633,11 @@ class MipBackend(Backend):
             details.update(self._run_details("master", last_run, q, abs_gap, reused))
         return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=nodes, details=details)
 
-    def _polish(self, form, correct: np.ndarray) -> Halfspace | None:
-        """Max-margin LP over the groups a MIP solution classifies correctly (None if margin 0)."""
+    def _polish(self, form, correct: np.ndarray, deadline: Deadline | None = None) -> Halfspace | None:
+        """Max-margin LP over the groups a MIP solution classifies correctly (None if margin 0, or if
+        the deadline leaves it no time)."""
         lp = margin_lp(form.Xs, form.yg, correct, B=float(form.d + 1))
-        run = self.new_model(lp).run(None)
+        run = self.new_model(lp, deadline).run(None if deadline is None else deadline.solver_seconds())
         if run.status != "optimal" or run.x is None or run.x[-1] <= 1e-9:
             return None
         w_orig, b_orig = form.scaling.to_original(run.x[: form.d], run.x[form.d])

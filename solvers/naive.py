@@ -27,7 +27,6 @@ are discussed in ``docs/theory/cover-cut-model.md``, section 5.
 from __future__ import annotations
 
 import math
-import time
 from typing import Any
 
 import numpy as np
@@ -51,13 +50,13 @@ def naive_milp(X: np.ndarray, y: np.ndarray, w: np.ndarray, gamma: float = NAIVE
     M = gamma + 1.0 + d * float(np.abs(X).max())
     ncols = d + 1 + n
     rb = _RowBuilder()
-    wb = np.arange(d + 1)
-    for i in range(n):
-        coefs = np.append(X[i], 1.0)
-        if y[i] == 1:  # w.x + b + M z >= gamma
-            rb.add(np.append(wb, d + 1 + i), np.append(coefs, M), gamma, math.inf)
-        else:  # w.x + b - M z <= -gamma
-            rb.add(np.append(wb, d + 1 + i), np.append(coefs, -M), -math.inf, -gamma)
+    one = np.asarray(y) == 1  # y=1: w.x + b + M z >= gamma;  y=0: w.x + b - M z <= -gamma
+    rb.add_block(
+        np.column_stack([np.broadcast_to(np.arange(d + 1), (n, d + 1)), d + 1 + np.arange(n)]),
+        np.column_stack([X, np.ones(n), np.where(one, M, -M)]),
+        np.where(one, gamma, -math.inf),
+        np.where(one, math.inf, -gamma),
+    )
     A, rl, ru = rb.matrix(ncols)
     cost = np.concatenate([np.zeros(d + 1), np.asarray(w, dtype=np.float64)])
     lower = np.concatenate([-np.ones(d + 1), np.zeros(n)])
@@ -115,14 +114,13 @@ class NaiveHighsBackend(Backend):
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         X, y, w = problem.X, problem.y, problem.w
         d = problem.d
-        t0 = time.perf_counter()
+        deadline = self.deadline(problem)
         milp, M = naive_milp(X, y, w)
         model = HighsModel(
             self._highspy, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
         )
         abs_gap, q = gap_rule(w)
-        remaining = None if self.time_limit is None else max(1e-3, float(self.time_limit) - (time.perf_counter() - t0))
-        run = model.run(remaining, abs_gap=abs_gap)
+        run = model.run(deadline.solver_seconds(), abs_gap=abs_gap)
         if run.x is not None:
             hypothesis = Halfspace(tuple(float(v) for v in run.x[:d]), float(run.x[d]))
         else:  # no incumbent: an honest constant, uncertified unless the bound says otherwise

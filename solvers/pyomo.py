@@ -29,6 +29,14 @@ with new weights on the same points only assigns ``c`` and re-solves:
 
 An unknown solver name is a ``ValueError`` naming it; a known solver that is not installed or not
 licensed is a :class:`~oraclepriv.solvers.base.SolverNotInstalledError` naming it (raised by ``make_oracle``).
+
+Deadlines and interrupts (``docs/deadlines.md``): the Python-side build checks the call's deadline
+every :data:`BUILD_CHECK_ROWS` rows; Pyomo's translation of the model into the solver is one call
+that cannot be stopped, so it starts only if the time left covers :data:`TRANSLATE_FACTOR` times the
+build time just measured (else the build stops with
+:class:`~oraclepriv.solvers.deadline.DeadlineExceeded`). A solve runs in a helper thread and Ctrl-C
+stops HiGHS through its interrupt callback (``cancelSolve``), then propagates as KeyboardInterrupt.
+Pyomo captures the solver's output (``tee`` only with ``output_flag=True``).
 """
 
 from __future__ import annotations
@@ -39,12 +47,19 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
+from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
+from oraclepriv.solvers.interrupts import call_interruptibly
 from oraclepriv.solvers.milp import MilpArrays
 from oraclepriv.solvers.mipbackend import MipBackend, MipRun
 
 __all__ = ["PyomoBackend", "PyomoModel", "import_pyomo", "resolve_solver", "NATIVE_OPTIONS", "TESTED_PYOMO"]
 
 TESTED_PYOMO = "6.10.1"
+#: the build checks the deadline every this many rows
+BUILD_CHECK_ROWS = 1000
+#: Pyomo's translation into the solver (``set_instance``) starts only if the time left is at least
+#: this many times the Python-side build time (measured: the translation takes 1 to 1.5 times as long)
+TRANSLATE_FACTOR = 2.0
 
 #: native option names of legacy Pyomo solver plugins: (relative gap, absolute gap, time limit,
 #: feasibility tolerance, threads, random seed); None where the solver has no such option.
@@ -146,6 +161,7 @@ class PyomoModel:
         output_flag: bool = False,
         threads: int | None = None,
         random_seed: int | None = None,
+        deadline: Deadline | None = None,
     ):
         pyo = import_pyomo()
         from pyomo.core.expr.numeric_expr import LinearExpression
@@ -169,6 +185,7 @@ class PyomoModel:
                 return pyo.Reals
             return pyo.Binary if (milp.col_lower[j] == 0 and milp.col_upper[j] == 1) else pyo.Integers
 
+        t0 = time.perf_counter()
         m = pyo.ConcreteModel(name="oraclepriv-erm")
         m.x = pyo.Var(
             range(ncols), within=domain, bounds=lambda _, j: (finite(milp.col_lower[j]), finite(milp.col_upper[j]))
@@ -176,16 +193,17 @@ class PyomoModel:
         m.c = pyo.Param(range(ncols), mutable=True, initialize=lambda _, j: float(milp.cost[j]))
         A = milp.A
 
-        def row(model, r):
+        m.rows = pyo.ConstraintList()
+        for r in range(A.shape[0]):
+            if deadline is not None and r % BUILD_CHECK_ROWS == 0:
+                deadline.check("model build (pyomo)")
             lo, hi = A.indptr[r], A.indptr[r + 1]
             body = LinearExpression(
                 constant=0.0,
                 linear_coefs=[float(v) for v in A.data[lo:hi]],
-                linear_vars=[model.x[int(j)] for j in A.indices[lo:hi]],
+                linear_vars=[m.x[int(j)] for j in A.indices[lo:hi]],
             )
-            return (finite(milp.row_lower[r]), body, finite(milp.row_upper[r]))
-
-        m.rows = pyo.Constraint(range(A.shape[0]), rule=row)
+            m.rows.add((finite(milp.row_lower[r]), body, finite(milp.row_upper[r])))
         m.obj = pyo.Objective(
             expr=LinearExpression(
                 constant=0.0, linear_coefs=[m.c[j] for j in range(ncols)], linear_vars=[m.x[j] for j in range(ncols)]
@@ -213,6 +231,10 @@ class PyomoModel:
                     if hasattr(au, flag):
                         setattr(au, flag, False)
             if hasattr(self.solver, "set_instance"):  # build the solver model now, so run() can warm-start it
+                left = None if deadline is None else deadline.remaining()
+                if deadline is not None and left is not None and left < TRANSLATE_FACTOR * (time.perf_counter() - t0):
+                    deadline.note("model translation (pyomo)")
+                    raise DeadlineExceeded("model translation (pyomo)")
                 self.solver.set_instance(m)
 
     def set_costs(self, cost: np.ndarray) -> None:
@@ -233,6 +255,12 @@ class PyomoModel:
         if self.interface == "new":
             return self._run_new(time_limit, abs_gap, feasibility_tolerance, start)
         return self._run_legacy(time_limit, abs_gap, feasibility_tolerance, start)
+
+    def _cancel(self) -> None:
+        """Ask a running HiGHS to stop (Pyomo's HiGHS interface registers highspy's interrupt callbacks)."""
+        cancel = getattr(getattr(self.solver, "_solver_model", None), "cancelSolve", None)
+        if cancel is not None:
+            cancel()
 
     def _highs_handle(self):
         """The persistent interface's highspy.Highs object and Pyomo's column map (HiGHS only)."""
@@ -280,7 +308,7 @@ class PyomoModel:
         if self.solver_name == "highs":
             accepted = self._highs_start(start)
         t0 = time.perf_counter()
-        results = self.solver.solve(self.model, **kwargs)
+        results = call_interruptibly(lambda: self.solver.solve(self.model, **kwargs), self._cancel)
         seconds = time.perf_counter() - t0
         tc = results.termination_condition
         if tc == TerminationCondition.convergenceCriteriaSatisfied:
@@ -346,7 +374,7 @@ class PyomoModel:
         if warm:
             solve_kwargs["warmstart"] = True
         t0 = time.perf_counter()
-        results = self.solver.solve(self.model, **solve_kwargs)
+        results = call_interruptibly(lambda: self.solver.solve(self.model, **solve_kwargs), self._cancel)
         seconds = time.perf_counter() - t0
         tc = results.solver.termination_condition
         if tc == TerminationCondition.optimal:
@@ -443,7 +471,12 @@ class PyomoBackend(MipBackend):
     def _describe_certificate(self) -> str:
         return f"{super()._describe_certificate()} (Pyomo, solver={self.config.get('solver', 'highs')!r})"
 
-    def new_model(self, milp: MilpArrays) -> PyomoModel:
+    def new_model(self, milp: MilpArrays, deadline: Deadline | None = None) -> PyomoModel:
         return PyomoModel(
-            milp, self.solver_name, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
+            milp,
+            self.solver_name,
+            output_flag=self.output_flag,
+            threads=self.threads,
+            random_seed=self.random_seed,
+            deadline=deadline,
         )

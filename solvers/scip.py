@@ -15,6 +15,12 @@ starts go through ``SetHint``; ``bound`` is ``Objective().BestBound()`` (SCIP's 
 Status: OPTIMAL -> "optimal"; FEASIBLE / NOT_SOLVED when the time limit was reached ->
 "time_limit" (otherwise "error"); INFEASIBLE -> "infeasible"; anything else -> "error".
 A dual bound is only read when SCIP returned OPTIMAL or FEASIBLE.
+
+Deadlines and interrupts (``docs/deadlines.md``): the model build checks the call's deadline every
+:data:`BUILD_CHECK_ROWS` rows; SCIP's own Ctrl-C handler is off (``misc/catchctrlc = FALSE``: it
+printed "pressed CTRL-C" on stdout and returned a failure status), and a Ctrl-C while SCIP runs
+(in a helper thread, MPSolver releases the GIL) stops it with ``InterruptSolve`` and propagates as
+KeyboardInterrupt.
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
+from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.interrupts import call_interruptibly
 from oraclepriv.solvers.milp import MilpArrays
 from oraclepriv.solvers.mipbackend import MipBackend, MipRun
 
@@ -32,6 +40,8 @@ __all__ = ["ScipBackend", "ScipModel", "import_pywraplp", "TESTED_ORTOOLS"]
 
 TESTED_ORTOOLS = "9.15.6755"
 _NO_LIMIT_MS = 2**40  # MPSolver wants an integer number of milliseconds
+#: the model build checks the deadline every this many rows (about 30 ms of Python at a time)
+BUILD_CHECK_ROWS = 1000
 
 
 def import_pywraplp():
@@ -50,6 +60,7 @@ class ScipModel:
         output_flag: bool = False,
         threads: int | None = None,
         random_seed: int | None = None,
+        deadline: Deadline | None = None,
     ):
         solver = pywraplp.Solver.CreateSolver("SCIP")
         if solver is None:
@@ -78,6 +89,8 @@ class ScipModel:
         ]
         A = milp.A
         for r in range(A.shape[0]):
+            if deadline is not None and r % BUILD_CHECK_ROWS == 0:
+                deadline.check("model build (scip)")
             ct = solver.RowConstraint(clip(milp.row_lower[r]), clip(milp.row_upper[r]), f"r{r}")
             for k in range(A.indptr[r], A.indptr[r + 1]):
                 ct.SetCoefficient(self.vars[A.indices[k]], float(A.data[k]))
@@ -104,6 +117,7 @@ class ScipModel:
             "limits/gap = 0",
             f"limits/absgap = {float(abs_gap)!r}",
             f"numerics/feastol = {float(feasibility_tolerance or 1e-6)!r}",
+            "misc/catchctrlc = FALSE",
         ]
         if self.random_seed is not None:
             params.append(f"randomization/randomseedshift = {int(self.random_seed)}")
@@ -118,7 +132,7 @@ class ScipModel:
         else:
             solver.SetHint([], [])
         t0 = time.perf_counter()
-        code = solver.Solve()
+        code = call_interruptibly(solver.Solve, solver.InterruptSolve)
         seconds = time.perf_counter() - t0
         names = {
             S.OPTIMAL: "OPTIMAL",
@@ -184,7 +198,12 @@ class ScipBackend(MipBackend):
         super().__init__(time_limit, **options)
         self._pywraplp = import_pywraplp()
 
-    def new_model(self, milp: MilpArrays) -> ScipModel:
+    def new_model(self, milp: MilpArrays, deadline: Deadline | None = None) -> ScipModel:
         return ScipModel(
-            self._pywraplp, milp, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
+            self._pywraplp,
+            milp,
+            output_flag=self.output_flag,
+            threads=self.threads,
+            random_seed=self.random_seed,
+            deadline=deadline,
         )

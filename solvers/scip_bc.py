@@ -25,10 +25,17 @@ row of its model is a cover cut over a core verified in exact arithmetic and SCI
 it meets the bound. The argument is spelled out in ``docs/theory/cover-cut-model.md``; the
 design (cuts, rounding, parallel search, SCIP parameters) and its measurements are in
 ``docs/solvers/scip-bc.md``.
+
+Deadline (``docs/deadlines.md``): the start heuristics may use at most
+:data:`~oraclepriv.solvers.mipbackend.HEURISTIC_SHARE` of the time left; SCIP gets the rest minus
+the time one polishing LP took (kept back to turn its best labeling into a hypothesis); the
+constraint handler honours the same deadline inside its callbacks. Ctrl-C raises
+KeyboardInterrupt (:mod:`oraclepriv.solvers.scip_bc_model`).
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from typing import Any
@@ -37,6 +44,7 @@ import numpy as np
 from oraclepriv.solvers import scip_bc_handler
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.cores import Separator
+from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.milp import (
     HalfspaceHittingSet,
     gap_rule,
@@ -45,13 +53,15 @@ from oraclepriv.solvers.milp import (
     margin_lp,
     reduced_loss,
 )
-from oraclepriv.solvers.mipbackend import MipBackend, fingerprint
-from oraclepriv.solvers.scip_bc_model import TESTED_PYSCIPOPT, import_pyscipopt, run_branch_and_cut
+from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, MipBackend, fingerprint
+from oraclepriv.solvers.scip_bc_model import TESTED_PYSCIPOPT, import_pyscipopt, not_started, run_branch_and_cut
 from oraclepriv.solvers.scip_bc_parallel import parallel_branch_and_cut, split_groups
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis
 
 __all__ = ["ScipBcBackend", "import_pyscipopt", "TESTED_PYSCIPOPT", "run_branch_and_cut", "split_groups"]
+
+log = logging.getLogger(__name__)
 
 
 def __getattr__(name: str):
@@ -185,12 +195,13 @@ class ScipBcBackend(Backend):
         return form, sep, False
 
     @staticmethod
-    def _polish(form: HalfspaceHittingSet, keep: np.ndarray) -> Halfspace | None:
-        """Max-margin halfspace over the kept groups (None if the LP finds margin 0)."""
+    def _polish(form: HalfspaceHittingSet, keep: np.ndarray, seconds: float | None = None) -> Halfspace | None:
+        """Max-margin halfspace over the kept groups (None if the LP finds margin 0, or runs out of
+        its ``seconds``)."""
         from oraclepriv.solvers.highs import HighsModel, import_highspy
 
         lp = margin_lp(form.Xs, form.yg, keep, B=float(form.d + 1))
-        run = HighsModel(import_highspy(), lp, threads=1).run(None)
+        run = HighsModel(import_highspy(), lp, threads=1).run(seconds)
         if run.status != "optimal" or run.x is None or run.x[-1] <= 1e-9:
             return None
         w, b = form.scaling.to_original(run.x[: form.d], run.x[form.d])
@@ -199,8 +210,15 @@ class ScipBcBackend(Backend):
         return Halfspace(tuple(w), b)
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
+        deadline = self.deadline(problem)
+        try:
+            return self._solve(problem, deadline)
+        except BaseException:  # an interrupt may leave the kept separator half-updated: drop it
+            self._cache = None
+            raise
+
+    def _solve(self, problem: ReducedProblem, deadline: Deadline) -> BackendAnswer:
         t_start = time.perf_counter()
-        deadline = None if self.time_limit is None else t_start + float(self.time_limit)
         X, y, w = problem.X, problem.y, problem.w
         d = problem.d
         total = float(w.sum())
@@ -232,40 +250,73 @@ class ScipBcBackend(Backend):
         cores_before = len(form.cores)
         lp_before = sep.lp_calls
 
-        # primal heuristic: repair the all-points set, extend it and the heuristics' correct sets
-        keep_all, cores, bad = MipBackend._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg)
+        # primal heuristic: repair the all-points set, extend it and the heuristics' correct sets,
+        # within a share of the time left (the search that proves the bound needs the rest)
+        heuristic = deadline.share(HEURISTIC_SHARE)
+        keep_all, cores, bad = MipBackend._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
         form.add_cores(cores)
-        starts = [("repair-all", MipBackend._add_back(sep, keep_all, W))]
+        starts = [("repair-all", MipBackend._add_back(sep, keep_all, W, heuristic))]
         for _loss, source, h in sorted(cands, key=lambda c: c[0])[:3]:
-            if source.startswith("heuristic"):
-                starts.append((f"{source}-addback", MipBackend._add_back(sep, h.predict(form.groups.X) == yg, W)))
+            if source.startswith("heuristic") and not heuristic.expired():
+                keep_h = h.predict(form.groups.X) == yg
+                starts.append((f"{source}-addback", MipBackend._add_back(sep, keep_h, W, heuristic)))
+        polish_seconds = 0.0  # the longest polishing LP: kept back from SCIP for the final one
         for source, keep in starts:
-            add(source, self._polish(form, keep))
+            t0 = time.perf_counter()
+            add(source, self._polish(form, keep, deadline.solver_seconds()))
+            polish_seconds = max(polish_seconds, time.perf_counter() - t0)
         heuristic_seconds = time.perf_counter() - t_start
 
         best_loss, _, best_h = min(cands, key=lambda c: c[0])
         start_keep = best_h.predict(form.groups.X) == yg
         seeded = len(form.cores)
-        remaining = None if deadline is None else max(deadline - time.perf_counter(), 1e-2)
         options = {"abs_gap": float(abs_gap), "threads": self.threads, "output_flag": self.output_flag}
-        if self.workers > 1:
-            run = parallel_branch_and_cut(
-                self._pyscipopt, X, y, form, sep, W, best_loss, start_keep, remaining, self.workers, options
-            )
+        if deadline.expired():
+            deadline.note("branch-and-cut (not started)")
+            run = not_started()
         else:
-            run = run_branch_and_cut(
-                self._pyscipopt, sep, W, yg, list(form.cores), start_keep=start_keep, time_limit=remaining, **options
-            )
+            remaining = deadline.solver_seconds(reserve=min(polish_seconds, 0.25 * (deadline.remaining() or 0.0)))
+            if self.workers > 1:
+                run = parallel_branch_and_cut(
+                    self._pyscipopt,
+                    X,
+                    y,
+                    form,
+                    sep,
+                    W,
+                    best_loss,
+                    start_keep,
+                    remaining,
+                    self.workers,
+                    options,
+                    deadline=deadline,
+                )
+            else:
+                run = run_branch_and_cut(
+                    self._pyscipopt,
+                    sep,
+                    W,
+                    yg,
+                    list(form.cores),
+                    start_keep=start_keep,
+                    time_limit=remaining,
+                    deadline=deadline,
+                    **options,
+                )
         raw, nodes, dual = run["raw"], run["nodes"], run["dual"]
         if raw in ("optimal", "gaplimit"):
             status = "optimal"
-        elif raw == "timelimit":
+        elif raw in ("timelimit", "notstarted"):
             status = "time_limit"
         else:
             status = "error"
-        # the final hypothesis: SCIP's best solution and the separable sets the handler met
+        # the final hypothesis: SCIP's best solution (polished even just past the deadline: the time
+        # was kept back for it) and, while time remains, the separable sets the handler met
         for k, keep in enumerate(run["keeps"]):
-            add(f"scip-{k}", self._polish(form, keep))
+            if k > 0 and deadline.expired():
+                deadline.note("final polishing")
+                break
+            add(f"scip-{k}", self._polish(form, keep, deadline.solver_seconds(minimum=max(polish_seconds, 0.05))))
         form.add_cores(run["new_cores"])
 
         conflict = form.groups.conflict_bound(w)
@@ -291,6 +342,7 @@ class ScipBcBackend(Backend):
                 "scip_primal_bound": run["primal"],
                 "scip_seconds": run["seconds"],
                 "heuristic_seconds": heuristic_seconds,
+                "polish_seconds": polish_seconds,
                 "start_accepted": run["start_accepted"],
                 "cores_total": len(form.cores),
                 "cores_seeded": seeded,

@@ -19,6 +19,13 @@ handler (:data:`CoreHandler`, built by :func:`handler_class`):
   this constraint);
 * **locks** (``conslock``): every z_g is locked downwards, because the cuts are covering rows.
 
+The callbacks honour the call's deadline (``docs/deadlines.md``): past it (or after a Ctrl-C,
+which expires it) enforcement tests the labeling with a single Farkas LP instead of the repair
+loop, separation proposes no more cores, and the primal heuristics stop, so no callback keeps
+SCIP past its own time limit by more than one LP; the handler then asks SCIP to stop. Cutting
+work short never breaks the invariant below: a labeling is still rejected only with a verified
+core.
+
 Soundness rests on one invariant: SCIP is told "infeasible" only together with a core verified in
 exact arithmetic (:func:`oraclepriv.solvers.cores.verify_core`), and every core cut is satisfied by
 every halfspace. Why that makes SCIP's dual bound a bound over all halfspaces is derived in
@@ -32,11 +39,15 @@ linear programming", Oper. Res. 54(4), 2006.
 
 from __future__ import annotations
 
+import logging
 import math
 
 import numpy as np
 from oraclepriv.solvers.cores import CoreStatus, Separator
+from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.mipbackend import MipBackend
+
+log = logging.getLogger(__name__)
 
 __all__ = ["CoreHandler", "handler_class", "install_handler"]
 
@@ -70,8 +81,18 @@ def _handler_class(pyscipopt):
     class _CoreHandler(pyscipopt.Conshdlr):
         """Lazy core cuts: separability of {g : z_g < 0.5} by the Farkas LP, exactly verified cores."""
 
-        def __init__(self, z, sep: Separator, W: np.ndarray, yg: np.ndarray, known: set[tuple[int, ...]]):
+        def __init__(
+            self,
+            z,
+            sep: Separator,
+            W: np.ndarray,
+            yg: np.ndarray,
+            known: set[tuple[int, ...]],
+            deadline: Deadline | None = None,
+        ):
             self.z = z
+            self.deadline = Deadline(None) if deadline is None else deadline
+            self.stop_requested = False  # interruptSolve called at the deadline
             self.sep = sep
             self.W = W
             self.yg = yg
@@ -95,6 +116,7 @@ def _handler_class(pyscipopt):
                 "heuristic_solutions": 0,
                 "rounding_tries": 0,
                 "rounding_best": None,
+                "deadline_enforcements": 0,
             }
 
         # -- helpers -------------------------------------------------------------------------
@@ -106,6 +128,7 @@ def _handler_class(pyscipopt):
                 return False
             self.known.add(core)
             self.new_cores.append(core)
+            log.debug("core added (%d groups; %d cores in the model)", len(core), len(self.known))
             self.model.addCons(
                 pyscipopt.quicksum(self.z[g] for g in core) >= 1,
                 name=f"core{len(self.known)}",
@@ -147,8 +170,21 @@ def _handler_class(pyscipopt):
                 if self.model.trySol(sol, printreason=False):
                     self.stats["heuristic_solutions"] += 1
 
+        def _expired(self) -> bool:
+            """Past the deadline (or interrupted): do the least that keeps SCIP sound, and ask it to stop."""
+            if not self.deadline.expired():
+                return False
+            if not self.stop_requested:
+                self.stop_requested = True
+                self.deadline.note("branch-and-cut callbacks")
+                try:
+                    self.model.interruptSolve()
+                except Exception:  # noqa: BLE001 - SCIP is past the stage where it can be interrupted
+                    pass
+            return True
+
         def _cores_of(self, keep: np.ndarray) -> tuple[list[tuple[int, ...]], int, np.ndarray]:
-            repaired, cores, bad = MipBackend._repair(self.sep, keep, self.W, self.yg)
+            repaired, cores, bad = MipBackend._repair(self.sep, keep, self.W, self.yg, self.deadline)
             self.unverified += bad
             return [tuple(sorted(int(g) for g in c)) for c in cores], bad, repaired
 
@@ -156,10 +192,25 @@ def _handler_class(pyscipopt):
             """The cores (as sorted tuples) whose cut sum_{g in C} z_g >= 1 the point x violates."""
             return [tuple(sorted(int(g) for g in c)) for c in cores if x[c].sum() < 1.0 - _VIOLATION_TOL]
 
+        def _enforce_at_deadline(self, keep: np.ndarray, added: int) -> dict:
+            """Past the deadline: one Farkas LP decides (a verified core is a cut; otherwise accept,
+            as :meth:`_enforce` does when it has no proof), instead of the repair loop."""
+            self.stats["deadline_enforcements"] += 1
+            status, S = self.sep.find_core(keep)
+            if status == CoreStatus.CORE and self._add_cut(tuple(sorted(int(g) for g in S))):
+                self.stats["cuts_enforce"] += 1
+                return {"result": RESULT.CONSADDED}
+            if status == CoreStatus.UNVERIFIED:
+                self.unverified += 1
+                self.accepted_unverified += 1
+            return {"result": RESULT.CONSADDED if added else RESULT.FEASIBLE}
+
         def _enforce(self) -> dict:
             self.stats["enforce_calls"] += 1
             added = self._add_pending()
             keep = self._values(None) < 0.5
+            if self._expired():
+                return self._enforce_at_deadline(keep, added)
             cores, bad, repaired = self._cores_of(keep)
             if not cores and bad == 0:  # the claimed-correct set is separable: a real labeling
                 self._note_separable(keep)
@@ -167,7 +218,7 @@ def _handler_class(pyscipopt):
             n_new = sum(self._add_cut(c) for c in cores)
             self.stats["cuts_enforce"] += n_new
             if cores:
-                self._note_separable(MipBackend._add_back(self.sep, repaired, self.W))
+                self._note_separable(MipBackend._add_back(self.sep, repaired, self.W, self.deadline))
             if added + n_new:
                 return {"result": RESULT.CONSADDED}
             if not cores:
@@ -216,6 +267,8 @@ def _handler_class(pyscipopt):
             at = 0 if self.model.getDepth() == 0 else 1
             misses = 0
             for _ in range(SEPA_LPS[at]):
+                if self._expired():
+                    break
                 S = self.sep.min_cost_core(cand, cost)
                 if S is None:  # cand is separable (or the LP failed): no core left to propose
                     break
@@ -249,9 +302,11 @@ def _handler_class(pyscipopt):
             found: list[tuple[int, ...]] = []
             repaired: list[tuple[float, np.ndarray]] = []
             for k in ks:
+                if self._expired():
+                    break
                 keep = np.ones(x.size, dtype=bool)
                 keep[order[:k]] = False
-                keep, more, bad = MipBackend._repair(self.sep, keep, self.W, self.yg)
+                keep, more, bad = MipBackend._repair(self.sep, keep, self.W, self.yg, self.deadline)
                 self.unverified += bad
                 self.stats["rounding_tries"] += 1
                 found += self._violated(more, x)
@@ -259,7 +314,7 @@ def _handler_class(pyscipopt):
                     repaired.append((float(self.W[~keep].sum()), keep))
             # the greedy add-back costs one LP per dropped group: only for the cheapest repairs
             for _, keep in sorted(repaired, key=lambda r: r[0])[:ROUNDING_ADD_BACK]:
-                keep = MipBackend._add_back(self.sep, keep, self.W)
+                keep = MipBackend._add_back(self.sep, keep, self.W, self.deadline)
                 cost = float(self.W[~keep].sum())
                 if self.stats["rounding_best"] is None or cost < self.stats["rounding_best"]:
                     self.stats["rounding_best"] = cost
@@ -269,6 +324,8 @@ def _handler_class(pyscipopt):
         def conssepalp(self, constraints, nusefulconss):
             self.stats["sepa_calls"] += 1
             added = self._add_pending()
+            if self._expired():
+                return {"result": RESULT.CONSADDED if added else RESULT.DIDNOTFIND}
             x = self._values(None)
             if self.model.getDepth() == 0:
                 self.root_x = x
@@ -287,7 +344,7 @@ def _handler_class(pyscipopt):
                 # primal side (SCIP's own heuristics are off): the rounded point, repaired by the
                 # drop rule of MipBackend._repair, is a separable set, offered as a solution; the
                 # verified cores the repair met become cuts when x violates them
-                keep, more, bad = MipBackend._repair(self.sep, x < 0.5, self.W, self.yg)
+                keep, more, bad = MipBackend._repair(self.sep, x < 0.5, self.W, self.yg, self.deadline)
                 self.unverified += bad
                 cores += self._violated(more, x)
                 if bad == 0:
@@ -316,13 +373,22 @@ def handler_class(pyscipopt):
     return CoreHandler
 
 
-def install_handler(pyscipopt, model, z, sep: Separator, W: np.ndarray, yg: np.ndarray, known: set[tuple[int, ...]]):
+def install_handler(
+    pyscipopt,
+    model,
+    z,
+    sep: Separator,
+    W: np.ndarray,
+    yg: np.ndarray,
+    known: set[tuple[int, ...]],
+    deadline: Deadline | None = None,
+):
     """Create the handler for the binaries ``z`` and include it in ``model``; returns the handler.
 
     Enforcement and check run at priority -100, before SCIP's linear handler (which holds the
     core rows), separation at priority 100, after it, at every SEPA_FREQ-th depth. The handler
     needs no constraint objects of its own and takes no part in propagation or presolving."""
-    handler = handler_class(pyscipopt)(z, sep, W, yg, known)
+    handler = handler_class(pyscipopt)(z, sep, W, yg, known, deadline)
     model.includeConshdlr(
         handler,
         "halfspace_cores",

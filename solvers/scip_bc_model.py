@@ -12,16 +12,27 @@ are explained in ``docs/solvers/scip-bc.md``.
 :func:`run_branch_and_cut` builds one such model (optionally restricted to a region of the
 parallel search of :mod:`oraclepriv.solvers.scip_bc_parallel`), solves it and returns plain data,
 so it can also run in a worker process.
+
+Deadlines and interrupts (``docs/deadlines.md``): SCIP's time limit is the time the call's
+:class:`~oraclepriv.solvers.deadline.Deadline` leaves, and the constraint handler checks the same
+deadline inside its callbacks (which can take longer than SCIP's own checks allow for). SCIP's
+Ctrl-C handler is off (``misc/catchctrlc = FALSE``: it printed "pressed CTRL-C" on stdout and
+returned the status "userinterrupt", which read as a solver failure). SCIP runs in a helper thread
+(``optimizeNogil``); a Ctrl-C in the waiting thread expires the deadline (the handler's callbacks
+return at once), calls ``interruptSolve`` and propagates as KeyboardInterrupt.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import import_solver
 from oraclepriv.solvers.cores import Separator
+from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.interrupts import call_interruptibly
 from oraclepriv.solvers.scip_bc_handler import install_handler
 
 __all__ = ["TESTED_PYSCIPOPT", "import_pyscipopt", "build_model", "run_branch_and_cut", "not_started"]
@@ -34,6 +45,8 @@ SEED_ROWS_INITIAL = True
 #: separation frequency of SCIP's linear handler, which separates the core rows not yet in the LP
 #: (SCIP's default 0 would separate them at the root only); None keeps SCIP's default
 LINEAR_SEPAFREQ: int | None = 1
+
+log = logging.getLogger(__name__)
 
 
 def import_pyscipopt():
@@ -48,6 +61,8 @@ def _set_parameters(model, scip, *, abs_gap: float, threads: int) -> None:
     model.setParam("limits/absgap", float(abs_gap))
     model.setParam("lp/threads", threads)
     model.setParam("presolving/maxrestarts", 0)
+    # Ctrl-C is ours (call_interruptibly), not SCIP's: its handler prints to stdout and swallows it
+    model.setParam("misc/catchctrlc", False)
     if LINEAR_SEPAFREQ is not None:
         model.setParam("constraints/linear/sepafreq", LINEAR_SEPAFREQ)
     # symmetry handling sees only the rows and the objective, not the handler's constraint
@@ -76,11 +91,12 @@ def build_model(
     output_flag: bool = False,
     fix: dict[int, int] | None = None,
     seed_rows_initial: bool = SEED_ROWS_INITIAL,
+    deadline: Deadline | None = None,
 ):
     """The SCIP model over the groups (module docstring): returns (model, z, handler).
 
     ``cores`` are seeded as rows; ``fix`` (group -> 0/1) fixes variables (a region of the
-    parallel search)."""
+    parallel search); ``deadline`` is the one the handler's callbacks honour."""
     scip = pyscipopt
     model = scip.Model("scip-bc")
     if not output_flag:
@@ -92,7 +108,7 @@ def build_model(
         model.addCons(scip.quicksum(z[g] for g in core) >= 1, name=f"seed{k}", initial=seed_rows_initial)
     for g, value in (fix or {}).items():
         model.fixVar(z[g], float(value))
-    handler = install_handler(pyscipopt, model, z, sep, W, yg, known)
+    handler = install_handler(pyscipopt, model, z, sep, W, yg, known, deadline)
     _set_parameters(model, scip, abs_gap=abs_gap, threads=threads)
     return model, z, handler
 
@@ -131,17 +147,21 @@ def run_branch_and_cut(
     objlimit: float | None = None,
     node_limit: int | None = None,
     seed_rows_initial: bool = SEED_ROWS_INITIAL,
+    deadline: Deadline | None = None,
 ) -> dict[str, Any]:
     """One SCIP branch-and-cut over the groups, optionally restricted to a region.
 
     ``fix``: group -> 0/1; ``objlimit``: only labelings strictly cheaper count (SCIP's status is
     then "infeasible" when the region has none); ``node_limit``: stop after that many nodes;
     ``start_keep``: the groups a start solution classifies correctly (offered to SCIP unless it
-    contradicts ``fix``).
+    contradicts ``fix``); ``deadline``: the call's deadline, which the handler's callbacks honour
+    (``time_limit`` is SCIP's own limit). A Ctrl-C raises KeyboardInterrupt (module docstring); a
+    stop by the handler at the deadline reads as "timelimit".
 
     Returns plain data (also from a worker process): SCIP status (``raw``), nodes, dual and primal
     bound, seconds, the kept sets worth polishing (SCIP's best solution, then the handler's best
     separable sets), the new cores, the handler's counters, and the root LP point (``root_x``)."""
+    deadline = Deadline(None) if deadline is None else deadline
     model, z, handler = build_model(
         pyscipopt,
         sep,
@@ -153,6 +173,7 @@ def run_branch_and_cut(
         output_flag=output_flag,
         fix=fix,
         seed_rows_initial=seed_rows_initial,
+        deadline=deadline,
     )
     if time_limit is not None:
         model.setParam("limits/time", max(float(time_limit), 1e-2))
@@ -166,14 +187,27 @@ def run_branch_and_cut(
         for g, v in enumerate(z):
             model.setSolVal(start, v, 0.0 if start_keep[g] else 1.0)
         start_accepted = bool(model.addSol(start))
-    model.optimize()
+
+    def cancel() -> None:  # Ctrl-C in the waiting thread: the handler returns at once, SCIP stops
+        deadline.interrupt()
+        try:
+            model.interruptSolve()
+        except Exception:  # noqa: BLE001 - SCIP already past the stage where it can be interrupted
+            pass
+
+    call_interruptibly(model.optimizeNogil, cancel)
+    if deadline.interrupted:
+        raise KeyboardInterrupt
+    raw = model.getStatus()
+    if raw == "userinterrupt":  # only the handler calls interruptSolve otherwise: at the deadline
+        raw = "timelimit"
     keeps = []
     if model.getNSols() > 0:
         best = model.getBestSol()
         keeps.append(np.array([model.getSolVal(best, v) for v in z]) < 0.5)
     keeps += [keep for _, keep in handler.best_keep]
     return {
-        "raw": model.getStatus(),
+        "raw": raw,
         "nodes": int(model.getNNodes()),
         "dual": float(model.getDualbound()),
         "primal": float(model.getPrimalbound()),

@@ -14,23 +14,46 @@ is bounded by its SCIP dual bound, and by the root's dual bound, which holds in 
 one that timed out or never started). The minimum of these is a lower bound over all halfspaces,
 with the same meaning as the serial bound (``docs/theory/cover-cut-model.md``). Measurements of
 the speed-up and of the region order are in ``docs/solvers/scip-bc.md``.
+
+Where the regions run: joblib's active configuration decides (``joblib.parallel_config``), with
+processes preferred, so the default is joblib's local process pool (loky) and
+``with joblib.parallel_config(backend="dask"):`` runs the regions on a Dask cluster (issue #14;
+``docs/solvers/scip-bc.md``, "Parallel search"). The bound does not depend on where a region ran.
+
+Deadlines and signals (``docs/deadlines.md``): every region gets the call's deadline as a
+wall-clock time (``time.time()``, shared by the processes of one machine; a cluster's clocks must
+agree to within the tolerance one wants); regions are not dispatched at all when less than
+:data:`MIN_REGION_SECONDS` remain after the root. Ctrl-C in this process raises KeyboardInterrupt
+in joblib's wait, which aborts the pool and kills the workers; SIGTERM to this process alone first
+unwinds the same way (:func:`~oraclepriv.solvers.interrupts.terminate_cleanly`) and then terminates
+it, so no worker outlives its parent.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import os
+import socket
 import time
 from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.cores import Separator
+from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.interrupts import terminate_cleanly
 from oraclepriv.solvers.milp import HalfspaceHittingSet
 from oraclepriv.solvers.scip_bc_model import import_pyscipopt, not_started, run_branch_and_cut
 
-__all__ = ["REGIONS_PER_WORKER", "split_groups", "parallel_branch_and_cut"]
+__all__ = ["REGIONS_PER_WORKER", "MIN_REGION_SECONDS", "split_groups", "parallel_branch_and_cut"]
 
 #: regions per worker (2^p regions for the smallest p reaching REGIONS_PER_WORKER * workers)
 REGIONS_PER_WORKER = 4
+#: with a time limit, regions are dispatched only if at least this many seconds remain after the
+#: root (a worker process needs about a second to start and rebuild the groups and the separator)
+MIN_REGION_SECONDS = 1.0
+
+log = logging.getLogger(__name__)
 
 
 def split_groups(root_x: np.ndarray, n_regions: int) -> list[int]:
@@ -56,14 +79,19 @@ def _region_worker(
     """One region of the parallel search, in a worker process (rebuilds the groups and the separator).
 
     ``deadline`` is wall-clock time (``time.time()``, shared by the processes): a region that starts
-    after it is not searched (status "notstarted", no bound of its own)."""
-    time_limit = None if deadline is None else deadline - time.time()
-    if time_limit is not None and time_limit <= 0.05:
-        return not_started()
+    after it is not searched (status "notstarted", no bound of its own). ``worker`` in the result
+    names the host and process that ran it."""
+    worker = f"{socket.gethostname()}:{os.getpid()}"
+    if deadline is not None and deadline - time.time() <= 0.05:
+        return {**not_started(), "worker": worker, "separation_lps": 0}
     from oraclepriv.solvers.base import import_highspy
 
     form = HalfspaceHittingSet(X, y)
     sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
+    time_limit = None if deadline is None else deadline - time.time()  # after the rebuild
+    if time_limit is not None and time_limit <= 0.05:
+        return {**not_started(), "worker": worker, "separation_lps": 0}
+    local = Deadline(time_limit)  # the same deadline, on this process's clock
     # the root's cores (thousands) enter the region's LP only when violated, like the handler's own
     out = run_branch_and_cut(
         import_pyscipopt(),
@@ -76,9 +104,11 @@ def _region_worker(
         fix=fix,
         objlimit=objlimit,
         seed_rows_initial=False,
+        deadline=local,
         **options,
     )
     out["separation_lps"] = sep.lp_calls
+    out["worker"] = worker
     return out
 
 
@@ -108,15 +138,21 @@ def parallel_branch_and_cut(
     time_limit: float | None,
     workers: int,
     options: dict[str, Any],
+    *,
+    deadline: Deadline | None = None,
 ) -> dict[str, Any]:
     """Branch-and-cut on ``workers`` processes (module docstring).
 
-    Returns the same plain data as :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut`, for
-    the whole search: status "optimal" when every region finished, the minimum of the region bounds
-    as dual bound, and the per-region figures in ``stats``."""
+    ``time_limit`` is SCIP's limit for the root; ``deadline`` the call's deadline (the regions'
+    limit). Returns the same plain data as
+    :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut`, for the whole search: status
+    "optimal" when every region finished, the minimum of the region bounds as dual bound, and the
+    per-region figures in ``stats`` (``region_workers``: where each ran)."""
     from joblib import Parallel, delayed
 
     t0 = time.perf_counter()
+    if deadline is None:
+        deadline = Deadline(time_limit)
     root = run_branch_and_cut(
         pyscipopt,
         sep,
@@ -126,10 +162,17 @@ def parallel_branch_and_cut(
         start_keep=start_keep,
         time_limit=time_limit,
         node_limit=1,
+        deadline=deadline,
         **options,
     )
     form.add_cores(root["new_cores"])
     if root["raw"] in ("optimal", "gaplimit", "infeasible", "timelimit") or root["root_x"] is None:
+        root["stats"]["regions"] = 0
+        return root
+    left = deadline.remaining()
+    if left is not None and left < MIN_REGION_SECONDS:
+        deadline.note("parallel regions (not dispatched)")
+        root["raw"] = "timelimit"
         root["stats"]["regions"] = 0
         return root
     incumbent = min(incumbent, root["primal"])
@@ -140,14 +183,19 @@ def parallel_branch_and_cut(
         (dict(zip(split, bits)) for bits in np.ndindex(*(2,) * len(split))), key=lambda fix: -sum(fix.values())
     )
     # one wall-clock deadline for all regions: a region queued behind others gets what is left
-    deadline = None if time_limit is None else time.time() + max(time_limit - (time.perf_counter() - t0), 1e-2)
+    wall = deadline.wall_clock()
     cores = list(form.cores)
-    results = Parallel(n_jobs=workers, backend="loky", batch_size=1)(
-        delayed(_region_worker)(
-            X, y, W, cores, {g: int(v) for g, v in fix.items()}, start_keep, incumbent, deadline, options
+    log.debug("dispatching %d regions (split on groups %s) to %d workers", len(regions), split, workers)
+    # the active joblib configuration chooses where they run (loky by default, dask inside
+    # parallel_config(backend="dask")); SIGTERM unwinds through joblib's abort, which kills the workers
+    with terminate_cleanly():
+        results = Parallel(n_jobs=workers, prefer="processes", batch_size=1)(
+            delayed(_region_worker)(
+                X, y, W, cores, {g: int(v) for g, v in fix.items()}, start_keep, incumbent, wall, options
+            )
+            for fix in regions
         )
-        for fix in regions
-    )
+    log.debug("regions done: %s", [r["raw"] for r in results])
     finished = all(r["raw"] in ("optimal", "gaplimit", "infeasible") for r in results)
     # a region without any labeling cheaper than the incumbent is bounded by the incumbent; the root's
     # dual bound holds in every region (also one that timed out or never started)
@@ -160,6 +208,7 @@ def parallel_branch_and_cut(
             "region_seconds": [r["seconds"] for r in results],
             "region_nodes": [r["nodes"] for r in results],
             "region_status": [r["raw"] for r in results],
+            "region_workers": [r.get("worker") for r in results],
         }
     )
     return {

@@ -179,12 +179,12 @@ def test_missing_variable_locks_are_caught(monkeypatch):
         real_repair = MipBackend._repair
         first = [True]
 
-        def repair(sep, keep, W, yg):
+        def repair(sep, keep, W, yg, deadline=None):
             if first[0]:  # the initial heuristic repair: keep its cores out of the model
                 first[0] = False
-                out = real_repair(sep, keep, W, yg)
+                out = real_repair(sep, keep, W, yg, deadline)
                 return out[0], [], out[2]
-            return real_repair(sep, keep, W, yg)
+            return real_repair(sep, keep, W, yg, deadline)
 
         with monkeypatch.context() as m:
             m.setattr(MipBackend, "_repair", staticmethod(repair))
@@ -482,11 +482,11 @@ def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
     real_add_back = MipBackend._add_back
     calls = {"broken": 0}
 
-    def keep_everything(sep, keep, W):
+    def keep_everything(sep, keep, W, deadline=None):
         if sys._getframe(1).f_code.co_name == "_rank_rounding":
             calls["broken"] += 1
             return np.ones_like(keep)
-        return real_add_back(sep, keep, W)
+        return real_add_back(sep, keep, W, deadline)
 
     monkeypatch.setattr(MipBackend, "_add_back", staticmethod(keep_everything))
     res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
