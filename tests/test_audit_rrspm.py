@@ -57,7 +57,7 @@ def test_tight_construction_m2_catches_scale_two_over_eps():
 def test_flip_scenario_catches_rate_passed_as_scale():
     sc = flip_scenario()
     good = run(RRSPM, sc, 1000)
-    bad = run(RRSPMRateAsScale, sc, 1000)
+    bad = run(RRSPMRateAsScale, sc, 600)
     assert good.passed, good.to_dict()
     assert not bad.passed and bad.eps_lower > 3, bad.to_dict()
 
@@ -74,7 +74,7 @@ def test_quantile_scenario_catches_a_non_exact_oracle_that_claims_exactness():
     sc = quantile_scenario()
     good = run(RRSPM, sc, 1000)
     with registered_backend("quantile-claiming", "oraclepriv.audit.controls:ClaimingQuantileSplitBackend") as name:
-        bad = run(RRSPM, sc, 1000, backend=name)
+        bad = run(RRSPM, sc, 300, backend=name)
     assert good.passed, good.to_dict()
     assert not bad.passed, bad.to_dict()
 
@@ -82,7 +82,7 @@ def test_quantile_scenario_catches_a_non_exact_oracle_that_claims_exactness():
 def test_gaussian_variant_passes_and_variance_reading_is_caught():
     sc = tight_construction(2, EPS)
     good = run(RRSPM, sc, 2500, noise="gaussian", delta=1e-3)
-    bad = run(RRSPMGaussianVariance, sc, 2500, noise="gaussian", delta=1e-3)
+    bad = run(RRSPMGaussianVariance, sc, 1000, noise="gaussian", delta=1e-3)
     assert good.passed, good.to_dict()
     assert not bad.passed, bad.to_dict()
 

@@ -242,3 +242,116 @@ def test_bundled_learning_tasks_match_their_generator(tmp_path):
     assert np.abs(X).sum(axis=1).max() <= 1.0 + 1e-12  # Algorithm 3's input domain
     with pytest.raises(ValueError, match="unknown learning task 'nope'"):
         load_learning_task("nope")
+
+
+# -- the execution switch, progress and logs of the parallel commands -------------------------------------------
+
+#: every parallel command, with arguments that would make it cheap if it ran
+PARALLEL_COMMANDS = [
+    ["audit", "rrspm", "--runs", "5", "--draws", "100"],
+    ["audit", "subsample", "--runs", "5"],
+    ["verify", "suite", "--quick"],
+    ["experiment", "rrspm-tradeoff", "--quick"],
+    ["experiment", "robust-tradeoff", "--quick"],
+    ["experiment", "cover-baseline", "--quick"],
+    ["bench", "mip", "--quick"],
+    ["bench", "learners", "--repeats", "1", "--min-seconds", "0"],
+]
+
+
+@pytest.mark.parametrize("command", PARALLEL_COMMANDS, ids=lambda c: " ".join(c[:2]))
+@pytest.mark.parametrize(
+    "options,fragment",
+    [
+        (["--parallel-backend", "spark"], "--parallel-backend must be one of ['loky', 'dask']; got 'spark'"),
+        (["--jobs", "0"], "--jobs must be a positive integer or -1 (every CPU); got 0"),
+        (["--parallel-backend", "loky", "--scheduler", "local"], "--scheduler 'local' needs --parallel-backend dask"),
+        (["--jobs", "2", "--scheduler", "tcp://127.0.0.1:9"], "--jobs 2 does not apply with --scheduler"),
+    ],
+    ids=["backend", "jobs", "loky-scheduler", "jobs-remote"],
+)
+def test_parallel_commands_refuse_bad_execution_options_before_any_work(tmp_path, command, options, fragment):
+    out = ["--out", str(tmp_path / "never")] if command[0] in ("experiment", "bench") else []
+    result = runner.invoke(app, [*command, *out, *options])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0]
+    assert result.stdout == "" and not (tmp_path / "never").exists()  # nothing ran, nothing written
+
+
+def test_dask_missing_or_unreachable_is_one_line(monkeypatch):
+    import sys
+
+    import oraclepriv.execution
+
+    monkeypatch.setattr(oraclepriv.execution, "CONNECT_TIMEOUT", 0.5)
+    result = runner.invoke(app, ["audit", "subsample", "--runs", "5", "--scheduler", "tcp://127.0.0.1:9"])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("error: --scheduler 'tcp://127.0.0.1:9': cannot reach a dask scheduler")
+    monkeypatch.setitem(sys.modules, "distributed", None)  # as if the extra were not installed
+    result = runner.invoke(app, ["bench", "mip", "--quick", "--parallel-backend", "dask"])
+    assert result.exit_code == 2 and "oraclepriv[distributed]" in result.stderr and result.stdout == ""
+
+
+def test_progress_goes_to_stderr_in_a_terminal_only_and_quiet_turns_it_off(monkeypatch):
+    import oraclepriv.cli.common as common
+
+    args = ["audit", "subsample", "--runs", "5"]
+    piped = runner.invoke(app, args)  # CliRunner's streams are not terminals
+    assert piped.stdout.count("teacher-flip") == 7 and piped.stderr == ""
+    monkeypatch.setattr(common, "_terminal", lambda: True)
+    shown = runner.invoke(app, args)
+    assert "audit cases" in shown.stderr and "7/7" in shown.stderr
+    assert "elapsed" in shown.stderr and shown.stdout == piped.stdout  # stdout: the rows, unchanged
+    quiet = runner.invoke(app, [*args, "--quiet"])
+    assert quiet.stderr == "" and quiet.stdout == piped.stdout
+
+
+def test_verbose_logs_the_library_on_stderr(tmp_path):
+    args = ["bench", "mip", "--quick", "--backends", "highs", "--out", str(tmp_path / "b")]
+    plain = runner.invoke(app, args)
+    loud = runner.invoke(app, ["-v", *args])
+    assert plain.exit_code == loud.exit_code == 0 and "DEBUG" not in plain.stderr
+    assert "oraclepriv.execution DEBUG: run_one: 4 tasks in this process" in loud.stderr
+    assert "oraclepriv.bench.mip DEBUG: sepnoise-n30-d2-s0 / highs ran on" in loud.stderr
+    assert "DEBUG" not in runner.invoke(app, args).stderr  # the switch does not stick to the next command
+
+
+def test_a_real_terminal_shows_the_bar_above_clean_result_lines():
+    """A pseudo-terminal: the bar is drawn on it, every result line arrives whole."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "oraclepriv", "audit", "subsample", "--runs", "5"],
+        stdin=follower,
+        stdout=follower,
+        stderr=follower,
+        close_fds=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    os.close(follower)
+    output = b""
+    while True:
+        ready, _, _ = select.select([leader], [], [], 1.0)
+        if ready:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+        elif process.poll() is not None:
+            break
+    os.close(leader)
+    process.wait(timeout=60)
+    text = output.decode(errors="replace")
+    assert "audit cases" in text and "7/7" in text and "elapsed" in text
+    lines = [line.split("\x1b[2K")[-1] for line in text.replace("\r\n", "\n").split("\n")]
+    rows = [line for line in lines if line.startswith("teacher-flip")]
+    assert len(rows) == 7 and all(line.rstrip().endswith(("ok", "UNEXPECTED")) for line in rows)

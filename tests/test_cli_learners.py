@@ -203,13 +203,11 @@ def test_demo_story_holds_on_small_sizes(tmp_path):
 def test_audit_rrspm_command_small(tmp_path):
     out = tmp_path / "audit.json"
     """Wiring and output schema (the verdicts themselves are tested in test_audit_rrspm.py at full power)."""
-    result = runner.invoke(
-        app, ["audit", "rrspm", "--runs", "100", "--draws", "20000", "--seed", "1", "--out", str(out)]
-    )
+    result = runner.invoke(app, ["audit", "rrspm", "--runs", "30", "--draws", "3000", "--seed", "1", "--out", str(out)])
     rows = json.loads(out.read_text())
     assert {r["expected"] for r in rows} == {"pass", "fail"}
     assert {r["sampler"] for r in rows} == {"whole learner", "reduced"}
-    assert {r["n_runs"] for r in rows} == {100, 20_000} and all(
+    assert {r["n_runs"] for r in rows} == {30, 3000} and all(
         r["detects"] > 1.0 for r in rows if r["sampler"] == "reduced"
     )
     assert result.exit_code == (0 if all(r["verdict"] == "ok" for r in rows) else 1)

@@ -74,15 +74,16 @@ def test_an_unreachable_scheduler_is_one_line():
 
 def test_parallel_map_keeps_task_order_and_reports_every_task():
     seen, results = [], []
-    serial = parallel_map(_square_and_where, [(i,) for i in range(6)], 1, lambda d, t: seen.append((d, t)))
-    assert [r[0] for r in serial] == [i * i for i in range(6)] and seen == [(d, 6) for d in range(1, 7)]
-    assert {r[1]["pid"] for r in serial} == {os.getpid()} and serial[0][1]["worker"] is None
-    pooled = parallel_map(
-        _square_and_where, [(i,) for i in range(6)], 2, on_result=lambda i, value: results.append((i, value[0]))
+    serial = parallel_map(
+        _square_and_where,
+        [(i,) for i in range(6)],
+        1,
+        lambda d, t: seen.append((d, t)),
+        on_result=lambda i, value: results.append((i, value[0])),
     )
-    assert [r[0] for r in pooled] == [i * i for i in range(6)]
-    assert sorted(results) == [(i, i * i) for i in range(6)]
-    assert os.getpid() not in {r[1]["pid"] for r in pooled}  # ran in worker processes
+    assert [r[0] for r in serial] == [i * i for i in range(6)] and seen == [(d, 6) for d in range(1, 7)]
+    assert results == [(i, i * i) for i in range(6)]
+    assert {r[1]["pid"] for r in serial} == {os.getpid()} and serial[0][1]["worker"] is None
 
 
 # -- against a LocalCluster of 2 single-threaded worker processes ------------------------------------------
@@ -96,12 +97,20 @@ def scheduler():
 
 
 def test_the_cluster_runs_the_tasks_and_is_released(scheduler):
+    seen, results = [], []
     with execution(scheduler=scheduler) as env:
         assert (env.backend, env.n_jobs, env.scheduler) == ("dask", 2, scheduler) and dask_active()
         assert effective_workers(1) == 2  # shares follow the cluster's worker threads
-        out = parallel_map(_square_and_where, [(i,) for i in range(8)], 1)  # n_jobs=1 still runs on the cluster
+        out = parallel_map(  # n_jobs=1 still runs on the cluster
+            _square_and_where,
+            [(i,) for i in range(8)],
+            1,
+            lambda d, t: seen.append((d, t)),
+            on_result=lambda i, value: results.append((i, value[0])),
+        )
     assert not dask_active()
     assert [r[0] for r in out] == [i * i for i in range(8)]
+    assert seen == [(d, 8) for d in range(1, 9)] and sorted(results) == [(i, i * i) for i in range(8)]
     workers = {r[1]["worker"] for r in out}
     assert len(workers) == 2 and None not in workers and os.getpid() not in {r[1]["pid"] for r in out}
 
@@ -117,7 +126,7 @@ def test_audit_outcomes_do_not_depend_on_the_backend(scheduler):
             lambda s: RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=s),
             sc,
             epsilon=1.0,
-            n_runs=150,
+            n_runs=60,
             seed=3,
             n_jobs=n_jobs,
         )
