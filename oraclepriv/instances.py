@@ -28,11 +28,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from oraclepriv.io import read_csv_problem, write_csv_problem
+
+if TYPE_CHECKING:
+    from oraclepriv.execution import Progress
 
 __all__ = [
     "InstanceSpec",
@@ -300,7 +303,9 @@ def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None) -> dict[
     return merged
 
 
-def build_library(out: Path | None = None, solve: bool = True, time_limit: float = 60.0) -> list[dict]:
+def build_library(
+    out: Path | None = None, solve: bool = True, time_limit: float = 60.0, progress: Progress | None = None
+) -> list[dict]:
     """Regenerate every instance file and the manifest.
 
     With ``solve``, every instance is solved by the default exact oracle (``sweep`` for
@@ -309,6 +314,7 @@ def build_library(out: Path | None = None, solve: bool = True, time_limit: float
     known, ``best_bound`` the best proved lower bound, ``proved_optimal`` whether they meet
     (certified), ``solved_by`` the backend that found (and, if proved, proved) it. Entries of an
     existing manifest for the same file are merged so best known values never regress.
+    ``progress(instances done, instances)``.
     """
     from oraclepriv.oracle import make_oracle
 
@@ -349,6 +355,8 @@ def build_library(out: Path | None = None, solve: bool = True, time_limit: float
             )
             entry = _merge_best(entry, previous.get(spec.name))
         manifest.append(entry)
+        if progress is not None:
+            progress(len(manifest), len(INSTANCE_SPECS))
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
 

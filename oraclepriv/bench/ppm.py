@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.bench.report import markdown_table
+from oraclepriv.execution import Progress
 from oraclepriv.provenance import load_averages
 
 __all__ = ["bench_ppm", "BENCH_CASES", "make_case", "markdown_report"]
@@ -43,12 +44,18 @@ def make_case(d: int, n_pub: int, n_priv: int, rng: np.random.Generator) -> tupl
 
 
 def bench_ppm(
-    cases: Iterable[str] = ("d2_npub200", "d1_n1e6"), repeat: int = 1, random_state: int = 0, epsilon: float = 1.0
+    cases: Iterable[str] = ("d2_npub200", "d1_n1e6"),
+    repeat: int = 1,
+    random_state: int = 0,
+    epsilon: float = 1.0,
+    progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Fit PPMHalfspaces ``repeat`` times per case; return wall/CPU seconds and the class sizes."""
+    """Fit PPMHalfspaces ``repeat`` times per case; return wall/CPU seconds and the class sizes.
+    ``progress(fits done, fits)``."""
     from oraclepriv.learners.ppm import PPMHalfspaces
     from oraclepriv.release import reading_diagnostics
 
+    cases = list(cases)
     unknown = [c for c in cases if c not in BENCH_CASES]
     if unknown:
         raise ValueError(f"unknown bench case(s) {unknown}; available: {sorted(BENCH_CASES)}")
@@ -77,6 +84,8 @@ def bench_ppm(
             cpus.append(time.process_time() - c)
             with reading_diagnostics():  # timings: a measurement, not a release
                 parts.append(clf.diagnostics_["seconds"])
+            if progress is not None:
+                progress(len(out["cases"]) * int(repeat) + r + 1, len(cases) * int(repeat))
         out["cases"][name] = {
             "d": d,
             "n": n_pub + n_priv,

@@ -206,6 +206,7 @@ def bench_ppm(
     repeat: Annotated[int, typer.Option("--repeat")] = 1,
     out: Annotated[Path | None, typer.Option("--out", help="Also write the result as JSON to this file.")] = None,
     report: MarkdownOut = None,
+    quiet: Quiet = False,
 ) -> None:
     """PPM learner (Bassily, Moran, Nandi): d=2 with n_pub=200 (target < 10 s) and d=1 at n=1e6."""
     from oraclepriv.bench.ppm import bench_ppm as run
@@ -213,7 +214,8 @@ def bench_ppm(
 
     if repeat < 1:
         fail(f"--repeat must be >= 1; got {repeat}")
-    result = run(repeat=repeat)
+    with progress_bar(quiet) as bar:
+        result = run(repeat=repeat, progress=bar.phase("fits"))
     for name, case in result["cases"].items():
         typer.echo(
             f"{name:<12} d={case['d']} n={case['n']:<8} n_pub={case['n_pub']:<5} |G|={case['class_size']:.3g} "

@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import fail
+from oraclepriv.cli.common import Quiet, fail, progress_bar
 
 app = typer.Typer(no_args_is_help=True, help="The bundled benchmark instance library.")
 
@@ -16,6 +16,7 @@ def instances_build(
     time_limit: Annotated[
         float, typer.Option("--time-limit", help="Seconds per instance for the best-known objective / proved bound.")
     ] = 60.0,
+    quiet: Quiet = False,
 ) -> None:
     """Regenerate every bundled instance and learning task from its generator and seed; rewrite the manifests.
 
@@ -23,8 +24,10 @@ def instances_build(
     from oraclepriv.instances import build_learning_tasks, build_library
 
     if not (time_limit > 0):
-        raise typer.BadParameter(f"--time-limit must be > 0; got {time_limit!r}")
-    for entry in build_library(out, time_limit=time_limit):
+        fail(f"--time-limit must be > 0; got {time_limit!r}")
+    with progress_bar(quiet) as bar:
+        library = build_library(out, time_limit=time_limit, progress=bar.phase("instances"))
+    for entry in library:
         typer.echo(
             f"{entry['name']:<24} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}  proved={entry['proved_optimal']}"
         )
