@@ -30,6 +30,7 @@ returns self; fitted ``hypothesis_``, ``ledger_`` (this fit's oracle calls) and 
 """
 
 from oraclepriv.learners._base import NEIGHBOURING, NotFittedError, PrivateLearner, UncertifiedOracleError
+from oraclepriv.learners.output_perturbation import OutputPerturbationLogistic
 from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.ppm import PPMHalfspaces
 from oraclepriv.learners.public_cover_em import PublicCoverEM
@@ -42,6 +43,7 @@ __all__ = [
     "LinearPredictor",
     "NEIGHBOURING",
     "NotFittedError",
+    "OutputPerturbationLogistic",
     "Perturbation",
     "PPMHalfspaces",
     "PrivateLearner",

@@ -1,0 +1,183 @@
+"""The oracle-cost experiment's bookkeeping on a tiny configuration (oraclepriv/experiments/oracle_cost.py): every
+oracle call of every learner accounted for against the learner's own ledger, seconds that add up, twins built from
+the same private rows, capped calls kept (not dropped), resume, and results independent of n_jobs."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from oraclepriv.experiments.oracle_cost import TINY_CONFIG, load_cells, plan_cells, run_oracle_cost
+from oraclepriv.experiments.oracle_cost_cell import GaussianHalfspaceScenario, grid_equivalent
+from oraclepriv.hypotheses import Halfspace, Stump, Threshold
+
+TIMING = [
+    "total_seconds",
+    "oracle_seconds",
+    "non_oracle_seconds",
+    "seconds",
+    "twin_seconds",
+    "noise_ratio",
+    "nodes",
+    "twin_nodes",
+    "cores",
+    "cuts",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    out = tmp_path_factory.mktemp("oracle-cost")
+    seen = []
+    result = run_oracle_cost(out, config=TINY_CONFIG, n_jobs=1, progress=lambda done, total: seen.append((done, total)))
+    return out, result, seen
+
+
+def test_every_planned_cell_has_a_row_and_none_failed(tiny):
+    out, result, seen = tiny
+    specs, _ = plan_cells(TINY_CONFIG, 0)
+    fits = result["fits"]
+    assert len(fits) == len(specs) == result["summary"]["run"]["cells"]
+    assert set(fits.status) == {"ok"}, fits[fits.status != "ok"][["learner", "status", "reason"]]
+    assert set(fits.learner) == {
+        "erm",
+        "rrspm",
+        "perturbation",
+        "subsample",
+        "rspm",
+        "public_cover_em",
+        "ppm",
+        "regularization",
+        "output_perturbation",
+    }
+    assert seen[-1] == (len(specs), len(specs)) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    for name in ("call_time.png", "noise_ratio.png", "pareto.png", "crossover.png", "README.md", "calls.csv"):
+        assert (out / name).stat().st_size > 1000, name
+
+
+def test_every_oracle_call_is_accounted_for_against_the_ledger(tiny):
+    """The call rows of each fit are its outer ledger's records; their number equals the learner's own ledger and the
+    calls its algorithm makes by design, and every 0-1 oracle call went through the recording backend."""
+    _, result, _ = tiny
+    fits, calls = result["fits"], result["calls"]
+    key = ["class", "d", "n", "learner", "backend", "rep"]
+    counted = calls.groupby(key).size().rename("rows")
+    merged = fits.set_index(key).join(counted).fillna({"rows": 0})
+    assert (merged.rows == merged.calls).all()
+    learners = merged[merged.learner_ledger_calls.notna()] if "learner_ledger_calls" in merged else merged.iloc[:0]
+    assert len(learners) == (fits.learner != "erm").sum()
+    assert (learners.rows == learners.learner_ledger_calls).all()
+    assert (merged.rows == merged.calls_by_design).all()
+    J = TINY_CONFIG["perturbation"]["J"]
+    by_learner = merged.groupby(level="learner").rows.unique().to_dict()
+    assert list(by_learner["rrspm"]) == [2] and list(by_learner["perturbation"]) == [J + 1]
+    assert list(by_learner["public_cover_em"]) == [0] and list(by_learner["output_perturbation"]) == [0]
+    zero_one = calls[calls.learner.isin(["erm", "rrspm", "perturbation", "subsample", "rspm"])]
+    assert zero_one.recorded.all()
+    assert set(calls.kind) == {"erm", "private", "public", "public-noisy", "teacher", "convex"}
+
+
+def test_seconds_add_up(tiny):
+    _, result, _ = tiny
+    fits, calls = result["fits"], result["calls"]
+    key = ["class", "d", "n", "learner", "backend", "rep"]
+    summed = calls.groupby(key).seconds.sum()
+    joined = fits.set_index(key).join(summed.rename("call_seconds")).fillna({"call_seconds": 0.0})
+    np.testing.assert_allclose(joined.oracle_seconds, joined.call_seconds, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(joined.oracle_seconds + joined.non_oracle_seconds, joined.total_seconds, atol=1e-9)
+    assert (joined.non_oracle_seconds > -1e-6).all()  # the calls happen inside the timed fit
+    assert (joined.total_seconds > 0).all()
+
+
+def test_twins_hold_the_same_private_rows_and_no_noise_rows(tiny):
+    _, result, _ = tiny
+    fits, calls = result["fits"], result["calls"]
+    key = ["class", "d", "n", "learner", "backend", "rep"]
+    private = calls[calls.kind == "private"].merge(fits[key + ["private_digest"]], on=key)
+    assert len(private) and (private.twin_kind == "solved").all()
+    assert (private.twin_digest == private.private_digest).all()
+    assert (private.private_rows == private.n).all() and (private.noise_rows == private.rows - private.n).all()
+    assert (private.noise_rows > 0).all()
+    by_construction = calls[calls.kind.isin(["public", "teacher"])]
+    assert len(by_construction) and (by_construction.twin_kind == "by construction").all()
+    assert (by_construction.noise_ratio == 1.0).all()
+    noisy = calls[calls.kind == "public-noisy"]
+    assert len(noisy) and (noisy.twin_kind == "solved").all() and noisy.twin_seconds.gt(0).all()
+    assert calls[calls.kind.isin(["erm", "convex"])].twin_kind.eq("none").all()
+
+
+def test_resume_computes_nothing_and_n_jobs_does_not_change_the_results(tiny, tmp_path):
+    out, first, _ = tiny
+    lines = (out / "cells.jsonl").read_text().count("\n")
+    again = run_oracle_cost(out, config=TINY_CONFIG, n_jobs=1, figures=False)
+    assert again["summary"]["run"]["computed"] == 0 and again["summary"]["run"]["resumed"] == len(first["fits"])
+    assert (out / "cells.jsonl").read_text().count("\n") == lines  # nothing appended
+    parallel = run_oracle_cost(tmp_path, config=TINY_CONFIG, n_jobs=2, figures=False)
+    for frame in ("fits", "calls"):
+        a = first[frame].drop(columns=TIMING, errors="ignore").reset_index(drop=True)
+        b = parallel[frame].drop(columns=TIMING, errors="ignore").reset_index(drop=True)
+        pd.testing.assert_frame_equal(a, b)
+    assert len(load_cells(tmp_path / "cells.jsonl")) == len(first["fits"])
+
+
+def test_capped_calls_are_recorded_not_dropped(tmp_path):
+    """A backend whose every answer is uncertified: the private learners abort (status "uncertified", nothing
+    released), their calls stay in the rows with lower-bound ratios, SubsampleAggregate falls back on its public call."""
+    from oraclepriv.backends import registered_backend
+    from oraclepriv.experiments.robust_tradeoff import FlakyBackend
+
+    always = type("AlwaysFailing", (FlakyBackend,), {"rate": 1.0})
+    config = {**TINY_CONFIG, "grid": [["stump", 3, {"flaky": [40]}]], "repetitions": 1}
+    with registered_backend("flaky", always):
+        result = run_oracle_cost(tmp_path, config=config, n_jobs=1, figures=False)
+    fits, calls = result["fits"].set_index("learner"), result["calls"]
+    assert fits.loc["rrspm", "status"] == "uncertified" and math.isnan(fits.loc["rrspm", "excess"])
+    assert fits.loc["erm", "status"] == "uncertified"
+    assert fits.loc["subsample", "status"] == "ok"  # private for any oracle: failed teachers abstain
+    rr = calls[(calls.learner == "rrspm")]
+    assert len(rr) == 1 and not rr.certified.iloc[0] and rr.ratio_censored.iloc[0].startswith("lower")
+    assert "fallback" in set(calls[calls.learner == "subsample"].kind)
+    assert fits.loc["rrspm", "calls"] == 1 and fits.loc["rrspm", "oracle_seconds"] > 0
+
+
+def test_bad_arguments_name_themselves(tmp_path):
+    with pytest.raises(ValueError, match="random_state"):
+        run_oracle_cost(tmp_path, random_state=-1, config=TINY_CONFIG)
+    with pytest.raises(ValueError, match="n_jobs"):
+        run_oracle_cost(tmp_path, n_jobs=0, config=TINY_CONFIG)
+    with pytest.raises(ValueError, match="config"):
+        run_oracle_cost(tmp_path, config=[1])
+    with pytest.raises(ValueError, match="progress"):
+        run_oracle_cost(tmp_path, config=TINY_CONFIG, progress=3)
+
+
+def test_gaussian_disagreement_matches_monte_carlo():
+    rng = np.random.default_rng(0)
+    scen = GaussianHalfspaceScenario(3)
+    X = rng.standard_normal((400_000, 3))
+    target = X @ scen.normal >= scen.offset
+    for h in (Halfspace((1.0, -0.5, 0.2), 0.1), Halfspace(tuple(-scen.normal), 0.3), Halfspace((0.0, 0.0, 0.0), -1.0)):
+        assert scen.disagreement(h) == pytest.approx(np.mean(h.predict(X) != target), abs=4e-3)
+
+
+def test_grid_equivalent_is_the_rounded_classifier():
+    G = 16
+    x = np.random.default_rng(1).uniform(0, 1, 5000)
+    centre = (np.floor(x * G) + 0.5) / G
+    g = (np.arange(G) + 0.5) / G
+    for h in (Threshold(g[5]), Stump(0, g[3], 1), Stump(0, g[9], -1), Threshold(math.inf)):
+        X = x[:, None]
+        np.testing.assert_array_equal(grid_equivalent(h, G).predict(X), h.predict(centre[:, None]))
+
+
+@pytest.mark.slow
+def test_quick_variant_runs_in_under_two_minutes(tmp_path):
+    start = time.perf_counter()
+    result = run_oracle_cost(tmp_path, quick=True, n_jobs=2)
+    assert time.perf_counter() - start < 120
+    assert set(result["fits"].status) <= {"ok", "uncertified", "refused", "skipped"}
+    assert len(result["calls"]) and (tmp_path / "crossover.png").stat().st_size > 10_000
