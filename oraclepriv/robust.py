@@ -40,6 +40,7 @@ the data: subsample-and-aggregate, a different algorithm (:mod:`oraclepriv.learn
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import Any
 
@@ -50,6 +51,8 @@ __all__ = ["ON_UNCERTIFIED_MODES", "FallbackOracle", "conditional_privacy", "des
 #: the values of a learner's ``on_uncertified`` parameter
 ON_UNCERTIFIED_MODES = ("raise", "fallback", "flag")
 
+log = logging.getLogger(__name__)
+
 
 class FallbackOracle:
     """An oracle that never returns an uncertified answer it could have proved: primary, then exact.
@@ -59,6 +62,11 @@ class FallbackOracle:
     returned, with ``details["fallback_from"]`` describing the primary's failure. If the fallback is
     not certified either, its (uncertified) result is returned and the learner's exactness gate
     raises. Both calls are recorded in the ledger.
+
+    Only an *answer* that comes back uncertified triggers the fallback. Nothing is caught: a
+    KeyboardInterrupt (Ctrl-C), SystemExit or any exception from the primary propagates, so an
+    interrupt is never mistaken for a solver failure and never starts the (unbounded) fallback
+    (``docs/deadlines.md``, "Interrupts").
     """
 
     def __init__(self, primary: Oracle, fallback: Oracle):
@@ -81,6 +89,14 @@ class FallbackOracle:
         if first.certified:
             return first
         self.fallbacks += 1
+        log.debug(
+            "fallback: %s answered uncertified (status %s, objective %.12g, bound %.12g); re-solving with %s",
+            first.backend,
+            first.status,
+            first.objective,
+            first.bound,
+            self.fallback.backend or "the default exact backend",
+        )
         second = self.fallback.solve(X, y, weights, caller=caller, step=f"{step}/fallback" if step else "fallback")
         second.details["fallback_from"] = {
             "backend": first.backend,

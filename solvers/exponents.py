@@ -38,11 +38,12 @@ __all__ = ["PowerOfTwoScaling", "X_BAND", "W_BAND"]
 X_BAND = 128
 #: weights whose largest |w| lies in [2^-W_BAND, 2^W_BAND] are left as they are
 W_BAND = 64
-#: a mapped-back halfspace keeps every |w_j| and |b| below 2^W_LIMIT (room for d products and a sum)
-W_LIMIT = 1000
+#: a mapped-back halfspace keeps every |w_j| below 2^W_LIMIT and w.x + b below 2^S_LIMIT in magnitude
+W_LIMIT = 1020
+S_LIMIT = 1000
 #: halfspace columns whose largest magnitudes are more than 2^COLUMN_SPAN apart are refused: their
-#: weights w_j ~ 2^-e_j cannot all be normal float64 numbers (2^-1022 .. 2^1023) at once
-COLUMN_SPAN = 1900
+#: weights w_j ~ 2^-e_j cannot all be normal float64 numbers (2^-1022 .. 2^1023, 2046 binades) at once
+COLUMN_SPAN = 2040
 
 
 def _exponent(peak: float, band: int) -> int:
@@ -142,11 +143,15 @@ class PowerOfTwoScaling:
             return h
         w = np.asarray(h.w, dtype=np.float64)
         e = self.column_exponents
-        # the largest E <= 0 that keeps every |w'_j| 2^(E - e_j) and |b'| 2^E below 2^W_LIMIT
-        headroom = [W_LIMIT + int(e[j]) - math.frexp(float(w[j]))[1] for j in np.flatnonzero(w)]
-        if h.b != 0.0:
-            headroom.append(W_LIMIT - math.frexp(float(h.b))[1])
-        E = min([0] + headroom)
+        # the largest E with every |w_j| = |w'_j| 2^(E - e_j) below 2^W_LIMIT and every |w.x + b| =
+        # 2^E |w'.x' + b'| <= 2^E (sum |w'_j| + |b'|) below 2^S_LIMIT (|x'| <= 1): the smallest
+        # weights then keep as many bits as the float64 range allows
+        scale = float(np.abs(w).sum()) + abs(float(h.b))
+        if scale == 0.0:
+            return Halfspace(tuple(w), float(h.b))
+        limits = [S_LIMIT - math.frexp(scale)[1]]
+        limits += [W_LIMIT + int(e[j]) - math.frexp(float(w[j]))[1] for j in np.flatnonzero(w)]
+        E = min(limits)
         return Halfspace(tuple(np.ldexp(w, E - e)), math.ldexp(float(h.b), E))
 
     def to_dict(self) -> dict[str, object]:

@@ -48,31 +48,37 @@ def call_interruptibly(call: Callable[[], T], cancel: Callable[[], Any]) -> T:
     In the main thread, ``call`` (a solver's blocking call that releases the GIL) runs in a daemon
     helper thread; if the waiting main thread is interrupted, ``cancel()`` asks the solver to stop
     (its own API: HiGHS's interrupt callback, ``InterruptSolve``, ``StopSearch``,
-    ``interruptSolve``), the helper is joined and the exception is re-raised. A second Ctrl-C
+    ``interruptSolve``), the helper is waited for and the exception is re-raised. A second Ctrl-C
     while waiting propagates at once (the helper is a daemon). Elsewhere (a worker thread, which
     never receives signals) it is just ``call()``. Exceptions of ``call`` are re-raised as they are.
     """
     if not in_main_thread():
         return call()
     box: dict[str, Any] = {}
+    # not Thread.join: a join interrupted by KeyboardInterrupt marks a still running thread as stopped
+    # (CPython's _wait_for_tstate_lock), and the next join would return at once
+    done = threading.Event()
 
     def target() -> None:
         try:
             box["value"] = call()
         except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread, re-raised there
             box["error"] = exc
+        finally:
+            done.set()
 
     helper = threading.Thread(target=target, name="oraclepriv-solver", daemon=True)
     helper.start()
     try:
-        while helper.is_alive():
-            helper.join(POLL_SECONDS)
+        while not done.wait(POLL_SECONDS):
+            pass
     except BaseException:
         log.debug("interrupt while a solver runs: asking it to stop")
         try:
             cancel()
         finally:
-            helper.join()
+            while not done.wait(POLL_SECONDS):  # the solver stops within its own polling interval
+                pass
         raise
     if "error" in box:
         raise box["error"]

@@ -41,6 +41,7 @@ Pyomo captures the solver's output (``tee`` only with ``output_flag=True``).
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from typing import Any
@@ -86,6 +87,11 @@ _NEW_INTERFACE_EXTRA = {
     "gurobi": ("FeasibilityTol", "Seed"),
     "scip": ("numerics/feastol", "randomization/randomseedshift"),
 }
+
+
+def _drop_interrupt_warning(record: logging.LogRecord) -> bool:
+    """A logging filter: False (drop) for Pyomo's warning about HiGHS's "interrupted" status."""
+    return "kInterrupt" not in record.getMessage()
 
 
 def import_pyomo():
@@ -257,9 +263,13 @@ class PyomoModel:
         return self._run_legacy(time_limit, abs_gap, feasibility_tolerance, start)
 
     def _cancel(self) -> None:
-        """Ask a running HiGHS to stop (Pyomo's HiGHS interface registers highspy's interrupt callbacks)."""
+        """Ask a running HiGHS to stop (Pyomo's HiGHS interface registers highspy's interrupt callbacks).
+
+        Pyomo then logs a warning about the "interrupted" status through its logging handler, which
+        writes to stdout; the KeyboardInterrupt says it all, so that one record is dropped."""
         cancel = getattr(getattr(self.solver, "_solver_model", None), "cancelSolve", None)
         if cancel is not None:
+            logging.getLogger("pyomo.contrib.solver.solvers.highs").addFilter(_drop_interrupt_warning)
             cancel()
 
     def _highs_handle(self):

@@ -344,3 +344,29 @@ def test_a_solver_module_imports_on_its_own(module):
 
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+# ---------------------------------------------------------------- logging (issue 14)
+
+
+def test_library_events_are_logged_at_debug_on_the_oraclepriv_loggers(caplog):
+    """Backend choice, uncertified answers, cores added by the cut loop, deadlines reached and
+    fallbacks are DEBUG records on children of the ``oraclepriv`` logger (the library never prints)."""
+    import logging
+
+    from oraclepriv.robust import fallback_oracle
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(120, 4))
+    y = (X @ rng.normal(size=4) + 0.8 * rng.normal(size=120) > 0).astype(int)
+    with caplog.at_level(logging.DEBUG, logger="oraclepriv"):
+        make_oracle("halfspace").solve(X, y)  # default backend for d = 4: scip-bc, which adds cores
+        fallback_oracle("halfspace", backend="naive-highs", time_limit=0.3).solve(X, y)
+        make_oracle("halfspace", backend="highs", time_limit=0.01).solve(X, y)
+    events = {(r.name, r.getMessage().split(" ")[0]) for r in caplog.records if r.levelno == logging.DEBUG}
+    assert ("oraclepriv.oracle", "default") in events  # "default backend for halfspace ...: scip-bc"
+    assert ("oraclepriv.solvers.scip_bc_handler", "core") in events  # "core added ..."
+    assert ("oraclepriv.oracle", "uncertified") in events  # naive-highs never certifies
+    assert ("oraclepriv.robust", "fallback:") in events
+    assert ("oraclepriv.solvers.deadline", "deadline") in events  # highs at 10 ms
+    assert all(r.name.startswith("oraclepriv.") for r in caplog.records if r.name.startswith("oraclepriv"))

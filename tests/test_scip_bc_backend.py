@@ -536,3 +536,36 @@ def test_parallel_time_limit_is_reported_and_not_certified():
     # the regions share one wall-clock deadline (regression: each queued region used to get the whole
     # remaining time, so 8 regions on 2 workers ran ~4x over the limit)
     assert res.seconds < 20 + 8, res.details.get("region_status")
+
+
+def test_parallel_regions_run_on_a_dask_cluster_inside_joblib_parallel_config(caplog):
+    """issue 14: scip-bc:workers=k honours the active joblib configuration. Inside
+    ``joblib.parallel_config(backend="dask")`` its regions run on the Dask cluster's worker
+    processes (their pids are the cluster's, not loky's) and the answer is the one of the local run;
+    the dispatch is logged at DEBUG on ``oraclepriv.solvers.scip_bc_parallel``."""
+    import logging
+    import os
+
+    import joblib
+
+    distributed = pytest.importorskip("distributed")
+    from oraclepriv.bench.mip_suite import halfspace_instance
+
+    _, X, y, w = halfspace_instance(150, 6, 0)  # a root that leaves 8 short regions
+    local = make_oracle("halfspace", backend="scip-bc", workers=2).solve(X, y, w)
+    assert local.details["regions"] >= 8 and local.certified
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        pids = {str(pid) for pid in client.run(os.getpid).values()}
+        with joblib.parallel_config(backend="dask"), caplog.at_level(logging.DEBUG, logger="oraclepriv"):
+            res = make_oracle("halfspace", backend="scip-bc", workers=2).solve(X, y, w)
+    ran_on = {str(worker).rsplit(":", 1)[1] for worker in res.details["region_workers"]}
+    assert ran_on <= pids and ran_on, (ran_on, pids)
+    assert not ran_on & {str(worker).rsplit(":", 1)[1] for worker in local.details["region_workers"]}
+    assert (res.objective, res.bound, res.certified) == (local.objective, local.bound, local.certified)
+    assert any(
+        r.name == "oraclepriv.solvers.scip_bc_parallel" and r.message.startswith("dispatching 8 regions")
+        for r in caplog.records
+    )
