@@ -45,6 +45,7 @@ def test_tight_construction_attains_epsilon_and_passes():
     assert res.eps_point == pytest.approx(EPS, abs=0.2)
 
 
+@pytest.mark.slow  # 12,000 whole-learner fits; the default run's exact verifier sees this law exactly (test_verify.py)
 def test_tight_construction_m2_catches_scale_two_over_eps():
     sc = tight_construction(2, EPS)
     good = run(RRSPM, sc, 3000)

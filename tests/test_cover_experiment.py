@@ -119,6 +119,7 @@ def test_selection_ignores_the_odd_reps_when_choosing():
     assert best.m.tolist() == [1] and best.mean_excess.tolist() == [0.9] and best.select_excess.tolist() == [0.1]
 
 
+@pytest.mark.slow  # run_cells' pool path is covered by test_robust_experiment.py; backends by tests/test_execution.py
 def test_results_do_not_depend_on_the_number_of_worker_processes(quick, tmp_path):
     parallel = run_cover_baseline(tmp_path, quick=True, random_state=1, n_jobs=2)
     # every column but the fits' wall times
