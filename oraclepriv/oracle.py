@@ -225,6 +225,12 @@ class Oracle:
         self.backend: str | None = name
         if name is not None:  # fail fast on bad options / missing solver
             self._backend_instance(name)
+        log.debug(
+            "oracle for %s: backend %s, time limit %s",
+            hypothesis_class,
+            name or "chosen per problem",
+            time_limit,
+        )
 
     def __repr__(self) -> str:
         return f"Oracle({self.hypothesis_class!r}, backend={self.backend!r}, time_limit={self.time_limit})"
