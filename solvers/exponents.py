@@ -13,10 +13,13 @@ becomes subnormal, and the weighted 0-1 problem is invariant under two such maps
   the same and a bound B' on the scaled problem is the bound 2^f B' on the original one.
 
 Only *extreme* data are normalised (a column whose largest |x| lies outside [2^-128, 2^128], weights
-whose largest |w| lies outside [2^-64, 2^64]); ordinary data reach the backends unchanged. Solvers
+whose largest |w| lies outside [1/2, 2^64]); ordinary data reach the backends unchanged. Solvers
 treat numbers beyond about 1e20 as infinite (HiGHS, SCIP) and scale data to [-1, 1] in ways that
 overflow or underflow near the ends of the float64 range, so without this step such data crash
-inside a backend or a hypothesis constructor. A column whose own values are too far apart to be
+inside a backend or a hypothesis constructor. Small weights are brought up to a largest |w| in
+[1/2, 1) because the backends' optimality gaps and the solvers' tolerances are absolute at the
+scale of 1 (e.g. ``gap_rule``: 1e-10 max(1, sum w)): on weights of 1e-18 a solver's "closed gap"
+proves nothing relative to the weights, on the normalised ones it proves a relative gap. A column whose own values are too far apart to be
 scaled exactly (its largest |x| near 1e300 and another near 1e-30, more than float64's exponent
 range apart) is refused up front: no float64 weight can score both ends of it. Weights that are
 too far apart lose only their tiny end, which is accounted for in the bound (``weight_slack``).
@@ -36,7 +39,7 @@ __all__ = ["PowerOfTwoScaling", "X_BAND", "W_BAND"]
 
 #: columns whose largest |x| lies in [2^-X_BAND, 2^X_BAND] are left as they are
 X_BAND = 128
-#: weights whose largest |w| lies in [2^-W_BAND, 2^W_BAND] are left as they are
+#: weights whose largest |w| lies in [1/2, 2^W_BAND] are left as they are
 W_BAND = 64
 #: a mapped-back halfspace keeps every |w_j| below 2^W_LIMIT and w.x + b below 2^S_LIMIT in magnitude
 W_LIMIT = 1020
@@ -63,7 +66,7 @@ class PowerOfTwoScaling:
         e_j: the backend sees x_ij 2^-e_j (all zero unless a column is extreme, and for classes
         other than halfspaces).
     weight_exponent : int
-        f: the backend sees w_i 2^-f.
+        f: the backend sees w_i 2^-f (0 unless the largest weight lies outside [1/2, 2^64]).
     weight_slack : float
         An upper bound on sum_i |w_i - 2^f w'_i| (what the scaling rounded off the tiniest weights;
         0 when exact), subtracted from the bound.
@@ -107,7 +110,8 @@ class PowerOfTwoScaling:
                         "largest |x| ~ 1, every value must still be an exact float64 (within about 2^1022 ~ 4.5e307 "
                         "of the largest, with its low bits). Rescale or clip this column"
                     )
-        f = _exponent(float(w.max()) if w.size else 0.0, W_BAND)
+        peak = float(w.max()) if w.size else 0.0
+        f = int(math.frexp(peak)[1]) if (0.0 < peak < 0.5 or peak > 2.0**W_BAND) else 0
         slack = 0.0
         if f:
             back = np.ldexp(np.ldexp(w, -f), f)

@@ -637,7 +637,10 @@ class MipBackend(Backend):
         """Max-margin LP over the groups a MIP solution classifies correctly (None if margin 0, or if
         the deadline leaves it no time)."""
         lp = margin_lp(form.Xs, form.yg, correct, B=float(form.d + 1))
-        run = self.new_model(lp, deadline).run(None if deadline is None else deadline.solver_seconds())
+        try:
+            run = self.new_model(lp, deadline).run(None if deadline is None else deadline.solver_seconds())
+        except DeadlineExceeded:  # no time to build the LP: no candidate
+            return None
         if run.status != "optimal" or run.x is None or run.x[-1] <= 1e-9:
             return None
         w_orig, b_orig = form.scaling.to_original(run.x[: form.d], run.x[form.d])

@@ -20,12 +20,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from brute_force import brute_halfspace
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
 from oraclepriv.solvers.highs import import_highspy
 from oraclepriv.solvers.milp import HalfspaceHittingSet
 from oraclepriv.solvers.mipbackend import MipBackend
+from strategies import instances, points
 
 from oraclepriv import make_oracle
 from oraclepriv.backends import registered_backend
@@ -140,7 +144,7 @@ def test_a_time_limit_holds_on_an_instance_where_it_matters(backend, n, d, limit
     assert res.certified == (res.objective <= res.bound + res.tolerance)
 
 
-@pytest.mark.parametrize("backend", ["scip-bc", "highs", "cpsat"])
+@pytest.mark.parametrize("backend", ["scip-bc", "highs", "cpsat", "enumerate"])
 def test_deadlines_at_every_phase_never_give_a_false_certificate(backend):
     """Limits of 5 ms and 50 ms stop the search in various phases (heuristics, model build, solve,
     callbacks, polishing); on every instance the bound stays below the exact optimum (enumerate,
@@ -197,3 +201,24 @@ def test_enumerate_refuses_d5_up_front():
     cmd = [sys.executable, "-m", "oraclepriv", "erm", str(TASK), "--hypothesis-class", "halfspace"]
     out = subprocess.run(cmd + ["--backend", "enumerate", "--time-limit", "2"], capture_output=True, text=True)
     assert out.returncode == 2 and "d <= 3" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    d=st.integers(1, 3),
+    backend=st.sampled_from(["scip-bc", "highs", "scip", "pyomo", "cpsat", "enumerate"]),
+    limit=st.sampled_from([0.001, 0.005, 0.02, 0.1]),
+)
+def test_deadlines_on_degenerate_data_against_brute_force(data, d, backend, limit):
+    """Duplicates, collinear and coplanar points, signed weights (tests/strategies.py), limits that
+    stop the search anywhere: the bound never exceeds the brute-force optimum and a certified answer
+    is optimal."""
+    X, y, w = data.draw(instances(points(d, 1, 7)))
+    optimum = brute_halfspace(X, y, w)
+    res = make_oracle("halfspace", backend=backend, time_limit=limit).solve(X, y, w)
+    tol = 1e-7 * max(1.0, float(np.abs(w).sum()))
+    assert res.bound <= optimum + tol and res.objective >= optimum - tol
+    if res.certified:
+        assert res.objective == pytest.approx(optimum, abs=tol)
