@@ -370,3 +370,35 @@ def test_library_events_are_logged_at_debug_on_the_oraclepriv_loggers(caplog):
     assert ("oraclepriv.robust", "fallback:") in events
     assert ("oraclepriv.solvers.deadline", "deadline") in events  # highs at 10 ms
     assert all(r.name.startswith("oraclepriv.") for r in caplog.records if r.name.startswith("oraclepriv"))
+
+
+def test_optimal_only_when_the_answer_meets_its_bound():
+    """issue 15, item 7: a backend that says "optimal" about an answer that does not meet its bound
+    is reported "feasible" (its word kept in details["backend_status"]); an answer that meets a bound
+    over a restricted class stays "optimal" with the restriction stated; time_limit stays."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([1, 0, 1, 0])  # the stump below makes 3 mistakes
+
+    def backend_class(status, bound, restricted=False):
+        class Claims(Backend):
+            name = "claims"
+            classes = frozenset({"stump"})
+
+            def restriction(self, hypothesis_class):
+                return "a smaller class" if restricted else None
+
+            def solve(self, problem):
+                return BackendAnswer(Stump(0, 0.5, 1), bound=bound, status=status)
+
+        return Claims
+
+    with registered_backend("claims", backend_class("optimal", 0.0)):
+        res = make_oracle("stump", backend="claims").solve(X, y)
+    assert res.objective == 3.0 and not res.certified
+    assert res.status == "feasible" and res.details["backend_status"] == "optimal"
+    with registered_backend("claims", backend_class("optimal", 3.0, restricted=True)):
+        res = make_oracle("stump", backend="claims").solve(X, y)
+    assert res.status == "optimal" and res.meets_bound and not res.certified and res.restriction
+    with registered_backend("claims", backend_class("time_limit", 0.0)):
+        res = make_oracle("stump", backend="claims").solve(X, y)
+    assert res.status == "time_limit" and "backend_status" not in res.details
