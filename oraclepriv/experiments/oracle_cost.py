@@ -67,14 +67,14 @@ from oraclepriv.io import to_json
 
 __all__ = ["FULL_CONFIG", "QUICK_CONFIG", "TINY_CONFIG", "plan_cells", "run_oracle_cost", "load_cells"]
 
-#: the backends that are tried where they apply (installed ones only); gurobi-bc runs where scip-bc does
+#: the MIP backends (time-limited calls); gurobi-bc is planned wherever scip-bc is, and runs where it is installed
 _MIP = ("scip-bc", "highs", "gurobi-bc")
 
 FULL_CONFIG: dict[str, Any] = {
     "epsilon": 1.0,
     "label_noise": 0.1,
     "repetitions": 3,
-    "call_cap": 6.0,
+    "call_cap": 10.0,
     "cell_cap": 60.0,
     "perturbation": {"J": 3, "eta": 0.1, "delta": 1e-6},
     "subsample": {"records_per_teacher": 10, "max_teachers": 128},
@@ -86,11 +86,11 @@ FULL_CONFIG: dict[str, Any] = {
     "grid": [
         ["threshold", 1, {"sweep": [100, 1000, 10_000, 100_000], "highs": [100, 1000]}],
         ["stump", 3, {"sweep": [100, 1000, 10_000, 100_000], "highs": [100, 1000]}],
-        ["halfspace", 2, {"enumerate": [100, 300, 1000, 3000], "scip-bc": [100, 200, 400], "highs": [50, 100]}],
-        ["halfspace", 3, {"enumerate": [100, 200, 400], "scip-bc": [100, 200], "highs": [50, 100]}],
+        ["halfspace", 2, {"enumerate": [100, 300, 1000, 3000], "scip-bc": [50, 100, 200, 400], "highs": [50, 100]}],
+        ["halfspace", 3, {"enumerate": [100, 200, 400], "scip-bc": [50, 100, 200], "highs": [50, 100]}],
         ["halfspace", 4, {"scip-bc": [50, 100, 200], "highs": [50, 100]}],
         ["halfspace", 5, {"scip-bc": [50, 100, 200]}],
-        ["halfspace", 6, {"scip-bc": [50, 100, 200], "highs": [50]}],
+        ["halfspace", 6, {"scip-bc": [50, 100, 200]}],
         ["halfspace", 7, {"scip-bc": [50, 100]}],
         ["halfspace", 8, {"scip-bc": [50, 100]}],
         ["halfspace", 10, {"scip-bc": [50, 100]}],
@@ -123,6 +123,8 @@ TINY_CONFIG: dict[str, Any] = {
 
 _CLASS_CODE = {"threshold": 1, "stump": 2, "halfspace": 3}
 JSONL = "cells.jsonl"
+#: one line per run that computed cells: its wall time, processes and load (the README's provenance)
+RUNS = "runs.jsonl"
 
 
 def _code(name: str) -> int:
@@ -159,6 +161,8 @@ def plan_cells(cfg: dict[str, Any], random_state: int = 0) -> tuple[list[dict[st
     specs, missing = [], {}
     eps = float(cfg["epsilon"])
     for cls, d, per_backend in cfg["grid"]:
+        if "scip-bc" in per_backend:  # Gurobi's branch-and-cut, where a backend of that name is installed
+            per_backend = {**per_backend, "gurobi-bc": per_backend.get("gurobi-bc", per_backend["scip-bc"])}
         installed = set(installed_backends(cls))
         missing[cls] = sorted(set(missing.get(cls, [])) | {b for b in per_backend if b not in installed})
         backends = {b: list(ns) for b, ns in per_backend.items() if b in installed}
@@ -338,6 +342,7 @@ def run_oracle_cost(
     lost = [r for r in returned if r["key"] not in present]  # cells that ran where this folder is not (a cluster)
     if lost:
         _append(path, lost)
+    Path(str(path) + ".lock").unlink(missing_ok=True)  # every writer has finished
     if progress is not None:
         progress(len(specs), len(specs))
     wanted = {s["key"] for s in specs}
@@ -355,7 +360,25 @@ def run_oracle_cost(
         "random_state": int(random_state),
         "fingerprint": fp,
     }
+    if todo:  # the runs that computed cells, for the README's provenance (a report-only rerun adds nothing)
+        _append(out / RUNS, [{**run, "machine_load_mean": _mean_load(loads_before, loads_after)}])
+    run["history"] = [r for r in _read_jsonl(out / RUNS) if r.get("fingerprint") == fp]
     return write_report(records, cfg, run, out, figures=figures)
+
+
+def _mean_load(before: list[float] | None, after: list[float] | None) -> float | None:
+    """The mean of the 1-minute load averages at the start and the end of a run (None where there are none)."""
+    return None if before is None or after is None else (before[0] + after[0]) / 2.0
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            out.append(json.loads(line))
+    return out
 
 
 def _json_default(value: Any) -> Any:

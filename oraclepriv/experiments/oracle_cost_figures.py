@@ -41,9 +41,16 @@ def _panels(frame) -> list[tuple[str, int]]:
     return sorted({(c, int(d)) for c, d in zip(frame["class"], frame.d)}, key=lambda t: (order[t[0]], t[1]))
 
 
-def _log_axes(ax, title: str, xlabel: str, ylabel: str) -> None:
+def _log_axes(ax, title: str, xlabel: str, ylabel: str, xticks=None) -> None:
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    if xticks is not None and len(xticks):
+        ax.xaxis.set_major_locator(FixedLocator(sorted(xticks)))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.set_title(title, fontsize=10)
     ax.set_xlabel(xlabel, fontsize=8)
     ax.set_ylabel(ylabel, fontsize=8)
@@ -82,7 +89,7 @@ def plot_call_time(calls, cfg: dict[str, Any], path: Path) -> None:
             bad = med[med.cert < 0.5]
             ax.plot(bad.index, bad.noisy, "x", color="black", ms=8, mew=2)
         ax.axhline(cfg["call_cap"], color="gray", lw=0.8, ls=":")
-        _log_axes(ax, panel_title(cls, d), "n (private records)", "seconds per call")
+        _log_axes(ax, panel_title(cls, d), "n (private records)", "seconds per call", sorted(set(g.n)))
     handles = [Line2D([], [], color=c, marker="o", label=b) for b, c in BACKEND_COLORS.items() if b in set(sel.backend)]
     handles += [
         Line2D([], [], color="k", ls="-", label="RRSPM's private call (m Laplace-weighted public rows)"),
@@ -97,33 +104,54 @@ def plot_call_time(calls, cfg: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def plot_noise_ratio(ratios, path: Path) -> None:
-    """Cost-of-noise ratio (geometric mean over repetitions, 95% t-interval) of RRSPM's private call vs n, one panel
-    per backend, one line per (class, d); hollow markers: some calls hit the cap (the ratio is a lower bound)."""
+def plot_noise_ratio(calls, cfg: dict[str, Any], path: Path) -> None:
+    """Every call with private rows and noise rows against its noise-free twin: seconds of the call (y) vs seconds of
+    the twin (x), one panel per learner, colour by backend; on the diagonal the noise costs nothing, a decade above it
+    the call takes 10 times as long; calls that hit the cap sit on the dotted line (their ratio is a lower bound)."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    sel = ratios[(ratios.learner == "rrspm") & (ratios.kind == "private")] if not ratios.empty else ratios
-    backends = [b for b in BACKEND_COLORS if not sel.empty and b in set(sel.backend)]
-    fig, axes = plt.subplots(1, max(1, len(backends)), figsize=(4.3 * max(1, len(backends)), 3.9), squeeze=False)
-    cmap = plt.get_cmap("viridis")
-    keys = _panels(sel) if not sel.empty else []
-    colors = {k: cmap(i / max(1, len(keys) - 1)) for i, k in enumerate(keys)}
-    for ax, backend in zip(axes.flat, backends):
-        g = sel[sel.backend == backend]
-        for (cls, d), gk in g.groupby(["class", "d"], sort=False):
-            gk = gk.sort_values("n")
-            color = colors[(cls, int(d))]
-            err = np.vstack([gk.ratio - gk.ratio_low.fillna(gk.ratio), gk.ratio_high.fillna(gk.ratio) - gk.ratio])
-            ax.errorbar(gk.n, gk.ratio, yerr=err, color=color, lw=1.2, capsize=2, label=panel_title(cls, int(d)))
-            low = gk[gk.ratio_is_lower_bound]
-            ax.plot(low.n, low.ratio, "o", mfc="white", mec=color, ms=7)
-            ok = gk[~gk.ratio_is_lower_bound]
-            ax.plot(ok.n, ok.ratio, "o", color=color, ms=5)
-        ax.axhline(1.0, color="gray", lw=0.8)
-        _log_axes(ax, backend, "n (private records)", "seconds(private call) / seconds(twin)")
-        ax.legend(fontsize=6, loc="upper left")
-    fig.suptitle("Cost of noise of RRSPM's private call (95% t-interval; hollow: some calls capped, a lower bound)")
-    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    sel = calls[(calls.kind == "private") & (calls.twin_kind == "solved")] if not calls.empty else calls
+    learners = [k for k in ("rrspm", "perturbation", "rspm") if not sel.empty and k in set(sel.learner)]
+    fig, axes = plt.subplots(1, max(1, len(learners)), figsize=(4.6 * max(1, len(learners)), 4.6), squeeze=False)
+    markers = {"threshold": "^", "stump": "s", "halfspace": "o"}
+    cap = float(cfg["call_cap"])
+    for ax, learner in zip(axes.flat, learners):
+        g = sel[sel.learner == learner]
+        lo = max(1e-5, float(min(g.seconds.min(), g.twin_seconds.min())) / 2)
+        hi = cap * 2
+        line = np.array([lo, hi])
+        for factor, text in ((1, "1x"), (10, "10x"), (100, "100x")):
+            ax.plot(line, line * factor, color="gray", lw=0.7, ls="-" if factor == 1 else "--")
+            if lo * factor < hi:
+                ax.text(hi / (1.6 * factor) if factor > 1 else hi / 1.6, hi / 1.6, text, fontsize=7, color="gray")
+        ax.axhline(cap, color="gray", ls=":", lw=0.8)
+        for (backend, cls), gb in g.groupby(["backend", "class"]):
+            capped = ~gb.certified.astype(bool)
+            color = BACKEND_COLORS.get(backend, "#bcbd22")
+            ax.scatter(gb.twin_seconds[~capped], gb.seconds[~capped], s=14, color=color, marker=markers[cls], alpha=0.7)
+            ax.scatter(
+                gb.twin_seconds[capped],
+                gb.seconds[capped],
+                s=22,
+                facecolors="none",
+                edgecolors=color,
+                marker=markers[cls],
+            )
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
+        _log_axes(ax, f"{_label(learner)}: its private calls", "seconds of the noise-free twin", "seconds of the call")
+    handles = [
+        Line2D([], [], color=c, marker="o", ls="", label=b) for b, c in BACKEND_COLORS.items() if b in set(sel.backend)
+    ]
+    handles += [Line2D([], [], color="k", marker=m, ls="", label=c + "s") for c, m in markers.items()]
+    handles += [
+        Line2D([], [], color="k", marker="o", mfc="none", ls="", label="hit the cap (ratio: lower bound)"),
+        Line2D([], [], color="gray", ls=":", label=f"call cap {cap:g} s"),
+    ]
+    fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, frameon=False)
+    fig.suptitle("The cost of noise, call by call: seconds of each noisy call vs its noise-free twin")
+    fig.tight_layout(rect=(0, 0.1, 1, 0.94))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -149,7 +177,11 @@ def plot_pareto(table, front, path: Path) -> None:
         _log_axes(ax, panel_title(cls, d), "wall seconds per fit", "population excess error")
     present = set(front.learner) if not front.empty else set()
     handles = [
-        Line2D([], [], color=c, marker=m, ls="", label=_label(k)) for k, (c, m) in LEARNER_STYLE.items() if k in present
+        Line2D(
+            [], [], color=c, marker=m, ls="", label=_label(k) + (" (errors < 1e-4 drawn at 1e-4)" if k == "erm" else "")
+        )
+        for k, (c, m) in LEARNER_STYLE.items()
+        if k in present
     ]
     handles.append(Line2D([], [], color="black", lw=0.8, label="frontier of the private learners"))
     fig.legend(handles=handles, loc="lower center", ncol=5, fontsize=8, frameon=False)
@@ -173,7 +205,9 @@ def plot_crossover(cross_d, cross, cfg: dict[str, Any], path: Path) -> None:
 
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
     styles = ["-", "--", ":", "-."]
-    for i, (n, g) in enumerate(cross_d.groupby("n") if not cross_d.empty else []):
+    spans = cross_d.groupby("n").d.nunique() if not cross_d.empty else None
+    shown = [] if spans is None else [n for n, k in spans.items() if k == spans.max()]
+    for i, (n, g) in enumerate(cross_d[cross_d.n.isin(shown)].groupby("n") if shown else []):
         g = g.sort_values("d")
         ls = styles[i % len(styles)]
         left.plot(g.d, g.rrspm_seconds, ls, color="#1f77b4", marker="o", label=f"RRSPM (scip-bc), n = {n}")
@@ -190,12 +224,24 @@ def plot_crossover(cross_d, cross, cfg: dict[str, Any], path: Path) -> None:
             r = c.iloc[0]
             left.axvspan(r.low, r.high, color="gray", alpha=0.12 + 0.08 * i)
             left.axvline(r.crossover_d, color="gray", ls=ls, lw=1)
+            left.annotate(
+                f"n = {n}: d* = {r.crossover_d:.1f} [{r.low:.1f}, {r.high:.1f}]",
+                (r.crossover_d, left.get_ylim()[1]),
+                xytext=(-4, -12 - 11 * i),
+                textcoords="offset points",
+                ha="right",
+                fontsize=8,
+            )
     left.axhline(cfg["call_cap"], color="gray", lw=0.6, ls=":")
+    from matplotlib.ticker import NullFormatter
+
+    left.set_yscale("log")
+    left.yaxis.set_minor_formatter(NullFormatter())
+    right.set_ylim(bottom=0)
     for ax, ylabel, title in (
         (left, "wall seconds per fit", "seconds: hollow = extrapolated cover time, x = some RRSPM fits hit the cap"),
         (right, "population excess error (released fits)", "error at the same points"),
     ):
-        ax.set_yscale("log")
         ax.set_xlabel("d (halfspaces)")
         ax.set_ylabel(ylabel)
         ax.set_title(title, fontsize=9)
@@ -216,7 +262,7 @@ def plot_all(ratios, calls, table, front, cross_d, cross, cfg: dict[str, Any], o
     matplotlib.use("Agg")
     paths = {name: out / f"{name}.png" for name in ("call_time", "noise_ratio", "pareto", "crossover")}
     plot_call_time(calls, cfg, paths["call_time"])
-    plot_noise_ratio(ratios, paths["noise_ratio"])
+    plot_noise_ratio(calls, cfg, paths["noise_ratio"])
     plot_pareto(table, front, paths["pareto"])
     plot_crossover(cross_d, cross, cfg, paths["crossover"])
     return paths

@@ -69,13 +69,15 @@ def headline(calls, cross) -> str:
     hs = pooled_ratio(calls, "rrspm", "private", **{"class": "halfspace", "backend": "scip-bc"})
     if hs["fits"]:
         low_bound = "≥ " if hs["censored"] else ""
+        ds = sorted({int(d) for d in calls[(calls["class"] == "halfspace") & (calls.backend == "scip-bc")].d})
+        capped = f", {hs['censored']} of {hs['fits']} fits capped" if hs["censored"] else ""
         parts.append(
-            f"RRSPM's private call costs {low_bound}{_fmt(hs['ratio'])}× (95% CI {_fmt(hs['low'])}–{_fmt(hs['high'])}) "
-            "its noise-free twin on scip-bc (halfspaces, d = 2–10)"
+            f"RRSPM's private call costs {low_bound}{_fmt(hs['ratio'])}× (95% CI {_fmt(hs['low'])}–{_fmt(hs['high'])}"
+            f"{capped}) its noise-free twin on scip-bc (halfspaces, d = {ds[0]}–{ds[-1]})"
         )
     en = pooled_ratio(calls, "rrspm", "private", backend="enumerate")
     if en["fits"]:
-        parts.append(f"{_fmt(en['ratio'])}× ({_fmt(en['low'])}–{_fmt(en['high'])}) on enumerate")
+        parts.append(f"{_fmt(en['ratio'])}× ({_fmt(en['low'])}–{_fmt(en['high'])}) on enumerate (d ≤ 3)")
     if not cross.empty:
         c = cross[np.isfinite(cross.crossover_d)]
         if len(c):
@@ -150,7 +152,9 @@ def _protocol(cfg: dict[str, Any], run: dict[str, Any]) -> list[str]:
         "",
         "**Uncertainty.** The repetition is the unit (calls of one fit share its data): ratios are geometric means over "
         "repetitions of each fit's geometric-mean ratio with 95% Student-t intervals on the log scale; pooled figures "
-        "treat every fit as one sample. Seconds and errors: means with 95% t-intervals over repetitions. The crossover "
+        "treat every fit as one sample. Seconds: geometric means over repetitions, 95% t-intervals on the log scale; "
+        "errors: means over the released fits, 95% t-intervals (lower end clipped at 0). With 3 repetitions "
+        "(t = 4.3) these intervals are wide: read them as honest, not as sharp. The crossover "
         "d: linear interpolation in d of the mean log time ratio, 95% percentile bootstrap over repetitions "
         "(2000 draws).",
     ]
@@ -165,7 +169,7 @@ def _ratio_rows(ratios) -> list[str]:
     if ratios.empty:
         return lines
     order = {"threshold": 0, "stump": 1, "halfspace": 2}
-    sel = ratios[ratios.kind.isin(["private", "public-noisy"])]
+    sel = ratios[ratios.kind == "private"]
     keys = sorted(
         {(c, int(d), b, lrn, k) for c, d, b, lrn, k in zip(sel["class"], sel.d, sel.backend, sel.learner, sel.kind)},
         key=lambda t: (order[t[0]], t[1], t[2], t[3], t[4]),
@@ -193,26 +197,49 @@ def _ratio_rows(ratios) -> list[str]:
 
 
 def _learner_rows(table) -> list[str]:
+    """Per (class, d, learner, backend): the largest n at which every run released, and what happened above it."""
     lines = [
-        "| class, d | n | learner | backend | released / runs | seconds [95% CI] | oracle s | other s | calls (by design) "
-        "| excess [95% CI] |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| class, d | learner | backend | largest n released in every run | seconds [95% CI] | oracle share | calls "
+        "(by design) | excess [95% CI] | above that n |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     order = {"threshold": 0, "stump": 1, "halfspace": 2}
-    for r in sorted(
-        table.itertuples(), key=lambda r: (order[r[1]], r.d, r.n, list(LABELS).index(r.learner), r.backend)
-    ):
-        status = f"{r.released}/{r.reps}" + (f" ({r.uncertified} capped)" if r.uncertified else "")
-        if r.refused_or_skipped:
-            status = f"0/{r.reps} ({'refused' if 'cover' in r.reason else 'skipped'})"
+    groups = table.groupby(["class", "d", "learner", "backend"], sort=False)
+    keys = sorted(groups.groups, key=lambda k: (order[k[0]], k[1], list(LABELS).index(k[2]), k[3]))
+    for cls, d, learner, backend in keys:
+        g = groups.get_group((cls, d, learner, backend)).sort_values("n")
+        full = g[(g.released == g.reps) & (g.reps > 0)]
+        above = g[g.n > (full.n.max() if len(full) else -1)]
+        notes = "; ".join(
+            f"n = {r.n}: "
+            + (
+                "refused (cover cap)"
+                if "cover" in r.reason
+                else "skipped"
+                if r.refused_or_skipped
+                else f"{r.released}/{r.reps} released" + (f", {r.uncertified} capped" if r.uncertified else "")
+            )
+            for r in above.itertuples()
+        )
+        if not len(full):
+            lines.append(f"| {panel_title(cls, d)} | {LABELS[learner]} | {backend} | none | – | – | – | – | {notes} |")
+            continue
+        r = full.iloc[-1]
         design = "" if not math.isfinite(r.calls_by_design) else f" ({int(r.calls_by_design)})"
         lines.append(
-            f"| {panel_title(r[1], r.d)} | {r.n} | {LABELS[r.learner]} | {r.backend} | {status} | "
-            f"{_ci(r.total_seconds, r.total_low, r.total_high, '.3g')} | {_fmt(r.oracle_seconds, '.3g')} | "
-            f"{_fmt(r.non_oracle_seconds, '.2g')} | {_fmt(r.calls, '.3g')}{design} | "
-            f"{_ci(r.excess, r.excess_low, r.excess_high, '.2g')} |"
+            f"| {panel_title(cls, d)} | {LABELS[learner]} | {backend} | {int(r.n)} | "
+            f"{_ci(r.total_seconds, r.total_low, r.total_high, '.3g')} | {_fmt(r.oracle_share, '.0%')} | "
+            f"{_fmt(r.calls, '.3g')}{design} | {_ci(r.excess, r.excess_low, r.excess_high)} | {notes or '–'} |"
         )
     return lines
+
+
+def _cap(g) -> str:
+    return f"{float(g.call_cap.iloc[0]):g}" if "call_cap" in g else "call"
+
+
+def _list(values: list[int]) -> str:
+    return ", ".join(str(v) for v in values) if values else "none"
 
 
 def _findings(fits, calls, ratios, table, front, cross_d, cross) -> list[str]:
@@ -222,6 +249,13 @@ def _findings(fits, calls, ratios, table, front, cross_d, cross) -> list[str]:
             p = pooled_ratio(calls, "rrspm", "private", backend=backend, **{"class": cls})
             if p["fits"]:
                 out.append(f"* **Cost of noise, RRSPM's private call, {cls}s on {backend}:** {_ratio_text(p)}.")
+    private = calls[(calls.kind == "private") & (calls.twin_kind == "solved") & (calls["class"] == "halfspace")]
+    for backend, g in private.groupby("backend"):
+        out.append(
+            f"* **Certified within the {_cap(g)} s cap, halfspaces on {backend}:** {int(g.certified.sum())} of {len(g)} "
+            f"private calls (RRSPM, Perturbation) and {int(g.twin_certified.sum())} of their {len(g)} noise-free twins "
+            "(the same private rows, same backend and cap)."
+        )
     for learner, kind, what in (
         ("perturbation", "private", "Perturbation's perturbed calls"),
         ("rspm", "private", "RSPM's call"),
@@ -248,8 +282,14 @@ def _findings(fits, calls, ratios, table, front, cross_d, cross) -> list[str]:
                 f"{r.bootstrap_share_with_crossing:.0%} of the draws cross in d = {r.d_range}). Around it: {errs}."
             )
         else:
-            faster = "RRSPM" if (g.rrspm_seconds < g.em_seconds).all() else "PublicCoverEM"
-            out.append(f"* **Crossover, n = {r.n} ({r.backend}):** none in d = {r.d_range}; {faster} is faster there.")
+            open_ds = [int(x) for x in g[g.log_time_ratio.isna()].d]
+            em_ds = [int(x) for x in g[g.log_time_ratio > 0].d]
+            rr_ds = [int(x) for x in g[g.log_time_ratio <= 0].d]
+            out.append(
+                f"* **Crossover, n = {r.n} ({r.backend}):** not established in d = {r.d_range}. PublicCoverEM is "
+                f"cheaper at d = {_list(em_ds)}; RRSPM at d = {_list(rr_ds)}; undetermined (RRSPM's private call "
+                f"hit the cap, so its time is only a lower bound below PublicCoverEM's) at d = {_list(open_ds)}."
+            )
     if len(hs):
         out.append(
             "* RRSPM fits that hit the cap (nothing released) enter the crossover with the seconds they spent, a lower "
@@ -299,6 +339,29 @@ def _findings(fits, calls, ratios, table, front, cross_d, cross) -> list[str]:
     return out
 
 
+def _provenance(run: dict[str, Any], load_text: str) -> str:
+    """Which runs computed the cells (``runs.jsonl``), with their wall time, processes and load."""
+    history = run.get("history") or []
+
+    def one(r: dict[str, Any]) -> str:
+        loads = " / ".join(
+            "–" if x is None else ", ".join(f"{v:.2f}" for v in x) for x in (r.get("load_before"), r.get("load_after"))
+        )
+        return (
+            f"{r['computed']} cells in {r['seconds']:.0f} s of wall time with {r['n_jobs']} process(es), load averages "
+            f"(1, 5, 15 min) before / after: {loads}"
+        )
+
+    if not history:
+        return (
+            f"This run: {run['computed']} cells computed in {run['seconds']:.0f} s; load before / after: {load_text}."
+        )
+    text = "Cells computed by " + "; ".join(one(r) for r in history) + "."
+    if not run["computed"]:
+        text += " This report was rewritten from `cells.jsonl` without recomputing any cell."
+    return text
+
+
 def readme(fits, calls, ratios, table, front, cross_d, cross, cfg, run, summary) -> str:
     loads = run.get("load_before"), run.get("load_after")
     load_text = " / ".join("–" if x is None else ", ".join(f"{v:.2f}" for v in x) for x in loads)
@@ -307,11 +370,9 @@ def readme(fits, calls, ratios, table, front, cross_d, cross, cfg, run, summary)
         "# What oracle efficiency buys with real solvers (issue 16)",
         "",
         f"Generated by `{CANONICAL}` (the canonical command; until it is wired into the command line the same run is "
-        f"`{FALLBACK}`). Random seed {run['random_state']}{', quick configuration' if run['quick'] else ''}. This run: "
-        f"{run['computed']} cells computed and {run['resumed']} taken from `cells.jsonl` (resumed) in "
-        f"{run['seconds']:.0f} s of wall time with {run['n_jobs']} process(es); load averages (1, 5, 15 min) before / "
-        f"after: {load_text}. Machine: {summary['machine']}. Cells by status: {statuses}. Oracle calls recorded: "
-        f"{summary['calls']}.",
+        f"`{FALLBACK}`). Random seed {run['random_state']}{', quick configuration' if run['quick'] else ''}. "
+        f"{_provenance(run, load_text)} Machine: {summary['machine']}. Cells by status: {statuses}. Oracle calls "
+        f"recorded: {summary['calls']}.",
         "",
         f"**Headline:** {headline(calls, cross)}.",
         "",
@@ -332,8 +393,9 @@ def readme(fits, calls, ratios, table, front, cross_d, cross, cfg, run, summary)
         "## Cost of noise per call kind",
         "",
         "Geometric mean over repetitions of seconds(call) / seconds(twin); `≥`: some calls hit the cap, so the value "
-        "is a lower bound. The full table: `noise_ratio.csv`; every call: `calls.csv` (nodes, cores, cut rounds, "
-        "twin).",
+        "is a lower bound. The calls with private rows and noise rows are listed here; the public calls (Perturb) are "
+        "pooled in the findings. The full table: `noise_ratio.csv`; every call: `calls.csv` (nodes, cores, cut "
+        "rounds, twin).",
         "",
         *_ratio_rows(ratios),
         "",
@@ -353,8 +415,11 @@ def readme(fits, calls, ratios, table, front, cross_d, cross, cfg, run, summary)
         "",
         "## Every learner",
         "",
-        "Means over repetitions (seconds over all runs, errors over the released ones); `capped`: fits aborted at "
-        "the call cap. `learners.csv` has the same with more columns, `fits.csv` every run.",
+        "Each learner on each backend at the largest n where it released in every repetition (seconds: geometric "
+        "mean over the runs; oracle share: the ledger's seconds over the fits' wall seconds, summed over the runs; "
+        "errors over the released fits), and "
+        "what happened at the larger n tried (`capped`: fits aborted at the call cap, nothing released). Every "
+        "(n, learner, backend): `learners.csv`; every run: `fits.csv`.",
         "",
         *_learner_rows(table),
         "",

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 BOOTSTRAP = 2000
-CELL_FIELDS = ("hypothesis_class", "d", "n", "m", "learner", "backend", "rep", "teachers", "subsample_m")
+CELL_FIELDS = ("hypothesis_class", "d", "n", "m", "learner", "backend", "rep", "teachers", "subsample_m", "call_cap")
 LABELS = {
     "erm": "non-private ERM",
     "rrspm": "RRSPM",
@@ -37,7 +37,7 @@ LABELS = {
     "subsample": "SubsampleAggregate",
     "rspm": "RSPM",
     "public_cover_em": "PublicCoverEM",
-    "ppm": "PPM",
+    "ppm": "PPM (label-determined privacy)",
     "regularization": "Regularization",
     "output_perturbation": "output perturbation (yardstick)",
 }
@@ -132,14 +132,16 @@ def noise_ratio_table(calls):
 
 
 def learner_table(fits):
-    """Per (class, d, n, learner, backend): outcomes, seconds (mean and 95% t-interval), calls and excess error."""
+    """Per (class, d, n, learner, backend): outcomes, seconds (geometric mean, 95% t-interval on the log scale),
+    calls, and excess error (mean over the released fits, 95% t-interval with its lower end clipped at 0)."""
     import pandas as pd
 
     rows = []
     for keys, g in fits.groupby(GROUP, sort=True):
         ok = g[g.status == "ok"]
-        tot = t_interval(g.total_seconds)
+        tot = t_interval(g.total_seconds, log=True)  # seconds: geometric mean, interval on the log scale
         exc = t_interval(ok.excess)
+        exc = (exc[0], max(0.0, exc[1]) if math.isfinite(exc[1]) else exc[1], exc[2])  # an error is >= 0
         rows.append(
             {
                 **dict(zip(GROUP, keys)),
@@ -153,6 +155,9 @@ def learner_table(fits):
                 "total_low": tot[1],
                 "total_high": tot[2],
                 "oracle_seconds": float(g.oracle_seconds.mean()),
+                "oracle_share": float(g.oracle_seconds.sum() / g.total_seconds.sum())
+                if g.total_seconds.sum() > 0
+                else math.nan,
                 "non_oracle_seconds": float(g.non_oracle_seconds.mean()),
                 "calls": float(g.calls.mean()),
                 "calls_by_design": g.calls_by_design.dropna().iloc[0] if g.calls_by_design.notna().any() else math.nan,
@@ -212,7 +217,8 @@ def _em_rate(fits) -> float:
 def crossover(fits, backend: str = "scip-bc", rng_seed: int = 0):
     """RRSPM (on ``backend``) vs PublicCoverEM on halfspaces, per n: seconds per d (means; PublicCoverEM's refused
     covers extrapolated at the run's seconds per candidate), the crossover d with its bootstrap interval, and the
-    excess errors. Returns (per-d rows, per-n crossover rows)."""
+    excess errors. An RRSPM fit that hit the cap released nothing and its seconds are a lower bound: a d where that
+    leaves the comparison open is undetermined (:func:`_log_gap`). Returns (per-d rows, per-n crossover rows)."""
     import pandas as pd
 
     from oraclepriv.cover import candidate_count
@@ -222,7 +228,7 @@ def crossover(fits, backend: str = "scip-bc", rng_seed: int = 0):
     per_d, per_n = [], []
     rng = np.random.default_rng(rng_seed)
     for n in sorted(set(hs[(hs.learner == "rrspm") & (hs.backend == backend)].n)):
-        times: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        times: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         for d in sorted(set(hs.d)):
             rr = hs[(hs.learner == "rrspm") & (hs.backend == backend) & (hs.n == n) & (hs.d == d)]
             em = hs[(hs.learner == "public_cover_em") & (hs.n == n) & (hs.d == d)]
@@ -232,7 +238,7 @@ def crossover(fits, backend: str = "scip-bc", rng_seed: int = 0):
             extrapolated = bool((em.status == "refused").all())
             em_t = np.full(len(em), candidate_count(m, int(d)) * rate) if extrapolated else em.total_seconds.to_numpy()
             rr_t = rr.total_seconds.to_numpy()
-            times[int(d)] = (rr_t, em_t)
+            times[int(d)] = (rr_t, (rr.status != "ok").to_numpy(), em_t)
             per_d.append(
                 {
                     "n": int(n),
@@ -249,22 +255,20 @@ def crossover(fits, backend: str = "scip-bc", rng_seed: int = 0):
                     "em_extrapolated": extrapolated,
                     "em_candidates": candidate_count(m, int(d)),
                     "em_excess": float(em[em.status == "ok"].excess.mean()) if (em.status == "ok").any() else math.nan,
+                    "log_time_ratio": _log_gap(*times[int(d)]),  # nan: undetermined (RRSPM capped)
                 }
             )
         if len(times) < 2:
             continue
         ds = sorted(times)
-        point = _crossing(
-            ds, {d: float(np.mean(np.log(t[0]))) - float(np.mean(np.log(t[1]))) for d, t in times.items()}
-        )
+        point = _crossing(ds, {d: _log_gap(*t) for d, t in times.items()})
         draws = []
         for _ in range(BOOTSTRAP):
             diff = {}
             for d in ds:
-                rr_t, em_t = times[d]
-                a = rr_t[rng.integers(0, rr_t.size, rr_t.size)]
-                b = em_t[rng.integers(0, em_t.size, em_t.size)]
-                diff[d] = float(np.mean(np.log(a))) - float(np.mean(np.log(b)))
+                rr_t, capped, em_t = times[d]
+                i = rng.integers(0, rr_t.size, rr_t.size)
+                diff[d] = _log_gap(rr_t[i], capped[i], em_t[rng.integers(0, em_t.size, em_t.size)])
             draws.append(_crossing(ds, diff))
         draws = np.asarray(draws, dtype=float)
         found = draws[np.isfinite(draws)]
@@ -282,9 +286,17 @@ def crossover(fits, backend: str = "scip-bc", rng_seed: int = 0):
     return pd.DataFrame(per_d), pd.DataFrame(per_n)
 
 
+def _log_gap(rr_t: np.ndarray, capped: np.ndarray, em_t: np.ndarray) -> float:
+    """mean log RRSPM seconds - mean log PublicCoverEM seconds; with capped RRSPM fits (their seconds are lower
+    bounds) the gap is known only when it is already > 0 (PublicCoverEM cheaper), else nan (undetermined)."""
+    gap = float(np.mean(np.log(rr_t))) - float(np.mean(np.log(em_t)))
+    return gap if gap > 0 or not capped.any() else math.nan
+
+
 def _crossing(ds: list[int], diff: dict[int, float]) -> float:
-    """The first d where log(RRSPM / EM) goes from > 0 (EM cheaper) to <= 0, linearly interpolated; nan if none."""
+    """The first pair of consecutive grid d's, both determined, where log(RRSPM / EM) goes from > 0 (EM cheaper) to
+    <= 0, linearly interpolated; nan if none (an undetermined d breaks the sequence: no interpolation across it)."""
     for a, b in zip(ds, ds[1:]):
-        if diff[a] > 0 >= diff[b]:
+        if math.isfinite(diff[a]) and math.isfinite(diff[b]) and diff[a] > 0 >= diff[b]:
             return a + (b - a) * diff[a] / (diff[a] - diff[b])
     return math.nan
