@@ -124,3 +124,43 @@ def _run_comparison(
     typer.echo(result["slopes"].to_string(index=False))
     typer.echo(result["ratio"].to_string(index=False))
     typer.echo(f"wrote {out}")
+
+
+@app.command("oracle-cost")
+def experiment_oracle_cost(
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="Output folder (required; the committed figures are regenerated with --out docs/figures/oracle-cost).",
+        ),
+    ],
+    quick: Quick = False,
+    seed: Seed = 0,
+    resume: Annotated[
+        bool, typer.Option("--resume/--no-resume", help="Keep the cells already in --out (default) or recompute all.")
+    ] = True,
+    jobs: Jobs = None,
+    parallel_backend: ParallelBackend = None,
+    scheduler: Scheduler = None,
+    quiet: Quiet = False,
+) -> None:
+    """What oracle efficiency buys with real solvers: every private learner's error against wall-clock, each oracle
+    call timed beside its noise-free twin (the cost of noise), and the RRSPM / PublicCoverEM crossover in d."""
+    from oraclepriv.experiments.oracle_cost import run_oracle_cost
+
+    check_seed(seed)
+    check_parallel_options(jobs, parallel_backend, scheduler)
+    with parallel(jobs, parallel_backend, scheduler) as environment, progress_bar(quiet) as bar:
+        try:
+            run_oracle_cost(
+                out,
+                quick=quick,
+                random_state=seed,
+                n_jobs=environment.n_jobs,
+                progress=bar.phase("cells"),
+                resume=resume,
+            )
+        except ValueError as exc:
+            fail(str(exc))
+    typer.echo(f"wrote {out}")
