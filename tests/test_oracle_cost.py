@@ -116,6 +116,11 @@ def test_resume_computes_nothing_and_n_jobs_does_not_change_the_results(tiny, tm
     again = run_oracle_cost(out, config=TINY_CONFIG, n_jobs=1, figures=False)
     assert again["summary"]["run"]["computed"] == 0 and again["summary"]["run"]["resumed"] == len(first["fits"])
     assert (out / "cells.jsonl").read_text().count("\n") == lines  # nothing appended
+    plain = (out / "cells.jsonl").read_bytes()
+    (out / "cells.jsonl").unlink()  # a checkout holds only the compressed snapshot: it resumes from it
+    from_snapshot = run_oracle_cost(out, config=TINY_CONFIG, n_jobs=1, figures=False)
+    assert from_snapshot["summary"]["run"]["computed"] == 0
+    (out / "cells.jsonl").write_bytes(plain)
     parallel = run_oracle_cost(tmp_path, config=TINY_CONFIG, n_jobs=2, figures=False)
     for frame in ("fits", "calls"):
         a = first[frame].drop(columns=TIMING, errors="ignore").reset_index(drop=True)

@@ -30,7 +30,7 @@ lambda = 1 / sqrt(n) and a public norm bound R (sqrt(d) + 3 for N(0, I_d), sqrt(
 
 Caps: every oracle call of a MIP backend has a time limit (``call_cap``); a private-data call that does not certify
 within it aborts its fit (``on_uncertified="raise"``: no release; status "uncertified"), and the cell is kept with
-the seconds it spent. Backends that ignore time limits (sweep, enumerate) and the learners without oracle calls
+the seconds it spent (enumerate stops at the cap too; sweep never comes near it). The learners without oracle calls
 are kept within ``cell_cap`` by the grid and by size caps: PublicCoverEM is refused (status "refused") when its
 cover would have more than ``max_candidates`` candidates, Regularization is skipped above ``regularization_max_n``.
 Nothing is dropped: every planned cell has a row.
@@ -39,16 +39,17 @@ Cells: each (class, d, n, learner, backend, repetition) is one task (:func:`orac
 seeded from SeedSequences keyed by the cell's coordinates (the data by (class, d, n, rep), shared by all learners
 and backends of a repetition; the learner's noise by the whole key), so results do not depend on ``n_jobs`` or the
 order. Each cell appends its JSON line to ``cells.jsonl`` in the output folder when it finishes; with
-``resume=True`` cells already there (same configuration) are not recomputed.
+``resume=True`` cells already there or in the snapshot ``cells.jsonl.gz`` (same configuration) are not recomputed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import hashlib
-import inspect
 import json
 import math
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -260,20 +261,41 @@ def _append(path: Path, records: list[dict[str, Any]]) -> None:
 
 
 def load_cells(path: str | Path, fingerprint_: str | None = None) -> list[dict[str, Any]]:
-    """The cell records in a ``cells.jsonl`` (those of one configuration if ``fingerprint_``), the last record per
-    key winning; a truncated last line (a run killed mid-write) is ignored."""
+    """The cell records in a ``cells.jsonl`` and its compressed snapshot ``cells.jsonl.gz`` (those of one
+    configuration if ``fingerprint_``), the plain file's and then the last record per key winning; a truncated last
+    line (a run killed mid-write) is ignored. The snapshot lets a checkout without the plain file resume."""
     path = Path(path)
-    if not path.exists():
-        return []
     out: dict[str, dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
+    for source in (_snapshot(path), path):
+        if not source.exists():
             continue
-        if fingerprint_ is None or record.get("fingerprint") == fingerprint_:
-            out[record["key"]] = record
+        if source.suffix == ".gz":
+            with gzip.open(source, "rt", encoding="utf-8") as fh:
+                text = fh.read()
+        else:
+            text = source.read_text(encoding="utf-8")
+        for line in text.splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if fingerprint_ is None or record.get("fingerprint") == fingerprint_:
+                out[record["key"]] = record
     return list(out.values())
+
+
+def _snapshot(path: Path) -> Path:
+    return path.with_name(path.name + ".gz")
+
+
+def _write_snapshot(path: Path, records: list[dict[str, Any]]) -> None:
+    """The records, sorted by key, gzip-compressed without a timestamp (same records, same bytes), written atomically."""
+    text = "".join(to_json(r) + "\n" for r in sorted(records, key=lambda r: r["key"]))
+    target = _snapshot(path)
+    tmp = target.with_name(target.name + ".tmp")
+    with open(tmp, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as fh:
+        fh.write(text.encode("utf-8"))
+    os.replace(tmp, target)
 
 
 def _task(spec: dict[str, Any], fp: str, path: str) -> list[dict[str, Any]]:
@@ -281,13 +303,6 @@ def _task(spec: dict[str, Any], fp: str, path: str) -> list[dict[str, Any]]:
     record = run_cell(spec, fp, tuple(spec["seeds"]))
     _append(Path(path), [record])
     return [record]
-
-
-def _run_cells(tasks: list[tuple], n_jobs: int, progress: Callable[[int, int], None] | None):
-    """run_cells, with progress where it takes one (the execution layer's run_cells does)."""
-    if progress is not None and "progress" in inspect.signature(run_cells).parameters:
-        return run_cells(_task, tasks, n_jobs, progress=progress)
-    return run_cells(_task, tasks, n_jobs)
 
 
 def run_oracle_cost(
@@ -302,7 +317,8 @@ def run_oracle_cost(
     figures: bool = True,
 ) -> dict[str, Any]:
     """Run the oracle-cost experiment into ``output_dir``: ``cells.jsonl`` (one line per cell, written as cells
-    finish), ``fits.csv`` and ``calls.csv`` (one row per learner fit and per oracle call), the summary tables
+    finish) and its sorted compressed snapshot ``cells.jsonl.gz`` (enough to resume from), ``runs.jsonl`` (the wall
+    time, processes and load of every run that computed cells), ``fits.csv`` and ``calls.csv`` (one row per learner fit and per oracle call), the summary tables
     ``noise_ratio.csv``, ``learners.csv``, ``pareto.csv``, ``crossover.csv``, ``summary.json``, the figures
     ``call_time.png``, ``noise_ratio.png``, ``pareto.png``, ``crossover.png`` and a generated ``README.md``.
 
@@ -335,7 +351,7 @@ def run_oracle_cost(
 
     loads_before = load_averages()
     start = time.perf_counter()
-    returned = _run_cells([(s, fp, str(path)) for s in todo], n_jobs, report)
+    returned = run_cells(_task, [(s, fp, str(path)) for s in todo], n_jobs, progress=report)
     seconds = time.perf_counter() - start
     loads_after = load_averages()
     present = {r["key"] for r in load_cells(path, fp)}
@@ -347,6 +363,7 @@ def run_oracle_cost(
         progress(len(specs), len(specs))
     wanted = {s["key"] for s in specs}
     records = [r for r in load_cells(path, fp) if r["key"] in wanted]
+    _write_snapshot(path, records)
     run = {
         "seconds": seconds,
         "computed": len(todo),
@@ -362,6 +379,7 @@ def run_oracle_cost(
     }
     if todo:  # the runs that computed cells, for the README's provenance (a report-only rerun adds nothing)
         _append(out / RUNS, [{**run, "machine_load_mean": _mean_load(loads_before, loads_after)}])
+    Path(str(out / RUNS) + ".lock").unlink(missing_ok=True)
     run["history"] = [r for r in _read_jsonl(out / RUNS) if r.get("fingerprint") == fp]
     return write_report(records, cfg, run, out, figures=figures)
 

@@ -45,7 +45,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from oraclepriv.experiments.scenarios import StumpScenario, ThresholdScenario
-from oraclepriv.hypotheses import Halfspace, Stump, Threshold
+from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 from oraclepriv.ledger import Ledger
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import PrivacyLeakWarning
@@ -136,7 +136,7 @@ def _opposite(a: float, c: float) -> float:
     return float(1.0 - abs(stats.norm.cdf(-a) - stats.norm.cdf(c)))
 
 
-def cell_scenario(hypothesis_class: str, d: int):
+def cell_scenario(hypothesis_class: str, d: int) -> ThresholdScenario | StumpScenario | GaussianHalfspaceScenario:
     """The population of a (class, d): the landed threshold and stump scenarios (U[0,1], U[0,1]^3), the
     Gaussian halfspace scenario in d dimensions."""
     if hypothesis_class == "threshold":
@@ -223,7 +223,7 @@ def _test_set(scen, size: int = 200_000) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def grid_equivalent(h, grid_size: int):
+def grid_equivalent(h: Hypothesis, grid_size: int) -> Hypothesis:
     """The continuous hypothesis equal to ``h`` applied after rounding x to its cell centre (k + 1/2)/G on [0, 1]:
     1[centre >= g] is 1[x >= g - 1/(2G)], 1[centre <= g] is 1[x < g + 1/(2G)] (RSPM's releases on the grid)."""
     half = 0.5 / grid_size
@@ -234,7 +234,7 @@ def grid_equivalent(h, grid_size: int):
     return h
 
 
-def population_excess(scen, h, label_noise: float) -> tuple[float, str]:
+def population_excess(scen: Any, h: Hypothesis, label_noise: float) -> tuple[float, str]:
     """(1 - 2p) times the disagreement of ``h`` with the scenario's target, and how it was computed."""
     scale = 1.0 - 2.0 * label_noise
     if isinstance(scen, ThresholdScenario):

@@ -4,9 +4,12 @@ statement computed from the run, so the text cannot claim what the run did not s
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 from oraclepriv.experiments.oracle_cost_figures import panel_title
 from oraclepriv.experiments.oracle_cost_report import LABELS, t_interval
@@ -32,7 +35,7 @@ def _ci(mean: float, low: float, high: float, spec: str = ".2g") -> str:
     return f"{_fmt(mean, spec)} [{_fmt(low, spec)}, {_fmt(high, spec)}]"
 
 
-def pooled_ratio(calls, learner: str, kind: str, **where: Any) -> dict[str, Any]:
+def pooled_ratio(calls: pd.DataFrame, learner: str, kind: str, **where: Any) -> dict[str, Any]:
     """The per-fit geometric-mean cost-of-noise ratio pooled over every fit matching ``where`` (fits are independent
     samples), with a 95% t-interval on the log scale; censored fits counted (their ratios are lower bounds)."""
     sel = calls[(calls.learner == learner) & (calls.kind == kind) & (calls.twin_kind == "solved")]
@@ -63,7 +66,7 @@ def _ratio_text(p: dict[str, Any]) -> str:
     return f"{_ci(p['ratio'], p['low'], p['high'])}× over {p['fits']} fits (per-fit range {p['min']:.2g}–{p['max']:.2g}){bound}"
 
 
-def headline(calls, cross) -> str:
+def headline(calls: pd.DataFrame, cross: pd.DataFrame) -> str:
     """One line for the top README's benchmark table."""
     parts = []
     hs = pooled_ratio(calls, "rrspm", "private", **{"class": "halfspace", "backend": "scip-bc"})
@@ -119,11 +122,12 @@ def _protocol(cfg: dict[str, Any], run: dict[str, Any]) -> list[str]:
         "and uses no public data; and the non-private exact ERM.",
         f"* **Backends:** every configured backend that is installed here. Not installed (no cells): "
         f"{', '.join(missing) if missing else 'none'}.",
-        f"* **Caps.** Every MIP oracle call has a time limit of {cfg['call_cap']:g} s. A private-data call that does not "
-        'certify within it aborts its fit (`on_uncertified="raise"`: nothing is released) and the cell is recorded '
-        "as `uncertified` with the seconds it spent; sweep and enumerate ignore limits and are kept within "
-        f"{cfg['cell_cap']:g} s per cell by the sizes chosen; PublicCoverEM is `refused` above its candidate cap and "
-        "Regularization `skipped` above its n; no cell is dropped.",
+        f"* **Caps.** Every oracle call has a time limit of {cfg['call_cap']:g} s (the MIP backends and enumerate stop "
+        "at it; sweep never comes near it). A private-data call that does not certify within it aborts its fit "
+        '(`on_uncertified="raise"`: nothing is released) and the cell is recorded as `uncertified` with the seconds '
+        "it spent. The learners without oracle calls are kept within "
+        f"{cfg['cell_cap']:g} s per cell by the sizes chosen: PublicCoverEM is `refused` above its candidate cap and "
+        "Regularization `skipped` above its n. No cell is dropped.",
         "* **Timing.** `total_seconds` is the wall time of the fit; `oracle_seconds` the sum of its ledger records' "
         "seconds (the oracle protocol's own timing of each call: validation, reduction, backend, re-scoring); "
         "`non_oracle_seconds` the rest. Timings depend on the machine and its load (below).",
@@ -285,10 +289,17 @@ def _findings(fits, calls, ratios, table, front, cross_d, cross) -> list[str]:
             open_ds = [int(x) for x in g[g.log_time_ratio.isna()].d]
             em_ds = [int(x) for x in g[g.log_time_ratio > 0].d]
             rr_ds = [int(x) for x in g[g.log_time_ratio <= 0].d]
+            parts = [f"PublicCoverEM is cheaper at d = {_list(em_ds)}"] if em_ds else []
+            parts += [f"RRSPM at d = {_list(rr_ds)}"] if rr_ds else []
+            if open_ds:
+                parts.append(
+                    f"at d = {_list(open_ds)} the order is undetermined (RRSPM's fits hit the cap, so its time is only "
+                    "a lower bound, below PublicCoverEM's)"
+                )
             out.append(
-                f"* **Crossover, n = {r.n} ({r.backend}):** not established in d = {r.d_range}. PublicCoverEM is "
-                f"cheaper at d = {_list(em_ds)}; RRSPM at d = {_list(rr_ds)}; undetermined (RRSPM's private call "
-                f"hit the cap, so its time is only a lower bound below PublicCoverEM's) at d = {_list(open_ds)}."
+                f"* **Crossover, n = {r.n} ({r.backend}):** not established in d = {r.d_range}: "
+                + "; ".join(parts)
+                + "."
             )
     if len(hs):
         out.append(
@@ -356,13 +367,26 @@ def _provenance(run: dict[str, Any], load_text: str) -> str:
         return (
             f"This run: {run['computed']} cells computed in {run['seconds']:.0f} s; load before / after: {load_text}."
         )
-    text = "Cells computed by " + "; ".join(one(r) for r in history) + "."
+    runs = "one run" if len(history) == 1 else f"{len(history)} runs"
+    text = f"The cells were computed by {runs}: " + "; ".join(one(r) for r in history) + "."
     if not run["computed"]:
-        text += " This report was rewritten from `cells.jsonl` without recomputing any cell."
+        text += " This report was rewritten from the stored cells without recomputing any."
     return text
 
 
-def readme(fits, calls, ratios, table, front, cross_d, cross, cfg, run, summary) -> str:
+def readme(
+    fits: pd.DataFrame,
+    calls: pd.DataFrame,
+    ratios: pd.DataFrame,
+    table: pd.DataFrame,
+    front: pd.DataFrame,
+    cross_d: pd.DataFrame,
+    cross: pd.DataFrame,
+    cfg: dict[str, Any],
+    run: dict[str, Any],
+    summary: dict[str, Any],
+) -> str:
+    """The README of a run: provenance, headline, figures, findings, protocol and tables."""
     loads = run.get("load_before"), run.get("load_after")
     load_text = " / ".join("–" if x is None else ", ".join(f"{v:.2f}" for v in x) for x in loads)
     statuses = ", ".join(f"{k} {v}" for k, v in sorted(summary["cells_by_status"].items()))
@@ -401,7 +425,8 @@ def readme(fits, calls, ratios, table, front, cross_d, cross, cfg, run, summary)
         "",
         "## RRSPM vs PublicCoverEM in d (scip-bc)",
         "",
-        "| n | d | m | RRSPM s (released / runs) | RRSPM excess | cover candidates | PublicCoverEM s | PublicCoverEM excess |",
+        "| n | d | m | RRSPM s, geometric mean (released / runs) | RRSPM excess | cover candidates | PublicCoverEM s | "
+        "PublicCoverEM excess |",
         "|---|---|---|---|---|---|---|---|",
         *[
             f"| {r.n} | {r.d} | {r.m} | {r.rrspm_seconds:.3g} ({r.rrspm_released}/{r.reps}) | {_fmt(r.rrspm_excess)} | "
@@ -422,6 +447,14 @@ def readme(fits, calls, ratios, table, front, cross_d, cross, cfg, run, summary)
         "(n, learner, backend): `learners.csv`; every run: `fits.csv`.",
         "",
         *_learner_rows(table),
+        "",
+        "## Files",
+        "",
+        "`cells.jsonl.gz`: every cell (its spec, fit and calls), sorted, the snapshot a run resumes from (the "
+        "uncompressed `cells.jsonl` the cells append to while running is a working file); `runs.jsonl`: the runs that "
+        "computed cells (wall time, processes, load); `fits.csv`: one row per learner fit; `calls.csv`: one row per "
+        "oracle call with its twin; `noise_ratio.csv`, `learners.csv`, `pareto.csv`, `crossover.csv`, "
+        "`crossover_by_d.csv`: the tables above in full; `summary.json`: configuration, run and headline numbers.",
         "",
         "## Caveats",
         "",

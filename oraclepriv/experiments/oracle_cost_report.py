@@ -13,9 +13,12 @@ is a percentile bootstrap over repetitions (resampled within each d, 2000 draws)
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "LABELS",
@@ -43,7 +46,7 @@ LABELS = {
 }
 
 
-def fit_frame(records: list[dict[str, Any]]):
+def fit_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per cell: its coordinates and the fit's record."""
     import pandas as pd
 
@@ -54,7 +57,7 @@ def fit_frame(records: list[dict[str, Any]]):
     )
 
 
-def call_frame(records: list[dict[str, Any]]):
+def call_frame(records: list[dict[str, Any]]) -> pd.DataFrame:
     """One row per oracle call: the cell's coordinates and the call's record (twin included)."""
     import pandas as pd
 
@@ -67,7 +70,7 @@ def call_frame(records: list[dict[str, Any]]):
     )
 
 
-def t_interval(values, log: bool = False) -> tuple[float, float, float]:
+def t_interval(values: Any, log: bool = False) -> tuple[float, float, float]:
     """(mean, low, high): a 95% Student-t interval of the mean (on the log scale when ``log``; then the geometric
     mean and its interval). With one value the interval is (nan, nan)."""
     from scipy import stats
@@ -96,7 +99,7 @@ def t_interval(values, log: bool = False) -> tuple[float, float, float]:
 GROUP = ["class", "d", "n", "learner", "backend"]
 
 
-def noise_ratio_table(calls):
+def noise_ratio_table(calls: pd.DataFrame) -> pd.DataFrame:
     """Cost of noise per (class, d, n, learner, backend, kind) over the calls whose twin was solved."""
     import pandas as pd
 
@@ -131,7 +134,7 @@ def noise_ratio_table(calls):
     return pd.DataFrame(rows)
 
 
-def learner_table(fits):
+def learner_table(fits: pd.DataFrame) -> pd.DataFrame:
     """Per (class, d, n, learner, backend): outcomes, seconds (geometric mean, 95% t-interval on the log scale),
     calls, and excess error (mean over the released fits, 95% t-interval with its lower end clipped at 0)."""
     import pandas as pd
@@ -171,7 +174,7 @@ def learner_table(fits):
     return pd.DataFrame(rows)
 
 
-def pareto(table):
+def pareto(table: pd.DataFrame) -> pd.DataFrame:
     """Per (class, d): every private learner's (mean seconds, mean excess) at each (n, backend) where it released in
     every repetition, and whether it is on the frontier (no private point both faster and at least as accurate)."""
     import pandas as pd
@@ -201,7 +204,7 @@ def pareto(table):
     return pd.DataFrame(out)
 
 
-def _em_rate(fits) -> float:
+def _em_rate(fits: pd.DataFrame) -> float:
     """Seconds per candidate of PublicCoverEM's halfspace covers: the median over the repetitions of the largest
     cover measured in this run (used to extrapolate the refused covers' time; labelled as extrapolated)."""
     from oraclepriv.cover import candidate_count
@@ -214,8 +217,8 @@ def _em_rate(fits) -> float:
     return float(np.median(top.total_seconds / top.candidates))
 
 
-def crossover(fits, backend: str = "scip-bc", rng_seed: int = 0):
-    """RRSPM (on ``backend``) vs PublicCoverEM on halfspaces, per n: seconds per d (means; PublicCoverEM's refused
+def crossover(fits: pd.DataFrame, backend: str = "scip-bc", rng_seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """RRSPM (on ``backend``) vs PublicCoverEM on halfspaces, per n: seconds per d (geometric means; PublicCoverEM's refused
     covers extrapolated at the run's seconds per candidate), the crossover d with its bootstrap interval, and the
     excess errors. An RRSPM fit that hit the cap released nothing and its seconds are a lower bound: a d where that
     leaves the comparison open is undetermined (:func:`_log_gap`). Returns (per-d rows, per-n crossover rows)."""
@@ -245,13 +248,13 @@ def crossover(fits, backend: str = "scip-bc", rng_seed: int = 0):
                     "d": int(d),
                     "m": m,
                     "backend": backend,
-                    "rrspm_seconds": float(np.mean(rr_t)),
+                    "rrspm_seconds": float(np.exp(np.mean(np.log(rr_t)))),  # geometric, as the crossover
                     "rrspm_released": int((rr.status == "ok").sum()),
                     "reps": int(len(rr)),
                     "rrspm_excess": float(rr[rr.status == "ok"].excess.mean())
                     if (rr.status == "ok").any()
                     else math.nan,
-                    "em_seconds": float(np.mean(em_t)),
+                    "em_seconds": float(np.exp(np.mean(np.log(em_t)))),
                     "em_extrapolated": extrapolated,
                     "em_candidates": candidate_count(m, int(d)),
                     "em_excess": float(em[em.status == "ok"].excess.mean()) if (em.status == "ok").any() else math.nan,
