@@ -33,6 +33,7 @@ import contextlib
 import logging
 import os
 import socket
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -275,12 +276,12 @@ def where() -> dict[str, Any]:
     from oraclepriv.provenance import load_averages
 
     worker = None
-    try:
-        from distributed import get_worker
-
-        worker = get_worker().address
-    except (ImportError, ValueError):
-        pass
+    distributed = sys.modules.get("distributed")  # loaded in every dask worker; not imported here for nothing
+    if distributed is not None:
+        try:
+            worker = distributed.get_worker().address
+        except ValueError:  # not inside a dask worker
+            pass
     loads = load_averages()
     return {
         "host": socket.gethostname(),
