@@ -301,7 +301,9 @@ def _write_snapshot(path: Path, records: list[dict[str, Any]]) -> None:
 def _task(spec: dict[str, Any], fp: str, path: str) -> list[dict[str, Any]]:
     """One cell in a worker: run it, append its line to the cells file, return it."""
     record = run_cell(spec, fp, tuple(spec["seeds"]))
-    _append(Path(path), [record])
+    # a worker on another machine (a dask cluster) may not see the output folder: the parent then appends the record
+    with contextlib.suppress(OSError):
+        _append(Path(path), [record])
     return [record]
 
 
