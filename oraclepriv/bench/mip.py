@@ -34,11 +34,17 @@ The grid: every (instance, backend) cell is one task, run where :mod:`oraclepriv
 cores measure what a single core does. Each row records where it ran (host, process, dask worker)
 and the machine's 1-minute load average when the cell started: a load above the number of cores
 means the cell shared its core, and its time is not a clean measurement (docs/cluster.md).
+
+Interrupted runs lose no cells: the command line appends each finished cell's row to ``cells.jsonl`` in the
+output folder (:func:`append_cell`) while a ``PARTIAL`` marker says the folder is incomplete; a rerun with the
+same options takes the rows found there (:func:`load_cells`, passed to :func:`run_benchmark` as ``done``) and
+computes only the missing cells. The summary files are written only once every cell has a row.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import logging
 import math
 import shlex
@@ -72,6 +78,11 @@ __all__ = [
     "write_outputs",
     "solver_versions",
     "command_line",
+    "CELLS",
+    "cell_key",
+    "append_cell",
+    "load_cells",
+    "OUTPUTS",
 ]
 
 log = logging.getLogger(__name__)
@@ -253,20 +264,36 @@ def run_benchmark(
     n_jobs: int = 1,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     progress: Progress | None = None,
+    done: Iterable[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """Every backend on every instance, each (instance, backend) cell one task on ``n_jobs`` workers
     (module docstring); rows in instance-major order. ``on_row`` sees each row as its cell finishes
-    (in that order when the cells run side by side), ``progress(cells done, cells)`` after it."""
+    (in that order when the cells run side by side), ``progress(cells done, cells)`` after it.
+
+    ``done``: rows of cells finished before (an interrupted run's :func:`load_cells`); a cell with the same
+    :func:`cell_key` is not run again and its row is taken as it is (``on_row`` does not see it)."""
     from oraclepriv.execution import check_n_jobs
 
     backends = check_backends(backends)
     if not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit) and time_limit > 0):
         raise ValueError(f"time_limit must be a finite number > 0; got {time_limit!r}")
     n_jobs = check_n_jobs(n_jobs)
+    finished = {cell_key(row): row for row in done}
     cells = [(instance, backend, float(time_limit)) for instance in instances for backend in backends]
-    rows = parallel_map(
-        run_one, cells, n_jobs, progress, on_result=None if on_row is None else (lambda _, row: on_row(row))
+    keys = [(instance.name, backend, float(time_limit)) for instance, backend, _ in cells]
+    todo = [cell for cell, key in zip(cells, keys, strict=True) if key not in finished]
+    skipped = len(cells) - len(todo)
+    report = progress
+    if progress is not None and skipped:
+        progress(skipped, len(cells))
+
+        def report(k: int, _total: int) -> None:
+            progress(skipped + k, len(cells))
+
+    computed = iter(
+        parallel_map(run_one, todo, n_jobs, report, on_result=None if on_row is None else (lambda _, row: on_row(row)))
     )
+    rows = [finished[key] if key in finished else next(computed) for key in keys]
     for row in rows:
         log.debug(
             "%s / %s ran on %s pid %s%s (load %s): %s in %.3f s",
@@ -280,6 +307,50 @@ def run_benchmark(
             row["seconds"],
         )
     return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# the cells of an unfinished run
+
+#: the rows of the cells finished so far, one JSON line each (kept while the run is incomplete)
+CELLS = "cells.jsonl"
+#: the files a finished run writes (:func:`write_outputs`)
+OUTPUTS = ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")
+
+
+def cell_key(row: dict[str, Any]) -> tuple[str, str, float]:
+    """What identifies a cell across runs: (instance, backend, time limit)."""
+    return (str(row["instance"]), str(row["backend"]), float(row["time_limit"]))
+
+
+def append_cell(path: Path | str, row: dict[str, Any]) -> None:
+    """One finished cell's row as a JSON line (infinities and NaN as JSON5-style literals, read back
+    exactly by :func:`load_cells`), flushed at once so that an interrupt loses no finished cell."""
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(row, default=_plain) + "\n")
+        fh.flush()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON serializable: {value!r}")
+
+
+def load_cells(path: Path | str) -> list[dict[str, Any]]:
+    """The rows in a :data:`CELLS` file (none if there is no file); a truncated last line (a run killed
+    mid-write) is ignored, and of two rows of one cell the later wins."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    rows: dict[tuple[str, str, float], dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            row = json.loads(line)
+            rows[cell_key(row)] = row
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            continue
+    return list(rows.values())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -574,7 +645,7 @@ def write_outputs(
     cells ran, as :meth:`oraclepriv.execution.Execution.describe` words it)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {name: out / name for name in ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")}
+    paths = {name: out / name for name in OUTPUTS}
     columns = [
         "instance",
         "class",

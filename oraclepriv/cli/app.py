@@ -5,10 +5,14 @@ from typing import Annotated
 import typer
 
 from oraclepriv.cli import audit, bench, demo, erm, experiment, instances, learn, verify
-from oraclepriv.cli.common import configure_logging
+from oraclepriv.cli.common import Group, configure_logging
 
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="Exact ERM oracles and oracle-efficient private learners."
+    cls=Group,
+    add_completion=False,
+    no_args_is_help=True,
+    help="Exact ERM oracles and oracle-efficient private learners. Ctrl-C stops any command with exit code 130, "
+    "SIGTERM with 143; a long command's output folder is then marked PARTIAL.",
 )
 
 

@@ -19,6 +19,7 @@ from oraclepriv.cli.common import (
     fail,
     parallel,
     parallel_note,
+    partial_outputs,
     progress_bar,
 )
 
@@ -67,12 +68,25 @@ def bench_mip(
     time_limit: Annotated[
         float | None, typer.Option("--time-limit", help="Seconds per oracle call (default 60; --quick: 5).")
     ] = None,
-    out: Annotated[Path, typer.Option("--out", help="Folder for rows.csv/json, summary.json/md, profile.png.")] = Path(
-        "mipbench-results"
-    ),
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="Folder for rows.csv/json, summary.json/md, profile.png (an earlier run's are replaced when the run "
+            "starts). While the run is incomplete it holds a PARTIAL file and the finished cells in cells.jsonl.",
+        ),
+    ] = Path("mipbench-results"),
     quick: Annotated[
         bool, typer.Option("--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures).")
     ] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume/--no-resume",
+            help="Take the cells an interrupted run left in --out/cells.jsonl (same instance, backend and time "
+            "limit) instead of running them again (default), or run every cell.",
+        ),
+    ] = True,
     jobs: Jobs = None,
     parallel_backend: ParallelBackend = None,
     scheduler: Scheduler = None,
@@ -106,6 +120,12 @@ def bench_mip(
             f"bound {row['bound']:.10g}  {row['seconds']:.3f} s" + (f"  [{row['error']}]" if row.get("error") else "")
         )
 
+    cells = out / mip.CELLS
+
+    def record(row: dict) -> None:
+        mip.append_cell(cells, row)
+        show(row)
+
     with parallel(jobs, parallel_backend, scheduler) as environment:
         command = mip.command_line(
             suite,
@@ -119,23 +139,44 @@ def bench_mip(
             f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s, "
             f"on {environment.describe()}"
         )
-        with progress_bar(quiet) as bar:
-            rows = mip.run_benchmark(
-                instances, chosen, limit, n_jobs=environment.n_jobs, on_row=show, progress=bar.phase("cells")
+        resume_note = (
+            f"Rerun the same command to resume: the cells finished so far are in {cells} (--no-resume runs them again)."
+        )
+        with partial_outputs(out, command, resume=resume_note):
+            for name in mip.OUTPUTS:  # an earlier run's results: replaced, never mixed with this run's
+                (out / name).unlink(missing_ok=True)
+            wanted = {(i.name, b, float(limit)) for i in instances for b in chosen}
+            done = [r for r in mip.load_cells(cells) if mip.cell_key(r) in wanted] if resume else []
+            if not resume:
+                cells.unlink(missing_ok=True)
+            if done:
+                typer.echo(f"resuming: {len(done)} of {len(wanted)} cells taken from {cells}")
+                for row in done:
+                    show(row)
+            with progress_bar(quiet) as bar:
+                rows = mip.run_benchmark(
+                    instances,
+                    chosen,
+                    limit,
+                    n_jobs=environment.n_jobs,
+                    on_row=record,
+                    progress=bar.phase("cells"),
+                    done=done,
+                )
+            problems, warnings = mip.agreement_problems(rows, instances)
+            summary = mip.summarize(rows)
+            paths = mip.write_outputs(
+                out,
+                rows,
+                summary,
+                problems,
+                warnings,
+                command=command,
+                suite=suite,
+                time_limit=limit,
+                execution=environment.describe(),
             )
-    problems, warnings = mip.agreement_problems(rows, instances)
-    summary = mip.summarize(rows)
-    paths = mip.write_outputs(
-        out,
-        rows,
-        summary,
-        problems,
-        warnings,
-        command=command,
-        suite=suite,
-        time_limit=limit,
-        execution=environment.describe(),
-    )
+            cells.unlink(missing_ok=True)  # every row is in rows.json now
     typer.echo(
         f"\n{'backend':<12} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  speed-up vs naive-highs"
     )

@@ -1,16 +1,21 @@
 """What the commands share: the one-line error exit, argument checks, options that read alike, where
-parallel work runs (:mod:`oraclepriv.execution`), the progress bar and the log switch."""
+parallel work runs (:mod:`oraclepriv.execution`), the progress bar, the log switch, and interrupts
+(Ctrl-C exits 130, SIGTERM 143; an interrupted command's output folder is marked ``PARTIAL``)."""
 
 from __future__ import annotations
 
 import contextlib
+import datetime
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 if TYPE_CHECKING:
     from oraclepriv.execution import Execution
@@ -177,3 +182,73 @@ def configure_logging(verbose: bool) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s: %(message)s"))
     logger.addHandler(handler)
     logger.setLevel(logging.DEBUG)
+
+
+# ------------------------------------------------------------------------------------------ interrupts
+
+#: the exit codes of an interrupted command (128 + the signal number, as a shell reports them)
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
+#: the file that marks an output folder as incomplete
+PARTIAL = "PARTIAL"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM while a command runs: unwinds like Ctrl-C (solvers stop, a process pool kills its
+    workers, an output folder stays marked partial), then the command exits with code 143."""
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise Terminated()
+
+
+class Group(TyperGroup):
+    """The root command group: while a command runs, SIGTERM raises :class:`Terminated` (Ctrl-C raises
+    KeyboardInterrupt, which typer turns into exit code 130); afterwards the previous handler is back."""
+
+    def invoke(self, ctx):  # type: ignore[no-untyped-def]
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, _terminated)
+        try:
+            return super().invoke(ctx)
+        except Terminated as exc:
+            raise typer.Exit(code=EXIT_SIGTERM) from exc
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def partial_outputs(folder: Path, command: str, resume: str = "Rerun the command to complete it.") -> Iterator[Path]:
+    """The output folder of a long command while the block runs: the folder is created with a ``PARTIAL``
+    file in it, which is removed only when the block completes. An interrupt (or any failure) leaves it,
+    saying what happened, and a line on stderr names the folder; ``resume`` tells how to finish the run."""
+    folder.mkdir(parents=True, exist_ok=True)
+    marker = folder / PARTIAL
+    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+    def note(state: str) -> None:
+        marker.write_text(
+            f"This folder is incomplete: {state}. Its files are not the results of a finished run.\n"
+            f"command: {command}\nstarted: {started}\n{resume}\n",
+            encoding="utf-8",
+        )
+
+    note("the run is still going, or was killed before it finished")
+    try:
+        yield folder
+    except BaseException as exc:
+        if isinstance(exc, Terminated):
+            state = "the run was interrupted (SIGTERM)"
+        elif isinstance(exc, KeyboardInterrupt):
+            state = "the run was interrupted (Ctrl-C)"
+        elif isinstance(exc, typer.Exit) and exc.exit_code == 2:
+            state = "the run stopped at an error in its input"
+        else:
+            state = f"the run failed ({type(exc).__name__})"
+        with contextlib.suppress(OSError):
+            note(state)
+        typer.echo(f"{state}: {folder} holds partial outputs (marked {marker}). {resume}", err=True)
+        raise
+    marker.unlink(missing_ok=True)
