@@ -110,7 +110,7 @@ class FallbackOracle:
 
 def fallback_oracle(
     hypothesis_class: str,
-    backend: str | None = None,
+    backend: Any = None,
     time_limit: float | None = None,
     fallback_backend: str | None = None,
     **options: Any,

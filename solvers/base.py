@@ -232,6 +232,15 @@ class Backend(ABC):
         self.time_limit = time_limit
         self.config = dict(options)
 
+    def fresh(self) -> Backend:
+        """A new instance with this one's configuration and none of its state (kept models, core pools).
+
+        Learners treat a configured instance as a template and solve with fresh copies, so that no
+        solver state carries from one fit to the next, or from one teacher's block of private data to
+        another's (SubsampleAggregate's parallel composition needs each teacher to see its block only).
+        """
+        return type(self)(time_limit=self.time_limit, **self.config)
+
     def check(self, hypothesis_class: str, n: int, d: int) -> None:
         """Raise UnsupportedProblemError if this backend cannot solve the problem."""
         if hypothesis_class not in self.classes:

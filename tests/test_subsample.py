@@ -71,6 +71,30 @@ def test_each_teacher_gets_a_fresh_oracle(monkeypatch):
     assert len({id(o) for o in made}) == len(made) == 4  # the last (public) call builds its own FallbackOracle
 
 
+def test_a_configured_backend_instance_is_a_template_copied_fresh_per_teacher_and_per_fit():
+    """A backend instance given by the user keeps solver state (models, core pools) between calls: the
+    learner must never solve with it directly, or one teacher's block (or one fit's data) would reach
+    another's answer through that state."""
+    from oraclepriv.solvers.sweep import SweepBackend
+
+    solved_by: list[int] = []
+
+    class RecordingSweep(SweepBackend):
+        def solve(self, problem):
+            solved_by.append(id(self))
+            return super().solve(problem)
+
+    template = RecordingSweep()
+    X, y, Z = _data()
+    learner = SubsampleAggregate(n_teachers=4, hypothesis_class="stump", backend=template, random_state=0)
+    learner.fit(X, y, X_public=Z)
+    first_fit = list(solved_by)
+    learner.fit(X, y, X_public=Z)
+    assert id(template) not in solved_by
+    assert len(first_fit) >= 5 and len(set(first_fit)) == len(first_fit)  # 4 teachers + the public call
+    assert not set(first_fit) & set(solved_by[len(first_fit) :])  # nothing carried into the second fit
+
+
 def test_a_failed_public_call_is_re_solved_exactly():
     """The last call sees public points and released targets only (post-processing): an uncertified answer
     there is re-solved exactly, so a failing solver cannot make the learner release, e.g., a constant."""

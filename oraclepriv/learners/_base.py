@@ -41,6 +41,7 @@ from oraclepriv.protocols import ERMOracle
 from oraclepriv.public_data import public_points
 from oraclepriv.release import COVERAGE, Diagnostics, NotFittedError, Release, ReleaseMixin, warn_privacy_leak
 from oraclepriv.robust import ON_UNCERTIFIED_MODES, describe_mode, fallback_oracle
+from oraclepriv.solvers.base import Backend
 from oraclepriv.validation import check_delta, check_positive, encode_binary_labels
 
 __all__ = [
@@ -378,13 +379,20 @@ class OracleMixin:
             raise ValueError("pass time_limit as the learner's time_limit parameter, not in backend_options")
         return dict(options)
 
+    def _fresh_backend(self) -> Any:
+        """``backend`` for one oracle: a configured instance is a template, copied fresh
+        (:meth:`~oraclepriv.solvers.base.Backend.fresh`) so no solver state crosses fits or teachers' blocks."""
+        return self.backend.fresh() if isinstance(self.backend, Backend) else self.backend
+
     def _oracle(self) -> ERMOracle:
+        """A new oracle for this fit (or this teacher), on a fresh backend."""
+        backend = self._fresh_backend()
         if self.on_uncertified == "fallback":
-            return fallback_oracle(self.hypothesis_class, self.backend, self.time_limit, **self._backend_options())
+            return fallback_oracle(self.hypothesis_class, backend, self.time_limit, **self._backend_options())
         options: dict[str, Any] = self._backend_options()
         if self.time_limit is not None:
             options["time_limit"] = self.time_limit
-        return make_oracle(self.hypothesis_class, backend=self.backend, **options)
+        return make_oracle(self.hypothesis_class, backend=backend, **options)
 
     def _require_exact(self, result: Any, step: str) -> None:
         """Privacy of this step needs an exact argmin: raise (default) or flag an uncertified answer."""
@@ -434,7 +442,8 @@ class PrivateLearner(OracleMixin, PublicDataEstimator):
     hypothesis_class : {"threshold", "stump", "halfspace"}, default="halfspace"
         The class the oracle minimises over (a learner may support fewer).
     backend : str, backend class or instance, or None
-        The exact ERM backend (None: the protocol's default installed exact backend).
+        The exact ERM backend (None: the protocol's default installed exact backend). An instance is a
+        configuration template: every oracle solves on a fresh copy of it (no state crosses fits).
     backend_options : dict or None
         Keyword options of the backend.
     time_limit : float or None

@@ -211,7 +211,7 @@ class SubsampleAggregate(PrivateLearner):
         # the last call sees only public points and the released targets (post-processing), so an exact
         # fallback for an uncertified answer costs no privacy: always on (a failed public call would
         # otherwise release, e.g., a constant)
-        final = fallback_oracle(self.hypothesis_class, self.backend, self.time_limit)
+        final = fallback_oracle(self.hypothesis_class, self._fresh_backend(), self.time_limit)
         released = perturb(final, Z, center, gamma, self.noise, rng, caller=self.algorithm, step="perturb")
         self.public_targets_ = released.targets  # fbar(Z) + gamma zeta: the eps-DP vector
         self.split_ = blocks  # the random split: indices only, drawn independently of the data
