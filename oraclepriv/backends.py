@@ -52,6 +52,8 @@ _BUILTIN: dict[str, Any] = {
     "naive-highs": "oraclepriv.solvers.naive:NaiveHighsBackend",
     "pyomo": "oraclepriv.solvers.pyomo:PyomoBackend",
     "cpsat": "oraclepriv.solvers.cpsat:CpSatBackend",
+    "gurobi": "oraclepriv.solvers.gurobi:GurobiBackend",
+    "gurobi-bc": "oraclepriv.solvers.gurobi_bc:GurobiBcBackend",
 }
 _registry: dict[str, Any] = dict(_BUILTIN)
 _entry_points_loaded = False
