@@ -17,7 +17,21 @@ Real-data features are stored exactly, as integers in units of 10^-k of scikit-l
 (k per feature, the number of decimals in the source; iris petals in mm). Both hypothesis
 classes are invariant under these per-feature scalings (a stump's order, a halfspace's
 labelings), so nothing about the learning problem changes; the data just become exact integers
-(a grid on which ``cpsat`` is exact).
+(a grid on which ``cpsat`` is exact). The same holds for any affine map of the features
+(standardisation included): a halfspace composed with an invertible affine map is a halfspace,
+so the class's labelings, and the 0-1 problem, are unchanged.
+
+The real-data tier (:data:`REAL_TIER`, ``oraclepriv bench mip --suite real``, issue #17):
+halfspace instances in d = 4..10 a user would bring. Real data at full size (breast cancer,
+wine cultivars, iris species, digit pairs and even vs odd, diabetes progression above its
+median) on feature groups in their exact units, or on principal-component projections
+(:func:`principal_component_scores`). A projection to k < d components *does* change the data
+(and rounding the scores to 10^-3 can merge nearby points): it is part of the instance's
+definition, and the stored file is the instance. Beside them, noisy synthetic families in
+d = 4..8 (Gaussian blobs with 20% label noise, heavy-tailed features, duplicated grid points
+with conflicting labels and signed integer weights, RRSPM's signed Laplace weights), their
+features rounded to 4 decimals by :func:`generate`. The manifest says for each instance the best
+known objective and bound, who found and proved them at what time limit, and whether it is open.
 """
 
 from __future__ import annotations
@@ -25,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +59,10 @@ __all__ = [
     "FORMULATIONS",
     "generate",
     "build_library",
+    "record_results",
+    "REAL_TIER",
+    "REAL_TIER_SPECS",
+    "real_tier",
     "check_library",
     "instances_dir",
     "load_manifest",
@@ -88,10 +106,11 @@ def rrspm_signed(rng: np.random.Generator, n: int, d: int, m: int = 20, epsilon:
     return X, y, weights
 
 
-def duplicated_grid(rng: np.random.Generator, n: int, d: int) -> Generated:
-    """Integer-grid points in {-3..3}^d: many duplicates (with conflicting labels), collinear and
-    coplanar points; integer signed weights including zeros."""
-    X = rng.integers(-3, 4, size=(n, d)).astype(np.float64)
+def duplicated_grid(rng: np.random.Generator, n: int, d: int, radius: int = 3) -> Generated:
+    """Integer-grid points in {-radius..radius}^d: many duplicates (with conflicting labels), collinear
+    and coplanar points; integer signed weights including zeros. In d >= 4 a small ``radius`` keeps
+    the duplicates frequent ((2 radius + 1)^d cells for n points)."""
+    X = rng.integers(-radius, radius + 1, size=(n, d)).astype(np.float64)
     y = ((X.sum(axis=1) + rng.integers(-2, 3, size=n)) >= 0).astype(np.int8)
     weights = rng.integers(-3, 6, size=n).astype(np.float64)
     return X, y, weights
@@ -107,13 +126,45 @@ def heavy_tailed(rng: np.random.Generator, n: int, d: int) -> Generated:
     return X, y, None
 
 
-#: real data sets shipped inside scikit-learn: loader name, positive class (label 1) and the
-#: classes kept (None = all); the label is 1 for ``positive`` and 0 for the other kept classes.
-SKLEARN_DATASETS: dict[str, tuple[str, int, tuple[int, ...] | None]] = {
+def noisy_blobs(rng: np.random.Generator, n: int, d: int, noise: float = 0.2, separation: float = 2.0) -> Generated:
+    """Two Gaussian blobs N(+-(separation / 2) u, I_d) (u a random unit direction), n // 2 points in
+    blob 0 and the rest in blob 1, label = blob; then exactly round(noise * n) labels, chosen without
+    replacement, are flipped. Unit weights. The blobs overlap (Bayes error Phi(-separation / 2)) and
+    the flips are adversarial to every halfspace, so the optimum is far from 0."""
+    u = rng.normal(size=d)
+    u /= np.linalg.norm(u)
+    y = (np.arange(n) >= n // 2).astype(np.int8)
+    X = rng.normal(size=(n, d)) + np.outer(np.where(y == 1, 0.5, -0.5) * separation, u)
+    flips = rng.choice(n, size=int(round(noise * n)), replace=False)
+    y[flips] = 1 - y[flips]
+    return X, y, None
+
+
+#: label 1 = the regression target above its median (:data:`SKLEARN_DATASETS`)
+ABOVE_MEDIAN = "above median"
+
+#: real data sets shipped inside scikit-learn: loader name, positive class(es) (label 1) and the
+#: classes kept (None = all); the label is 1 for ``positive`` (one class or a tuple of classes) and
+#: 0 for the other kept classes; :data:`ABOVE_MEDIAN` binarises a regression target at its median.
+SKLEARN_DATASETS: dict[str, tuple[str, int | tuple[int, ...] | str, tuple[int, ...] | None]] = {
     "breast_cancer": ("load_breast_cancer", 1, None),  # 1 = benign (357), 0 = malignant (212)
     "wine": ("load_wine", 0, None),  # class 0 (59) vs classes 1 and 2 (119)
+    "wine_class1": ("load_wine", 1, None),  # class 1 (71) vs classes 0 and 2 (107)
     "iris_versicolor_virginica": ("load_iris", 2, (1, 2)),  # virginica (50) vs versicolor (50)
+    "iris_versicolor": ("load_iris", 1, None),  # versicolor (50) vs setosa and virginica (100)
+    "iris_virginica": ("load_iris", 2, None),  # virginica (50) vs setosa and versicolor (100)
+    "digits_3_8": ("load_digits", 8, (3, 8)),  # 8 (174) vs 3 (183)
+    "digits_2_3": ("load_digits", 3, (2, 3)),  # 3 (183) vs 2 (177)
+    "digits_1_8": ("load_digits", 8, (1, 8)),  # 8 (174) vs 1 (182)
+    "digits_4_9": ("load_digits", 9, (4, 9)),  # 9 (180) vs 4 (181)
+    "digits_even_odd": ("load_digits", (0, 2, 4, 6, 8), None),  # even (899) vs odd (898)
+    # the raw clinical units (scaled=False): age, sex, bmi, ..., with their own decimals
+    "diabetes_above_median": ("load_diabetes", ABOVE_MEDIAN, None),  # progression > 140.5 (221 of 442)
 }
+_LOADER_OPTIONS: dict[str, dict[str, Any]] = {"load_diabetes": {"scaled": False}}
+
+#: decimals kept of a principal-component score (PCA projections are stored in units of 10^-3)
+PCA_DECIMALS = 3
 
 
 def _decimals(column: np.ndarray, max_decimals: int = 8) -> int:
@@ -124,21 +175,51 @@ def _decimals(column: np.ndarray, max_decimals: int = 8) -> int:
     raise ValueError(f"a column has more than {max_decimals} decimals; cannot store it exactly as integers")
 
 
+def principal_component_scores(raw: np.ndarray, k: int, decimals: int = PCA_DECIMALS) -> np.ndarray:
+    """The first ``k`` principal-component scores of the z-scored columns of ``raw``, as exact integers
+    in units of 10^-decimals.
+
+    Every column is centred and divided by its standard deviation (constant columns, e.g. digits'
+    blank border pixels, are dropped); the components are the right singular vectors of that
+    matrix, each with the sign that makes its largest-magnitude loading positive (so the result
+    does not depend on the LAPACK build's sign choice), and the scores are rounded to ``decimals``
+    decimals. Unlike a per-feature scaling this *changes* the 0-1 problem (k < d directions are
+    kept, and rounding can merge nearby points): the projection is part of the instance's
+    definition, and the stored file is the instance.
+    """
+    centred = raw - raw.mean(axis=0)
+    std = centred.std(axis=0)
+    z = centred[:, std > 0] / std[std > 0]
+    _, _, components = np.linalg.svd(z, full_matrices=False)
+    components = components[:k]
+    largest = np.abs(components).argmax(axis=1)
+    components = components * np.sign(components[np.arange(k), largest])[:, None]
+    return np.round((z @ components.T) * 10.0**decimals) + 0.0  # + 0.0: no "-0.0" in the file
+
+
+def _binary_labels(target: np.ndarray, positive: int | tuple[int, ...] | str) -> np.ndarray:
+    """Label 1 for the positive class(es), or for a regression target above its median."""
+    if positive == ABOVE_MEDIAN:
+        return (target > np.median(target)).astype(np.int8)
+    return np.isin(target, positive).astype(np.int8)
+
+
 def sklearn_data(
-    dataset: str, features: tuple[str, ...] | None = None
+    dataset: str, features: tuple[str, ...] | None = None, pca: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, list[str], list[int]]:
     """(X, y, feature names, decimals) of a binary problem from a data set bundled with scikit-learn.
 
     X holds exact integers: column j is round(x_j * 10^k_j) with k_j = ``decimals[j]`` (the
     number of decimals of that feature in scikit-learn's copy). ``features`` selects columns by
-    name (default: all).
+    name (default: all). ``pca = k`` replaces the selected columns by their first k principal
+    components (:func:`principal_component_scores`, named PC1..PCk, k_j = :data:`PCA_DECIMALS`).
     """
     import sklearn.datasets
 
     if dataset not in SKLEARN_DATASETS:
         raise ValueError(f"unknown data set {dataset!r}; available: {sorted(SKLEARN_DATASETS)}")
     loader, positive, keep = SKLEARN_DATASETS[dataset]
-    bunch = getattr(sklearn.datasets, loader)()
+    bunch = getattr(sklearn.datasets, loader)(**_LOADER_OPTIONS.get(loader, {}))
     names = [str(f) for f in bunch.feature_names]
     if features is not None:
         missing = [f for f in features if f not in names]
@@ -149,19 +230,28 @@ def sklearn_data(
         columns = list(range(len(names)))
     rows = np.ones(len(bunch.target), dtype=bool) if keep is None else np.isin(bunch.target, keep)
     raw = np.asarray(bunch.data, dtype=np.float64)[rows][:, columns]
+    y = _binary_labels(np.asarray(bunch.target)[rows], positive)
+    if pca is not None:
+        return principal_component_scores(raw, pca), y, [f"PC{j + 1}" for j in range(pca)], [PCA_DECIMALS] * pca
     decimals = [_decimals(raw[:, j]) for j in range(raw.shape[1])]
     X = np.column_stack([np.round(raw[:, j] * 10.0**k) for j, k in enumerate(decimals)])
-    y = (bunch.target[rows] == positive).astype(np.int8)
     return X, y, [names[c] for c in columns], decimals
 
 
 def real_data(
-    rng: np.random.Generator, n: int, d: int, dataset: str = "", features: tuple[str, ...] | None = None
+    rng: np.random.Generator,
+    n: int,
+    d: int,
+    dataset: str = "",
+    features: tuple[str, ...] | None = None,
+    pca: int | None = None,
 ) -> Generated:
     """A scikit-learn data set as an instance (unit weights); ``rng`` is unused (the data are fixed)."""
-    X, y, _, _ = sklearn_data(dataset, features)
+    X, y, _, _ = sklearn_data(dataset, features, pca)
     if X.shape != (n, d):
-        raise ValueError(f"data set {dataset!r} with features {features} has shape {X.shape}, the spec says ({n}, {d})")
+        raise ValueError(
+            f"data set {dataset!r} with features {features}, pca {pca} has shape {X.shape}, the spec says ({n}, {d})"
+        )
     return X, y, None
 
 
@@ -170,6 +260,7 @@ GENERATORS: dict[str, Callable[..., Generated]] = {
     "rrspm_signed": rrspm_signed,
     "duplicated_grid": duplicated_grid,
     "heavy_tailed": heavy_tailed,
+    "noisy_blobs": noisy_blobs,
     "sklearn": real_data,
 }
 
@@ -241,6 +332,85 @@ INSTANCE_SPECS: tuple[InstanceSpec, ...] = (
     ),
 )
 
+_BC_WORST_4 = ("worst radius", "worst texture", "worst smoothness", "worst concave points")
+_BC_ERROR_6 = (
+    "radius error",
+    "texture error",
+    "smoothness error",
+    "compactness error",
+    "concave points error",
+    "symmetry error",
+)
+_WINE_4 = ("alcohol", "malic_acid", "ash", "alcalinity_of_ash")
+_WINE_6 = (*_WINE_4, "magnesium", "total_phenols")
+_IRIS_ALL = ("sepal length (cm)", "sepal width (cm)", "petal length (cm)", "petal width (cm)")
+_DIABETES_4 = ("bmi", "bp", "s3", "s5")
+
+
+def _real(name: str, n: int, d: int, dataset: str, **params: Any) -> InstanceSpec:
+    """A halfspace instance on a scikit-learn data set (``features`` and/or ``pca`` in ``params``)."""
+    return InstanceSpec(name, "halfspace", "sklearn", n, d, 0, (("dataset", dataset), *params.items()))
+
+
+#: The real-data tier of the MIP benchmark (issue #17, ``oraclepriv bench mip --suite real``):
+#: halfspace instances with d = 4..10 that a user would bring. Real data at full size from the data
+#: sets bundled with scikit-learn (feature groups in their own exact units, or principal-component
+#: projections, :func:`principal_component_scores`), and noisy synthetic families whose features
+#: are rounded to 4 decimals (``decimals``, applied by :func:`generate`) to keep the files small.
+#: The tier also holds the library's older ``breast-cancer-5f`` (:data:`REAL_TIER`).
+REAL_TIER_SPECS: tuple[InstanceSpec, ...] = (
+    # breast cancer (569 rows): benign (label 1) vs malignant
+    _real("bc-worst-4f", 569, 4, "breast_cancer", features=_BC_WORST_4),
+    _real("bc-error-6f", 569, 6, "breast_cancer", features=_BC_ERROR_6),
+    _real("bc-pca4", 569, 4, "breast_cancer", pca=4),
+    _real("bc-pca8", 569, 8, "breast_cancer", pca=8),
+    # wine (178 rows): one cultivar vs the other two
+    _real("wine-c1-4f", 178, 4, "wine_class1", features=_WINE_4),
+    _real("wine-c1-6f", 178, 6, "wine_class1", features=_WINE_6),
+    _real("wine-c0-pca4", 178, 4, "wine", pca=4),
+    _real("wine-c1-pca5", 178, 5, "wine_class1", pca=5),
+    # iris (150 rows): one species vs the other two, on all four measurements
+    _real("iris-versicolor-4f", 150, 4, "iris_versicolor", features=_IRIS_ALL),
+    _real("iris-virginica-4f", 150, 4, "iris_virginica", features=_IRIS_ALL),
+    # handwritten digits (8x8 pixels): digit pairs and even vs odd, on principal components of the pixels
+    _real("digits-3v8-pca5", 357, 5, "digits_3_8", pca=5),
+    _real("digits-2v3-pca6", 360, 6, "digits_2_3", pca=6),
+    _real("digits-1v8-pca8", 356, 8, "digits_1_8", pca=8),
+    _real("digits-4v9-pca4", 361, 4, "digits_4_9", pca=4),
+    _real("digits-even-odd-pca5", 1797, 5, "digits_even_odd", pca=5),
+    # diabetes (442 rows): disease progression after one year above its median
+    _real("diabetes-4f", 442, 4, "diabetes_above_median", features=_DIABETES_4),
+    _real("diabetes-10f", 442, 10, "diabetes_above_median"),
+    # noisy synthetic families
+    InstanceSpec("blobs-4d-n300", "halfspace", "noisy_blobs", 300, 4, 31, (("decimals", 4),)),
+    InstanceSpec("blobs-5d-n200", "halfspace", "noisy_blobs", 200, 5, 32, (("decimals", 4),)),
+    InstanceSpec("blobs-8d-n120", "halfspace", "noisy_blobs", 120, 8, 33, (("decimals", 4),)),
+    InstanceSpec("heavy-4d-n200", "halfspace", "heavy_tailed", 200, 4, 34, (("decimals", 4),)),
+    InstanceSpec("heavy-6d-n150", "halfspace", "heavy_tailed", 150, 6, 35, (("decimals", 4),)),
+    InstanceSpec("grid-4d-n200", "halfspace", "duplicated_grid", 200, 4, 36, (("radius", 1),)),
+    InstanceSpec("rrspm-5d-n200-m40", "halfspace", "rrspm_signed", 200, 5, 37, (("m", 40), ("decimals", 4))),
+    InstanceSpec("rrspm-8d-n150-m10", "halfspace", "rrspm_signed", 150, 8, 38, (("m", 10), ("decimals", 4))),
+)
+
+#: names of the real-data tier's instances (the benchmark suite ``real``)
+REAL_TIER: tuple[str, ...] = ("breast-cancer-5f", *(spec.name for spec in REAL_TIER_SPECS))
+
+INSTANCE_SPECS += REAL_TIER_SPECS
+
+#: the quick subset of the tier: members with d <= 5 and n <= 200, the two smallest (n * d, then name)
+QUICK_TIER_SIZE = 2
+
+
+def real_tier(quick: bool = False) -> list[str]:
+    """The real-data tier's instance names (:data:`REAL_TIER`), in library order; ``quick``: the
+    :data:`QUICK_TIER_SIZE` smallest members with d <= 5 and n <= 200 (a smoke run, seconds per backend)."""
+    specs = [spec for spec in INSTANCE_SPECS if spec.name in REAL_TIER]
+    if not quick:
+        return [spec.name for spec in specs]
+    small = sorted((spec for spec in specs if spec.d <= 5 and spec.n <= 200), key=lambda s: (s.n * s.d, s.name))
+    return [spec.name for spec in small[:QUICK_TIER_SIZE]]
+
+
 DEFAULT_INSTANCE = "rrspm-2d-n300"
 
 
@@ -253,8 +423,15 @@ def instances_dir() -> Path:
 
 
 def generate(spec: InstanceSpec) -> Generated:
+    """(X, y, weights) of an instance: its generator seeded with ``spec.seed``; a ``decimals`` parameter
+    rounds the features to that many decimals afterwards (part of the instance's definition)."""
     rng = np.random.default_rng(spec.seed)
-    return GENERATORS[spec.generator](rng, spec.n, spec.d, **spec.kwargs)
+    kwargs = spec.kwargs
+    decimals = kwargs.pop("decimals", None)
+    X, y, weights = GENERATORS[spec.generator](rng, spec.n, spec.d, **kwargs)
+    if decimals is not None:
+        X = np.round(X, decimals) + 0.0
+    return X, y, weights
 
 
 def _sha256(path: Path) -> str:
@@ -268,53 +445,112 @@ def _source(spec: InstanceSpec) -> dict[str, Any]:
     import sklearn
 
     kwargs = spec.kwargs
+    pca = kwargs.get("pca")
     _, _, names, decimals = sklearn_data(kwargs["dataset"], kwargs.get("features"))
     loader, positive, keep = SKLEARN_DATASETS[kwargs["dataset"]]
-    return {
+    options = ", ".join(f"{k}={v!r}" for k, v in _LOADER_OPTIONS.get(loader, {}).items())
+    if positive == ABOVE_MEDIAN:
+        label = "label 1 = target above its median"
+    else:
+        label = f"label 1 = {'classes' if isinstance(positive, tuple) else 'class'} {positive}"
+    source = {
         "params": {k: list(v) if isinstance(v, tuple) else v for k, v in kwargs.items()},
-        "source": f"scikit-learn {sklearn.__version__} sklearn.datasets.{loader}(); label 1 = class {positive}"
+        "source": f"scikit-learn {sklearn.__version__} sklearn.datasets.{loader}({options}); {label}"
         + ("" if keep is None else f", rows of classes {list(keep)} only"),
         "features": names,
         "feature_units": [f"1e-{k}" if k else "1" for k in decimals],
     }
-
-
-def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
-    """Keep the better of a new solve and a previous manifest entry for the same file (best known
-    objectives never regress when a rebuild uses a shorter time limit or a slower backend)."""
-    if not previous or previous.get("sha256") != entry["sha256"] or previous.get("best_objective") is None:
-        return entry
-    if entry["best_objective"] is None:
-        return {
-            **entry,
-            **{k: previous.get(k) for k in ("best_objective", "best_bound", "proved_optimal", "solved_by")},
-        }
-    merged = dict(entry)
-    if previous["best_objective"] < entry["best_objective"] - 1e-9 * max(1.0, abs(entry["best_objective"])):
-        merged["best_objective"] = previous["best_objective"]
-        merged["solved_by"] = previous.get("solved_by")
-    prev_bound = previous.get("best_bound")
-    if prev_bound is not None and (merged.get("best_bound") is None or prev_bound > merged["best_bound"]):
-        merged["best_bound"] = prev_bound
-    if previous.get("proved_optimal") and not entry["proved_optimal"]:
-        merged.update(
-            best_objective=previous["best_objective"], proved_optimal=True, solved_by=previous.get("solved_by")
+    if pca is not None:  # the file's columns are the components; the source features are projected_from
+        source["features"] = [f"PC{j + 1}" for j in range(pca)]
+        source["feature_units"] = [f"1e-{PCA_DECIMALS}"] * pca
+        source["projected_from"] = names
+        source["projection"] = (
+            f"the first {pca} principal components of projected_from, z-scored (constant ones dropped), each "
+            "component's largest loading positive, scores in units of 1e-3 (instances.principal_component_scores)"
         )
+    return source
+
+
+#: manifest fields of the best known objective (a re-scored hypothesis) and who found it, at what time limit
+_OBJECTIVE_FIELDS = ("best_objective", "solved_by", "solved_time_limit")
+#: manifest fields of the best proved lower bound (over the whole class) and who proved it, at what time limit
+_BOUND_FIELDS = ("best_bound", "bound_by", "bound_time_limit")
+
+
+def _tolerance(weights: np.ndarray | None, n: int) -> float:
+    """The oracle protocol's certification tolerance 1e-9 * max(1, sum |w_i|) (unit weights: n)."""
+    return 1e-9 * max(1.0, float(np.abs(weights).sum()) if weights is not None else float(n))
+
+
+def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None, tolerance: float = 1e-9) -> dict[str, Any]:
+    """The better of a new result and a previous manifest entry for the same file: the lower objective
+    and the higher bound, each with who found or proved it and at what time limit (so best known values
+    never regress when a rebuild uses a shorter time limit or a slower backend); ``proved_optimal``
+    when they meet within ``tolerance``, and ``gap`` = best objective - best bound.
+
+    A bound above the objective of a hypothesis is a false proof and raises ``ValueError``."""
+    merged = dict(entry)
+    if previous and "bound_by" not in previous and previous.get("proved_optimal"):
+        # an entry written before bound_by existed: its solved_by found *and* proved the optimum
+        previous = {**previous, "bound_by": previous.get("solved_by")}
+    if previous and previous.get("sha256") == entry["sha256"]:
+        # a tie keeps the previous value when it names who found it (the first finder is credited)
+        old, new = previous.get("best_objective"), entry.get("best_objective")
+        tie = old is not None and new is not None and abs(old - new) <= tolerance
+        if old is not None and (new is None or old < new - tolerance or (tie and previous.get("solved_by"))):
+            merged.update({k: previous.get(k) for k in _OBJECTIVE_FIELDS})
+        old, new = previous.get("best_bound"), entry.get("best_bound")
+        if old is not None and (new is None or old > new or (old == new and previous.get("bound_by"))):
+            merged.update({k: previous.get(k) for k in _BOUND_FIELDS})
+        merged["proved_optimal"] = bool(entry.get("proved_optimal") or previous.get("proved_optimal"))
+    objective, bound = merged.get("best_objective"), merged.get("best_bound")
+    merged["gap"] = None if objective is None or bound is None else max(0.0, objective - bound)
+    if objective is not None and bound is not None:
+        if bound > objective + tolerance:
+            raise ValueError(
+                f"{entry['name']}: the bound {bound!r} ({merged.get('bound_by')}) exceeds the objective {objective!r} "
+                f"of a hypothesis found by {merged.get('solved_by')}: a false proof"
+            )
+        merged["proved_optimal"] = bool(merged.get("proved_optimal") or objective <= bound + tolerance)
     return merged
 
 
+def _result_fields(
+    backend: str, objective: float, bound: float, certified: bool, time_limit: float | None, restricted: bool = False
+) -> dict[str, Any]:
+    """Manifest fields of one oracle answer: its re-scored objective always counts; its bound only when
+    proved over the whole class (not ``restricted``) and finite."""
+    whole_class_bound = not restricted and math.isfinite(bound)
+    return {
+        "best_objective": objective if math.isfinite(objective) else None,
+        "solved_by": backend if math.isfinite(objective) else None,
+        "solved_time_limit": time_limit if math.isfinite(objective) else None,
+        "best_bound": bound if whole_class_bound else None,
+        "bound_by": backend if whole_class_bound else None,
+        "bound_time_limit": time_limit if whole_class_bound else None,
+        "proved_optimal": bool(certified and not restricted),
+    }
+
+
 def build_library(
-    out: Path | None = None, solve: bool = True, time_limit: float = 60.0, progress: Progress | None = None
+    out: Path | None = None,
+    solve: bool = True,
+    time_limit: float = 60.0,
+    progress: Progress | None = None,
+    names: Iterable[str] | None = None,
 ) -> list[dict]:
-    """Regenerate every instance file and the manifest.
+    """Regenerate instance files and the manifest.
 
     With ``solve``, every instance is solved by the default exact oracle (``sweep`` for
-    thresholds/stumps, ``enumerate`` for halfspaces with d <= 2, else a MIP backend stopped after
+    thresholds/stumps, ``enumerate`` for halfspaces with d <= 3, else a MIP backend stopped after
     ``time_limit`` seconds). ``best_objective`` is the re-scored objective of the best hypothesis
-    known, ``best_bound`` the best proved lower bound, ``proved_optimal`` whether they meet
-    (certified), ``solved_by`` the backend that found (and, if proved, proved) it. Entries of an
-    existing manifest for the same file are merged so best known values never regress.
-    ``progress(instances done, instances)``.
+    known and ``solved_by`` / ``solved_time_limit`` the backend that found it and its time limit;
+    ``best_bound`` is the best lower bound proved over the whole class, with ``bound_by`` /
+    ``bound_time_limit``; ``proved_optimal`` says they meet (certified), ``gap`` how far apart
+    they are (an *open* instance has ``proved_optimal`` false). Entries of an existing manifest for
+    the same file are merged (:func:`_merge_best`) so best known values never regress, with or
+    without ``solve``. ``names`` regenerates (and solves) only those instances and keeps the other
+    entries of the existing manifest as they are. ``progress(instances done, instances)``.
     """
     from oraclepriv.oracle import make_oracle
 
@@ -323,8 +559,19 @@ def build_library(
     previous: dict[str, dict] = {}
     if (out / "manifest.json").is_file():
         previous = {e["name"]: e for e in json.loads((out / "manifest.json").read_text(encoding="utf-8"))}
+    chosen = None if names is None else set(names)
+    unknown = sorted((chosen or set()) - {spec.name for spec in INSTANCE_SPECS})
+    if unknown:
+        raise ValueError(f"unknown instance(s) {unknown}; the library has: {[s.name for s in INSTANCE_SPECS]}")
+    todo = [spec for spec in INSTANCE_SPECS if chosen is None or spec.name in chosen]
+    missing = [spec.name for spec in INSTANCE_SPECS if spec not in todo and spec.name not in previous]
+    if missing:
+        raise ValueError(f"{out / 'manifest.json'} has no entries for {missing} to keep; rebuild without names")
     manifest = []
     for spec in INSTANCE_SPECS:
+        if spec not in todo:
+            manifest.append(previous[spec.name])
+            continue
         X, y, weights = generate(spec)
         path = out / spec.filename
         write_csv_problem(path, X, y, weights)
@@ -337,28 +584,75 @@ def build_library(
             "generator": spec.generator,
             "seed": spec.seed,
             **_source(spec),
+            **({"tier": "real"} if spec.name in REAL_TIER else {}),
             "signed_weights": bool(weights is not None and np.any(weights < 0)),
             "sha256": _sha256(path),
-            "best_objective": None,
-            "best_bound": None,
-            "proved_optimal": False,
-            "solved_by": None,
+            **_result_fields("", math.nan, -math.inf, False, None),
         }
         if solve:
-            oracle = make_oracle(spec.hypothesis_class, time_limit=time_limit)
-            result = oracle.solve(X, y, weights, caller="instances", step="build")
-            entry.update(
-                best_objective=result.objective,
-                best_bound=result.bound if math.isfinite(result.bound) else None,
-                proved_optimal=result.certified,
-                solved_by=result.backend,
+            result = make_oracle(spec.hypothesis_class, time_limit=time_limit).solve(
+                X, y, weights, caller="instances", step="build"
             )
-            entry = _merge_best(entry, previous.get(spec.name))
-        manifest.append(entry)
+            exact = result.backend in ("sweep", "enumerate")  # combinatorial: no time limit applies
+            entry.update(
+                _result_fields(
+                    result.backend,
+                    result.objective,
+                    result.bound,
+                    result.certified,
+                    None if exact else time_limit,
+                    result.restriction is not None,
+                )
+            )
+        manifest.append(_merge_best(entry, previous.get(spec.name), _tolerance(weights, spec.n)))
         if progress is not None:
-            progress(len(manifest), len(INSTANCE_SPECS))
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+            progress(len([e for e in manifest if e["name"] in {s.name for s in todo}]), len(todo))
+    _write_manifest(out, manifest)
     return manifest
+
+
+def _write_manifest(directory: Path, manifest: list[dict[str, Any]]) -> None:
+    (directory / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+
+
+def record_results(rows: Iterable[dict[str, Any]], directory: Path | None = None) -> list[dict[str, Any]]:
+    """Merge oracle answers into the manifest: best objectives and bounds never regress (:func:`_merge_best`).
+
+    ``rows`` are rows of ``oraclepriv bench mip`` (``rows.json``: instance, backend, status, objective,
+    bound, certified, restriction, time_limit). Every re-scored objective counts (it is a hypothesis's
+    loss, whatever the backend's class); a bound counts only when proved over the whole class
+    (``restriction`` empty); error and unsupported rows are skipped. Rows of instances the manifest
+    does not hold, or of a different file, raise ``ValueError``. Returns the new manifest (also written).
+    """
+    directory = Path(directory) if directory is not None else instances_dir()
+    manifest = load_manifest(directory)
+    index = {entry["name"]: k for k, entry in enumerate(manifest)}
+    for row in rows:
+        if row["status"] in ("error", "unsupported"):
+            continue
+        if row["instance"] not in index:
+            raise ValueError(f"row of unknown instance {row['instance']!r}; the manifest has: {sorted(index)}")
+        k = index[row["instance"]]
+        _, X, y, weights = load_instance(row["instance"], directory)
+        new = {
+            **manifest[k],
+            **_result_fields(
+                row["backend"],
+                _number(row["objective"]),
+                _number(row["bound"]),
+                bool(row["certified"]),
+                row.get("time_limit"),
+                bool(row.get("restriction")),
+            ),
+        }
+        manifest[k] = _merge_best(new, manifest[k], _tolerance(weights, len(y)))
+    _write_manifest(directory, manifest)
+    return manifest
+
+
+def _number(value: Any) -> float:
+    """A float from a rows.json value (non-finite values are stored there as "inf" / "-inf" / null)."""
+    return math.nan if value is None else float(value)
 
 
 def check_library(directory: Path | None = None) -> list[str]:

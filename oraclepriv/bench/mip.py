@@ -87,7 +87,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SUITES = ("issue", "library")
+SUITES = ("issue", "library", "real")
 SGM_SHIFT = 10.0
 #: MIP-capable backends in the order they are tried by default; "naive-highs" only when registered
 _MIP_BACKENDS = ("highs", "scip", "pyomo", "cpsat", "scip-bc", "naive-highs", "gurobi", "gurobi-bc")
@@ -156,6 +156,11 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
                 )
             )
         return out
+    if suite == "real":  # the library's real-data tier (issue #17), defined in oraclepriv.instances
+        from oraclepriv.instances import real_tier
+
+        names = set(real_tier(quick))
+        return [instance for instance in load_suite("library") if instance.name in names]
     raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
 
 
