@@ -60,7 +60,7 @@ def bench_oracles(
 @app.command("mip")
 def bench_mip(
     suite: Annotated[
-        str, typer.Option("--suite", help="issue (halfspace suite of issue #3) | library (bundled instances).")
+        str, typer.Option("--suite", help="issue (issue #3's suite) | library (bundled) | real (real-data tier).")
     ] = "issue",
     backends: Annotated[
         str | None, typer.Option("--backends", help="Comma-separated backends (default: every MIP backend registered).")
