@@ -108,6 +108,7 @@ def test_sigterm_in_bench_mip_with_workers_exits_143_and_kills_them(tmp_path):
     assert not alive, f"worker processes outlived the command: {[p.pid for p in alive]}"
 
 
+@pytest.mark.slow
 def test_sigterm_in_bench_mip_exits_143_and_marks_the_folder(tmp_path):
     _, rc, err, seconds, out = _interrupted_bench_mip(tmp_path, signal.SIGTERM)
     _check_partial(out, rc, err, EXIT_SIGTERM, "SIGTERM")
@@ -167,3 +168,80 @@ def test_a_failed_bench_mip_run_keeps_no_summary_of_an_earlier_run(tmp_path, mon
     assert result.exit_code == EXIT_SIGINT
     assert (out / PARTIAL).is_file() and "interrupted (Ctrl-C)" in (out / PARTIAL).read_text()
     assert [name for name in SUMMARY_FILES if (out / name).exists()] == []
+
+
+EXPERIMENTS = {
+    "ppm-curves": ("oraclepriv.experiments.ppm_curves", "run_ppm_curves"),
+    "rrspm-tradeoff": ("oraclepriv.experiments.rrspm_tradeoff", "run_rrspm_experiments"),
+    "robust-tradeoff": ("oraclepriv.experiments.robust_tradeoff", "run_robust_tradeoff"),
+    "cover-baseline": ("oraclepriv.experiments.cover_baseline", "run_cover_baseline"),
+    "oracle-cost": ("oraclepriv.experiments.oracle_cost", "run_oracle_cost"),
+}
+
+
+def _fake_experiment(monkeypatch, name: str, interrupt: type[BaseException] | None):
+    """Replace the experiment's run function by one that writes a file and then (optionally) raises."""
+    import importlib
+
+    import pandas as pd
+
+    module, function = EXPERIMENTS[name]
+
+    def run(out, **kwargs):
+        (Path(out) / "half-written.csv").write_text("a,b\n")
+        if interrupt is not None:
+            raise interrupt()
+        frame = pd.DataFrame({"x": [1]})
+        return {"slopes": frame, "ratio": frame}
+
+    monkeypatch.setattr(importlib.import_module(module), function, run)
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_experiment_marks_its_folder_partial_until_it_finishes(tmp_path, monkeypatch, name):
+    out = tmp_path / name
+    _fake_experiment(monkeypatch, name, KeyboardInterrupt)
+    interrupted = CliRunner().invoke(app, ["experiment", name, "--out", str(out), "--quick", "--quiet"])
+    assert interrupted.exit_code == EXIT_SIGINT, interrupted.output
+    text = (out / PARTIAL).read_text()
+    assert "interrupted (Ctrl-C)" in text and f"oraclepriv experiment {name} --out" in text, text
+    if name == "oracle-cost":
+        assert "cells.jsonl" in text  # how to resume
+    _fake_experiment(monkeypatch, name, None)
+    finished = CliRunner().invoke(app, ["experiment", name, "--out", str(out), "--quick", "--quiet"])
+    assert finished.exit_code == 0, finished.output
+    assert not (out / PARTIAL).exists() and f"wrote {out}" in finished.output
+
+
+@pytest.mark.parametrize("name", sorted(EXPERIMENTS))
+def test_every_experiment_needs_out_and_checks_it_before_any_work(tmp_path, monkeypatch, name):
+    _fake_experiment(monkeypatch, name, RuntimeError)  # any work would raise
+    missing = CliRunner().invoke(app, ["experiment", name, "--quick"])
+    assert missing.exit_code == 2 and "Missing option '--out'" in missing.output, missing.output
+    afile = tmp_path / "a-file"
+    afile.write_text("x")
+    on_file = CliRunner().invoke(app, ["experiment", name, "--out", str(afile), "--quick"])
+    assert on_file.exit_code == 2 and on_file.output.startswith("error: --out") and "is a file" in on_file.output
+    under_file = CliRunner().invoke(app, ["experiment", name, "--out", str(afile / "sub"), "--quick"])
+    assert under_file.exit_code == 2 and "is a file" in under_file.output, under_file.output
+    unwritable = CliRunner().invoke(app, ["experiment", name, "--out", "/proc/oraclepriv-test", "--quick"])
+    assert unwritable.exit_code == 2 and "not writable" in unwritable.output, unwritable.output
+    bad_seed = CliRunner().invoke(app, ["experiment", name, "--out", str(tmp_path / "new"), "--seed", "-1"])
+    assert bad_seed.exit_code == 2 and "--seed must be >= 0; got -1" in bad_seed.output
+    assert not (tmp_path / "new").exists()
+
+
+def test_sigterm_to_an_experiment_exits_143_and_leaves_the_folder_marked(tmp_path):
+    """A real quick rrspm-tradeoff (about 7 s), terminated a second after its folder appeared."""
+    out = tmp_path / "rrspm"
+    command = Command("experiment", "rrspm-tradeoff", "--quick", "--out", str(out))
+    start = time.perf_counter()
+    while not (out / PARTIAL).exists():
+        assert command.proc.poll() is None and time.perf_counter() - start < 60, command.finish()
+        time.sleep(0.05)
+    time.sleep(1.0)
+    rc, err, seconds = command.interrupt(signal.SIGTERM)
+    assert rc == EXIT_SIGTERM, err[-2000:]
+    assert "interrupted (SIGTERM)" in (out / PARTIAL).read_text() and "Traceback" not in err
+    assert seconds <= PROMPT
+    assert not (out / "README.md").exists()  # the generated README is written last

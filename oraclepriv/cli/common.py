@@ -7,8 +7,10 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
+import os
 import signal
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -78,6 +80,73 @@ def check_seed(seed: int) -> None:
     """Seeds feed numpy's SeedSequence, which takes non-negative integers only."""
     if seed < 0:
         fail(f"--seed must be >= 0; got {seed}")
+
+
+def _first_existing(path: Path) -> Path:
+    """``path`` or its nearest ancestor that exists (the folder a new path would be created in)."""
+    path = Path(os.path.abspath(path))
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _creatable_in(folder: Path) -> bool:
+    """Whether files can be created in ``folder`` (tried, not guessed from permission bits: root, read-only
+    mounts and /proc all answer differently)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
+
+
+def _check_output(path: Path | None, option: str, folder: bool) -> None:
+    if path is None:
+        return
+    shown = f"{option} {str(path)!r}"
+    if path.exists():
+        if folder and not path.is_dir():
+            fail(f"{shown} is a file; a folder is expected")
+        if not folder and path.is_dir():
+            fail(f"{shown} is a directory; a file is expected")
+        if folder and not _creatable_in(path):
+            fail(f"{shown}: cannot write into this folder")
+        if not folder and not os.access(path, os.W_OK):
+            fail(f"{shown}: the file is not writable")
+        return
+    base = _first_existing(path)
+    if not base.is_dir():
+        fail(f"{shown}: {str(base)!r} is a file, so nothing can be created under it")
+    if not _creatable_in(base):
+        fail(f"{shown}: cannot create it ({str(base)!r} is not writable)")
+
+
+def check_output_file(path: Path | None, option: str) -> None:
+    """An output file a command will write (``None``: not asked for), checked before any work starts: not a
+    directory, and creatable (its folder, or the nearest one that exists, is writable)."""
+    _check_output(path, option, folder=False)
+
+
+def check_output_dir(path: Path | None, option: str) -> None:
+    """An output folder a command will write into, checked before any work starts: not a file, and writable
+    (or creatable under its nearest existing ancestor)."""
+    _check_output(path, option, folder=True)
+
+
+def check_input_file(path: Path | None, what: str) -> None:
+    """An input file (``what`` names it: "--public", "data file"): it must exist and not be a directory."""
+    if path is None:
+        return
+    if path.is_dir():
+        fail(f"{what} {str(path)!r} is a directory; a CSV file is expected")
+    if not path.exists():
+        fail(f"{what} {str(path)!r} does not exist")
+
+
+def check_at_least(value: int, minimum: int, option: str) -> None:
+    """A count option (runs, draws, repeats, ...) below its minimum is a one-line error."""
+    if value < minimum:
+        fail(f"{option} must be >= {minimum}; got {value}")
 
 
 def check_parallel_options(jobs: int | None, backend: str | None, scheduler: str | None) -> None:

@@ -1,7 +1,12 @@
-"""``oraclepriv experiment``: the experiments of :mod:`oraclepriv.experiments`, which write the figures,
-tables and READMEs under docs/figures/."""
+"""``oraclepriv experiment``: the experiments of :mod:`oraclepriv.experiments` (figures, tables, READMEs).
 
-from collections.abc import Callable
+One rule for every experiment: ``--out FOLDER`` is required, so no run writes where the user did not say (the
+committed figures are regenerated with an explicit ``--out docs/figures/...``). The folder is checked before any
+work starts and holds a ``PARTIAL`` file until the run has written everything (an interrupted run leaves it)."""
+
+import contextlib
+import shlex
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -13,22 +18,67 @@ from oraclepriv.cli.common import (
     Quiet,
     Scheduler,
     Seed,
+    check_output_dir,
     check_parallel_options,
     check_seed,
     fail,
     parallel,
+    partial_outputs,
     progress_bar,
 )
 
-app = typer.Typer(no_args_is_help=True, help="Experiments that produce the figures in docs/.")
+app = typer.Typer(
+    no_args_is_help=True,
+    help="Experiments that produce the figures in docs/. Each needs --out FOLDER (the committed figures: "
+    "--out docs/figures/NAME); the folder holds a PARTIAL file until the run has finished.",
+)
 
 Quick = Annotated[bool, typer.Option("--quick", help="Tiny sizes (a smoke run).")]
-ComparisonOut = Annotated[Path, typer.Option("--out", help="Output folder (PNG + CSVs + README).")]
+
+
+def _out(folder: str) -> object:
+    """The required ``--out`` of an experiment whose committed figures live in docs/figures/``folder``."""
+    return typer.Option(
+        "--out",
+        help=f"Output folder (required; created if missing). The committed figures are regenerated with "
+        f"--out docs/figures/{folder}.",
+        show_default=False,
+    )
+
+
+PpmOut = Annotated[Path, _out("ppm")]
+RrspmOut = Annotated[Path, _out("rrspm")]
+
+
+def _command_line(name: str, out: Path, quick: bool, seed: int, extra: str = "") -> str:
+    return (
+        f"oraclepriv experiment {name} --out {shlex.quote(str(out))} --seed {seed}"
+        + (" --quick" if quick else "")
+        + extra
+    )
+
+
+def _check(out: Path, seed: int) -> None:
+    """The checks of every experiment's own options, before any work starts."""
+    check_output_dir(out, "--out")
+    check_seed(seed)
+
+
+@contextlib.contextmanager
+def _run(name: str, out: Path, quick: bool, seed: int, extra: str = "", resume: str | None = None) -> Iterator[None]:
+    """The block with ``out`` marked partial until it ends; a ValueError of the experiment is a one-line error."""
+    command = _command_line(name, out, quick, seed, extra)
+    with partial_outputs(out, command, **({} if resume is None else {"resume": resume})):
+        try:
+            yield
+        except ValueError as exc:
+            fail(str(exc))
+    typer.echo(f"wrote {out}")
 
 
 @app.command("ppm-curves")
 def experiment_ppm_curves(
-    out: Annotated[Path, typer.Option("--out", help="Output folder (PNG + CSVs).")] = Path("docs/figures/ppm"),
+    out: PpmOut,
     quick: Quick = False,
     seed: Seed = 0,
     quiet: Quiet = False,
@@ -38,21 +88,18 @@ def experiment_ppm_curves(
     Runs in this process (one random stream feeds every sample in turn)."""
     from oraclepriv.experiments.ppm_curves import run_ppm_curves
 
-    check_seed(seed)
+    _check(out, seed)
     kwargs = {"sizes": {1: [50, 100], 2: [30, 60]}, "repetitions": 2, "n_test": 2000, "draws": 2} if quick else {}
-    with progress_bar(quiet) as bar:
+    with _run("ppm-curves", out, quick, seed), progress_bar(quiet) as bar:
         result = run_ppm_curves(out, random_state=seed, progress=bar.phase("samples"), **kwargs)
-    slopes = result.get("slopes")
-    if slopes is not None:
-        typer.echo(slopes.to_string(index=False))
-    typer.echo(f"wrote {out}")
+        slopes = result.get("slopes")
+        if slopes is not None:
+            typer.echo(slopes.to_string(index=False))
 
 
 @app.command("rrspm-tradeoff")
 def experiment_rrspm_tradeoff(
-    out: Annotated[Path, typer.Option("--out", help="Output folder (PNGs + CSVs + README).")] = Path(
-        "docs/figures/rrspm"
-    ),
+    out: RrspmOut,
     quick: Quick = False,
     seed: Seed = 0,
     jobs: Jobs = None,
@@ -63,20 +110,23 @@ def experiment_rrspm_tradeoff(
     """RRSPM (Block et al., Alg. 4): the m-n trade-off (U-shape), sigma-smooth shift, and a non-smooth control."""
     from oraclepriv.experiments.rrspm_tradeoff import run_rrspm_experiments
 
-    check_seed(seed)
+    _check(out, seed)
     check_parallel_options(jobs, parallel_backend, scheduler)
-    with parallel(jobs, parallel_backend, scheduler) as environment, progress_bar(quiet) as bar:
+    with (
+        parallel(jobs, parallel_backend, scheduler) as environment,
+        _run("rrspm-tradeoff", out, quick, seed),
+        progress_bar(quiet) as bar,
+    ):
         run_rrspm_experiments(
             out, quick=quick, random_state=seed, n_jobs=environment.n_jobs, progress=bar.phase("repetitions")
         )
-    typer.echo(f"wrote {out}")
 
 
-def _comparison_command(name: str, module: str, function: str, default_out: str, doc: str) -> None:
+def _comparison_command(name: str, module: str, function: str, folder: str, doc: str) -> None:
     """Register ``oraclepriv experiment NAME``: a learner comparison run by ``module.function`` (lazily imported)."""
 
     def command(
-        out: ComparisonOut = Path(default_out),
+        out: Annotated[Path, _out(folder)],
         quick: Quick = False,
         seed: Seed = 0,
         jobs: Jobs = None,
@@ -87,7 +137,7 @@ def _comparison_command(name: str, module: str, function: str, default_out: str,
         import importlib
 
         run = getattr(importlib.import_module(module), function)
-        _run_comparison(run, out, quick, seed, (jobs, parallel_backend, scheduler), quiet)
+        _run_comparison(name, run, out, quick, seed, (jobs, parallel_backend, scheduler), quiet)
 
     command.__doc__ = doc
     app.command(name)(command)
@@ -97,44 +147,40 @@ _comparison_command(
     "robust-tradeoff",
     "oraclepriv.experiments.robust_tradeoff",
     "run_robust_tradeoff",
-    "docs/figures/robust",
+    "robust",
     "SubsampleAggregate (private for any oracle) vs RRSPM vs ERM: excess error vs n, and vs solver failure rate.",
 )
 _comparison_command(
     "cover-baseline",
     "oraclepriv.experiments.cover_baseline",
     "run_cover_baseline",
-    "docs/figures/cover",
+    "cover",
     "PublicCoverEM (exponential mechanism over the public cover, no oracle call) vs RRSPM vs ERM: excess error vs n.",
 )
 
 
 def _run_comparison(
-    run: Callable, out: Path, quick: bool, seed: int, where: tuple[int | None, str | None, str | None], quiet: bool
+    name: str,
+    run: Callable,
+    out: Path,
+    quick: bool,
+    seed: int,
+    where: tuple[int | None, str | None, str | None],
+    quiet: bool,
 ) -> None:
     """A learner comparison: run it where ``where`` (--jobs, --parallel-backend, --scheduler) says, print
     its slopes and ratios."""
-    check_seed(seed)
+    _check(out, seed)
     check_parallel_options(*where)
-    with parallel(*where) as environment, progress_bar(quiet) as bar:
-        try:
-            result = run(out, quick=quick, random_state=seed, n_jobs=environment.n_jobs, progress=bar.phase("cells"))
-        except ValueError as exc:
-            fail(str(exc))
-    typer.echo(result["slopes"].to_string(index=False))
-    typer.echo(result["ratio"].to_string(index=False))
-    typer.echo(f"wrote {out}")
+    with parallel(*where) as environment, _run(name, out, quick, seed), progress_bar(quiet) as bar:
+        result = run(out, quick=quick, random_state=seed, n_jobs=environment.n_jobs, progress=bar.phase("cells"))
+        typer.echo(result["slopes"].to_string(index=False))
+        typer.echo(result["ratio"].to_string(index=False))
 
 
 @app.command("oracle-cost")
 def experiment_oracle_cost(
-    out: Annotated[
-        Path,
-        typer.Option(
-            "--out",
-            help="Output folder (required; the committed figures are regenerated with --out docs/figures/oracle-cost).",
-        ),
-    ],
+    out: Annotated[Path, _out("oracle-cost")],
     quick: Quick = False,
     seed: Seed = 0,
     resume: Annotated[
@@ -149,18 +195,25 @@ def experiment_oracle_cost(
     call timed beside its noise-free twin (the cost of noise), and the RRSPM / PublicCoverEM crossover in d."""
     from oraclepriv.experiments.oracle_cost import run_oracle_cost
 
-    check_seed(seed)
+    _check(out, seed)
     check_parallel_options(jobs, parallel_backend, scheduler)
-    with parallel(jobs, parallel_backend, scheduler) as environment, progress_bar(quiet) as bar:
-        try:
-            run_oracle_cost(
-                out,
-                quick=quick,
-                random_state=seed,
-                n_jobs=environment.n_jobs,
-                progress=bar.phase("cells"),
-                resume=resume,
-            )
-        except ValueError as exc:
-            fail(str(exc))
-    typer.echo(f"wrote {out}")
+    with (
+        parallel(jobs, parallel_backend, scheduler) as environment,
+        _run(
+            "oracle-cost",
+            out,
+            quick,
+            seed,
+            "" if resume else " --no-resume",
+            resume=f"Rerun the same command to resume: the cells finished so far are in {out / 'cells.jsonl'}.",
+        ),
+        progress_bar(quiet) as bar,
+    ):
+        run_oracle_cost(
+            out,
+            quick=quick,
+            random_state=seed,
+            n_jobs=environment.n_jobs,
+            progress=bar.phase("cells"),
+            resume=resume,
+        )

@@ -260,7 +260,7 @@ def run_robust_tradeoff(
     }
     paths["summary"].write_text(json.dumps(summary, indent=2, default=float) + "\n", encoding="utf-8")
     paths["readme"].write_text(
-        _readme(best, slopes, ratio, fail, cfg, quick, random_state, seconds, n_jobs), encoding="utf-8"
+        _readme(best, slopes, ratio, fail, cfg, quick, random_state, seconds, n_jobs, out), encoding="utf-8"
     )
     return {"runs": runs, "best": best, "slopes": slopes, "ratio": ratio, "failure": fail, "paths": paths}
 
@@ -303,9 +303,9 @@ def _plot(best, fail, cfg, path: Path) -> None:
     plt.close(fig)
 
 
-def _readme(best, slopes, ratio, fail, cfg, quick, seed, seconds, n_jobs=1) -> str:
+def _readme(best, slopes, ratio, fail, cfg, quick, seed, seconds, n_jobs, out: Path) -> str:
     cmd = (
-        f"oraclepriv experiment robust-tradeoff --out docs/figures/robust --seed {seed}"
+        f"oraclepriv experiment robust-tradeoff --out {out.as_posix()} --seed {seed}"
         + (" --quick" if quick else "")
         + (f" --jobs {n_jobs}" if n_jobs != 1 else "")
     )

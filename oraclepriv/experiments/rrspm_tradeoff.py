@@ -530,7 +530,7 @@ def run_rrspm_experiments(
         "config": {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()},
     }
     paths["summary_json"].write_text(json.dumps(summary, indent=2, default=float) + "\n")
-    paths["readme"].write_text(_readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg))
+    paths["readme"].write_text(_readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg, out))
     return {
         "runs": runs,
         "means": means,
@@ -721,7 +721,7 @@ def _plot_shift(means, shift_table, slopes, cfg, path: Path) -> None:
     plt.close(fig)
 
 
-def _readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg) -> str:
+def _readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg, out: Path) -> str:
     def table(frame, cols, fmt="{:.4g}") -> str:
         lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
         for _, r in frame.iterrows():
@@ -732,7 +732,7 @@ def _readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg) -> s
             )
         return "\n".join(lines)
 
-    cmd = "python3 -m oraclepriv experiment rrspm-tradeoff --out docs/figures/rrspm" + (
+    cmd = f"python3 -m oraclepriv experiment rrspm-tradeoff --out {out.as_posix()}" + (
         " --quick" if summary["quick"] else ""
     )
     return f"""# RRSPM experiments (Block, Bun, Desai, Shetty, Wu, Algorithm 4)
