@@ -205,9 +205,9 @@ def test_audit_passes_for_the_learner_and_catches_shared_data():
     """teacher-flip: the correct learner's exact log-ratio is 0.83 <= eps = 1; the control's is ~5."""
     sc = teacher_flip_scenario()
     params = {"n_teachers": 9, "noise": "laplace", "delta": 0.0, "epsilon": 1.0, "hypothesis_class": "threshold"}
-    good = audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=1)
+    good = audit_learner(lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=700, seed=1)
     bad = audit_learner(
-        lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=1
+        lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0, n_runs=700, seed=1
     )
     assert good.passed and good.eps_point == pytest.approx(sc.expected_log_ratio, abs=0.2)
     assert not bad.passed and bad.eps_lower > 2.0
@@ -226,10 +226,10 @@ def test_audit_with_a_targeting_solver_passes_and_the_control_is_caught():
     }
     with registered_backend("targeting", target):
         good = audit_learner(
-            lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=2
+            lambda s: SubsampleAggregate(random_state=s, **params), sc, epsilon=1.0, n_runs=700, seed=2
         )
         bad = audit_learner(
-            lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0, n_runs=1500, seed=2
+            lambda s: SubsampleAggregateSharedData(random_state=s, **params), sc, epsilon=1.0, n_runs=700, seed=2
         )
     assert good.passed
     assert not bad.passed and bad.eps_lower > 2.0
