@@ -15,6 +15,8 @@ from oraclepriv.cli.common import (
     Quiet,
     Scheduler,
     Seed,
+    check_at_least,
+    check_out_and_report,
     check_parallel_options,
     check_seed,
     echo,
@@ -25,6 +27,9 @@ from oraclepriv.cli.common import (
 )
 
 app = typer.Typer(no_args_is_help=True, help="Privacy audits on neighbouring datasets (with negative controls).")
+
+DEFAULT_RUNS = 4000
+DEFAULT_DRAWS = 1_000_000
 
 Runs = Annotated[int, typer.Option("--runs", help="Runs of the whole learner per neighbouring dataset.")]
 Epsilon = Annotated[float, typer.Option("--epsilon")]
@@ -56,13 +61,13 @@ _SAMPLED_COLUMNS = [
 
 @app.command("rrspm")
 def audit_rrspm(
-    runs: Runs = 4000,
+    runs: Runs = DEFAULT_RUNS,
     epsilon: Epsilon = 1.0,
     seed: Seed = 0,
     out: JsonOut = None,
     report: MarkdownOut = None,
     jobs: Jobs = None,
-    draws: Draws = 1_000_000,
+    draws: Draws = DEFAULT_DRAWS,
     parallel_backend: ParallelBackend = None,
     scheduler: Scheduler = None,
     quiet: Quiet = False,
@@ -95,7 +100,7 @@ def audit_rrspm(
 
 @app.command("subsample")
 def audit_subsample(
-    runs: Runs = 4000,
+    runs: Runs = DEFAULT_RUNS,
     epsilon: Epsilon = 1.0,
     seed: Seed = 0,
     out: JsonOut = None,
@@ -145,6 +150,7 @@ def audit_public_cover(
 
     epsilon = _checked_epsilon(epsilon)
     check_seed(seed)
+    check_out_and_report(out, report)
     if others < 1:  # label flips alone never move a point: a cover leaking private x's would go unseen
         fail(f"--others must be >= 1 (neighbours that replace a record's features); got {others}")
 
@@ -211,10 +217,10 @@ def _run_sampled_audit(
     epsilon = _checked_epsilon(epsilon)
     check_seed(seed)
     check_parallel_options(*where)
-    if runs < 1:
-        fail(f"--runs must be >= 1; got {runs}")
-    if draws is not None and draws < 1:
-        fail(f"--draws must be >= 1; got {draws}")
+    check_at_least(runs, 1, "--runs")
+    if draws is not None:
+        check_at_least(draws, 1, "--draws")
+    check_out_and_report(out, report)
 
     def show(row: dict) -> None:
         detects = row.get("detects")
@@ -255,5 +261,28 @@ def _finish(
         write_json(out, rows)
     if report is not None:
         report.write_text(markdown_table(title, command, rows, columns, note), encoding="utf-8")
-    if any(row["verdict"] != "ok" for row in rows):
+    unexpected = [row for row in rows if row["verdict"] != "ok"]
+    if unexpected:
+        typer.echo(f"UNEXPECTED: {len(unexpected)} verdict(s) differ from the expected ones", err=True)
+        hint = _power_hint(unexpected)
+        if hint:
+            typer.echo(hint, err=True)
         raise typer.Exit(code=1)
+
+
+def _power_hint(unexpected: list[dict]) -> str:
+    """Why a negative control can pass: its run count has too little power (empty for the exact audit)."""
+    uncaught = [row for row in unexpected if row["expected"] == "fail" and row.get("n_runs")]
+    if not uncaught:
+        return ""
+    details = "; ".join(
+        f"{row['learner']} ({row['scenario']}, {row['n_runs']} runs"
+        + (f": detects a loss >= {row['detects']:.3g} only" if row.get("detects") is not None else "")
+        + ")"
+        for row in uncaught
+    )
+    return (
+        f"hint: {len(uncaught)} negative control(s) went undetected, most likely because the run count is too "
+        f"small for the audit to have the power to catch them (defaults: --runs {DEFAULT_RUNS}"
+        f", --draws {DEFAULT_DRAWS} for rrspm's reduced sampler): {details}"
+    )

@@ -14,6 +14,9 @@ from oraclepriv.cli.common import (
     ParallelBackend,
     Quiet,
     Scheduler,
+    check_at_least,
+    check_out_and_report,
+    check_output_dir,
     check_parallel_options,
     echo,
     fail,
@@ -39,6 +42,7 @@ def bench_oracles(
     from oraclepriv.bench.oracles import bench_oracles as run
     from oraclepriv.bench.oracles import markdown_report
 
+    check_out_and_report(out, report)
     with progress_bar(quiet) as bar:
         rows = run(quick=quick, progress=bar.phase("benchmarks"))
     for row in rows:
@@ -100,6 +104,7 @@ def bench_mip(
     Each row records where it ran and the load when it started."""
     from oraclepriv.bench import mip
 
+    check_output_dir(out, "--out")
     chosen = [b.strip() for b in backends.split(",") if b.strip()] if backends else mip.default_backends()
     limit = time_limit if time_limit is not None else (mip.QUICK_TIME_LIMIT if quick else 60.0)
     try:
@@ -221,8 +226,8 @@ def bench_learners(
     from oraclepriv.bench.learners import bench_learners as run
     from oraclepriv.bench.learners import markdown_report
 
-    if repeats < 1:
-        fail(f"--repeats must be >= 1; got {repeats!r}")
+    check_at_least(repeats, 1, "--repeats")
+    check_out_and_report(out, report)
     if not (min_seconds >= 0):
         fail(f"--min-seconds must be >= 0; got {min_seconds!r}")
     check_parallel_options(jobs, parallel_backend, scheduler)
@@ -253,8 +258,8 @@ def bench_ppm(
     from oraclepriv.bench.ppm import bench_ppm as run
     from oraclepriv.bench.ppm import markdown_report
 
-    if repeat < 1:
-        fail(f"--repeat must be >= 1; got {repeat}")
+    check_at_least(repeat, 1, "--repeat")
+    check_out_and_report(out, report)
     with progress_bar(quiet) as bar:
         result = run(repeat=repeat, progress=bar.phase("fits"))
     for name, case in result["cases"].items():

@@ -14,10 +14,10 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperGroup, TyperOption
 
 if TYPE_CHECKING:
     from oraclepriv.execution import Execution
@@ -62,6 +62,23 @@ Quiet = Annotated[
     bool,
     typer.Option("--quiet", help="No progress bar (there is none either when output is not a terminal)."),
 ]
+
+
+def _flags_take_no_value() -> None:
+    """typer (0.2x) shows a type beside every option in --help, flags too (``--json <bool>``), as if they took a
+    value, while ``--json true`` is an error: a flag shows none (``--json``, ``--resume/--no-resume``)."""
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "flags_untyped", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: Any) -> str | None:
+        return None if self.is_flag else shown(self, ctx)
+
+    display_type_rich.flags_untyped = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_take_no_value()
 
 
 def echo(message: str) -> None:
@@ -115,6 +132,9 @@ def _check_output(path: Path | None, option: str, folder: bool) -> None:
             fail(f"{shown}: the file is not writable")
         return
     base = _first_existing(path)
+    if not folder and base != Path(os.path.abspath(path.parent)):
+        if base.is_dir():
+            fail(f"{shown}: the folder {str(path.parent)!r} does not exist")
     if not base.is_dir():
         fail(f"{shown}: {str(base)!r} is a file, so nothing can be created under it")
     if not _creatable_in(base):
@@ -123,7 +143,7 @@ def _check_output(path: Path | None, option: str, folder: bool) -> None:
 
 def check_output_file(path: Path | None, option: str) -> None:
     """An output file a command will write (``None``: not asked for), checked before any work starts: not a
-    directory, and creatable (its folder, or the nearest one that exists, is writable)."""
+    directory, in a folder that exists (or under a file: said so) and is writable."""
     _check_output(path, option, folder=False)
 
 
@@ -131,6 +151,12 @@ def check_output_dir(path: Path | None, option: str) -> None:
     """An output folder a command will write into, checked before any work starts: not a file, and writable
     (or creatable under its nearest existing ancestor)."""
     _check_output(path, option, folder=True)
+
+
+def check_out_and_report(out: Path | None, report: Path | None) -> None:
+    """The ``--out`` (JSON) and ``--report`` (Markdown) files of a command that prints rows."""
+    check_output_file(out, "--out")
+    check_output_file(report, "--report")
 
 
 def check_input_file(path: Path | None, what: str) -> None:

@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import check_seed, fail
+from oraclepriv.cli.common import check_output_file, check_seed
 
 
 def demo(
@@ -18,8 +18,7 @@ def demo(
     from oraclepriv.demo import run_demo
 
     check_seed(seed)
-    if out.is_dir() or not out.parent.resolve().is_dir():
-        fail(f"--out {str(out)!r} must be a file path in an existing directory")
+    check_output_file(out, "--out")
     report = run_demo(seed=seed, echo=typer.echo, figure_path=out)
     wrong = [v for v in report["audit"] if v["passed"] != (v["learner"] == "RRSPM")]
     if wrong or not report["erm"]["certified"] or report["rrspm"]["oracle_calls"] != 2:

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import fail
+from oraclepriv.cli.common import check_input_file, fail
 from oraclepriv.io import read_csv_problem, to_json
 
 
@@ -37,6 +37,7 @@ def erm(
     from oraclepriv.backends import parse_backend_spec
     from oraclepriv.oracle import make_oracle
 
+    check_input_file(data, "data file")
     try:
         problem = read_csv_problem(data)
         options = {} if time_limit is None else {"time_limit": time_limit}

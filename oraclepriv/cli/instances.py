@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import Quiet, fail, progress_bar
+from oraclepriv.cli.common import Quiet, check_output_dir, check_output_file, fail, progress_bar
 
 app = typer.Typer(no_args_is_help=True, help="The bundled benchmark instance library.")
 
@@ -25,6 +25,7 @@ def instances_build(
 
     if not (time_limit > 0):
         fail(f"--time-limit must be > 0; got {time_limit!r}")
+    check_output_dir(out, "--out")
     with progress_bar(quiet) as bar:
         library = build_library(out, time_limit=time_limit, progress=bar.phase("instances"))
     for entry in library:
@@ -52,18 +53,20 @@ def instances_check(directory: Annotated[Path | None, typer.Option("--dir")] = N
 
 @app.command("list")
 def instances_list() -> None:
-    """List the bundled instances."""
+    """List the bundled instances by the names the other commands take (export-mps NAME)."""
     from oraclepriv.instances import load_manifest
 
     for entry in load_manifest():
         typer.echo(
-            f"{entry['file']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}"
+            f"{entry['name']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}"
         )
 
 
 @app.command("export-mps")
 def instances_export_mps(
-    name: Annotated[str, typer.Argument(help="Instance name (see `oraclepriv instances list`).")],
+    name: Annotated[
+        str, typer.Argument(help="Instance name as `oraclepriv instances list` prints it (NAME.csv works too).")
+    ],
     backend: Annotated[str, typer.Option("--backend", help="MPS writer: highs | scip | pyomo.")] = "highs",
     out: Annotated[
         Path | None, typer.Option("--out", help="Output .mps file (default: NAME.mps in the current folder).")
@@ -78,10 +81,11 @@ def instances_export_mps(
     """Write an instance's MIP model (objective = signed loss, offset included) as MPS."""
     from oraclepriv.instances import export_mps
 
+    name = name.removesuffix(".csv")  # the instance's file name names it too
+    target = out if out is not None else Path(f"{name}.mps")
+    check_output_file(target, "--out")
     try:
-        info = export_mps(
-            name, out if out is not None else Path(f"{name}.mps"), backend=backend, formulation=formulation
-        )
+        info = export_mps(name, target, backend=backend, formulation=formulation)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     typer.echo(

@@ -7,10 +7,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import fail
-from oraclepriv.io import read_csv_problem, to_json
-from oraclepriv.public_data import PublicData
-from oraclepriv.release import reading_diagnostics
+from oraclepriv.cli.common import check_input_file, check_seed, fail
 
 
 class Algorithm(str, Enum):
@@ -68,8 +65,9 @@ def learn(
         ),
     ] = None,
     teachers: Annotated[
-        int, typer.Option("--teachers", help="subsample: number of disjoint blocks / teachers k.")
-    ] = 16,
+        int | None,
+        typer.Option("--teachers", help="subsample only: number of disjoint blocks / teachers k (default 16)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     diagnostics: Annotated[
         str | None,
@@ -87,6 +85,14 @@ def learn(
     Wu take private labelled data plus unlabelled public points (--public). The PPM learner (Bassily,
     Moran, Nandi) takes one file in which the 0/1 column 'public' holds each example's privacy bit.
     """
+    from oraclepriv.release import reading_diagnostics
+
+    check_input_file(private, "data file")
+    check_input_file(public, "--public")
+    if seed is not None:
+        check_seed(seed)
+    if teachers is not None and algorithm is not Algorithm.subsample:
+        fail(f"--teachers {teachers} applies to --algorithm subsample only; got --algorithm {algorithm.value}")
     try:
         names = _diagnostic_names(algorithm, diagnostics)
         if algorithm is Algorithm.ppm:
@@ -148,7 +154,7 @@ def _make_learner(
     seed: int | None,
     time_limit: float | None,
     on_uncertified: str | None = None,
-    teachers: int = 16,
+    teachers: int | None = None,
 ):
     cls = _learner_class(algorithm)
     if algorithm is Algorithm.public_cover_em:
@@ -172,6 +178,7 @@ def _make_learner(
         common["on_uncertified"] = on_uncertified
     if algorithm is Algorithm.subsample:
         # no --delta: Laplace noise, pure eps-DP; a delta > 0 selects the Gaussian mechanism
+        teachers = 16 if teachers is None else teachers
         if delta:
             return cls(n_teachers=teachers, noise="gaussian", delta=delta, **common)
         return cls(n_teachers=teachers, noise="laplace", delta=0.0, **common)
@@ -200,6 +207,7 @@ def _diagnostic_names(algorithm: Algorithm, requested: str | None) -> list[str] 
 def _fit_ppm(
     private: Path, public: Path | None, epsilon: float, delta: float | None, hypothesis_class: str, seed: int | None
 ):
+    from oraclepriv.io import read_csv_problem
     from oraclepriv.learners import PPMHalfspaces
 
     if public is not None:
@@ -227,12 +235,22 @@ def _fit_with_public_points(
     seed: int | None,
     time_limit: float | None,
     on_uncertified: str | None = None,
-    teachers: int = 16,
+    teachers: int | None = None,
 ):
+    from oraclepriv.io import read_csv_problem
+    from oraclepriv.public_data import PublicData
+
     if public is None:
         raise ValueError(f"--public is required for --algorithm {algorithm.value}")
     data = read_csv_problem(private)
     pub = read_csv_problem(public, require_labels=False)
+    ignored = [name for name, values in (("y", pub.y), ("weight", pub.weights)) if values is not None]
+    if ignored:
+        typer.echo(
+            f"warning: --public {str(public)!r} has the column(s) {ignored}: the learners take public points "
+            "unlabelled and unweighted, so they are ignored",
+            err=True,
+        )
     if pub.feature_names != data.feature_names:
         raise ValueError(
             f"public data file {str(public)!r} has feature columns {list(pub.feature_names)} but the private "
@@ -250,12 +268,19 @@ def _fit_with_public_points(
 
 def _print_report(report: dict, as_json: bool) -> None:
     """The release (and, when asked for, the diagnostics) as JSON or as text."""
+    from oraclepriv.io import to_json
+
     if as_json:
         typer.echo(to_json(report, sort_keys=True))
         return
     privacy = report["privacy"]
     typer.echo(f"{report['algorithm']}  released hypothesis {report['hypothesis']}")
     typer.echo(f"  privacy: {privacy['guarantee']}")
+    if privacy.get("on_uncertified") == "flag" and str(privacy["guarantee"]).startswith("none"):
+        typer.echo(
+            f"  caveat: NO privacy guarantee (epsilon={privacy.get('epsilon')} is not a claim): --on-uncertified "
+            "flag keeps uncertified oracle answers; use raise or fallback for a private release"
+        )
     typer.echo(f"  neighbouring: {privacy['neighbouring']}")
     typer.echo(f"  oracle calls by design: {privacy.get('oracle_calls_by_design')}; covers: {privacy['covers']}")
     if "diagnostics" in report:

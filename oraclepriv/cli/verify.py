@@ -21,6 +21,9 @@ from oraclepriv.cli.common import (
     Quiet,
     Scheduler,
     Seed,
+    check_at_least,
+    check_input_file,
+    check_out_and_report,
     check_parallel_options,
     check_seed,
     echo,
@@ -98,8 +101,10 @@ def verify_instance(
 
     check_seed(seed)
     check_parallel_options(jobs, parallel_backend, scheduler)
-    if draws < 1:
-        fail(f"--draws must be >= 1; got {draws}")
+    check_at_least(draws, 1, "--draws")
+    check_input_file(private, "data file")
+    check_input_file(public, "--public")
+    check_input_file(others, "--others")
     try:
         data = read_csv_problem(private)
         extra = read_csv_problem(others, require_labels=False).X if others is not None else None
@@ -175,6 +180,7 @@ def verify_suite(
 
     check_seed(seed)
     check_parallel_options(jobs, parallel_backend, scheduler)
+    check_out_and_report(out, report)
     with parallel(jobs, parallel_backend, scheduler) as environment, progress_bar(quiet) as bar:
         rows = run_suite(
             quick=quick, n_jobs=environment.n_jobs, seed=seed, on_row=_show, progress=bar.phase("verified cases")

@@ -1,0 +1,282 @@
+"""Every command-line input error is one line on stderr and exit 2, before any work starts (issue 15, items 3
+and 7): output paths (a directory where a file goes, a file where a folder goes, a path under a file, an
+unwritable place), input files that are directories, seeds and run counts, instance names as ``instances list``
+prints them, options that do not apply; --help shows flags as flags; the audit's hint on too few runs; the caveat
+of ``learn --on-uncertified flag``; and a start-up that does not import scikit-learn.
+
+Each refusal is checked with the command's work replaced by a function that fails the test, so an error found
+only after the work (the old behaviour: a traceback once the whole job had run) cannot pass.
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from oraclepriv.cli import app
+from oraclepriv.io import write_csv_problem
+
+runner = CliRunner()
+UNWRITABLE = "/proc/oraclepriv-test.mps"  # creating anything in /proc fails, for root too
+
+#: the function each writing command's work starts with (module, name)
+WORK = {
+    "bench oracles": ("oraclepriv.bench.oracles", "bench_oracles"),
+    "bench mip": ("oraclepriv.bench.mip", "run_benchmark"),
+    "bench learners": ("oraclepriv.bench.learners", "bench_learners"),
+    "bench ppm": ("oraclepriv.bench.ppm", "bench_ppm"),
+    "audit rrspm": ("oraclepriv.audit.suite", "rrspm_audit_suite"),
+    "audit subsample": ("oraclepriv.audit.suite", "subsample_audit_suite"),
+    "audit public-cover": ("oraclepriv.audit.suite", "public_cover_audit_suite"),
+    "instances export-mps": ("oraclepriv.instances", "export_mps"),
+    "instances build": ("oraclepriv.instances", "build_library"),
+    "verify suite": ("oraclepriv.verify.suite", "run_suite"),
+    "demo": ("oraclepriv.demo", "run_demo"),
+}
+#: (command, its output option, file or folder); experiments: tests/test_cli_partial.py
+OUTPUTS = [
+    ("bench oracles", "--out", "file"),
+    ("bench oracles", "--report", "file"),
+    ("bench mip", "--out", "folder"),
+    ("bench learners", "--out", "file"),
+    ("bench learners", "--report", "file"),
+    ("bench ppm", "--out", "file"),
+    ("bench ppm", "--report", "file"),
+    ("audit rrspm", "--out", "file"),
+    ("audit rrspm", "--report", "file"),
+    ("audit subsample", "--report", "file"),
+    ("audit public-cover", "--report", "file"),
+    ("audit public-cover", "--out", "file"),
+    ("instances export-mps rrspm-2d-n300", "--out", "file"),
+    ("instances build", "--out", "folder"),
+    ("verify suite", "--out", "file"),
+    ("verify suite", "--report", "file"),
+    ("demo", "--out", "file"),
+]
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    """Every command's work fails the test if it starts."""
+
+    def started(*args, **kwargs):
+        raise AssertionError("the work started before the input was checked")
+
+    for module, name in WORK.values():
+        monkeypatch.setattr(importlib.import_module(module), name, started)
+
+
+def _refused(args: list[str], *fragments: str) -> str:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, (args, result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), (args, result.stderr)
+    for fragment in fragments:
+        assert fragment in lines[0], (args, lines[0])
+    assert "Traceback" not in result.output
+    return lines[0]
+
+
+@pytest.mark.parametrize(("command", "option", "kind"), OUTPUTS, ids=[f"{c} {o}" for c, o, _ in OUTPUTS])
+def test_output_paths_are_checked_before_any_work(tmp_path, no_work, command, option, kind):
+    args = command.split()
+    afile = tmp_path / "a-file.mps"
+    afile.write_text("x")
+    if kind == "file":
+        _refused([*args, option, str(tmp_path)], option, str(tmp_path), "is a directory")
+        _refused([*args, option, str(tmp_path / "missing" / "x.mps")], option, "does not exist")
+    else:
+        _refused([*args, option, str(afile)], option, str(afile), "is a file")
+    _refused([*args, option, str(afile / "x.mps")], option, "is a file")
+    _refused([*args, option, UNWRITABLE], option, "not writable")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file.mps"]  # nothing written
+
+
+def test_the_default_output_of_export_mps_is_checked_too(tmp_path, no_work, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rrspm-2d-n300.mps").mkdir()
+    _refused(["instances", "export-mps", "rrspm-2d-n300"], "--out", "is a directory")
+
+
+@pytest.fixture
+def data(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    private = tmp_path / "private.csv"
+    write_csv_problem(private, X, y)
+    public = tmp_path / "public.csv"
+    write_csv_problem(public, rng.normal(size=(6, 2)), None)
+    labelled_public = tmp_path / "labelled-public.csv"
+    write_csv_problem(labelled_public, rng.normal(size=(6, 2)), np.array([0, 1] * 3))
+    return private, public, labelled_public
+
+
+def test_a_directory_given_as_a_data_file_is_said_to_be_one(tmp_path, data):
+    private, public, _ = data
+    folder = str(tmp_path)
+    _refused(["erm", folder, "--hypothesis-class", "stump"], "data file", folder, "is a directory")
+    learn = ["learn", str(private), "--algorithm", "rrspm", "--epsilon", "1"]
+    _refused(["learn", folder, "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1"], "is a directory")
+    _refused([*learn, "--public", folder], "--public", "is a directory")
+    verify = ["verify", "instance", folder, "--algorithm", "rrspm", "--public", str(public)]
+    _refused(verify, "data file", "is a directory")
+    _refused(["erm", str(tmp_path / "nope.csv"), "--hypothesis-class", "stump"], "does not exist")
+
+
+SEEDED = [
+    ["demo"],
+    ["audit", "public-cover"],
+    ["audit", "rrspm"],
+    ["audit", "subsample"],
+    ["verify", "suite"],
+    ["experiment", "ppm-curves", "--out", "OUT"],
+    ["experiment", "cover-baseline", "--out", "OUT"],
+]
+
+
+@pytest.mark.parametrize("args", SEEDED, ids=[" ".join(a[:2]) for a in SEEDED])
+def test_a_negative_seed_is_refused_everywhere(tmp_path, no_work, args):
+    args = [str(tmp_path / "out") if a == "OUT" else a for a in args]
+    _refused([*args, "--seed", "-1"], "--seed", "-1")
+    assert not (tmp_path / "out").exists()
+
+
+def test_learn_and_verify_refuse_a_negative_seed(data, no_work):
+    private, public, _ = data
+    _refused(["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1", "--seed", "-1"])
+    verify = ["verify", "instance", str(private), "--algorithm", "rrspm", "--public", str(public), "--seed", "-2"]
+    _refused(verify, "--seed", "-2")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["audit", "rrspm", "--runs", "0"],
+        ["audit", "subsample", "--runs", "-5"],
+        ["audit", "rrspm", "--draws", "0"],
+        ["bench", "learners", "--repeats", "0"],
+        ["bench", "ppm", "--repeat", "0"],
+    ],
+)
+def test_counts_below_their_minimum_are_refused(no_work, args):
+    _refused(args, args[-2], args[-1])
+
+
+def test_instances_check_on_a_folder_without_a_manifest(tmp_path):
+    _refused(["instances", "check", "--dir", str(tmp_path)], "--dir", "manifest.json")
+
+
+def test_instances_list_prints_names_export_mps_takes(tmp_path):
+    listed = runner.invoke(app, ["instances", "list"])
+    assert listed.exit_code == 0
+    names = [line.split()[0] for line in listed.stdout.splitlines()]
+    assert len(names) > 10 and not any(name.endswith(".csv") for name in names)
+    for name in (names[0], names[-1]):
+        for given in (name, f"{name}.csv"):  # the file name is accepted too
+            out = tmp_path / f"{given}.mps"
+            result = runner.invoke(app, ["instances", "export-mps", given, "--out", str(out)])
+            assert result.exit_code == 0, result.output
+            assert out.stat().st_size > 0
+
+
+def _commands(group, path=()):
+    import typer.main
+
+    command = typer.main.get_command(group) if not path else group
+    for name, sub in getattr(command, "commands", {}).items():
+        yield from _commands(sub, (*path, name))
+    if path:
+        yield path, command
+
+
+def test_help_shows_flags_as_flags_and_a_flag_takes_no_value(data):
+    """typer showed ``--json <bool>``, ``--quick <bool>``, even ``--help <bool>``; a flag's value is an error."""
+    checked = 0
+    for path, _ in _commands(app):
+        result = runner.invoke(app, [*path, "--help"], terminal_width=200)
+        assert result.exit_code == 0, path
+        assert "<bool>" not in result.output, (path, result.output)
+        checked += 1
+    assert checked >= 20
+    erm_help = runner.invoke(app, ["erm", "--help"], terminal_width=200).output
+    assert "--json" in erm_help and "<float>" in erm_help  # options with values still show their type
+    private, _, _ = data
+    valued = runner.invoke(app, ["erm", str(private), "--hypothesis-class", "stump", "--json", "true"])
+    assert valued.exit_code == 2 and "true" in valued.output
+
+
+def test_teachers_apply_to_subsample_only(data):
+    private, public, _ = data
+    args = ["learn", str(private), "--public", str(public), "--epsilon", "1", "--teachers", "8"]
+    _refused([*args, "--algorithm", "rrspm"], "--teachers 8", "subsample", "rrspm")
+    fitted = runner.invoke(app, [*args, "--algorithm", "subsample", "--hypothesis-class", "stump", "--seed", "0"])
+    assert fitted.exit_code == 0, fitted.output
+
+
+def test_a_label_column_in_the_public_file_is_named_in_a_warning(data):
+    private, public, labelled = data
+    args = ["learn", str(private), "--algorithm", "rrspm", "--epsilon", "1", "--hypothesis-class", "stump"]
+    warned = runner.invoke(app, [*args, "--public", str(labelled), "--seed", "0"])
+    assert warned.exit_code == 0, warned.output
+    assert "warning: --public" in warned.stderr and "['y']" in warned.stderr and "ignored" in warned.stderr
+    quiet = runner.invoke(app, [*args, "--public", str(public), "--seed", "0"])
+    assert quiet.exit_code == 0 and "warning" not in quiet.stderr
+
+
+def test_learn_text_output_in_flag_mode_says_there_is_no_guarantee(data):
+    private, public, _ = data
+    args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1"]
+    flagged = runner.invoke(app, [*args, "--hypothesis-class", "stump", "--on-uncertified", "flag", "--seed", "0"])
+    assert flagged.exit_code == 0, flagged.output
+    assert "caveat: NO privacy guarantee" in flagged.stdout and "not a claim" in flagged.stdout
+    raised = runner.invoke(app, [*args, "--hypothesis-class", "stump", "--seed", "0"])
+    assert raised.exit_code == 0 and "NO privacy guarantee" not in raised.stdout and "(1, 1e-06)-DP" in raised.stdout
+
+
+def test_an_audit_that_misses_a_control_with_few_runs_says_why(monkeypatch):
+    from oraclepriv.audit import suite
+
+    rows = [
+        {"scenario": "tight-m1", "learner": "RRSPM", "n_runs": 50, "eps_lower": 0.0, "eps_point": 0.5},
+        {"scenario": "tight-m1", "learner": "control: scale / 1.2", "n_runs": 50, "eps_lower": 0.1, "eps_point": 1.0},
+    ]
+    verdicts = [("pass", "ok", 1.35), ("fail", "UNEXPECTED", 2.7)]
+
+    def fake(n_runs, on_row, **kwargs):
+        out = []
+        for row, (expected, verdict, detects) in zip(rows, verdicts, strict=True):
+            row = {**row, "n_runs": n_runs, "expected": expected, "verdict": verdict, "detects": detects}
+            row.update(passed=True, delta=0.0, sampler="whole learner")
+            on_row(row)
+            out.append(row)
+        return out
+
+    monkeypatch.setattr(suite, "subsample_audit_suite", fake)
+    result = runner.invoke(app, ["audit", "subsample", "--runs", "50"])
+    assert result.exit_code == 1
+    assert "UNEXPECTED: 1 verdict(s)" in result.stderr
+    assert "hint:" in result.stderr and "run count is too small" in result.stderr and "50 runs" in result.stderr
+    assert "detects a loss >= 2.7" in result.stderr and "--runs 4000" in result.stderr
+    verdicts[1] = ("pass", "UNEXPECTED", 1.35)  # a learner flagged: no power hint
+    flagged = runner.invoke(app, ["audit", "subsample", "--runs", "50"])
+    assert flagged.exit_code == 1 and "UNEXPECTED" in flagged.stderr and "hint" not in flagged.stderr
+
+
+def test_the_command_line_starts_without_scikit_learn():
+    """--help and the small commands import neither scikit-learn nor pandas (about 1.3 s before)."""
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from oraclepriv.cli.app import app\n"
+        "for args in (['--help'], ['instances', 'list'], ['learn', '--help'], ['bench', 'mip', '--help']):\n"
+        "    assert CliRunner().invoke(app, args).exit_code == 0, args\n"
+        "heavy = [m for m in ('sklearn', 'pandas', 'scipy', 'matplotlib') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
