@@ -299,7 +299,38 @@ def _terminated(signum: int, frame: object) -> None:
 
 class Group(TyperGroup):
     """The root command group: while a command runs, SIGTERM raises :class:`Terminated` (Ctrl-C raises
-    KeyboardInterrupt, which typer turns into exit code 130); afterwards the previous handler is back."""
+    KeyboardInterrupt, which typer turns into exit code 130); afterwards the previous handler is back. A usage
+    error (a missing option, a value of the wrong type, an unknown option) is one line on stderr, exit 2, like
+    the commands' own checks (:func:`fail`), instead of typer's framed box."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Any = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+        from typer.exceptions import Abort
+
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except NoArgsIsHelpError as exc:  # a group without its command: its help, exit 2
+            exc.show()
+            sys.exit(exc.exit_code)
+        except ClickException as exc:
+            context = getattr(exc, "ctx", None)
+            where = f" (see '{context.command_path} --help')" if context is not None else ""
+            message = " ".join(exc.format_message().split())
+            typer.echo(f"error: {message}{where}", err=True)
+            sys.exit(exc.exit_code)
+        except Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx):  # type: ignore[no-untyped-def]
         previous = None
