@@ -245,3 +245,83 @@ def test_sigterm_to_an_experiment_exits_143_and_leaves_the_folder_marked(tmp_pat
     assert "interrupted (SIGTERM)" in (out / PARTIAL).read_text() and "Traceback" not in err
     assert seconds <= PROMPT
     assert not (out / "README.md").exists()  # the generated README is written last
+
+
+INTERRUPT_AT: list[int | None] = [None]
+CALLS: list[int] = []
+
+
+def _counted_cell(i: int, seed: int) -> list[dict]:
+    """A cell that records its call and raises KeyboardInterrupt where INTERRUPT_AT says."""
+    import math
+
+    import numpy as np
+
+    CALLS.append(i)
+    if i == INTERRUPT_AT[0]:
+        raise KeyboardInterrupt
+    return [{"i": i, "half": np.float64(seed / 2), "count": np.int64(i), "yes": np.bool_(i % 2), "inf": math.inf}]
+
+
+def test_an_interrupted_run_of_cells_resumes_from_its_cells_file(tmp_path):
+    """The mechanism behind robust-tradeoff, cover-baseline and rrspm-tradeoff: each finished cell is appended
+    to cells.jsonl; a rerun computes only the others and returns exactly what an uninterrupted run returns."""
+    from oraclepriv.experiments.cells import CELLS, finish_cells, run_cells
+
+    tasks = [(i, 10 + i) for i in range(6)]
+    expected = run_cells(_counted_cell, tasks, 1)
+    cache = tmp_path / CELLS
+    CALLS.clear()
+    INTERRUPT_AT[0] = 3
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_cells(_counted_cell, tasks, 1, cache=cache)
+    finally:
+        INTERRUPT_AT[0] = None
+    assert len(cache.read_text().splitlines()) == 3
+    CALLS.clear()
+    seen: list[tuple[int, int]] = []
+    resumed = run_cells(_counted_cell, tasks, 1, progress=lambda done, total: seen.append((done, total)), cache=cache)
+    assert CALLS == [3, 4, 5] and seen[0] == (3, 6) and seen[-1] == (6, 6)
+    assert resumed == expected
+    other = [(i, 20 + i) for i in range(2)]  # other seeds: other cells, computed
+    CALLS.clear()
+    run_cells(_counted_cell, other, 1, cache=cache)
+    assert CALLS == [0, 1]
+    finish_cells(tmp_path)
+    assert not cache.exists()
+
+
+@pytest.mark.slow
+def test_an_interrupted_quick_robust_tradeoff_resumes_to_the_same_results(tmp_path, monkeypatch):
+    import functools
+
+    import pandas as pd
+
+    from oraclepriv.experiments import robust_tradeoff
+
+    def args(out):
+        return ["experiment", "robust-tradeoff", "--quick", "--seed", "3", "--out", str(out), "--quiet"]
+
+    assert CliRunner().invoke(app, args(tmp_path / "whole")).exit_code == 0
+    real = robust_tradeoff._main_cell
+    calls = []
+
+    @functools.wraps(real)  # the same name, so the same cell keys
+    def interrupted(*task):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(*task)
+
+    monkeypatch.setattr(robust_tradeoff, "_main_cell", interrupted)
+    out = tmp_path / "resumed"
+    assert CliRunner().invoke(app, args(out)).exit_code == EXIT_SIGINT
+    assert (out / PARTIAL).exists() and len((out / "cells.jsonl").read_text().splitlines()) == 2
+    monkeypatch.setattr(robust_tradeoff, "_main_cell", real)
+    finished = CliRunner().invoke(app, args(out))
+    assert finished.exit_code == 0, finished.output
+    assert not (out / PARTIAL).exists() and not (out / "cells.jsonl").exists()
+    whole, resumed = pd.read_csv(tmp_path / "whole" / "runs.csv"), pd.read_csv(out / "runs.csv")
+    timing = [c for c in whole.columns if "second" in c]
+    pd.testing.assert_frame_equal(whole.drop(columns=timing), resumed.drop(columns=timing))

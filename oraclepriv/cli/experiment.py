@@ -58,6 +58,10 @@ def _command_line(name: str, out: Path, quick: bool, seed: int, extra: str = "")
     )
 
 
+def _resume_note(out: Path) -> str:
+    return f"Rerun the same command to resume: the cells finished so far are kept in {out / 'cells.jsonl'}."
+
+
 def _check(out: Path, seed: int) -> None:
     """The checks of every experiment's own options, before any work starts."""
     check_output_dir(out, "--out")
@@ -65,10 +69,12 @@ def _check(out: Path, seed: int) -> None:
 
 
 @contextlib.contextmanager
-def _run(name: str, out: Path, quick: bool, seed: int, extra: str = "", resume: str | None = None) -> Iterator[None]:
+def _run(
+    name: str, out: Path, quick: bool, seed: int, extra: str = "", resume: str = "Rerun the command to start again."
+) -> Iterator[None]:
     """The block with ``out`` marked partial until it ends; a ValueError of the experiment is a one-line error."""
     command = _command_line(name, out, quick, seed, extra)
-    with partial_outputs(out, command, **({} if resume is None else {"resume": resume})):
+    with partial_outputs(out, command, resume=resume):
         try:
             yield
         except ValueError as exc:
@@ -114,7 +120,7 @@ def experiment_rrspm_tradeoff(
     check_parallel_options(jobs, parallel_backend, scheduler)
     with (
         parallel(jobs, parallel_backend, scheduler) as environment,
-        _run("rrspm-tradeoff", out, quick, seed),
+        _run("rrspm-tradeoff", out, quick, seed, resume=_resume_note(out)),
         progress_bar(quiet) as bar,
     ):
         run_rrspm_experiments(
@@ -172,7 +178,11 @@ def _run_comparison(
     its slopes and ratios."""
     _check(out, seed)
     check_parallel_options(*where)
-    with parallel(*where) as environment, _run(name, out, quick, seed), progress_bar(quiet) as bar:
+    with (
+        parallel(*where) as environment,
+        _run(name, out, quick, seed, resume=_resume_note(out)),
+        progress_bar(quiet) as bar,
+    ):
         result = run(out, quick=quick, random_state=seed, n_jobs=environment.n_jobs, progress=bar.phase("cells"))
         typer.echo(result["slopes"].to_string(index=False))
         typer.echo(result["ratio"].to_string(index=False))
@@ -205,7 +215,7 @@ def experiment_oracle_cost(
             quick,
             seed,
             "" if resume else " --no-resume",
-            resume=f"Rerun the same command to resume: the cells finished so far are in {out / 'cells.jsonl'}.",
+            resume=_resume_note(out),
         ),
         progress_bar(quiet) as bar,
     ):

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.execution import Progress
-from oraclepriv.experiments.cells import prepare_run, run_cells
+from oraclepriv.experiments.cells import CELLS, finish_cells, prepare_run, run_cells
 from oraclepriv.experiments.scenarios import RRSPM_M_GRID, excess, scenario
 from oraclepriv.experiments.stats import fit_slope, select_even_report_odd
 from oraclepriv.learners.public_cover_em import PublicCoverEM
@@ -206,7 +206,7 @@ def run_cover_baseline(
     ]
     tasks = [(*t, s) for t, s in zip(tasks, np.random.SeedSequence(int(random_state)).spawn(len(tasks)))]
     start = time.perf_counter()
-    runs = pd.DataFrame(run_cells(_cell, tasks, n_jobs, progress))
+    runs = pd.DataFrame(run_cells(_cell, tasks, n_jobs, progress, cache=out / CELLS))
     seconds = time.perf_counter() - start
 
     cells = ["hypothesis", "n", "method", "m"]
@@ -288,6 +288,7 @@ def run_cover_baseline(
     paths["readme"].write_text(
         _readme(best, slopes, ratio, timing, runs, cfg, quick, random_state, seconds, n_jobs, out), encoding="utf-8"
     )
+    finish_cells(out)
     return {
         "runs": runs,
         "best": best,

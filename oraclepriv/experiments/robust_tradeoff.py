@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.execution import Progress
-from oraclepriv.experiments.cells import prepare_run, run_cell_groups
+from oraclepriv.experiments.cells import CELLS, finish_cells, prepare_run, run_cell_groups
 from oraclepriv.experiments.scenarios import RRSPM_M_GRID, excess, scenario
 from oraclepriv.experiments.stats import fit_slope, select_even_report_odd
 from oraclepriv.hypotheses import Stump, Threshold
@@ -197,7 +197,7 @@ def run_robust_tradeoff(
     failure_tasks = [(*t, s) for t, s in zip(failure_tasks, failure_seed.spawn(len(failure_tasks)))]
     start = time.perf_counter()
     main_rows, failure_rows = run_cell_groups(
-        [(_main_cell, main_tasks), (_failure_cell, failure_tasks)], n_jobs, progress
+        [(_main_cell, main_tasks), (_failure_cell, failure_tasks)], n_jobs, progress, cache=out / CELLS
     )
     runs, failure = pd.DataFrame(main_rows), pd.DataFrame(failure_rows)
     seconds = time.perf_counter() - start
@@ -262,6 +262,7 @@ def run_robust_tradeoff(
     paths["readme"].write_text(
         _readme(best, slopes, ratio, fail, cfg, quick, random_state, seconds, n_jobs, out), encoding="utf-8"
     )
+    finish_cells(out)
     return {"runs": runs, "best": best, "slopes": slopes, "ratio": ratio, "failure": fail, "paths": paths}
 
 

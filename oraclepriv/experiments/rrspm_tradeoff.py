@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.execution import Progress, parallel_map
-from oraclepriv.experiments.cells import prepare_run
+from oraclepriv.experiments.cells import CELLS, finish_cells, prepare_run, run_cells
 from oraclepriv.experiments.scenarios import StumpScenario, ThresholdScenario, scenario
 from oraclepriv.experiments.stats import fit_slope
 from oraclepriv.learners.rrspm import RRSPM
@@ -370,8 +370,7 @@ def run_rrspm_experiments(
             if progress is not None:
                 progress(before + k, total)
 
-        results = parallel_map(_grid_repetition, tasks, n_jobs, step)
-        rows += [{**r, "experiment": part} for rows_of_rep in results for r in rows_of_rep]
+        rows += [{**r, "experiment": part} for r in run_cells(_grid_repetition, tasks, n_jobs, step, cache=out / CELLS)]
         part_seconds[part] = time.perf_counter() - t0
         done += len(tasks)
     t_tradeoff, t_shift = part_seconds["tradeoff"], part_seconds["shift"]
@@ -531,6 +530,7 @@ def run_rrspm_experiments(
     }
     paths["summary_json"].write_text(json.dumps(summary, indent=2, default=float) + "\n")
     paths["readme"].write_text(_readme(summary, optimum, scaling, slopes, shift_table, nonsmooth, cfg, out))
+    finish_cells(out)
     return {
         "runs": runs,
         "means": means,
