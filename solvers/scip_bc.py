@@ -54,8 +54,18 @@ from oraclepriv.solvers.milp import (
     reduced_loss,
 )
 from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, MipBackend, fingerprint
+from oraclepriv.solvers.scip_bc_decompose import decompose_branch_and_cut
 from oraclepriv.solvers.scip_bc_model import TESTED_PYSCIPOPT, import_pyscipopt, not_started, run_branch_and_cut
 from oraclepriv.solvers.scip_bc_parallel import parallel_branch_and_cut, split_groups
+from oraclepriv.solvers.scip_bc_split import (
+    PART_SHARE,
+    STRATEGIES,
+    PartResult,
+    choose_strategy,
+    heavy_first_priorities,
+    solve_part,
+    split_groups_by_weight,
+)
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis
 
@@ -96,6 +106,16 @@ class ScipBcBackend(Backend):
         one sequential search tree.
     output_flag : bool, default False
         Print SCIP's log.
+    strategy : {"auto", "plain", "priority", "split", "heavy-first", "decompose"}, default "auto"
+        How to use a few heavy groups among many light ones (the private learners' calls:
+        :mod:`oraclepriv.solvers.scip_bc_split`): "plain" ignores the weights' spread;
+        "priority" branches on the heavy groups first, heaviest first; "split" solves the light
+        and the heavy groups apart first and adds their proved optima as rows (with their cores and
+        hypotheses as seeds and warm starts); "heavy-first" does both; "decompose" searches the
+        heavy groups' error patterns best-first (:mod:`oraclepriv.solvers.scip_bc_decompose`);
+        "auto" takes "priority" when the instance has a heavy part, else "plain" (and always
+        "plain" with ``workers`` > 1, whose parallel search runs only then). Every strategy is
+        exact.
 
     Attributes
     ----------
@@ -103,6 +123,8 @@ class ScipBcBackend(Backend):
         The validated options.
     output_flag : bool
         The validated option.
+    strategy : str
+        The validated option ("auto" is resolved per call, ``details["strategy_used"]``).
     certificate : str
         What ``certified`` means for this backend's answers.
 
@@ -155,7 +177,7 @@ class ScipBcBackend(Backend):
     name = "scip-bc"
     requires = ("pyscipopt",)
     classes = frozenset({"halfspace"})
-    options = frozenset({"threads", "output_flag", "workers"})
+    options = frozenset({"threads", "output_flag", "workers", "strategy"})
     certificate = (
         "halfspaces: bound = SCIP's dual bound of the branch-and-cut over exactly verified non-separable "
         "cores (lazy cover cuts), a proved lower bound over all halfspaces (margin-free)"
@@ -178,6 +200,10 @@ class ScipBcBackend(Backend):
         if not isinstance(flag, (bool, np.bool_)):
             raise ValueError(f"backend 'scip-bc': output_flag must be True or False; got {flag!r}")
         self.output_flag = bool(flag)
+        self.strategy = self.config.get("strategy", "auto")
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"backend 'scip-bc': strategy must be one of {list(STRATEGIES)}; got {self.strategy!r}")
+        self._parts: ScipBcBackend | None = None  # a plain backend for the parts of a split (its own cores)
         self._pyscipopt = import_pyscipopt()
         scip_bc_handler.handler_class(self._pyscipopt)
         self._cache: tuple[str, HalfspaceHittingSet, Separator] | None = None
@@ -208,6 +234,20 @@ class ScipBcBackend(Backend):
         if not (np.all(np.isfinite(w)) and math.isfinite(b)):
             return None
         return Halfspace(tuple(w), b)
+
+    def _solve_parts(
+        self, form: HalfspaceHittingSet, W: np.ndarray, heavy: np.ndarray, deadline: Deadline
+    ) -> list[PartResult]:
+        """The light and the heavy groups solved apart by a plain search (:func:`solve_part`), within
+        :data:`PART_SHARE` of the time left; an empty part is skipped."""
+        if self._parts is None:
+            self._parts = ScipBcBackend(threads=self.threads, strategy="plain")
+        share = deadline.share(PART_SHARE)
+        return [
+            solve_part(self._parts, form.groups.X, form.yg, W, part, share)
+            for part in (~heavy, heavy)
+            if part.any() and not share.expired()
+        ]
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         deadline = self.deadline(problem)
@@ -249,6 +289,14 @@ class ScipBcBackend(Backend):
         abs_gap, q = gap_rule(w)
         cores_before = len(form.cores)
         lp_before = sep.lp_calls
+        # the parallel search (workers > 1) is its own way to split the labelings: "auto" keeps it
+        strategy = "plain" if self.workers > 1 and self.strategy == "auto" else choose_strategy(self.strategy, W)
+        heavy = split_groups_by_weight(W) if strategy != "plain" else np.zeros(W.size, dtype=bool)
+        priorities = heavy_first_priorities(W, heavy) if strategy in ("priority", "heavy-first") else None
+        parts = self._solve_parts(form, W, heavy, deadline) if strategy in ("split", "heavy-first", "decompose") else []
+        for part in parts:
+            form.add_cores(part.cores)
+        bound_rows = tuple((p.groups, p.bound) for p in parts if p.bound > 0) if strategy != "decompose" else ()
 
         # primal heuristic: repair the all-points set, extend it and the heuristics' correct sets,
         # within a share of the time left (the search that proves the bound needs the rest)
@@ -256,8 +304,12 @@ class ScipBcBackend(Backend):
         keep_all, cores, bad = MipBackend._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
         form.add_cores(cores)
         starts = [("repair-all", MipBackend._add_back(sep, keep_all, W, heuristic))]
-        for _loss, source, h in sorted(cands, key=lambda c: c[0])[:3]:
-            if source.startswith("heuristic") and not heuristic.expired():
+        seeds = [(source, h) for _loss, source, h in sorted(cands, key=lambda c: c[0])[:3]]
+        seeds += [
+            (f"{tag}-part", p.hypothesis) for p, tag in zip(parts, ("light", "heavy")) if p.hypothesis is not None
+        ]
+        for source, h in seeds:  # warm starts: the heuristics' and the parts' correct sets, extended
+            if source.startswith(("heuristic", "light", "heavy")) and not heuristic.expired():
                 keep_h = h.predict(form.groups.X) == yg
                 starts.append((f"{source}-addback", MipBackend._add_back(sep, keep_h, W, heuristic)))
         polish_seconds = 0.0  # the longest polishing LP: kept back from SCIP for the final one
@@ -276,7 +328,22 @@ class ScipBcBackend(Backend):
             run = not_started()
         else:
             remaining = deadline.solver_seconds(reserve=min(polish_seconds, 0.25 * (deadline.remaining() or 0.0)))
-            if self.workers > 1:
+            if strategy == "decompose" and heavy.any() and not heavy.all():
+                light = parts[0].bound if parts and not heavy[parts[0].groups[0]] else 0.0
+                run = decompose_branch_and_cut(
+                    self._pyscipopt,
+                    form,
+                    sep,
+                    W,
+                    heavy,
+                    light,
+                    best_loss,
+                    start_keep,
+                    time_limit=remaining,
+                    deadline=deadline,
+                    **options,
+                )
+            elif self.workers > 1 and strategy == "plain":
                 run = parallel_branch_and_cut(
                     self._pyscipopt,
                     X,
@@ -301,6 +368,10 @@ class ScipBcBackend(Backend):
                     start_keep=start_keep,
                     time_limit=remaining,
                     deadline=deadline,
+                    priorities=priorities,
+                    bound_rows=bound_rows,
+                    # the parts' cores (thousands) enter the LP only when violated
+                    seed_rows_initial=not parts,
                     **options,
                 )
         raw, nodes, dual = run["raw"], run["nodes"], run["dual"]
@@ -354,6 +425,12 @@ class ScipBcBackend(Backend):
                 "weight_lattice": q,
                 "mip_abs_gap": abs_gap,
                 "conflict_bound": conflict,
+                "strategy_used": strategy,
+                "heavy_groups": int(heavy.sum()),
+                "parts": [
+                    {"groups": int(p.groups.size), "bound": p.bound, "certified": p.certified, "seconds": p.seconds}
+                    for p in parts
+                ],
                 "hypothesis_source": source,
                 "hypothesis_reduced_loss": loss,
                 "candidates": {src: value for value, src, _ in cands},

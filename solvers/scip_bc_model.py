@@ -92,11 +92,16 @@ def build_model(
     fix: dict[int, int] | None = None,
     seed_rows_initial: bool = SEED_ROWS_INITIAL,
     deadline: Deadline | None = None,
+    priorities: np.ndarray | None = None,
+    bound_rows: tuple[tuple[np.ndarray, float], ...] = (),
 ):
     """The SCIP model over the groups (module docstring): returns (model, z, handler).
 
     ``cores`` are seeded as rows; ``fix`` (group -> 0/1) fixes variables (a region of the
-    parallel search); ``deadline`` is the one the handler's callbacks honour."""
+    parallel search); ``deadline`` is the one the handler's callbacks honour. ``priorities``
+    (one integer per group) are SCIP branching priorities; ``bound_rows`` are rows
+    sum_{g in groups} W_g z_g >= rhs that the caller has proved for every halfspace (the part
+    bounds of :mod:`oraclepriv.solvers.scip_bc_split`)."""
     scip = pyscipopt
     model = scip.Model("scip-bc")
     if not output_flag:
@@ -106,6 +111,11 @@ def build_model(
     for k, core in enumerate(cores):
         known.add(core)
         model.addCons(scip.quicksum(z[g] for g in core) >= 1, name=f"seed{k}", initial=seed_rows_initial)
+    for k, (groups, rhs) in enumerate(bound_rows):
+        model.addCons(scip.quicksum(float(W[g]) * z[g] for g in groups) >= float(rhs), name=f"part{k}")
+    if priorities is not None:
+        for g in np.flatnonzero(priorities):
+            model.chgVarBranchPriority(z[g], int(priorities[g]))
     for g, value in (fix or {}).items():
         model.fixVar(z[g], float(value))
     handler = install_handler(pyscipopt, model, z, sep, W, yg, known, deadline)
@@ -148,6 +158,8 @@ def run_branch_and_cut(
     node_limit: int | None = None,
     seed_rows_initial: bool = SEED_ROWS_INITIAL,
     deadline: Deadline | None = None,
+    priorities: np.ndarray | None = None,
+    bound_rows: tuple[tuple[np.ndarray, float], ...] = (),
 ) -> dict[str, Any]:
     """One SCIP branch-and-cut over the groups, optionally restricted to a region.
 
@@ -155,7 +167,7 @@ def run_branch_and_cut(
     then "infeasible" when the region has none); ``node_limit``: stop after that many nodes;
     ``start_keep``: the groups a start solution classifies correctly (offered to SCIP unless it
     contradicts ``fix``); ``deadline``: the call's deadline, which the handler's callbacks honour
-    (``time_limit`` is SCIP's own limit). A Ctrl-C raises KeyboardInterrupt (module docstring); a
+    (``time_limit`` is SCIP's own limit); ``priorities`` and ``bound_rows`` as in :func:`build_model`. A Ctrl-C raises KeyboardInterrupt (module docstring); a
     stop by the handler at the deadline reads as "timelimit".
 
     Returns plain data (also from a worker process): SCIP status (``raw``), nodes, dual and primal
@@ -174,6 +186,8 @@ def run_branch_and_cut(
         fix=fix,
         seed_rows_initial=seed_rows_initial,
         deadline=deadline,
+        priorities=priorities,
+        bound_rows=bound_rows,
     )
     if time_limit is not None:
         model.setParam("limits/time", max(float(time_limit), 1e-2))

@@ -87,7 +87,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SUITES = ("issue", "library", "real")
+SUITES = ("issue", "library", "real", "learners")
 SGM_SHIFT = 10.0
 #: MIP-capable backends in the order they are tried by default; "naive-highs" only when registered
 _MIP_BACKENDS = ("highs", "scip", "pyomo", "cpsat", "scip-bc", "naive-highs", "gurobi", "gurobi-bc")
@@ -161,6 +161,11 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
 
         names = set(real_tier(quick))
         return [instance for instance in load_suite("library") if instance.name in names]
+    if suite == "learners":
+        from oraclepriv.bench.learner_calls import LEARNER_GRID, QUICK_GRID, learner_instances
+
+        grid = QUICK_GRID if quick else LEARNER_GRID
+        return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in learner_instances(grid)]
     raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
 
 

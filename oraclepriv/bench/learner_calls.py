@@ -1,0 +1,246 @@
+"""The learners' tier of ``oraclepriv bench mip`` (``--suite learners``): oracle calls recorded from real fits.
+
+The private learners of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private
+Learning with Public Data" make oracle calls that plain ERM never poses: RRSPM (Algorithm 4) solves
+ERM on the n private points (weight 1) plus m public points Z with random labels and weights
+Lap(2m/eps); Perturbation (Algorithm 2) the same with Gaussian weights. This module builds the
+benchmark instances from those calls as the learners really make them, and pairs each with its
+noise-free twin, the non-private ERM on the same private data, so that the benchmark shows the
+*cost of noise* (seconds of the private call / seconds of the twin, same backend, same run).
+
+How a call is captured: the learner is fitted with a recording backend
+(:class:`RecordingBackend`, registered for the fit with
+:func:`oraclepriv.backends.registered_backend`) that keeps a copy of every problem the protocol
+hands it, and the fit's ledger (:class:`oraclepriv.ledger.Ledger`) names each call's step; the
+weights are never re-derived by hand. The recorder answers without searching (a constant
+hypothesis with no bound, so the fit runs with ``on_uncertified="flag"``), which keeps the tier
+deterministic: only calls whose inputs are fixed before any oracle answer are kept (RRSPM's
+``private-erm``, Perturbation's ``perturbed-erm-1``); the final Perturb calls depend on earlier
+answers and are not part of the tier. What the backend receives is the *reduced* problem (labels
+flipped where a weight was negative, weights |w|; ``docs/theory/sign-reduction.md``), so the
+instance is stored in that form: the same problem for every hypothesis up to a constant, and
+exactly what a backend sees in the fit.
+
+Not in the tier: RSPM (its identification sets exist for thresholds and stumps only) and
+SubsampleAggregate (its teachers are noise-free ERMs on blocks of private data, their own twins).
+
+Names: ``{learner}-d{d}-n{n}-m{m}-s{seed}-private`` and ``...-erm`` for the pair;
+:func:`cost_of_noise` pairs the benchmark rows by that prefix and :func:`cost_of_noise_markdown`
+reports the ratios with the load averages the rows recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+
+__all__ = [
+    "LEARNER_GRID",
+    "QUICK_GRID",
+    "RecordingBackend",
+    "LearnerCall",
+    "population",
+    "record_calls",
+    "learner_calls",
+    "learner_instances",
+    "cost_of_noise",
+    "cost_of_noise_markdown",
+    "write_cost_of_noise",
+]
+
+#: (learner, d, n, m, seed) of the tier: RRSPM at d = 5, n = 200 for every m (the issue's target),
+#: plus RRSPM at d = 3 and d = 8 and one Perturbation call, to show how far the methods carry
+LEARNER_GRID: tuple[tuple[str, int, int, int, int], ...] = (
+    *(("rrspm", 5, 200, m, s) for m in (5, 10, 20, 40) for s in (0, 1, 2)),
+    *(("rrspm", d, 100, m, 0) for d in (3, 8) for m in (10, 40)),
+    ("perturbation", 5, 200, 20, 0),
+)
+#: ``--quick``: tiny sizes for smoke tests
+QUICK_GRID: tuple[tuple[str, int, int, int, int], ...] = (("rrspm", 3, 40, 5, 0), ("perturbation", 3, 40, 5, 0))
+#: label noise of the population (fraction of labels flipped), as in the oracle-cost experiment
+LABEL_NOISE = 0.1
+#: the steps whose inputs do not depend on an earlier oracle answer (module docstring)
+RECORDED_STEPS = {"rrspm": "private-erm", "perturbation": "perturbed-erm-1"}
+
+
+class RecordingBackend(Backend):
+    """A backend that records every problem it receives and answers without searching.
+
+    Answers the constant-1 halfspace with no bound (status ``time_limit``), so a fit using it must
+    run with ``on_uncertified="flag"``. The problems (copies: the learners' buffers are zeroed
+    after the fit) accumulate in :attr:`problems`, a class attribute that :func:`record_calls`
+    resets around each fit.
+    """
+
+    name = "learner-recorder"
+    classes = frozenset({"halfspace"})
+    certificate = "none: records the problem and answers a constant (benchmark construction only)"
+    problems: list[ReducedProblem] = []
+
+    def solve(self, problem: ReducedProblem) -> BackendAnswer:
+        from oraclepriv.hypotheses import Halfspace
+
+        RecordingBackend.problems.append(
+            ReducedProblem(problem.hypothesis_class, problem.X.copy(), problem.y.copy(), problem.w.copy())
+        )
+        return BackendAnswer(Halfspace(tuple([0.0] * problem.d), 1.0), bound=-math.inf, status="time_limit")
+
+
+@dataclass
+class LearnerCall:
+    """One recorded call: its step, the reduced problem, and the private data of its noise-free twin."""
+
+    learner: str
+    step: str
+    X: np.ndarray
+    y: np.ndarray
+    w: np.ndarray
+    X_private: np.ndarray
+    y_private: np.ndarray
+
+
+def population(d: int, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """n points from N(0, I_d) labelled by 1[u.x >= 0.3], u = (1, ..., 1)/sqrt(d), with
+    :data:`LABEL_NOISE` of the labels flipped (the oracle-cost experiment's population)."""
+    X = rng.standard_normal((n, d))
+    y = (X @ np.full(d, 1.0 / math.sqrt(d)) >= 0.3).astype(np.int8)
+    flip = rng.random(n) < LABEL_NOISE
+    return X, np.where(flip, 1 - y, y).astype(np.int8)
+
+
+def _learner(name: str, m: int, seed: int):
+    from oraclepriv.learners import RRSPM, Perturbation
+
+    common = dict(epsilon=1.0, hypothesis_class="halfspace", backend=RecordingBackend.name, on_uncertified="flag")
+    if name == "rrspm":
+        return RRSPM(m=m, random_state=seed, **common)
+    if name == "perturbation":
+        return Perturbation(m=m, J=3, eta=0.1, delta=1e-6, random_state=seed, **common)
+    raise ValueError(f"unknown learner {name!r}; expected one of {sorted(RECORDED_STEPS)}")
+
+
+def record_calls(learner: Any, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> list[tuple[str, ReducedProblem]]:
+    """Fit ``learner`` (whose backend is :class:`RecordingBackend`) and return (step, problem) of every
+    oracle call, in order: the steps from the fit's ledger, the problems from the recorder."""
+    from oraclepriv.backends import registered_backend
+    from oraclepriv.ledger import Ledger
+
+    RecordingBackend.problems = []
+    with registered_backend(RecordingBackend.name, RecordingBackend), warnings.catch_warnings(), Ledger() as ledger:
+        warnings.simplefilter("ignore")  # the flagged (unanswered) calls warn by design
+        learner.fit(X, y, X_public=Z)
+    steps = [str(record["step"]) for record in ledger.records]
+    problems, RecordingBackend.problems = RecordingBackend.problems, []
+    if len(steps) != len(problems):
+        raise RuntimeError(f"the ledger has {len(steps)} calls but the recorder saw {len(problems)}")
+    return list(zip(steps, problems))
+
+
+def learner_calls(learner: str, d: int, n: int, m: int, seed: int) -> LearnerCall:
+    """The recorded call of ``learner`` (:data:`RECORDED_STEPS`) on private data (d, n) and m public
+    points, everything seeded by (d, n, m, seed) (deterministic)."""
+    rng = np.random.default_rng([d, n, seed])  # the private data: shared by every m and learner
+    X, y = population(d, n, rng)
+    Z, _ = population(d, m, np.random.default_rng([d, n, m, seed, 1]))
+    step = RECORDED_STEPS[learner]
+    calls = dict(record_calls(_learner(learner, m, seed), X, y, Z))
+    problem = calls[step]
+    return LearnerCall(learner, step, problem.X, problem.y, problem.w, X, y)
+
+
+def learner_instances(
+    grid: Iterable[tuple[str, int, int, int, int]] = LEARNER_GRID,
+) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """(name, X, y, w) of every instance of the tier: each recorded call followed by its twin."""
+    out = []
+    for learner, d, n, m, seed in grid:
+        call = learner_calls(learner, d, n, m, seed)
+        prefix = f"{learner}-d{d}-n{n}-m{m}-s{seed}"
+        out.append((f"{prefix}-private", call.X, call.y, call.w))
+        out.append((f"{prefix}-erm", call.X_private, call.y_private, np.ones(call.y_private.size)))
+    return out
+
+
+def _median(values: list[float]) -> float:
+    return float(np.median(values)) if values else math.nan
+
+
+def cost_of_noise(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per (pair, backend): seconds of the private call / seconds of its twin, from ``bench mip`` rows.
+
+    A private call that is not certified counts at its seconds (the time limit): its ratio is then a
+    lower bound (``censored``). The loads are the 1-minute load averages the two rows recorded."""
+    index = {(r["instance"], r["backend"]): r for r in rows}
+    out = []
+    for (name, backend), private in index.items():
+        if not name.endswith("-private"):
+            continue
+        prefix = name[: -len("-private")]
+        twin = index.get((f"{prefix}-erm", backend))
+        if twin is None:
+            continue
+        out.append(
+            {
+                "pair": prefix,
+                "backend": backend,
+                "private_seconds": float(private["seconds"]),
+                "erm_seconds": float(twin["seconds"]),
+                "ratio": float(private["seconds"]) / max(float(twin["seconds"]), 1e-3),
+                "private_certified": bool(private["certified"]),
+                "erm_certified": bool(twin["certified"]),
+                "censored": not private["certified"],
+                "loads": (private.get("load_1min"), twin.get("load_1min")),
+            }
+        )
+    return out
+
+
+def cost_of_noise_markdown(rows: list[dict[str, Any]], target: str = "rrspm-d5-n200") -> str:
+    """The cost-of-noise table (one line per pair and backend) and, per backend, the certified private
+    calls and the median ratio over the pairs whose name starts with ``target`` and over all pairs."""
+    pairs = cost_of_noise(rows)
+    lines = [
+        "| pair | backend | private s | ERM s | ratio | private certified | loads (private, ERM) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for p in pairs:
+        loads = ", ".join("-" if v is None else f"{v:.2f}" for v in p["loads"])
+        lines.append(
+            f"| {p['pair']} | {p['backend']} | {p['private_seconds']:.3g} | {p['erm_seconds']:.3g} | "
+            f"{'>= ' if p['censored'] else ''}{p['ratio']:.3g} | {'yes' if p['private_certified'] else 'no'} | {loads} |"
+        )
+    lines += [
+        "",
+        f"| backend | {target} private calls certified | median ratio ({target}) | median ratio (all pairs) |",
+        "|---|---|---|---|",
+    ]
+    for backend in dict.fromkeys(p["backend"] for p in pairs):
+        mine = [p for p in pairs if p["backend"] == backend]
+        tier = [p for p in mine if p["pair"].startswith(target + "-")]
+        lines.append(
+            f"| {backend} | {sum(p['private_certified'] for p in tier)}/{len(tier)} | "
+            f"{_median([p['ratio'] for p in tier]):.3g} | {_median([p['ratio'] for p in mine]):.3g} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_cost_of_noise(out: Path | str) -> Path:
+    """``cost-of-noise.md`` beside the ``rows.json`` of a ``bench mip --suite learners`` run in ``out``."""
+    out = Path(out)
+    rows = json.loads((out / "rows.json").read_text(encoding="utf-8"))
+    path = out / "cost-of-noise.md"
+    path.write_text(
+        "# Cost of noise: seconds of each private call / seconds of its noise-free twin (same backend, same run)\n\n"
+        + cost_of_noise_markdown(rows),
+        encoding="utf-8",
+    )
+    return path
