@@ -60,15 +60,20 @@ OUTPUTS = [
 ]
 
 
-@pytest.fixture
-def no_work(monkeypatch):
-    """Every command's work fails the test if it starts."""
+def forbid_work(monkeypatch) -> None:
+    """Every command's work (the experiments' too) fails the test if it starts."""
+    from test_cli_partial import EXPERIMENTS
 
     def started(*args, **kwargs):
         raise AssertionError("the work started before the input was checked")
 
-    for module, name in WORK.values():
+    for module, name in [*WORK.values(), *EXPERIMENTS.values()]:
         monkeypatch.setattr(importlib.import_module(module), name, started)
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    forbid_work(monkeypatch)
 
 
 def _refused(args: list[str], *fragments: str) -> str:
