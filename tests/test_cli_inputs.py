@@ -285,3 +285,19 @@ def test_the_command_line_starts_without_scikit_learn():
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["experiment", "ppm-curves"], "Missing option '--out'"),
+        (["learn", "x.csv", "--algorithm", "rrspm", "--epsilon", "abc"], "Invalid value for '--epsilon'"),
+        (["erm", "x.csv", "--hypothesis-class", "stump", "--json", "true"], "unexpected extra argument"),
+        (["erm", "--bogus"], "No such option: --bogus"),
+        (["no-such-command"], "No such command"),
+    ],
+)
+def test_usage_errors_are_one_line_too(args, fragment):
+    """Typer's own errors (before a command runs) read like the commands' checks: one line, exit 2."""
+    line = _refused(args, fragment)
+    assert line.endswith("--help')"), line  # and where to look
