@@ -67,7 +67,7 @@ def csv_texts(draw) -> str:
 
 
 #: where a path argument points: a file with the drawn text, or something that is not such a file
-PATHS = st.sampled_from(["file"] * 6 + ["dir", "missing", "under-file", "unwritable"])
+PATHS = st.sampled_from(["file"] * 6 + ["dir", "missing", "under-file", "unwritable", "too-long"])
 
 
 def _opt(draw, option: str, good: list[str], bad: list[str], required: bool = False) -> list[str]:
@@ -120,7 +120,7 @@ def cheap_invocations(draw) -> list[str]:
         return args + _opt(draw, "--seed", ["0"], ["-1"])
     if command == "export-mps":
         args = ["instances", "export-mps", draw(st.sampled_from(["rrspm-2d-n300", "iris-vv-stump.csv", "bogus", ""]))]
-        args += _opt(draw, "--out", ["OUT"], ["DIR", "UNDER-FILE", "UNWRITABLE"])
+        args += _opt(draw, "--out", ["OUT"], ["DIR", "UNDER-FILE", "UNWRITABLE", "TOO-LONG"])
         args += _opt(draw, "--backend", ["highs", "scip"], ["bogus"])
         return args + _opt(draw, "--formulation", ["relaxed", "margin", "staircase"], ["bogus"])
     return ["instances", "check", "--dir", draw(st.sampled_from(["DIR", "A-FILE", "MISSING-PARENT"]))]
@@ -156,7 +156,10 @@ LONG_OUTPUTS = {
     "bench ppm": [("--out", "file"), ("--report", "file")],
     "verify suite": [("--out", "file"), ("--report", "file")],
 }
-BAD_OUTPUTS = {"file": ["DIR", "UNDER-FILE", "UNWRITABLE", "MISSING-PARENT"], "folder": ["A-FILE", "UNDER-FILE"]}
+BAD_OUTPUTS = {
+    "file": ["DIR", "UNDER-FILE", "UNWRITABLE", "MISSING-PARENT", "TOO-LONG"],
+    "folder": ["A-FILE", "UNDER-FILE", "TOO-LONG"],
+}
 
 
 @st.composite
@@ -191,6 +194,7 @@ def _materialize(args: list[str], root: Path, data: str, public: str, where: str
         "missing": root / "missing.csv",
         "under-file": root / "a-file" / "data.csv",
         "unwritable": Path("/proc/oraclepriv-missing.csv"),
+        "too-long": root / ("x" * 300),
     }[where]
     places = {
         "DATA": data_path,
@@ -201,6 +205,7 @@ def _materialize(args: list[str], root: Path, data: str, public: str, where: str
         "UNDER-FILE": root / "a-file" / "inner.json",
         "UNWRITABLE": Path("/proc/oraclepriv-test.json"),
         "MISSING-PARENT": root / "no-such-folder" / "x.json",
+        "TOO-LONG": root / ("x" * 300),
         "NEW-FOLDER": root / "new-folder",
     }
     return [str(places[a]) if a in places else a for a in args]

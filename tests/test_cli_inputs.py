@@ -301,3 +301,11 @@ def test_usage_errors_are_one_line_too(args, fragment):
     """Typer's own errors (before a command runs) read like the commands' checks: one line, exit 2."""
     line = _refused(args, fragment)
     assert line.endswith("--help')"), line  # and where to look
+
+
+def test_a_name_too_long_is_a_one_line_error(tmp_path, no_work):
+    """Path.exists() raises for a name longer than the file system takes (it used to be a traceback)."""
+    long = str(tmp_path / ("x" * 300))
+    _refused(["bench", "oracles", "--out", long], "--out", "too long")
+    _refused(["bench", "mip", "--out", long], "--out", "too long")
+    _refused(["erm", long, "--hypothesis-class", "stump"], "data file", "too long")

@@ -120,7 +120,13 @@ def _creatable_in(folder: Path) -> bool:
 def _check_output(path: Path | None, option: str, folder: bool) -> None:
     if path is None:
         return
-    shown = f"{option} {str(path)!r}"
+    try:
+        _check_output_path(path, f"{option} {str(path)!r}", folder)
+    except OSError as exc:  # a name too long, a folder that cannot be searched, ...
+        fail(f"{option} {str(path)!r}: {exc.strerror or exc}")
+
+
+def _check_output_path(path: Path, shown: str, folder: bool) -> None:
     if path.exists():
         if folder and not path.is_dir():
             fail(f"{shown} is a file; a folder is expected")
@@ -163,9 +169,13 @@ def check_input_file(path: Path | None, what: str) -> None:
     """An input file (``what`` names it: "--public", "data file"): it must exist and not be a directory."""
     if path is None:
         return
-    if path.is_dir():
+    try:
+        is_dir, exists = path.is_dir(), path.exists()
+    except OSError as exc:  # a name too long, a folder that cannot be searched, ...
+        fail(f"{what} {str(path)!r}: {exc.strerror or exc}")
+    if is_dir:
         fail(f"{what} {str(path)!r} is a directory; a CSV file is expected")
-    if not path.exists():
+    if not exists:
         fail(f"{what} {str(path)!r} does not exist")
 
 
