@@ -123,7 +123,7 @@ def cheap_invocations(draw) -> list[str]:
         args += _opt(draw, "--out", ["OUT"], ["DIR", "UNDER-FILE", "UNWRITABLE", "TOO-LONG"])
         args += _opt(draw, "--backend", ["highs", "scip"], ["bogus"])
         return args + _opt(draw, "--formulation", ["relaxed", "margin", "staircase"], ["bogus"])
-    return ["instances", "check", "--dir", draw(st.sampled_from(["DIR", "A-FILE", "MISSING-PARENT"]))]
+    return ["instances", "check", "--dir", draw(st.sampled_from(["DIR", "A-FILE", "MISSING-PARENT", "TOO-LONG"]))]
 
 
 #: (command, [(option, a bad value)...]): long commands, each fuzzed with at least one bad input

@@ -309,3 +309,4 @@ def test_a_name_too_long_is_a_one_line_error(tmp_path, no_work):
     _refused(["bench", "oracles", "--out", long], "--out", "too long")
     _refused(["bench", "mip", "--out", long], "--out", "too long")
     _refused(["erm", long, "--hypothesis-class", "stump"], "data file", "too long")
+    _refused(["instances", "check", "--dir", long], "--dir", "too long")

@@ -41,8 +41,13 @@ def instances_check(directory: Annotated[Path | None, typer.Option("--dir")] = N
     """Verify every instance file against the manifest checksum."""
     from oraclepriv.instances import check_library
 
-    if directory is not None and not (directory / "manifest.json").is_file():
-        fail(f"--dir {str(directory)!r} holds no manifest.json")
+    if directory is not None:
+        try:
+            found = (directory / "manifest.json").is_file()
+        except OSError as exc:  # a name too long, a folder that cannot be searched
+            fail(f"--dir {str(directory)!r}: {exc.strerror or exc}")
+        if not found:
+            fail(f"--dir {str(directory)!r} holds no manifest.json")
     problems = check_library(directory)
     for problem in problems:
         typer.echo(problem, err=True)
