@@ -205,7 +205,7 @@ def test_bench_mip_exits_nonzero_on_a_lying_backend(tmp_path, monkeypatch):
     "args,fragment",
     [
         (["--suite", "miplib"], "unknown suite 'miplib'"),
-        (["--backends", "highs,gurobi"], "unknown backend(s) ['gurobi']"),
+        (["--backends", "highs,cplex"], "unknown backend(s) ['cplex']"),
         (["--backends", "highs,highs"], "must not repeat"),
         (["--time-limit", "-1"], "--time-limit must be a finite number > 0"),
     ],
