@@ -156,3 +156,19 @@ def test_bench_mip_real_quick_with_every_default_backend(tmp_path):
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "summary.json").read_text())
     assert meta["agreement_problems"] == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [n for n in REAL_TIER if TIER[n]["proved_optimal"]])
+def test_a_fresh_solve_agrees_with_the_manifest(name):
+    """A fresh scip-bc call (60 s) never beats a proved optimum nor proves a bound above a best objective;
+    when it certifies, it certifies the manifest's value."""
+    from oraclepriv.oracle import make_oracle
+
+    entry, X, y, weights = load_instance(name)
+    result = make_oracle("halfspace", backend="scip-bc", time_limit=60.0).solve(X, y, weights)
+    tolerance = 1e-9 * max(1.0, float(np.abs(weights).sum()))
+    assert result.objective >= entry["best_bound"] - tolerance
+    assert result.bound <= entry["best_objective"] + tolerance
+    if result.certified:
+        assert result.objective == pytest.approx(entry["best_objective"], abs=tolerance)
