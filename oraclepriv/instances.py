@@ -2,12 +2,15 @@
 
 Each instance is a CSV file in the format of :mod:`oraclepriv.io` plus a manifest entry
 (name, class, n, d, generator, seed, parameters, sha256 of the file, best known objective, the
-best proved lower bound, whether the objective is proved optimal and by which backend).
+best proved lower bound, each with the backend that found or proved it and its time limit,
+whether the objective is proved optimal, and the gap).
 ``oraclepriv instances build`` regenerates every file from its generator and seed and re-solves
 every instance (exact combinatorial oracles where they apply, a time-limited MIP otherwise: an
 instance the MIP does not close is kept as *open*, with its best known objective and bound);
-``oraclepriv instances check`` verifies the checksums; ``oraclepriv instances export-mps``
-writes an instance's MIP model as MPS so other solvers can be benchmarked on the same models.
+:func:`record_results` merges the rows of an ``oraclepriv bench mip`` run into the manifest the
+same way (best values never regress); ``oraclepriv instances check`` verifies the checksums;
+``oraclepriv instances export-mps`` writes an instance's MIP model as MPS so other solvers can
+be benchmarked on the same models.
 
 Families: synthetic (separable + label noise, heavy-tailed, duplicated grid points, signed
 weights as RRSPM's first oracle call produces them, in d = 2 and at MIP sizes d = 5) and real
