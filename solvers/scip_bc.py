@@ -113,9 +113,10 @@ class ScipBcBackend(Backend):
         and the heavy groups apart first and adds their proved optima as rows (with their cores and
         hypotheses as seeds and warm starts); "heavy-first" does both; "decompose" searches the
         heavy groups' error patterns best-first (:mod:`oraclepriv.solvers.scip_bc_decompose`);
-        "auto" takes "priority" when the instance has a heavy part, else "plain" (and always
-        "plain" with ``workers`` > 1, whose parallel search runs only then). Every strategy is
-        exact.
+        "auto" chooses from the share of the weight on the heavy groups
+        (:func:`~oraclepriv.solvers.scip_bc_split.choose_strategy`: "plain", "priority" or
+        "heavy-first"), and keeps "plain" with ``workers`` > 1, whose parallel search runs only
+        then. Every strategy is exact.
 
     Attributes
     ----------

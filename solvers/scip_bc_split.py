@@ -41,6 +41,7 @@ __all__ = [
     "STRATEGIES",
     "HEAVY_FACTOR",
     "HEAVY_MIN_SHARE",
+    "SPLIT_MIN_SHARE",
     "PART_SHARE",
     "PartResult",
     "split_groups_by_weight",
@@ -56,8 +57,10 @@ __all__ = [
 STRATEGIES = ("auto", "plain", "priority", "split", "heavy-first", "decompose")
 #: a group is heavy when its weight exceeds HEAVY_FACTOR times the median group weight
 HEAVY_FACTOR = 4.0
-#: ``auto`` splits only when the heavy groups carry at least this share of the total weight
+#: ``auto`` uses the heavy groups only when they carry at least this share of the total weight ...
 HEAVY_MIN_SHARE = 0.1
+#: ... and solves the parts apart ("heavy-first") from this share on ("priority" below it)
+SPLIT_MIN_SHARE = 0.5
 #: with a time limit, the two part solves may use at most this share of the time left
 PART_SHARE = 0.4
 
@@ -71,17 +74,21 @@ def split_groups_by_weight(W: np.ndarray) -> np.ndarray:
 
 
 def choose_strategy(strategy: str, W: np.ndarray) -> str:
-    """The strategy to run: ``strategy`` itself unless "auto", which takes "priority" when the heavy
-    groups exist, carry at least :data:`HEAVY_MIN_SHARE` of the weight and leave a light part, else
-    "plain" (measured on the learners' tier: the only variant that never lost to "plain";
-    ``docs/solvers/learners-tier.md``)."""
+    """The strategy to run: ``strategy`` itself unless "auto". "auto" takes "plain" without heavy
+    groups (or with only heavy ones, or below :data:`HEAVY_MIN_SHARE` of the weight on them);
+    "heavy-first" when they carry at least :data:`SPLIT_MIN_SHARE` of the weight (there the part
+    bounds closed most of the gap on the learners' tier); "priority" in between (cheap, and about
+    as good as "plain" or better; ``docs/solvers/learners-tier.md``)."""
     if strategy != "auto":
         return strategy
     heavy = split_groups_by_weight(W)
     total = float(np.sum(W))
-    if heavy.any() and not heavy.all() and total > 0 and float(np.sum(W[heavy])) >= HEAVY_MIN_SHARE * total:
-        return "priority"
-    return "plain"
+    if not heavy.any() or heavy.all() or total <= 0:
+        return "plain"
+    share = float(np.sum(W[heavy])) / total
+    if share >= SPLIT_MIN_SHARE:
+        return "heavy-first"
+    return "priority" if share >= HEAVY_MIN_SHARE else "plain"
 
 
 def heavy_first_priorities(W: np.ndarray, heavy: np.ndarray) -> np.ndarray:
