@@ -79,7 +79,7 @@ def test_every_strategy_matches_enumerate_in_three_dimensions(seed):
 def test_the_strategy_is_reported_and_auto_follows_the_weights():
     X, y, w = heavy_instance(7, 2, 20, 4)
     res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
-    assert res.details["strategy_used"] == choose_strategy("auto", np.abs(w)) or res.details["strategy_used"]
+    assert res.details["strategy_used"] in ("priority", "heavy-first")  # resolved per call, never "auto"
     unit = make_oracle("halfspace", backend="scip-bc").solve(X, y, np.ones(y.size))
     assert unit.details["strategy_used"] == "plain"  # no heavy groups: nothing to split
     assert choose_strategy("auto", np.ones(10)) == "plain"
