@@ -241,7 +241,9 @@ _THOROUGH = settings(max_examples=1000, deadline=None, suppress_health_check=[He
 def _cheap(invocations, data, public, where) -> None:
     """Each command of the draw on the same files (three per example: more commands see each odd file)."""
     for args in invocations:
-        with tempfile.TemporaryDirectory() as root:
+        # in the temporary folder: commands with default output paths (export-mps's NAME.mps) write there
+        with tempfile.TemporaryDirectory() as root, pytest.MonkeyPatch.context() as monkeypatch:
+            monkeypatch.chdir(root)
             materialized = _materialize(args, Path(root), data, public, where)
             _check(materialized, must_refuse=where != "file" and "DATA" in args)
 
