@@ -261,7 +261,8 @@ def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[st
         seconds=float(result.seconds),
         nodes=result.nodes,
         overrun_seconds=result.details.get("overrun_seconds"),
-        error="",
+        # a backend that answers with status "error" says why in its details (e.g. a licence's size limit)
+        error=str(result.details.get("error", "")),
     )
     return row
 
