@@ -36,7 +36,7 @@ def test_tight_construction_attains_epsilon_and_passes():
     """The tight construction (docs/theory/audits.md) with m = 1: log P(M(D)=h*)/P(M(D')=h*) = eps
     exactly; the audit sees ~eps and no more."""
     sc = tight_construction(1, EPS)
-    res = run(RRSPM, sc, 4000)
+    res = run(RRSPM, sc, 2500)
     assert res.passed, res.to_dict()
     p_a, p_b = tight_target_probabilities(1, EPS)
     assert res.target_rates[0] == pytest.approx(p_a, abs=0.03)
