@@ -188,7 +188,7 @@ def test_deadline_is_honoured_on_a_hard_instance(backend):
     assert res.objective == res.hypothesis.loss(X, y, np.ones(400)) and res.bound <= res.objective
 
 
-@pytest.mark.parametrize("backend", ["gurobi", "gurobi-bc"])
+@pytest.mark.parametrize("backend", ["gurobi", pytest.param("gurobi-bc", marks=pytest.mark.slow)])
 def test_licence_limit_is_said_in_the_answer_and_the_bench_row(backend):
     """2500 distinct points: 2500+ binaries, above the size-limited licence that ships with gurobipy."""
     from oraclepriv.bench.mip import BenchInstance, run_one
