@@ -82,7 +82,7 @@ def test_quantile_scenario_catches_a_non_exact_oracle_that_claims_exactness():
 
 def test_gaussian_variant_passes_and_variance_reading_is_caught():
     sc = tight_construction(2, EPS)
-    good = run(RRSPM, sc, 2500, noise="gaussian", delta=1e-3)
+    good = run(RRSPM, sc, 1500, noise="gaussian", delta=1e-3)
     bad = run(RRSPMGaussianVariance, sc, 1000, noise="gaussian", delta=1e-3)
     assert good.passed, good.to_dict()
     assert not bad.passed, bad.to_dict()

@@ -255,7 +255,11 @@ COEXIST = textwrap.dedent(
 
 
 @pytest.mark.parametrize(
-    "order", ["gurobipy,pyscipopt,highspy", pytest.param("pyscipopt,highspy,gurobipy", marks=pytest.mark.slow)]
+    "order",
+    [
+        pytest.param("gurobipy,pyscipopt,highspy", marks=pytest.mark.slow),
+        pytest.param("pyscipopt,highspy,gurobipy", marks=pytest.mark.slow),
+    ],
 )
 def test_gurobipy_beside_pyscipopt_and_highspy_in_one_process(order):
     proc = subprocess.run([sys.executable, "-c", COEXIST, order], capture_output=True, text=True, timeout=120)

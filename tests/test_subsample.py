@@ -213,6 +213,7 @@ def test_audit_passes_for_the_learner_and_catches_shared_data():
     assert not bad.passed and bad.eps_lower > 2.0
 
 
+@pytest.mark.slow  # the exact-solver audit above stays in the default run
 def test_audit_with_a_targeting_solver_passes_and_the_control_is_caught():
     sc = teacher_flip_scenario()
     target = targeting_backend(sc.X[-1], int(sc.y[-1]))
