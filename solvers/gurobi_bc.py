@@ -42,7 +42,7 @@ from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.gurobi import check_options
 from oraclepriv.solvers.gurobi_bc_callback import CoverCutCallback
 from oraclepriv.solvers.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up
-from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, MipBackend, _Candidates, fingerprint
+from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend, _Candidates
 
 from oraclepriv.hypotheses import Halfspace
 
@@ -114,26 +114,18 @@ class GurobiBcBackend(Backend):
         super().__init__(time_limit, **options)
         self.threads, self.output_flag = check_options(self)
         self._gp = genv.import_gurobipy("gurobi-bc")
-        self._cache: tuple[str, HalfspaceHittingSet, Separator] | None = None
+        self._cache = HittingSetCache()
 
     def _hitting_set(self, X: np.ndarray, y: np.ndarray) -> tuple[HalfspaceHittingSet, Separator, bool]:
         """The cached (groups with their core pool, separator) for these points and reduced labels."""
-        fp = fingerprint("halfspace-hitting-set", X, y)
-        if self._cache is not None and self._cache[0] == fp:
-            return self._cache[1], self._cache[2], True
-        from oraclepriv.solvers.highs import import_highspy  # the Farkas and polishing LPs run on HiGHS
-
-        form = HalfspaceHittingSet(X, y)
-        sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
-        self._cache = (fp, form, sep)
-        return form, sep, False
+        return self._cache.get(X, y)
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         deadline = self.deadline(problem)
         try:
             return self._solve(problem, deadline)
         except BaseException:  # an interrupt may leave the kept core pool half-updated: drop it
-            self._cache = None
+            self._cache.clear()
             raise
 
     def _solve(self, problem: ReducedProblem, deadline: Deadline) -> BackendAnswer:

@@ -86,7 +86,16 @@ from oraclepriv.solvers.milp import (
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 
-__all__ = ["MipBackend", "MipModel", "MipRun", "CERTIFY_MODES", "METHODS", "HEURISTIC_SHARE", "fingerprint"]
+__all__ = [
+    "MipBackend",
+    "MipModel",
+    "MipRun",
+    "HittingSetCache",
+    "CERTIFY_MODES",
+    "METHODS",
+    "HEURISTIC_SHARE",
+    "fingerprint",
+]
 
 CERTIFY_MODES = ("margin-free", "margin")
 METHODS = ("auto", "cuts", "bigm")
@@ -95,6 +104,40 @@ METHODS = ("auto", "cuts", "bigm")
 HEURISTIC_SHARE = 0.5
 
 log = logging.getLogger(__name__)
+
+
+class HittingSetCache:
+    """The hitting-set master of the last point set a backend solved, with its core pool and separator.
+
+    Cores depend only on the points and their reduced labels, never on the weights, so a weight-only
+    re-solve on the same points (a learner's second call, a benchmark's re-weighting) reuses every core
+    verified before. One per backend instance (``highs``/``scip``/``pyomo`` with ``method="cuts"``,
+    ``scip-bc``, ``gurobi-bc``); :meth:`clear` after an interrupt, which may leave the pool half-updated.
+    """
+
+    def __init__(self) -> None:
+        self.key: str | None = None
+        self.form: HalfspaceHittingSet | None = None
+        self.separator: Separator | None = None
+
+    def holds(self, X: np.ndarray, y: np.ndarray) -> bool:
+        """True when the cache holds the master of exactly these points and reduced labels."""
+        return self.key is not None and self.key == fingerprint("halfspace-hitting-set", X, y)
+
+    def get(self, X: np.ndarray, y: np.ndarray) -> tuple[HalfspaceHittingSet, Separator, bool]:
+        """(master with its core pool, separator, reused) for these points, built when they are new."""
+        if self.holds(X, y):
+            assert self.form is not None and self.separator is not None
+            return self.form, self.separator, True
+        from oraclepriv.solvers.base import import_highspy  # the Farkas and polishing LPs run on HiGHS
+
+        form = HalfspaceHittingSet(X, y)
+        self.key, self.form = fingerprint("halfspace-hitting-set", X, y), form
+        self.separator = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
+        return form, self.separator, False
+
+    def clear(self) -> None:
+        self.key = self.form = self.separator = None
 
 
 @dataclass
@@ -244,7 +287,7 @@ class MipBackend(Backend):
         self.output_flag = bool(cfg.get("output_flag", False))
         self.certificate = self._describe_certificate()
         self._models: dict[str, tuple[str, Any, Any]] = {}  # kind -> (fingerprint, formulation, model)
-        self._hitting: tuple[str, HalfspaceHittingSet, Separator] | None = None
+        self._hitting = HittingSetCache()
 
     def restriction(self, hypothesis_class: str) -> str | None:
         """certify="margin" bounds halfspaces only over the gamma-margin class; everything else is exact."""
@@ -318,7 +361,7 @@ class MipBackend(Backend):
             return self._solve_halfspace(problem, deadline)
         except BaseException:  # an interrupt (or a failure) may leave a kept model half-updated: drop them
             self._models.clear()
-            self._hitting = None
+            self._hitting.clear()
             raise
 
     def _solve_stump(self, problem: ReducedProblem, deadline: Deadline) -> BackendAnswer:
@@ -448,15 +491,7 @@ class MipBackend(Backend):
 
     def _hitting_set(self, X: np.ndarray, y: np.ndarray) -> tuple[HalfspaceHittingSet, Separator, bool]:
         """The cached (master formulation with its core pool, separator) for these points."""
-        fp = fingerprint("halfspace-hitting-set", X, y)
-        if self._hitting is not None and self._hitting[0] == fp:
-            return self._hitting[1], self._hitting[2], True
-        from oraclepriv.solvers.base import import_highspy  # the separation LPs always run on HiGHS
-
-        form = HalfspaceHittingSet(X, y)
-        sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
-        self._hitting = (fp, form, sep)
-        return form, sep, False
+        return self._hitting.get(X, y)
 
     @staticmethod
     def _repair(

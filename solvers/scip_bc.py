@@ -53,7 +53,7 @@ from oraclepriv.solvers.milp import (
     margin_lp,
     reduced_loss,
 )
-from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, MipBackend, fingerprint
+from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend
 from oraclepriv.solvers.scip_bc_decompose import decompose_branch_and_cut
 from oraclepriv.solvers.scip_bc_model import TESTED_PYSCIPOPT, import_pyscipopt, not_started, run_branch_and_cut
 from oraclepriv.solvers.scip_bc_parallel import parallel_branch_and_cut, split_groups
@@ -207,19 +207,11 @@ class ScipBcBackend(Backend):
         self._parts: ScipBcBackend | None = None  # a plain backend for the parts of a split (its own cores)
         self._pyscipopt = import_pyscipopt()
         scip_bc_handler.handler_class(self._pyscipopt)
-        self._cache: tuple[str, HalfspaceHittingSet, Separator] | None = None
+        self._cache = HittingSetCache()
 
     # -- persistence: cores depend only on the points and reduced labels ---------------------
     def _hitting_set(self, X: np.ndarray, y: np.ndarray) -> tuple[HalfspaceHittingSet, Separator, bool]:
-        fp = fingerprint("halfspace-hitting-set", X, y)
-        if self._cache is not None and self._cache[0] == fp:
-            return self._cache[1], self._cache[2], True
-        from oraclepriv.solvers.highs import import_highspy  # the separation and polishing LPs run on HiGHS
-
-        form = HalfspaceHittingSet(X, y)
-        sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
-        self._cache = (fp, form, sep)
-        return form, sep, False
+        return self._cache.get(X, y)
 
     @staticmethod
     def _polish(form: HalfspaceHittingSet, keep: np.ndarray, seconds: float | None = None) -> Halfspace | None:
@@ -255,7 +247,7 @@ class ScipBcBackend(Backend):
         try:
             return self._solve(problem, deadline)
         except BaseException:  # an interrupt may leave the kept separator half-updated: drop it
-            self._cache = None
+            self._cache.clear()
             raise
 
     def _solve(self, problem: ReducedProblem, deadline: Deadline) -> BackendAnswer:

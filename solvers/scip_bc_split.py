@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from oraclepriv.solvers.base import Backend, ReducedProblem, fingerprint
+from oraclepriv.solvers.base import Backend, ReducedProblem
 from oraclepriv.solvers.deadline import Deadline
 
 from oraclepriv.hypotheses import Hypothesis
@@ -128,11 +128,11 @@ def solve_part(
     answer = backend.solve(ReducedProblem("halfspace", Xg[idx], yg[idx], W[idx], deadline=deadline))
     bound = max(float(answer.bound), 0.0) if np.isfinite(answer.bound) else 0.0
     cores: list[tuple[int, ...]] = []
-    cache = getattr(backend, "_cache", None)
+    cache = backend._cache
     # the backend keeps the cores of its last point set: only if that is this part's (a part of one
     # distinct point returns before building any, and the cache then holds another part's cores)
-    if cache is not None and cache[0] == fingerprint("halfspace-hitting-set", Xg[idx], yg[idx]):
-        form = cache[1]
+    if cache.holds(Xg[idx], yg[idx]) and cache.form is not None:
+        form = cache.form
         back = np.empty(form.groups.size, dtype=np.int64)
         back[form.groups.group_of] = idx
         cores = [tuple(sorted(int(back[g]) for g in core)) for core in form.cores]

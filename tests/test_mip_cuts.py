@@ -27,7 +27,7 @@ SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[Healt
 
 def backend_cores(oracle, backend):
     """(groups, cores) the backend holds for the last solved points (group-index tuples)."""
-    _, form, _ = oracle._backends[backend]._hitting
+    form = oracle._backends[backend]._hitting.form
     return form.groups, form.cores
 
 
@@ -94,7 +94,7 @@ def test_cuts_backend_is_exact_and_its_cuts_keep_every_optimal_labeling(backend,
     assert res.objective >= truth - tol
     if res.certified:
         assert res.objective == pytest.approx(truth, abs=tol)
-    if oracle._backends[backend]._hitting is None:
+    if oracle._backends[backend]._hitting.form is None:
         return  # all points identical: answered without a master
     groups, cores = backend_cores(oracle, backend)
     yr = np.where(w < 0, 1 - y, y)  # the reduced labels the cores are built on

@@ -62,10 +62,9 @@ def test_exact_against_brute_force_and_every_cut_is_valid(data, d):
     assert truth == pytest.approx(brute_halfspace(X, y, w), abs=tol)
     check_answer(res, truth, w)
     assert res.objective == res.hypothesis.loss(X, y, w)
-    cache = oracle._backends["scip-bc"]._cache
-    if cache is None:
+    form = oracle._backends["scip-bc"]._cache.form
+    if form is None:
         return  # all points identical: answered without a model
-    _, form, _ = cache
     yr = np.where(w < 0, 1 - y, y)
     for core in form.cores:
         assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)]), (
@@ -228,7 +227,7 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
     res = oracle.solve(X, y, w)
     check_answer(res, 0.0, w)
     assert res.certified and res.objective == 0.0
-    assert oracle._backends["scip-bc"]._cache[1].cores == []  # nothing unverified became a cut
+    assert oracle._backends["scip-bc"]._cache.form.cores == []  # nothing unverified became a cut
     assert res.details["accepted_unverified"] > 0
 
     real_check = scip_bc_handler.CoreHandler.conscheck
@@ -259,7 +258,7 @@ def test_without_any_verified_core_nothing_is_certified(monkeypatch):
     oracle = make_oracle("halfspace", backend="scip-bc")
     res = oracle.solve(X, y, w)
     check_answer(res, truth, w)
-    assert oracle._backends["scip-bc"]._cache[1].cores == []
+    assert oracle._backends["scip-bc"]._cache.form.cores == []
     assert res.details["accepted_unverified"] > 0 and res.details["cores_unverified"] > 0
     assert res.bound == 0.0 and not res.certified and res.status == "error"
 
@@ -396,7 +395,7 @@ def test_separation_of_fractional_points_matches_enumerate_with_signed_weights(s
     check_answer(res, ref.objective, w)
     assert res.certified and res.status == "optimal"
     assert res.details["accepted_unverified"] == 0
-    _, form, _ = oracle._backends["scip-bc"]._cache
+    form = oracle._backends["scip-bc"]._cache.form
     for core in form.cores:
         assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)]), (
             f"core {core} is separable"
@@ -434,7 +433,7 @@ def test_separation_proposals_are_only_cuts_after_the_exact_check(monkeypatch):
     res = oracle.solve(X, y, w)
     check_answer(res, truth, w)
     assert res.certified and res.details["cores_unverified"] > 0  # the proposals were refused...
-    _, form, _ = oracle._backends["scip-bc"]._cache
+    form = oracle._backends["scip-bc"]._cache.form
     assert all(len(core) >= 2 for core in form.cores)  # ...and none became a row
     for core in form.cores:
         assert not halfspace_realizable(form.groups.X[list(core)], form.groups.y[list(core)])
