@@ -95,3 +95,20 @@ def test_learners_take_backend_options():
         RRSPM(backend="highs", backend_options={"certify": "margin"}).fit(X, y, X_public=Z)
     with pytest.raises(ValueError, match="backend_options must be a dict"):
         RRSPM(backend="highs", backend_options=["cuts"]).fit(X, y, X_public=Z)
+
+
+@pytest.mark.parametrize("backend", ["gurobi", "gurobi-bc"])
+def test_without_gurobipy_the_gurobi_backends_are_listed_but_not_installed_and_asking_names_the_package(
+    backend, monkeypatch
+):
+    """The optional peers (extra [gurobi]) on a machine without gurobipy, as in CI: registered, never chosen or
+    listed as installed, and asking for one is a one-line error naming what to install."""
+    import sys
+
+    from oraclepriv.backends import available_backends, installed_backends
+
+    monkeypatch.setitem(sys.modules, "gurobipy", None)  # `import gurobipy` now fails, as when not installed
+    assert backend in available_backends()
+    assert backend not in installed_backends("halfspace")
+    with pytest.raises(SolverNotInstalledError, match=rf"backend '{backend}' needs the gurobipy package"):
+        make_oracle("halfspace", backend=backend)
