@@ -13,6 +13,7 @@ from oraclepriv.cli.common import (
     MarkdownOut,
     ParallelBackend,
     Quiet,
+    Resume,
     Scheduler,
     check_at_least,
     check_out_and_report,
@@ -83,14 +84,7 @@ def bench_mip(
     quick: Annotated[
         bool, typer.Option("--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures).")
     ] = False,
-    resume: Annotated[
-        bool,
-        typer.Option(
-            "--resume/--no-resume",
-            help="Take the cells an interrupted run left in --out/cells.jsonl (same instance, backend and time "
-            "limit) instead of running them again (default), or run every cell.",
-        ),
-    ] = True,
+    resume: Resume = True,
     jobs: Jobs = None,
     parallel_backend: ParallelBackend = None,
     scheduler: Scheduler = None,

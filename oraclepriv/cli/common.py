@@ -58,6 +58,14 @@ Scheduler = Annotated[
         show_default=False,
     ),
 ]
+Resume = Annotated[
+    bool,
+    typer.Option(
+        "--resume/--no-resume",
+        help="Keep the cells an interrupted run left in --out/cells.jsonl (same configuration) instead of computing "
+        "them again (default), or compute every cell.",
+    ),
+]
 Quiet = Annotated[
     bool,
     typer.Option("--quiet", help="No progress bar (there is none either when output is not a terminal)."),

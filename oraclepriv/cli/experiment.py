@@ -16,6 +16,7 @@ from oraclepriv.cli.common import (
     Jobs,
     ParallelBackend,
     Quiet,
+    Resume,
     Scheduler,
     Seed,
     check_output_dir,
@@ -193,9 +194,7 @@ def experiment_oracle_cost(
     out: Annotated[Path, _out("oracle-cost")],
     quick: Quick = False,
     seed: Seed = 0,
-    resume: Annotated[
-        bool, typer.Option("--resume/--no-resume", help="Keep the cells already in --out (default) or recompute all.")
-    ] = True,
+    resume: Resume = True,
     jobs: Jobs = None,
     parallel_backend: ParallelBackend = None,
     scheduler: Scheduler = None,
