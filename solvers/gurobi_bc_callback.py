@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 from oraclepriv.solvers.cores import CoreStatus, Separator
 from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.mipbackend import MipBackend
+from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
 from oraclepriv.solvers.scip_bc_handler import REPAIR_EVERY, SEPA_LPS, SEPA_MISSES, SEPA_PENALTY
 from scipy import sparse
 
@@ -168,11 +168,7 @@ class CoverCutCallback:
 
     # -- primal side -----------------------------------------------------------------------------
     def _note_separable(self, keep: np.ndarray) -> None:
-        cost = float(self.W[~keep].sum())
-        if self.best_keep and cost >= self.best_keep[0][0]:
-            return
-        self.best_keep.insert(0, (cost, keep.copy()))
-        del self.best_keep[3:]
+        note_cheapest_separable(self.best_keep, keep, self.W)
 
     def _offer(self, model) -> None:
         """Hand Gurobi the cheapest separable set met so far, once (at a MIPNODE call)."""

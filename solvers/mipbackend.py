@@ -91,6 +91,7 @@ __all__ = [
     "MipModel",
     "MipRun",
     "HittingSetCache",
+    "note_cheapest_separable",
     "CERTIFY_MODES",
     "METHODS",
     "HEURISTIC_SHARE",
@@ -104,6 +105,25 @@ METHODS = ("auto", "cuts", "bigm")
 HEURISTIC_SHARE = 0.5
 
 log = logging.getLogger(__name__)
+
+
+#: how many of the cheapest separable sets a branch-and-cut handler keeps (its final hypothesis is polished
+#: from the best of them)
+BEST_SEPARABLE_KEPT = 3
+
+
+def note_cheapest_separable(best: list[tuple[float, np.ndarray]], keep: np.ndarray, W: np.ndarray) -> float | None:
+    """Record the separable set ``keep`` in ``best`` (cheapest first) when it is cheaper than every set met so far.
+
+    Its cost is the weight of the groups it leaves out, ``W[~keep].sum()``; returns that cost, or None when the
+    set is no improvement (then nothing changes). Shared by the cover-cut handlers of ``scip-bc`` and ``gurobi-bc``.
+    """
+    cost = float(W[~keep].sum())
+    if best and cost >= best[0][0]:
+        return None
+    best.insert(0, (cost, keep.copy()))
+    del best[BEST_SEPARABLE_KEPT:]
+    return cost
 
 
 class HittingSetCache:

@@ -45,7 +45,7 @@ import math
 import numpy as np
 from oraclepriv.solvers.cores import CoreStatus, Separator
 from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.mipbackend import MipBackend
+from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
 
 log = logging.getLogger(__name__)
 
@@ -149,12 +149,8 @@ def _handler_class(pyscipopt):
 
         def _note_separable(self, keep: np.ndarray) -> None:
             """Remember a separable set (for the final hypothesis) and offer it to SCIP as a solution."""
-            cost = float(self.W[~keep].sum())
-            if self.best_keep and cost >= self.best_keep[0][0]:
-                return
-            self.best_keep.insert(0, (cost, keep.copy()))
-            del self.best_keep[3:]
-            if cost < self.model.getPrimalbound() - 1e-9:
+            cost = note_cheapest_separable(self.best_keep, keep, self.W)
+            if cost is not None and cost < self.model.getPrimalbound() - 1e-9:
                 values = np.where(keep, 0.0, 1.0)
                 # SCIP refuses (an error, not a verdict) values that contradict a global fixing,
                 # e.g. a reduced-cost fixing that proves no better solution has that value: skip those
