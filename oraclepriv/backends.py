@@ -49,6 +49,7 @@ _BUILTIN: dict[str, Any] = {
     "highs": "oraclepriv.solvers.highs:HighsBackend",
     "scip": "oraclepriv.solvers.scip:ScipBackend",
     "scip-bc": "oraclepriv.solvers.scip_bc:ScipBcBackend",
+    "direction-bb": "oraclepriv.solvers.direction_bb:DirectionBbBackend",
     "naive-highs": "oraclepriv.solvers.naive:NaiveHighsBackend",
     "pyomo": "oraclepriv.solvers.pyomo:PyomoBackend",
     "cpsat": "oraclepriv.solvers.cpsat:CpSatBackend",

@@ -1,0 +1,179 @@
+"""Interval bounds for ``direction-bb``: the weighted 0-1 loss over a box of halfspace normals.
+
+The search of :mod:`oraclepriv.solvers.direction_bb` covers the normals of all halfspaces with boxes
+on the faces of the cube [-1, 1]^d (every nonzero normal, scaled to sup-norm 1, lies on a face).
+For a box it needs two numbers, both computed here for many boxes at once:
+
+* a **lower bound** on the loss of every closed halfspace whose normal lies in the box, with any
+  offset (:func:`region_lower_bounds`);
+* the exact best loss of one normal in the box, its centre, with a labeling that a real halfspace
+  provably realises (:func:`best_offsets`): an incumbent.
+
+Coordinates. The points are grouped (identical points merged, each group with the weight W+ of its
+label-1 points and W- of its label-0 points) and whitened, u = A (x - mu) with A = C^(-1/2) for the
+covariance C (small eigenvalues clipped): an invertible affine map, so halfspaces of u are exactly
+the halfspaces of x, and boxes of equal width cut the data about equally in every direction. Every
+float error is bounded, never assumed away: ``tolerance[g]`` bounds, for every normal v with
+|v|_inf <= 1, the difference between the float value of v . u_g computed here and the exact value
+v . A (x_g - mu) (the rounding of u_g and of the dot product, with a safety factor of 8). Intervals
+are widened by it, so the lower bound holds for the real numbers, not only for the floats.
+
+Lower bound over a box. For a group g, the projection v . u_g over the box lies in an interval
+[lo_g, hi_g] (interval arithmetic; the face coordinate is fixed). With offset t (predict 1 iff
+v . u >= t), the group costs W-_g if t <= lo_g (surely predicted 1), W+_g if t > hi_g (surely
+predicted 0) and at least min(W+_g, W-_g) in between. The sum of these step functions is minimised
+over t exactly by a sweep over the 2G sorted interval ends (evaluated only after the last of equal
+ends). As the box shrinks to a normal v whose cut separates the points strictly, the bound tends to
+the exact loss of v's best offset, so the search converges wherever no d + 1 points lie on one
+hyperplane near the optimum (at such degenerate normals it may not; the backend says so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["WhitenedGroups", "best_offsets", "region_lower_bounds", "MAX_CELLS"]
+
+EPS = float(np.finfo(np.float64).eps)
+#: safety factor on the proved rounding-error bounds
+ERROR_SAFETY = 8.0
+#: eigenvalues of the covariance below this fraction of the largest are raised to it (A stays
+#: well conditioned; any invertible A is exact, the clipping only affects how fast boxes shrink)
+EIGEN_FLOOR = 1e-8
+#: boxes x 2G entries per vectorised batch (memory: about 40 bytes per entry)
+MAX_CELLS = 1 << 22
+
+
+@dataclass(frozen=True)
+class WhitenedGroups:
+    """The grouped, whitened points with their error bounds (module docstring).
+
+    Attributes
+    ----------
+    U : (G, d) array
+        Whitened group points u_g = A (x_g - mu), as computed in float64.
+    tolerance : (G,) array
+        Bound on |float(v . u_g) - exact v . A (x_g - mu)| for every |v|_inf <= 1.
+    w_pos, w_neg : (G,) arrays
+        Summed weights of the group's label-1 and label-0 points.
+    A, mu :
+        The whitening map (u = A (x - mu)); a normal v of u is the normal A^T v of x.
+    group_of : (n,) int array
+        The group of each original point.
+    """
+
+    U: np.ndarray
+    tolerance: np.ndarray
+    w_pos: np.ndarray
+    w_neg: np.ndarray
+    A: np.ndarray
+    mu: np.ndarray
+    group_of: np.ndarray
+
+    @classmethod
+    def build(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WhitenedGroups:
+        X = np.asarray(X, dtype=np.float64)
+        points, group_of = np.unique(X, axis=0, return_inverse=True)
+        group_of = np.asarray(group_of).ravel()
+        G, d = points.shape
+        w_pos = np.bincount(group_of, weights=np.where(y == 1, w, 0.0), minlength=G)
+        w_neg = np.bincount(group_of, weights=np.where(y == 1, 0.0, w), minlength=G)
+        mu = points.mean(axis=0)
+        centred = points - mu
+        cov = np.atleast_2d(np.cov(centred.T)) if G > 1 else np.eye(d)
+        values, vectors = np.linalg.eigh(cov)
+        top = float(values.max()) if values.size and values.max() > 0 else 1.0
+        values = np.maximum(values, EIGEN_FLOOR * top)
+        A = (vectors / np.sqrt(values)).T
+        U = centred @ A.T
+        # rounding of x - mu (one operation) and of the d-term dot product with A's rows
+        gamma = (d + 2) * EPS / (1 - (d + 2) * EPS)
+        coordinate_error = gamma * ((np.abs(points) + np.abs(mu)) @ np.abs(A).T)
+        # |v| <= 1 coordinate-wise: the rounded u moves v . u by at most sum_j error_j; the d-term
+        # dot product v . u (or its interval ends) rounds by at most gamma * sum_j |u_j| more
+        tolerance = ERROR_SAFETY * (coordinate_error.sum(axis=1) + gamma * np.abs(U).sum(axis=1))
+        return cls(U, tolerance, w_pos, w_neg, A, mu, group_of)
+
+    @property
+    def size(self) -> int:
+        return int(self.U.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.U.shape[1])
+
+    @property
+    def total(self) -> float:
+        return float(self.w_pos.sum() + self.w_neg.sum())
+
+    def summation_slack(self) -> float:
+        """A bound on the float error of any sum of group weights formed here (cumulative sums)."""
+        return 4.0 * (2 * self.size + 2) * EPS * self.total
+
+
+def region_lower_bounds(groups: WhitenedGroups, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """For each box [lower_k, upper_k] of normals (shape (B, d)), a lower bound on the loss of every
+    halfspace {u : v . u >= t} with v in the box and any t (module docstring). Float sums of weights
+    are not corrected here: subtract :meth:`WhitenedGroups.summation_slack` before using the value
+    as a proof."""
+    U = groups.U
+    a = lower[:, None, :] * U[None, :, :]
+    b = upper[:, None, :] * U[None, :, :]
+    lo = np.minimum(a, b).sum(axis=2) - groups.tolerance
+    hi = np.maximum(a, b).sum(axis=2) + groups.tolerance
+    both = np.minimum(groups.w_pos, groups.w_neg)
+    base = float(groups.w_neg.sum())  # t below every interval: everything predicted 1
+    ends = np.concatenate([lo, hi], axis=1)
+    steps = np.concatenate([both - groups.w_neg, groups.w_pos - both])
+    order = np.argsort(ends, axis=1, kind="stable")
+    sorted_ends = np.take_along_axis(ends, order, axis=1)
+    value = base + np.cumsum(steps[order], axis=1)
+    last_of_equal = np.ones(sorted_ends.shape, dtype=bool)
+    last_of_equal[:, :-1] = sorted_ends[:, 1:] != sorted_ends[:, :-1]
+    value = np.where(last_of_equal, value, np.inf)
+    return np.minimum(value.min(axis=1), base)
+
+
+@dataclass(frozen=True)
+class Offsets:
+    """Best offsets of B normals (:func:`best_offsets`)."""
+
+    loss: np.ndarray  # (B,) float sum of the weights the labeling misclassifies
+    threshold: np.ndarray  # (B,) t: predict 1 iff v . u >= t (+-inf for the constants)
+    margin: np.ndarray  # (B,) proved distance from t to the nearest exact projection (inf for constants)
+
+
+def best_offsets(groups: WhitenedGroups, normals: np.ndarray) -> Offsets:
+    """For each normal v (rows of ``normals``, |v|_inf <= 1), the offset t minimising the loss of
+    {u : v . u >= t}, among the cuts that provably separate the exact projections: a cut between
+    sorted neighbours p_i < p_j is allowed only if p_i + tol_i < p_j - tol_j, so the labeling it
+    claims is realised by a real halfspace (the loss is an upper bound on the optimum). The two
+    constants (t = +-inf) are always allowed."""
+    B = normals.shape[0]
+    p = normals @ groups.U.T
+    order = np.argsort(p, axis=1)
+    sp = np.take_along_axis(p, order, axis=1)
+    st = groups.tolerance[order]
+    below = np.concatenate([np.zeros((B, 1)), np.cumsum(groups.w_pos[order], axis=1)], axis=1)
+    above = np.concatenate([np.cumsum(groups.w_neg[order][:, ::-1], axis=1)[:, ::-1], np.zeros((B, 1))], axis=1)
+    loss = below + above  # cut k: the first k sorted groups predicted 0
+    allowed = np.ones(loss.shape, dtype=bool)
+    allowed[:, 1:-1] = (sp[:, 1:] - st[:, 1:]) > (sp[:, :-1] + st[:, :-1])
+    loss = np.where(allowed, loss, np.inf)
+    k = loss.argmin(axis=1)
+    rows = np.arange(B)
+    G = groups.size
+    threshold = np.full(B, np.inf)
+    margin = np.full(B, np.inf)
+    threshold[k == 0] = -np.inf
+    inner = (k > 0) & (k < G)
+    if inner.any():
+        lo_p, hi_p = sp[rows[inner], k[inner] - 1], sp[rows[inner], k[inner]]
+        threshold[inner] = lo_p / 2 + hi_p / 2
+        margin[inner] = np.minimum(
+            threshold[inner] - lo_p - st[rows[inner], k[inner] - 1],
+            hi_p - st[rows[inner], k[inner]] - threshold[inner],
+        )
+    return Offsets(loss[rows, k], threshold, margin)
