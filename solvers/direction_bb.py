@@ -21,7 +21,8 @@ the optimum's normal separates the points strictly; around normals of hyperplane
 more points (degenerate data: grids, duplicated features) a box's bound may stay below its true
 minimum however small the box. Boxes narrower than ``min_width`` are therefore not split further;
 if any remain, or the search outgrows ``max_boxes``, the problem goes to the ``fallback`` backend
-(``scip-bc`` by default) for the time left, and the answer keeps the larger of the two proved
+for the time left (by default ``enumerate``, combinatorial and exact on degenerate data, for
+d <= 3, and ``scip-bc`` above), and the answer keeps the larger of the two proved
 bounds and the better of the two halfspaces.
 
 The design (a search over the normals with interval bounds) is ours; what it buys against the
@@ -62,8 +63,12 @@ MAX_BOXES = 2_000_000
 #: above this many open boxes the batch is taken from the highest bounds (those closest to being
 #: discarded) instead of the lowest, so that memory stays bounded
 CROWDED = 500_000
+#: the centres offered as incumbents per step: those of the children with the lowest bounds (a
+#: quarter of them, at least 64); the best offsets cost about as much as the bounds
+CENTRES_FRACTION = 4
+CENTRES_MIN = 64
 #: backends the search may hand a problem to when it cannot finish
-FALLBACKS = ("scip-bc", "none")
+FALLBACKS = ("auto", "enumerate", "scip-bc", "none")
 
 
 @dataclass
@@ -80,9 +85,11 @@ class DirectionBbBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for one call (the protocol's deadline when called through an oracle).
-    fallback : {"scip-bc", "none"}, default "scip-bc"
+    fallback : {"auto", "enumerate", "scip-bc", "none"}, default "auto"
         The backend that gets the time left when the search cannot finish (degenerate normals, or
-        more than ``max_boxes`` open boxes); ``"none"`` returns the search's own bound.
+        more than ``max_boxes`` open boxes); ``"none"``, or a fallback whose solver is not
+        installed, returns the search's own bound; ``"auto"`` is ``enumerate`` for d <= 3 and
+        ``scip-bc`` above.
     batch : int, default 4096
         Boxes bisected per vectorised step (fewer when there are many points).
     max_boxes : int, default 2_000_000
@@ -116,7 +123,7 @@ class DirectionBbBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        self.fallback = str(options.get("fallback", "scip-bc"))
+        self.fallback = str(options.get("fallback", "auto"))
         if self.fallback not in FALLBACKS:
             raise ValueError(
                 f"backend 'direction-bb': fallback must be one of {list(FALLBACKS)}; got {self.fallback!r}"
@@ -201,7 +208,8 @@ class DirectionBbBackend(Backend):
             child_lower = np.concatenate([lo, lo_right])
             child_upper = np.concatenate([hi_left, hi])
             child_bounds = region_lower_bounds(groups, child_lower, child_upper) - slack
-            best = self._improve(best, groups, X, y, w, (child_lower + child_upper) / 2)
+            promising = np.argsort(child_bounds)[: max(CENTRES_MIN, len(child_bounds) // CENTRES_FRACTION)]
+            best = self._improve(best, groups, X, y, w, (child_lower[promising] + child_upper[promising]) / 2)
             boxes += len(child_bounds)
             lower = np.concatenate([lower, child_lower])
             upper = np.concatenate([upper, child_upper])
@@ -225,8 +233,9 @@ class DirectionBbBackend(Backend):
             "search_bound": proved,
         }
         status = "optimal" if best.loss <= proved + abs_gap else ("time_limit" if stop == "time_limit" else "feasible")
-        if status != "optimal" and stop in ("degenerate", "box_limit") and self.fallback != "none":
-            return self._fall_back(problem, deadline, best, proved, details, steps)
+        fallback = self._fallback_for(d)
+        if status != "optimal" and stop in ("degenerate", "box_limit") and fallback is not None:
+            return self._fall_back(fallback, problem, deadline, best, proved, details, steps)
         return BackendAnswer(best.hypothesis, bound=proved, status=status, nodes=int(boxes), details=details)
 
     # -- incumbents ---------------------------------------------------------------------------
@@ -260,8 +269,19 @@ class DirectionBbBackend(Backend):
                 break  # the float halfspace realised the labeling: the others are worse
         return best
 
+    def _fallback_for(self, d: int) -> str | None:
+        """The fallback backend for dimension d, or None (``"none"``, not installed, or ``enumerate``
+        beyond d = 3)."""
+        from oraclepriv.backends import backend_class
+
+        name = ("enumerate" if d <= 3 else "scip-bc") if self.fallback == "auto" else self.fallback
+        if name == "none" or (name == "enumerate" and d > 3) or not backend_class(name).is_installed():
+            return None
+        return name
+
     def _fall_back(
         self,
+        fallback: str,
         problem: ReducedProblem,
         deadline: Deadline,
         best: _Incumbent,
@@ -273,8 +293,8 @@ class DirectionBbBackend(Backend):
         and the better halfspace (both bounds hold over the whole class)."""
         from oraclepriv.backends import backend_class
 
-        log.debug("direction-bb: %s after %d steps; falling back to %s", details["search_stop"], steps, self.fallback)
-        other = backend_class(self.fallback)(time_limit=None)
+        log.debug("direction-bb: %s after %d steps; falling back to %s", details["search_stop"], steps, fallback)
+        other = backend_class(fallback)(time_limit=None)
         answer = other.solve(
             ReducedProblem(problem.hypothesis_class, problem.X, problem.y, problem.w, deadline=deadline)
         )
@@ -282,12 +302,12 @@ class DirectionBbBackend(Backend):
         hypothesis = answer.hypothesis if loss < best.loss else best.hypothesis
         details = {
             **details,
-            "fallback": self.fallback,
+            "fallback": fallback,
             "fallback_status": answer.status,
             "fallback_bound": answer.bound,
         }
         if loss < best.loss:
-            details["hypothesis_source"] = f"fallback {self.fallback}"
+            details["hypothesis_source"] = f"fallback {fallback}"
         bound = max(proved, answer.bound)
         abs_gap, _ = gap_rule(problem.w)
         status = "optimal" if min(loss, best.loss) <= bound + abs_gap else answer.status

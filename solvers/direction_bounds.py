@@ -71,6 +71,7 @@ class WhitenedGroups:
     A: np.ndarray
     mu: np.ndarray
     group_of: np.ndarray
+    events: _Events
 
     @classmethod
     def build(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WhitenedGroups:
@@ -94,7 +95,7 @@ class WhitenedGroups:
         # |v| <= 1 coordinate-wise: the rounded u moves v . u by at most sum_j error_j; the d-term
         # dot product v . u (or its interval ends) rounds by at most gamma * sum_j |u_j| more
         tolerance = ERROR_SAFETY * (coordinate_error.sum(axis=1) + gamma * np.abs(U).sum(axis=1))
-        return cls(U, tolerance, w_pos, w_neg, A, mu, group_of)
+        return cls(U, tolerance, w_pos, w_neg, A, mu, group_of, _Events.of(U, tolerance, w_pos, w_neg))
 
     @property
     def size(self) -> int:
@@ -113,23 +114,47 @@ class WhitenedGroups:
         return 4.0 * (2 * self.size + 2) * EPS * self.total
 
 
+@dataclass(frozen=True)
+class _Events:
+    """The interval ends at which the sum of the groups' step functions changes.
+
+    A group's cost steps from W- to min(W+, W-) at lo_g and from there to W+ at hi_g, so it
+    changes at lo_g only if W- > W+ (by W+ - W-) and at hi_g only if W+ > W- (by W+ - W-): one
+    event per group at most, none for a group with W+ = W-."""
+
+    U: np.ndarray  # (E, d) the event groups' points
+    U_abs: np.ndarray  # |U|
+    side: np.ndarray  # (E,) -1: the event is at lo_g, +1: at hi_g
+    tolerance: np.ndarray  # (E,)
+    step: np.ndarray  # (E,) change of the total cost when t passes the event
+
+    @classmethod
+    def of(cls, U: np.ndarray, tolerance: np.ndarray, w_pos: np.ndarray, w_neg: np.ndarray) -> _Events:
+        keep = w_pos != w_neg
+        side = np.where(w_pos[keep] > w_neg[keep], 1.0, -1.0)
+        return cls(U[keep], np.abs(U[keep]), side, tolerance[keep], (w_pos - w_neg)[keep])
+
+
 def region_lower_bounds(groups: WhitenedGroups, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
     """For each box [lower_k, upper_k] of normals (shape (B, d)), a lower bound on the loss of every
     halfspace {u : v . u >= t} with v in the box and any t (module docstring). Float sums of weights
     are not corrected here: subtract :meth:`WhitenedGroups.summation_slack` before using the value
-    as a proof."""
-    U = groups.U
-    a = lower[:, None, :] * U[None, :, :]
-    b = upper[:, None, :] * U[None, :, :]
-    lo = np.minimum(a, b).sum(axis=2) - groups.tolerance
-    hi = np.maximum(a, b).sum(axis=2) + groups.tolerance
-    both = np.minimum(groups.w_pos, groups.w_neg)
+    as a proof.
+
+    The box is written as centre c +- radius r (r widened by 4 eps, so that the float centre and
+    radius still cover the box: every coordinate is in [-1, 1]); then v . u ranges over
+    c . u +- r . |u|, two matrix products. Their rounding, and that of the sums with the tolerance,
+    is at most 3 gamma_d sum_j |u_j| + 2 eps sum_j |u_j|, within the tolerance's safety factor."""
+    events = groups.events
     base = float(groups.w_neg.sum())  # t below every interval: everything predicted 1
-    ends = np.concatenate([lo, hi], axis=1)
-    steps = np.concatenate([both - groups.w_neg, groups.w_pos - both])
-    order = np.argsort(ends, axis=1, kind="stable")
+    if not events.step.size:
+        return np.full(lower.shape[0], base)
+    centre = lower / 2 + upper / 2
+    radius = (upper - lower) / 2 + 4 * EPS
+    ends = centre @ events.U.T + events.side * (radius @ events.U_abs.T + events.tolerance)
+    order = np.argsort(ends, axis=1)
     sorted_ends = np.take_along_axis(ends, order, axis=1)
-    value = base + np.cumsum(steps[order], axis=1)
+    value = base + np.cumsum(events.step[order], axis=1)
     last_of_equal = np.ones(sorted_ends.shape, dtype=bool)
     last_of_equal[:, :-1] = sorted_ends[:, 1:] != sorted_ends[:, :-1]
     value = np.where(last_of_equal, value, np.inf)
