@@ -50,6 +50,7 @@ _BUILTIN: dict[str, Any] = {
     "scip": "oraclepriv.solvers.scip:ScipBackend",
     "scip-bc": "oraclepriv.solvers.scip_bc:ScipBcBackend",
     "direction-bb": "oraclepriv.solvers.direction_bb:DirectionBbBackend",
+    "portfolio": "oraclepriv.solvers.portfolio:PortfolioBackend",
     "naive-highs": "oraclepriv.solvers.naive:NaiveHighsBackend",
     "pyomo": "oraclepriv.solvers.pyomo:PyomoBackend",
     "cpsat": "oraclepriv.solvers.cpsat:CpSatBackend",

@@ -141,7 +141,9 @@ class DirectionBbBackend(Backend):
             raise UnsupportedProblemError(f"backend 'direction-bb' needs d >= 1; got d={d}")
 
     # -- the search -------------------------------------------------------------------------
-    def solve(self, problem: ReducedProblem) -> BackendAnswer:
+    def solve(self, problem: ReducedProblem, start: Halfspace | None = None) -> BackendAnswer:
+        """Search ``problem``; ``start``, a halfspace found elsewhere (e.g. by another backend), is
+        re-scored and kept as the first incumbent if it is the best start."""
         deadline = self.deadline(problem)
         t_start = time.perf_counter()
         X, y, w = problem.X, problem.y, problem.w
@@ -151,6 +153,8 @@ class DirectionBbBackend(Backend):
         slack = groups.summation_slack()
 
         best = self._start(X, y, w)
+        if start is not None and (loss := reduced_loss(start, X, y, w)) < best.loss:
+            best = _Incumbent(loss, start, "given start")
         # the 2d faces: coordinate k fixed to +-1, the others in [-1, 1]
         lower = np.repeat(-np.ones((1, d)), 2 * d, axis=0)
         upper = np.repeat(np.ones((1, d)), 2 * d, axis=0)

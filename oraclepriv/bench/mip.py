@@ -91,7 +91,18 @@ SUITES = ("issue", "library", "real", "learners")
 SGM_SHIFT = 10.0
 #: exact halfspace backends beyond enumerate's range (the MIP models and ``direction-bb``), in the
 #: order they are tried by default; "naive-highs" only when registered
-_MIP_BACKENDS = ("highs", "scip", "pyomo", "cpsat", "scip-bc", "direction-bb", "naive-highs", "gurobi", "gurobi-bc")
+_MIP_BACKENDS = (
+    "highs",
+    "scip",
+    "pyomo",
+    "cpsat",
+    "scip-bc",
+    "direction-bb",
+    "portfolio",
+    "naive-highs",
+    "gurobi",
+    "gurobi-bc",
+)
 #: agreement tolerance relative to max(1, sum |w|): ten times the protocol's certification tolerance
 AGREEMENT_RTOL = 1e-8
 QUICK_TIME_LIMIT = 5.0
