@@ -66,9 +66,10 @@ HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
 
 log = logging.getLogger(__name__)
 
-#: above this n, d = 3 halfspaces go to a MIP backend by default: enumeration costs ~3.3e-8 n^3 s here
-#: (about 35 s at n = 1000) and beat scip-bc at every n up to 1000 on signed weights (docs/enumerate-d3.md)
-ENUMERATE_D3_DEFAULT_MAX_N = 1000
+#: halfspaces in d = 2 .. PORTFOLIO_MAX_D go to the ``portfolio`` backend by default (direction-bb,
+#: with scip-bc for a lead in d = 5, 6): measured faster than enumerate in d = 2, 3 and than every
+#: MIP backend in d <= 5 (docs/solvers/direction-bb.md); above it, the MIP backends
+PORTFOLIO_MAX_D = 6
 
 
 #: relative tolerance of a certificate (float64 summation error only)
@@ -92,7 +93,7 @@ def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarra
     return y_reduced, np.abs(weights), offset
 
 
-#: MIP backends for halfspaces beyond enumerate's range, fastest first (docs/bench-mip: scip-bc)
+#: MIP backends for halfspaces above PORTFOLIO_MAX_D, fastest first (docs/bench-mip: scip-bc)
 MIP_PREFERENCE = ("scip-bc", "highs", "scip", "cpsat", "pyomo")
 
 
@@ -101,23 +102,15 @@ def default_backend(hypothesis_class: str, n: int, d: int) -> str:
     whose solver is installed (:meth:`oraclepriv.solvers.base.Backend.is_installed`)."""
     if hypothesis_class in ("threshold", "stump"):
         name = "sweep"
-    elif d <= 2 or (d == 3 and n <= ENUMERATE_D3_DEFAULT_MAX_N):
+    elif d <= 1:
         name = "enumerate"
+    elif d <= PORTFOLIO_MAX_D:
+        name = "portfolio"
     else:
         installed = [b for b in MIP_PREFERENCE if b in available_backends() and backend_class(b).is_installed()]
-        if not installed:
-            raise _no_exact_backend(n, d)
-        name = installed[0]
+        name = installed[0] if installed else "direction-bb"
     log.debug("default backend for %s with n=%d, d=%d: %s", hypothesis_class, n, d, name)
     return name
-
-
-def _no_exact_backend(n: int, d: int) -> UnsupportedProblemError:
-    return UnsupportedProblemError(
-        f"no exact backend for halfspaces with d={d}, n={n}: 'enumerate' handles d <= 3 "
-        f"(use backend='enumerate' explicitly for d=3 and n > {ENUMERATE_D3_DEFAULT_MAX_N}), and none of the MIP "
-        f"backends {list(MIP_PREFERENCE)} has its solver installed (e.g. pip install pyscipopt)"
-    )
 
 
 @dataclass

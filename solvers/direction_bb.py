@@ -273,19 +273,23 @@ class DirectionBbBackend(Backend):
                 break  # the float halfspace realised the labeling: the others are worse
         return best
 
-    def _fallback_for(self, d: int) -> str | None:
-        """The fallback backend for dimension d, or None (``"none"``, not installed, or ``enumerate``
-        beyond d = 3)."""
-        from oraclepriv.backends import backend_class
-
+    def _fallback_for(self, d: int) -> type[Backend] | None:
+        """The fallback backend's class for dimension d, or None (``"none"``, not installed, or
+        ``enumerate`` beyond d = 3)."""
         name = ("enumerate" if d <= 3 else "scip-bc") if self.fallback == "auto" else self.fallback
-        if name == "none" or (name == "enumerate" and d > 3) or not backend_class(name).is_installed():
+        if name == "none" or (name == "enumerate" and d > 3):
             return None
-        return name
+        if name == "enumerate":
+            from oraclepriv.solvers.enumerate import EnumerateBackend
+
+            return EnumerateBackend
+        from oraclepriv.solvers.scip_bc import ScipBcBackend
+
+        return ScipBcBackend if ScipBcBackend.is_installed() else None
 
     def _fall_back(
         self,
-        fallback: str,
+        fallback: type[Backend],
         problem: ReducedProblem,
         deadline: Deadline,
         best: _Incumbent,
@@ -295,10 +299,8 @@ class DirectionBbBackend(Backend):
     ) -> BackendAnswer:
         """Hand the problem to the fallback backend for the time left; keep the larger proved bound
         and the better halfspace (both bounds hold over the whole class)."""
-        from oraclepriv.backends import backend_class
-
-        log.debug("direction-bb: %s after %d steps; falling back to %s", details["search_stop"], steps, fallback)
-        other = backend_class(fallback)(time_limit=None)
+        log.debug("direction-bb: %s after %d steps; falling back to %s", details["search_stop"], steps, fallback.name)
+        other = fallback(time_limit=None)
         answer = other.solve(
             ReducedProblem(problem.hypothesis_class, problem.X, problem.y, problem.w, deadline=deadline)
         )
@@ -306,12 +308,12 @@ class DirectionBbBackend(Backend):
         hypothesis = answer.hypothesis if loss < best.loss else best.hypothesis
         details = {
             **details,
-            "fallback": fallback,
+            "fallback": fallback.name,
             "fallback_status": answer.status,
             "fallback_bound": answer.bound,
         }
         if loss < best.loss:
-            details["hypothesis_source"] = f"fallback {fallback}"
+            details["hypothesis_source"] = f"fallback {fallback.name}"
         bound = max(proved, answer.bound)
         abs_gap, _ = gap_rule(problem.w)
         status = "optimal" if min(loss, best.loss) <= bound + abs_gap else answer.status

@@ -80,13 +80,12 @@ class PortfolioBackend(Backend):
         self._scip: Backend | None = None  # kept between calls: its core pool is reused on the same points
 
     def _scip_bc(self) -> Backend | None:
-        from oraclepriv.backends import backend_class
+        from oraclepriv.solvers.scip_bc import ScipBcBackend
 
         if self._scip is None:
-            cls = backend_class("scip-bc")
-            if not cls.is_installed():
+            if not ScipBcBackend.is_installed():
                 return None
-            self._scip = cls()
+            self._scip = ScipBcBackend()
         return self._scip
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:

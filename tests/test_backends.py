@@ -40,12 +40,26 @@ def test_installed_backends_are_importable_and_support_their_classes():
 
 
 def test_default_backend_falls_back_when_the_preferred_solver_is_missing():
-    assert default_backend("halfspace", 500, 5) == "scip-bc"
+    assert default_backend("halfspace", 500, 8) == "scip-bc"
     with registered_backend("scip-bc", MissingSolverBackend):
-        assert default_backend("halfspace", 500, 5) == "highs"
+        assert default_backend("halfspace", 500, 8) == "highs"
         with pytest.raises(SolverNotInstalledError, match="oraclepriv_no_such_solver_package"):
             make_oracle("halfspace", backend="scip-bc")
-    assert default_backend("halfspace", 500, 5) == "scip-bc"  # restored
+    assert default_backend("halfspace", 500, 8) == "scip-bc"  # restored
+
+
+def test_the_portfolio_runs_direction_bb_alone_when_scip_bc_is_missing(monkeypatch):
+    from oraclepriv.solvers.scip_bc import ScipBcBackend
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 5))
+    y = (X[:, 0] > 0).astype(int)
+    y[:4] = 1 - y[:4]
+    reference = make_oracle("halfspace", backend="scip-bc").solve(X, y)
+    monkeypatch.setattr(ScipBcBackend, "is_installed", classmethod(lambda cls: False))
+    res = make_oracle("halfspace", backend="portfolio").solve(X, y)
+    assert res.details["portfolio"] == "direction-bb" and res.certified
+    assert res.objective == reference.objective
 
 
 def test_make_oracle_takes_a_name_a_class_or_an_instance():

@@ -47,7 +47,7 @@ def test_erm_json_halfspace_default_instance():
     out = _strict_json(result.stdout)
     for key in ("class", "backend", "n", "d", "objective", "bound", "certified", "status", "seconds", "hypothesis"):
         assert key in out
-    assert out["class"] == "halfspace" and out["backend"] == "enumerate"
+    assert out["class"] == "halfspace" and out["backend"] == "portfolio"
     assert (out["n"], out["d"]) == (300, 2)
     assert out["certified"] is True and out["status"] == "optimal"
     assert set(out["hypothesis"]) == {"hypothesis_class", "w", "b"} and len(out["hypothesis"]["w"]) == 2

@@ -165,7 +165,7 @@ def test_learn_on_uncertified_fallback_recovers_a_timed_out_mip(data):
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     steps = [(c["step"], c["backend"], c["certified"]) for c in out["diagnostics"]["oracle_calls"]]
-    assert steps[:2] == [("private-erm", "highs", False), ("private-erm/fallback", "enumerate", True)]
+    assert steps[:2] == [("private-erm", "highs", False), ("private-erm/fallback", "portfolio", True)]
     assert out["privacy"]["on_uncertified"] == "fallback" and out["diagnostics"]["proof_applies"] is True
     assert out["diagnostics"]["fallbacks"] == 1 and set(out["diagnostics"]) == {
         "notice",

@@ -147,13 +147,13 @@ def test_brute_force_realizability_reference():
     assert halfspace_realizable(collinear, np.array([0, 0, 1]))
 
 
-def test_default_backend_is_enumerate_for_small_dimension():
+def test_default_backend_by_dimension():
     assert default_backend("halfspace", 10, 1) == "enumerate"
-    assert default_backend("halfspace", 10, 2) == "enumerate"
-    assert default_backend("halfspace", 1000, 3) == "enumerate"  # the measured crossover: docs/enumerate-d3.md
-    assert default_backend("halfspace", 1001, 3) == default_backend("halfspace", 10, 4) == "scip-bc"
+    # the measured crossovers: docs/solvers/direction-bb.md
+    assert default_backend("halfspace", 10, 2) == default_backend("halfspace", 5000, 6) == "portfolio"
+    assert default_backend("halfspace", 10, 7) == "scip-bc"
     res = make_oracle("halfspace").solve(XOR, [1, 1, 0, 0], [3.0, 3.0, 2.0, 1.0])
-    assert res.backend == "enumerate" and res.objective == 1.0 and res.certified
+    assert res.backend == "portfolio" and res.objective == 1.0 and res.certified
 
 
 def test_enumerate_rejects_d4():

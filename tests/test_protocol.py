@@ -360,7 +360,7 @@ def test_library_events_are_logged_at_debug_on_the_oraclepriv_loggers(caplog):
     X = rng.normal(size=(120, 4))
     y = (X @ rng.normal(size=4) + 0.8 * rng.normal(size=120) > 0).astype(int)
     with caplog.at_level(logging.DEBUG, logger="oraclepriv"):
-        make_oracle("halfspace").solve(X, y)  # default backend for d = 4: scip-bc, which adds cores
+        make_oracle("halfspace", backend="scip-bc").solve(X, y)  # scip-bc adds cores
         fallback_oracle("halfspace", backend="naive-highs", time_limit=0.3).solve(X, y)
         make_oracle("halfspace", backend="highs", time_limit=0.01).solve(X, y)
     events = {(r.name, r.getMessage().split(" ")[0]) for r in caplog.records if r.levelno == logging.DEBUG}

@@ -128,7 +128,7 @@ def test_fallback_oracle_with_a_time_limited_mip():
     assert res.certified and res.objective == pytest.approx(exact.objective, abs=1e-9)
     assert oracle.fallbacks == 1  # 1 ms is far too little for highs to prove this optimum
     assert res.details["fallback_from"]["backend"] == "highs" and res.details["fallback_from"]["status"] == "time_limit"
-    assert res.backend == "enumerate"
+    assert res.backend == "portfolio"
 
 
 def test_fallback_oracle_rejects_mismatched_classes():
