@@ -47,7 +47,13 @@ from typing import Any
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
 from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.direction_bounds import MAX_CELLS, WhitenedGroups, best_offsets, region_lower_bounds
+from oraclepriv.solvers.direction_bounds import (
+    MAX_CELLS,
+    WhitenedGroups,
+    Window,
+    best_offsets,
+    region_lower_bounds,
+)
 from oraclepriv.solvers.milp import gap_rule, heuristic_halfspaces, lattice_round_up, reduced_loss
 
 from oraclepriv.hypotheses import Halfspace
@@ -64,8 +70,9 @@ MAX_BOXES = 2_000_000
 #: discarded) instead of the lowest, so that memory stays bounded
 CROWDED = 500_000
 #: the centres offered as incumbents per step: those of the children with the lowest bounds (a
-#: quarter of them, at least 64); the best offsets cost about as much as the bounds
-CENTRES_FRACTION = 4
+#: sixteenth of them, at least 64); a best offset costs about as much as a bound, and offering
+#: fewer centres left more time for bounds (docs/solvers/direction-bb.md)
+CENTRES_FRACTION = 16
 CENTRES_MIN = 64
 #: backends the search may hand a problem to when it cannot finish
 FALLBACKS = ("auto", "enumerate", "scip-bc", "none")
@@ -161,8 +168,9 @@ class DirectionBbBackend(Backend):
         for k in range(d):
             for s, row in ((1.0, 2 * k), (-1.0, 2 * k + 1)):
                 lower[row, k] = upper[row, k] = s
-        bounds = region_lower_bounds(groups, lower, upper) - slack
         best = self._improve(best, groups, X, y, w, (lower + upper) / 2)
+        bounds, windows = region_lower_bounds(groups, lower, upper, threshold=best.loss - abs_gap + slack)
+        bounds -= slack
         stuck_lower = np.empty((0, d))
         stuck_upper = np.empty((0, d))
         stuck_bounds = np.empty(0)
@@ -172,7 +180,7 @@ class DirectionBbBackend(Backend):
         stop = "finished"
         while True:
             open_ = bounds < best.loss - abs_gap
-            lower, upper, bounds = lower[open_], upper[open_], bounds[open_]
+            lower, upper, bounds, windows = lower[open_], upper[open_], bounds[open_], windows.take(open_)
             if not len(bounds):
                 break
             if deadline.expired():
@@ -190,17 +198,17 @@ class DirectionBbBackend(Backend):
                 take[pick] = True
             else:
                 take = np.ones(len(bounds), dtype=bool)
-            lo, hi = lower[take], upper[take]
-            lower, upper, bounds = lower[~take], upper[~take], bounds[~take]
+            lo, hi, window = lower[take], upper[take], windows.take(take)
+            lower, upper, bounds, windows = lower[~take], upper[~take], bounds[~take], windows.take(~take)
+            threshold = best.loss - abs_gap + slack
             width = hi - lo
             narrow = width.max(axis=1) < MIN_WIDTH
             if narrow.any():  # degenerate normals: kept aside with their bounds, never split
                 stuck_lower = np.concatenate([stuck_lower, lo[narrow]])
                 stuck_upper = np.concatenate([stuck_upper, hi[narrow]])
-                stuck_bounds = np.concatenate(
-                    [stuck_bounds, region_lower_bounds(groups, lo[narrow], hi[narrow]) - slack]
-                )
-                lo, hi, width = lo[~narrow], hi[~narrow], width[~narrow]
+                narrow_bounds, _ = region_lower_bounds(groups, lo[narrow], hi[narrow], window.take(narrow), threshold)
+                stuck_bounds = np.concatenate([stuck_bounds, narrow_bounds - slack])
+                lo, hi, width, window = lo[~narrow], hi[~narrow], width[~narrow], window.take(~narrow)
             if not len(lo):
                 continue
             rows = np.arange(len(lo))
@@ -211,13 +219,17 @@ class DirectionBbBackend(Backend):
             lo_right[rows, axis] = middle
             child_lower = np.concatenate([lo, lo_right])
             child_upper = np.concatenate([hi_left, hi])
-            child_bounds = region_lower_bounds(groups, child_lower, child_upper) - slack
+            child_bounds, child_windows = region_lower_bounds(
+                groups, child_lower, child_upper, Window.join(window, window), threshold
+            )
+            child_bounds -= slack
             promising = np.argsort(child_bounds)[: max(CENTRES_MIN, len(child_bounds) // CENTRES_FRACTION)]
             best = self._improve(best, groups, X, y, w, (child_lower[promising] + child_upper[promising]) / 2)
             boxes += len(child_bounds)
             lower = np.concatenate([lower, child_lower])
             upper = np.concatenate([upper, child_upper])
             bounds = np.concatenate([bounds, child_bounds])
+            windows = Window.join(windows, child_windows)
 
         stuck_open = stuck_bounds < best.loss - abs_gap
         open_bounds = np.concatenate([bounds, stuck_bounds[stuck_open]])

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["WhitenedGroups", "best_offsets", "region_lower_bounds", "MAX_CELLS"]
+__all__ = ["WhitenedGroups", "Window", "best_offsets", "region_lower_bounds", "MAX_CELLS"]
 
 EPS = float(np.finfo(np.float64).eps)
 #: safety factor on the proved rounding-error bounds
@@ -135,30 +135,97 @@ class _Events:
         return cls(U[keep], np.abs(U[keep]), side, tolerance[keep], (w_pos - w_neg)[keep])
 
 
-def region_lower_bounds(groups: WhitenedGroups, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+@dataclass(frozen=True)
+class Window:
+    """Per box: offsets t outside (lo, hi] are known to cost at least ``floor`` (raw, before the
+    summation slack). A box's window is computed from its own sweep; its children inherit it, since
+    a child's intervals lie inside its parent's and its costs are at least the parent's at every t.
+    """
+
+    lo: np.ndarray
+    hi: np.ndarray
+    floor: np.ndarray
+
+    @classmethod
+    def everything(cls, boxes: int) -> Window:
+        return cls(np.full(boxes, -np.inf), np.full(boxes, np.inf), np.full(boxes, np.inf))
+
+    def take(self, rows: np.ndarray) -> Window:
+        return Window(self.lo[rows], self.hi[rows], self.floor[rows])
+
+    @staticmethod
+    def join(*windows: Window) -> Window:
+        return Window(*(np.concatenate([getattr(w, f) for w in windows]) for f in ("lo", "hi", "floor")))
+
+
+def region_lower_bounds(
+    groups: WhitenedGroups,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    window: Window | None = None,
+    threshold: float = np.inf,
+) -> tuple[np.ndarray, Window]:
     """For each box [lower_k, upper_k] of normals (shape (B, d)), a lower bound on the loss of every
-    halfspace {u : v . u >= t} with v in the box and any t (module docstring). Float sums of weights
-    are not corrected here: subtract :meth:`WhitenedGroups.summation_slack` before using the value
-    as a proof.
+    halfspace {u : v . u >= t} with v in the box and any t (module docstring), and the box's window:
+    the offsets where its cost may be below ``threshold`` (a raw value: the caller's pruning level plus
+    the summation slack). Float sums of weights are not corrected here: subtract
+    :meth:`WhitenedGroups.summation_slack` from the bounds before using them as proofs.
 
     The box is written as centre c +- radius r (r widened by 4 eps, so that the float centre and
     radius still cover the box: every coordinate is in [-1, 1]); then v . u ranges over
     c . u +- r . |u|, two matrix products. Their rounding, and that of the sums with the tolerance,
-    is at most 3 gamma_d sum_j |u_j| + 2 eps sum_j |u_j|, within the tolerance's safety factor."""
+    is at most 3 gamma_d sum_j |u_j| + 2 eps sum_j |u_j|, within the tolerance's safety factor.
+
+    Only the offsets inside the inherited ``window`` are swept: events at or below its lower end
+    count for all of them, events at or above its upper end for none, and the cost outside it is at
+    least its floor. The events inside are moved to the front by a partition and only they are
+    sorted (deep in the search most events lie outside the window)."""
     events = groups.events
+    B = lower.shape[0]
+    window = Window.everything(B) if window is None else window
     base = float(groups.w_neg.sum())  # t below every interval: everything predicted 1
     if not events.step.size:
-        return np.full(lower.shape[0], base)
+        return np.full(B, base), Window.everything(B)
     centre = lower / 2 + upper / 2
     radius = (upper - lower) / 2 + 4 * EPS
     ends = centre @ events.U.T + events.side * (radius @ events.U_abs.T + events.tolerance)
-    order = np.argsort(ends, axis=1)
-    sorted_ends = np.take_along_axis(ends, order, axis=1)
-    value = base + np.cumsum(events.step[order], axis=1)
+    below = ends <= window.lo[:, None]
+    inside = ~below & (ends < window.hi[:, None])
+    start = base + np.where(below, events.step, 0.0).sum(axis=1)  # cost just above window.lo
+    K = int(inside.sum(axis=1).max())
+    bounds = np.minimum(start, window.floor)
+    new_lo = np.where(start < threshold, window.lo, np.inf)
+    new_hi = np.where(start < threshold, window.hi, -np.inf)
+    if K == 0:
+        return bounds, Window(new_lo, new_hi, np.minimum(window.floor, threshold))
+    key = np.where(inside, ends, np.inf)
+    if K < key.shape[1]:
+        front = np.argpartition(key, K - 1, axis=1)[:, :K]
+        key = np.take_along_axis(key, front, axis=1)
+    else:
+        front = np.broadcast_to(np.arange(K), key.shape)
+    order = np.argsort(key, axis=1)
+    sorted_ends = np.take_along_axis(key, order, axis=1)
+    which = np.take_along_axis(front, order, axis=1)
+    finite = np.isfinite(sorted_ends)
+    value = start[:, None] + np.cumsum(np.where(finite, events.step[which], 0.0), axis=1)
     last_of_equal = np.ones(sorted_ends.shape, dtype=bool)
     last_of_equal[:, :-1] = sorted_ends[:, 1:] != sorted_ends[:, :-1]
-    value = np.where(last_of_equal, value, np.inf)
-    return np.minimum(value.min(axis=1), base)
+    value = np.where(last_of_equal & finite, value, np.inf)
+    bounds = np.minimum(bounds, value.min(axis=1))
+    # the new window: from the first to past the last place where the cost is below the threshold
+    low = value < threshold
+    any_low = low.any(axis=1)
+    rows = np.arange(B)
+    first = low.argmax(axis=1)
+    last = K - 1 - low[:, ::-1].argmax(axis=1)
+    nxt = np.where(last + 1 < K, sorted_ends[rows, np.minimum(last + 1, K - 1)], np.inf)
+    nxt = np.where(np.isfinite(nxt), nxt, window.hi)
+    new_lo = np.where(any_low, np.minimum(new_lo, sorted_ends[rows, first]), new_lo)
+    new_hi = np.where(
+        any_low, nxt, np.where(start < threshold, np.where(finite[:, 0], sorted_ends[:, 0], window.hi), new_hi)
+    )
+    return bounds, Window(new_lo, new_hi, np.minimum(window.floor, threshold))
 
 
 @dataclass(frozen=True)
