@@ -92,8 +92,10 @@ class WhitenedGroups:
         # rounding of x - mu (one operation) and of the d-term dot product with A's rows
         gamma = (d + 2) * EPS / (1 - (d + 2) * EPS)
         coordinate_error = gamma * ((np.abs(points) + np.abs(mu)) @ np.abs(A).T)
-        # |v| <= 1 coordinate-wise: the rounded u moves v . u by at most sum_j error_j; the d-term
-        # dot product v . u (or its interval ends) rounds by at most gamma * sum_j |u_j| more
+        # |v| <= 1 coordinate-wise: the rounded u moves v . u by at most sum_j error_j. A d-term dot
+        # product v . u rounds by at most gamma * sum_j |u_j| more, the 2d-term product that gives an
+        # interval end (centre and radius, |c_j| + r_j <= 1 + 4 eps) and the sum with the tolerance
+        # by at most 4 gamma sum_j |u_j| + 2 eps sum_j |u_j|: the factor 8 covers both
         tolerance = ERROR_SAFETY * (coordinate_error.sum(axis=1) + gamma * np.abs(U).sum(axis=1))
         return cls(U, tolerance, w_pos, w_neg, A, mu, group_of, _Events.of(U, tolerance, w_pos, w_neg))
 
@@ -122,17 +124,16 @@ class _Events:
     changes at lo_g only if W- > W+ (by W+ - W-) and at hi_g only if W+ > W- (by W+ - W-): one
     event per group at most, none for a group with W+ = W-."""
 
-    U: np.ndarray  # (E, d) the event groups' points
-    U_abs: np.ndarray  # |U|
-    side: np.ndarray  # (E,) -1: the event is at lo_g, +1: at hi_g
-    tolerance: np.ndarray  # (E,)
+    stacked: np.ndarray  # (2d, E): the event groups' points u, then side * |u|
+    offset: np.ndarray  # (E,) side * tolerance
     step: np.ndarray  # (E,) change of the total cost when t passes the event
 
     @classmethod
     def of(cls, U: np.ndarray, tolerance: np.ndarray, w_pos: np.ndarray, w_neg: np.ndarray) -> _Events:
         keep = w_pos != w_neg
-        side = np.where(w_pos[keep] > w_neg[keep], 1.0, -1.0)
-        return cls(U[keep], np.abs(U[keep]), side, tolerance[keep], (w_pos - w_neg)[keep])
+        side = np.where(w_pos[keep] > w_neg[keep], 1.0, -1.0)  # -1: the event is at lo_g, +1: at hi_g
+        stacked = np.ascontiguousarray(np.concatenate([U[keep], side[:, None] * np.abs(U[keep])], axis=1).T)
+        return cls(stacked, side * tolerance[keep], (w_pos - w_neg)[keep])
 
 
 @dataclass(frozen=True)
@@ -173,8 +174,9 @@ def region_lower_bounds(
 
     The box is written as centre c +- radius r (r widened by 4 eps, so that the float centre and
     radius still cover the box: every coordinate is in [-1, 1]); then v . u ranges over
-    c . u +- r . |u|, two matrix products. Their rounding, and that of the sums with the tolerance,
-    is at most 3 gamma_d sum_j |u_j| + 2 eps sum_j |u_j|, within the tolerance's safety factor.
+    c . u +- r . |u|, one matrix product of (c, r) with (u, +-|u|). Its rounding, and that of the
+    sum with the tolerance, is at most 2 gamma_2d sum_j |u_j| + 2 eps sum_j |u_j|, within the
+    tolerance's safety factor.
 
     Only the offsets inside the inherited ``window`` are swept: events at or below its lower end
     count for all of them, events at or above its upper end for none, and the cost outside it is at
@@ -186,29 +188,35 @@ def region_lower_bounds(
     base = float(groups.w_neg.sum())  # t below every interval: everything predicted 1
     if not events.step.size:
         return np.full(B, base), Window.everything(B)
-    centre = lower / 2 + upper / 2
-    radius = (upper - lower) / 2 + 4 * EPS
-    ends = centre @ events.U.T + events.side * (radius @ events.U_abs.T + events.tolerance)
+    centre_radius = np.concatenate([lower / 2 + upper / 2, (upper - lower) / 2 + 4 * EPS], axis=1)
+    ends = centre_radius @ events.stacked
+    ends += events.offset
     below = ends <= window.lo[:, None]
-    inside = ~below & (ends < window.hi[:, None])
-    start = base + np.where(below, events.step, 0.0).sum(axis=1)  # cost just above window.lo
-    K = int(inside.sum(axis=1).max())
+    inside = ends < window.hi[:, None]
+    inside &= ~below
+    start = base + below @ events.step  # cost just above window.lo
+    count = inside.sum(axis=1)
+    K = int(count.max())
     bounds = np.minimum(start, window.floor)
     new_lo = np.where(start < threshold, window.lo, np.inf)
     new_hi = np.where(start < threshold, window.hi, -np.inf)
     if K == 0:
         return bounds, Window(new_lo, new_hi, np.minimum(window.floor, threshold))
-    key = np.where(inside, ends, np.inf)
-    if K < key.shape[1]:
-        front = np.argpartition(key, K - 1, axis=1)[:, :K]
-        key = np.take_along_axis(key, front, axis=1)
-    else:
-        front = np.broadcast_to(np.arange(K), key.shape)
+    # the events inside the window, moved to the front of each row (padded with +inf)
+    E = ends.shape[1]
+    flat = np.flatnonzero(inside)
+    row_of = flat // E
+    target = row_of * K + (np.arange(flat.size) - np.repeat(np.cumsum(count) - count, count))
+    key = np.full(B * K, np.inf)
+    steps = np.zeros(B * K)
+    key[target] = ends.ravel()[flat]
+    steps[target] = events.step[flat - row_of * E]
+    key, steps = key.reshape(B, K), steps.reshape(B, K)
     order = np.argsort(key, axis=1)
-    sorted_ends = np.take_along_axis(key, order, axis=1)
-    which = np.take_along_axis(front, order, axis=1)
+    order += (np.arange(B) * K)[:, None]
+    sorted_ends = key.ravel()[order]
     finite = np.isfinite(sorted_ends)
-    value = start[:, None] + np.cumsum(np.where(finite, events.step[which], 0.0), axis=1)
+    value = start[:, None] + np.cumsum(steps.ravel()[order], axis=1)  # padding steps are 0
     last_of_equal = np.ones(sorted_ends.shape, dtype=bool)
     last_of_equal[:, :-1] = sorted_ends[:, 1:] != sorted_ends[:, :-1]
     value = np.where(last_of_equal & finite, value, np.inf)
