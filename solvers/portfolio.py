@@ -2,14 +2,14 @@
 
 Two exact methods with opposite strengths (measured in ``docs/solvers/direction-bb.md``):
 
-* ``direction-bb`` (branch-and-bound over normals) is fastest in low dimension whatever the noise,
-  and the only method here that certifies noisy data whose optimum exceeds n/(d + 2), the cap of
-  the cover-cut LP bound; its work grows quickly with d;
-* ``scip-bc`` (cover-cut branch-and-cut) certifies nearly separable data within seconds in any
+* ``direction-bb`` (branch-and-bound over normals) is fastest up to d = 5 whatever the noise, and
+  the only method here that certifies noisy data whose optimum exceeds n/(d + 2), the cap of the
+  cover-cut LP bound; its work grows quickly with d;
+* ``scip-bc`` (cover-cut branch-and-cut) certifies nearly separable data within a second in any
   dimension, and stalls on noisy data.
 
-The rule: d <= 4, ``direction-bb``; d = 5 and 6, ``scip-bc`` for a lead of ``lead`` seconds, then,
-if it has not proved its answer, ``direction-bb`` for the time left, started from scip-bc's best
+The rule: d <= 5, ``direction-bb``; d = 6, ``scip-bc`` for a lead of ``lead`` seconds, then, if it
+has not proved its answer, ``direction-bb`` for the time left, started from scip-bc's best
 halfspace; d >= 7, ``scip-bc``. The answer keeps the larger of the proved bounds (each holds over
 all closed halfspaces) and the better halfspace. Without pyscipopt every call goes to
 ``direction-bb``.
@@ -32,11 +32,11 @@ from oraclepriv.solvers.milp import gap_rule, reduced_loss
 __all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "LEAD_MAX_D"]
 
 #: up to this dimension the portfolio runs direction-bb alone
-DIRECTION_MAX_D = 4
+DIRECTION_MAX_D = 5
 #: up to this dimension scip-bc gets a lead and direction-bb the rest; above it, scip-bc alone
 LEAD_MAX_D = 6
-#: scip-bc's lead in seconds (d = 5, 6): it proves nearly separable instances within about a second
-LEAD_SECONDS = 2.0
+#: scip-bc's lead in seconds (d = 6): it proves nearly separable instances within half a second
+LEAD_SECONDS = 1.0
 
 
 class PortfolioBackend(Backend):
@@ -46,8 +46,8 @@ class PortfolioBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for one call; the lead and the rest share it.
-    lead : float, default 2.0
-        Seconds scip-bc runs first in d = 5 and 6.
+    lead : float, default 1.0
+        Seconds scip-bc runs first in d = 6.
 
     References
     ----------
