@@ -171,9 +171,8 @@ class DirectionBbBackend(Backend):
         best = self._improve(best, groups, X, y, w, (lower + upper) / 2)
         bounds, windows = region_lower_bounds(groups, lower, upper, threshold=best.loss - abs_gap + slack)
         bounds -= slack
-        stuck_lower = np.empty((0, d))
-        stuck_upper = np.empty((0, d))
         stuck_bounds = np.empty(0)
+        fallback = self._fallback_for(d)
         per_step = max(16, min(self.batch, MAX_CELLS // max(1, 4 * groups.size)))
         boxes = len(bounds)
         steps = 0
@@ -199,16 +198,20 @@ class DirectionBbBackend(Backend):
             else:
                 take = np.ones(len(bounds), dtype=bool)
             lo, hi, window = lower[take], upper[take], windows.take(take)
+            narrow = (hi - lo).max(axis=1) < MIN_WIDTH
+            if narrow.any() and fallback is not None:
+                # degenerate normals: the search may not converge here; the fallback takes over now,
+                # with every box still open (this batch included) counted in the bound
+                stop = "degenerate"
+                stuck_bounds = bounds[take][narrow]
+                break
             lower, upper, bounds, windows = lower[~take], upper[~take], bounds[~take], windows.take(~take)
             threshold = best.loss - abs_gap + slack
-            width = hi - lo
-            narrow = width.max(axis=1) < MIN_WIDTH
-            if narrow.any():  # degenerate normals: kept aside with their bounds, never split
-                stuck_lower = np.concatenate([stuck_lower, lo[narrow]])
-                stuck_upper = np.concatenate([stuck_upper, hi[narrow]])
+            if narrow.any():  # no fallback: kept aside with their bounds, never split
                 narrow_bounds, _ = region_lower_bounds(groups, lo[narrow], hi[narrow], window.take(narrow), threshold)
                 stuck_bounds = np.concatenate([stuck_bounds, narrow_bounds - slack])
-                lo, hi, width, window = lo[~narrow], hi[~narrow], width[~narrow], window.take(~narrow)
+                lo, hi, window = lo[~narrow], hi[~narrow], window.take(~narrow)
+            width = hi - lo
             if not len(lo):
                 continue
             rows = np.arange(len(lo))
@@ -232,7 +235,7 @@ class DirectionBbBackend(Backend):
             windows = Window.join(windows, child_windows)
 
         stuck_open = stuck_bounds < best.loss - abs_gap
-        open_bounds = np.concatenate([bounds, stuck_bounds[stuck_open]])
+        open_bounds = bounds if stop == "degenerate" else np.concatenate([bounds, stuck_bounds[stuck_open]])
         proved = min(float(open_bounds.min()) if open_bounds.size else math.inf, best.loss - abs_gap)
         proved = max(lattice_round_up(proved, lattice, groups.total), 0.0)
         if stop == "finished" and stuck_open.any():
@@ -249,7 +252,6 @@ class DirectionBbBackend(Backend):
             "search_bound": proved,
         }
         status = "optimal" if best.loss <= proved + abs_gap else ("time_limit" if stop == "time_limit" else "feasible")
-        fallback = self._fallback_for(d)
         if status != "optimal" and stop in ("degenerate", "box_limit") and fallback is not None:
             return self._fall_back(fallback, problem, deadline, best, proved, details, steps)
         return BackendAnswer(best.hypothesis, bound=proved, status=status, nodes=int(boxes), details=details)
