@@ -19,11 +19,13 @@ Exactness. The interval bounds are proved for the real numbers (rounding errors 
 to the intervals), so the bound is a bound over all closed halfspaces. The search converges where
 the optimum's normal separates the points strictly; around normals of hyperplanes through d + 1 or
 more points (degenerate data: grids, duplicated features) a box's bound may stay below its true
-minimum however small the box. Boxes narrower than ``min_width`` are therefore not split further;
-if any remain, or the search outgrows ``max_boxes``, the problem goes to the ``fallback`` backend
-for the time left (by default ``enumerate``, combinatorial and exact on degenerate data, for
-d <= 3, and ``scip-bc`` above), and the answer keeps the larger of the two proved
-bounds and the better of the two halfspaces.
+minimum however small the box, and when the points span fewer than d dimensions whole curves of
+normals are degenerate. So the problem goes to the ``fallback`` backend for the time left (by
+default ``enumerate``, combinatorial and exact on degenerate data, for d <= 3, and ``scip-bc``
+above) when the points are flat (up front), when the first box becomes narrower than
+``MIN_WIDTH``, in d <= 3 after a budget of boxes comparable with enumerate's work, or beyond
+``max_boxes`` open boxes; the answer keeps the larger of the two proved bounds and the better of
+the two halfspaces (without a fallback, narrow boxes are kept open and never split).
 
 The design (a search over the normals with interval bounds) is ours; what it buys against the
 cover-cut models is measured in ``docs/solvers/direction-bb.md``.
@@ -64,6 +66,10 @@ log = logging.getLogger("oraclepriv")
 
 #: boxes narrower than this (in the cube's coordinates, side 2) are not split further
 MIN_WIDTH = 1e-7
+#: in d <= 3 the search hands over to enumerate after max(BUDGET_MIN, BUDGET_FACTOR * G^(d-1))
+#: boxes (degenerate data can keep it from converging without any box becoming narrow)
+BUDGET_MIN = 50_000
+BUDGET_FACTOR = 20
 #: the search stops (and the fallback takes over) beyond this many open boxes
 MAX_BOXES = 2_000_000
 #: above this many open boxes the batch is taken from the highest bounds (those closest to being
@@ -173,14 +179,23 @@ class DirectionBbBackend(Backend):
         bounds -= slack
         stuck_bounds = np.empty(0)
         fallback = self._fallback_for(d)
+        # enumerate's cost, O(G^(d-1) log G) in d <= 3, sets how long the search may try before handing over
+        budget = (
+            max(BUDGET_MIN, BUDGET_FACTOR * groups.size ** (d - 1)) if fallback is not None and d <= 3 else math.inf
+        )
         per_step = max(16, min(self.batch, MAX_CELLS // max(1, 4 * groups.size)))
         boxes = len(bounds)
         steps = 0
         stop = "finished"
-        while True:
+        if groups.flat and fallback is not None:
+            stop = "flat"
+        while stop == "finished":
             open_ = bounds < best.loss - abs_gap
             lower, upper, bounds, windows = lower[open_], upper[open_], bounds[open_], windows.take(open_)
             if not len(bounds):
+                break
+            if boxes > budget:
+                stop = "box_budget"
                 break
             if deadline.expired():
                 deadline.note("direction-bb search")
@@ -252,7 +267,7 @@ class DirectionBbBackend(Backend):
             "search_bound": proved,
         }
         status = "optimal" if best.loss <= proved + abs_gap else ("time_limit" if stop == "time_limit" else "feasible")
-        if status != "optimal" and stop in ("degenerate", "box_limit") and fallback is not None:
+        if status != "optimal" and stop in ("degenerate", "box_limit", "box_budget", "flat") and fallback is not None:
             return self._fall_back(fallback, problem, deadline, best, proved, details, steps)
         return BackendAnswer(best.hypothesis, bound=proved, status=status, nodes=int(boxes), details=details)
 

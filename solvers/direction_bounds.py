@@ -42,6 +42,8 @@ ERROR_SAFETY = 8.0
 #: eigenvalues of the covariance below this fraction of the largest are raised to it (A stays
 #: well conditioned; any invertible A is exact, the clipping only affects how fast boxes shrink)
 EIGEN_FLOOR = 1e-8
+#: the points count as flat (lower-dimensional) below this ratio of covariance eigenvalues
+FLAT_RATIO = 1e-12
 #: boxes x 2G entries per vectorised batch (memory: about 40 bytes per entry)
 MAX_CELLS = 1 << 22
 
@@ -62,6 +64,9 @@ class WhitenedGroups:
         The whitening map (u = A (x - mu)); a normal v of u is the normal A^T v of x.
     group_of : (n,) int array
         The group of each original point.
+    flat : bool
+        The points span less than d dimensions, up to float precision (G <= d, or a covariance
+        eigenvalue below FLAT_RATIO of the largest): a continuum of normals is then degenerate.
     """
 
     U: np.ndarray
@@ -72,6 +77,7 @@ class WhitenedGroups:
     mu: np.ndarray
     group_of: np.ndarray
     events: _Events
+    flat: bool
 
     @classmethod
     def build(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WhitenedGroups:
@@ -86,6 +92,7 @@ class WhitenedGroups:
         cov = np.atleast_2d(np.cov(centred.T)) if G > 1 else np.eye(d)
         values, vectors = np.linalg.eigh(cov)
         top = float(values.max()) if values.size and values.max() > 0 else 1.0
+        flat = G <= d or bool(values.min() <= FLAT_RATIO * top)
         values = np.maximum(values, EIGEN_FLOOR * top)
         A = (vectors / np.sqrt(values)).T
         U = centred @ A.T
@@ -97,7 +104,7 @@ class WhitenedGroups:
         # interval end (centre and radius, |c_j| + r_j <= 1 + 4 eps) and the sum with the tolerance
         # by at most 4 gamma sum_j |u_j| + 2 eps sum_j |u_j|: the factor 8 covers both
         tolerance = ERROR_SAFETY * (coordinate_error.sum(axis=1) + gamma * np.abs(U).sum(axis=1))
-        return cls(U, tolerance, w_pos, w_neg, A, mu, group_of, _Events.of(U, tolerance, w_pos, w_neg))
+        return cls(U, tolerance, w_pos, w_neg, A, mu, group_of, _Events.of(U, tolerance, w_pos, w_neg), flat)
 
     @property
     def size(self) -> int:
