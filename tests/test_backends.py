@@ -126,3 +126,32 @@ def test_without_gurobipy_the_gurobi_backends_are_listed_but_not_installed_and_a
     assert backend not in installed_backends("halfspace")
     with pytest.raises(SolverNotInstalledError, match=rf"backend '{backend}' needs the gurobipy package"):
         make_oracle("halfspace", backend=backend)
+
+
+@pytest.mark.parametrize(("d", "ran"), [(3, "direction-bb"), (6, "scip-bc (lead"), (7, "scip-bc")])
+def test_the_portfolio_chooses_by_dimension_and_is_exact(d, ran):
+    rng = np.random.default_rng(d)
+    X = rng.normal(size=(40, d))
+    y = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(int)
+    y[:6] = 1 - y[:6]
+    w = rng.laplace(size=40)
+    res = make_oracle("halfspace", backend="portfolio").solve(X, y, w)
+    reference = make_oracle("halfspace", backend="enumerate" if d <= 3 else "scip-bc").solve(X, y, w)
+    assert res.certified and reference.certified
+    assert res.objective == pytest.approx(reference.objective, abs=res.tolerance)
+    assert res.details["portfolio"].startswith(ran)
+
+
+def test_the_portfolio_hands_direction_bb_the_lead_s_halfspace_and_keeps_the_larger_bound():
+    # d = 6 with a lead too short for scip-bc to finish: direction-bb starts from scip-bc's halfspace
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(60, 6))
+    y = (X[:, 0] > 0).astype(int)
+    y[:12] = 1 - y[:12]
+    res = make_oracle("halfspace", backend="portfolio", lead=0.0).solve(X, y)
+    reference = make_oracle("halfspace", backend="scip-bc").solve(X, y)
+    assert res.certified and res.objective == reference.objective
+    assert res.details["portfolio"] == "scip-bc (lead 0 s), then direction-bb"
+    assert res.details["lead_status"] in ("time_limit", "optimal")
+    with pytest.raises(ValueError, match="lead must be a finite number of seconds >= 0; got -1"):
+        make_oracle("halfspace", backend="portfolio", lead=-1)
