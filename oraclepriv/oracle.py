@@ -44,7 +44,7 @@ import numpy as np
 from oraclepriv.backends import available_backends, backend_class, installed_backends
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
-from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError, UnsupportedProblemError
+from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.exponents import PowerOfTwoScaling
 from oraclepriv.validation import as_features, as_labels, as_weights, check_positive

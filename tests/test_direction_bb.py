@@ -227,7 +227,10 @@ def test_degenerate_grid_in_4_dimensions_matches_scip_bc():
     truth = reference(X, y, w, "scip-bc")
     check_both(X, y, w, truth, False, "grid 4-d")
     res = solve(X, y, w, max_boxes=SMALL_SEARCH)
-    assert res.details["search_stop"] in {"degenerate", "box_limit", "box_budget", "flat"} and res.details["fallback"] == "scip-bc"
+    assert (
+        res.details["search_stop"] in {"degenerate", "box_limit", "box_budget", "flat"}
+        and res.details["fallback"] == "scip-bc"
+    )
 
 
 @pytest.mark.parametrize(
