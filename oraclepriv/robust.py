@@ -118,7 +118,7 @@ def fallback_oracle(
     """``backend`` (with ``time_limit`` and its ``options``) first, then ``fallback_backend`` with no time limit.
 
     ``fallback_backend=None`` uses the protocol's exact default for the instance's shape
-    (:func:`oraclepriv.oracle.default_backend`: sweep / enumerate / scip-bc), chosen per call.
+    (:func:`oraclepriv.oracle.default_backend`: sweep / enumerate / portfolio / scip-bc), chosen per call.
     """
     if time_limit is not None:
         options["time_limit"] = time_limit

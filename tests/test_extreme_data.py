@@ -68,7 +68,7 @@ def check_exact(res, optimum: float, w: np.ndarray, *, must_certify: bool) -> No
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(data=st.data(), d=st.integers(1, 3), backend=st.sampled_from([None, "scip-bc"]))
 def test_extreme_scales_are_solved_exactly(data, d, backend):
-    """The default backend (enumerate for d <= 3) and scip-bc on scaled points and weights: certified
+    """The default backend (enumerate for d = 1, portfolio, i.e. direction-bb, for d = 2, 3) and scip-bc on scaled points and weights: certified
     and optimal, exactly as on the unscaled points."""
     G, X, y, w = data.draw(scaled_instances(d))
     if _span(X) > COLUMN_SPAN:  # no two float64 weights reach that far apart: refused, naming the limit
