@@ -68,7 +68,7 @@ log = logging.getLogger("oraclepriv")
 MIN_WIDTH = 1e-7
 #: in d <= 3 the search hands over to enumerate after max(BUDGET_MIN, BUDGET_FACTOR * G^(d-1))
 #: boxes (degenerate data can keep it from converging without any box becoming narrow)
-BUDGET_MIN = 50_000
+BUDGET_MIN = 5_000
 BUDGET_FACTOR = 20
 #: the search stops (and the fallback takes over) beyond this many open boxes
 MAX_BOXES = 2_000_000
