@@ -20,7 +20,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from test_interrupts import Child
+from test_interrupts import Child, default_sigint
 from typer.testing import CliRunner
 
 from oraclepriv.cli import app
@@ -37,7 +37,11 @@ class Command(Child):
 
     def __init__(self, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "oraclepriv", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            [sys.executable, "-m", "oraclepriv", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=default_sigint,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()

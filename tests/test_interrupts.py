@@ -50,6 +50,13 @@ for spec in sys.argv[1:]:
 """
 
 
+def default_sigint() -> None:
+    """In the child before exec: SIGINT back to its default action. A test run started in the background
+    by a non-interactive shell (``cmd &``) inherits SIGINT ignored, and Python then installs no
+    KeyboardInterrupt handler, so the signal these tests send would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Child:
     """The child process, its stdout read line by line with a timeout."""
 
@@ -60,6 +67,7 @@ class Child:
             stderr=subprocess.PIPE,
             text=True,
             cwd=ROOT,
+            preexec_fn=default_sigint,
         )
         self.lines: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
