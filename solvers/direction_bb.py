@@ -103,7 +103,7 @@ class DirectionBbBackend(Backend):
         more than ``max_boxes`` open boxes); ``"none"``, or a fallback whose solver is not
         installed, returns the search's own bound; ``"auto"`` is ``enumerate`` for d <= 3 and
         ``scip-bc`` above.
-    batch : int, default 4096
+    batch : int, default 1024
         Boxes bisected per vectorised step (fewer when there are many points).
     max_boxes : int, default 2_000_000
         Open boxes beyond which the search stops.
@@ -141,7 +141,7 @@ class DirectionBbBackend(Backend):
             raise ValueError(
                 f"backend 'direction-bb': fallback must be one of {list(FALLBACKS)}; got {self.fallback!r}"
             )
-        self.batch = options.get("batch", 4096)
+        self.batch = options.get("batch", 1024)
         if isinstance(self.batch, bool) or not isinstance(self.batch, int) or self.batch < 1:
             raise ValueError(f"backend 'direction-bb': batch must be an integer >= 1; got {self.batch!r}")
         self.max_boxes = options.get("max_boxes", MAX_BOXES)
