@@ -67,7 +67,7 @@ HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
 log = logging.getLogger(__name__)
 
 #: halfspaces in d = 2 .. PORTFOLIO_MAX_D go to the ``portfolio`` backend by default (direction-bb,
-#: with scip-bc for a lead in d = 5, 6): measured faster than enumerate in d = 2, 3 and than every
+#: with scip-bc for a lead in d = 6): measured faster than enumerate in d = 2, 3 and than every
 #: MIP backend in d <= 5 (docs/solvers/direction-bb.md); above it, the MIP backends
 PORTFOLIO_MAX_D = 6
 
