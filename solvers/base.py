@@ -10,6 +10,7 @@ hypothesis itself, converts the bound back to the signed problem and decides ``c
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import importlib.util
@@ -101,6 +102,10 @@ class ReducedProblem:
     @property
     def n(self) -> int:
         return int(self.X.shape[0])
+
+    def with_deadline(self, deadline: Deadline | None) -> ReducedProblem:
+        """The same problem under another deadline (a backend handing the call, or part of its time, on)."""
+        return dataclasses.replace(self, deadline=deadline)
 
     @property
     def d(self) -> int:

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
+from oraclepriv.solvers.combine import combine_answers
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bounds import (
     MAX_CELLS,
@@ -329,24 +330,18 @@ class DirectionBbBackend(Backend):
         """Hand the problem to the fallback backend for the time left; keep the larger proved bound
         and the better halfspace (both bounds hold over the whole class)."""
         log.debug("direction-bb: %s after %d steps; falling back to %s", details["search_stop"], steps, fallback.name)
-        other = fallback(time_limit=None)
-        answer = other.solve(
-            ReducedProblem(problem.hypothesis_class, problem.X, problem.y, problem.w, deadline=deadline)
-        )
-        loss = reduced_loss(answer.hypothesis, problem.X, problem.y, problem.w)
-        hypothesis = answer.hypothesis if loss < best.loss else best.hypothesis
+        answer = fallback(time_limit=None).solve(problem.with_deadline(deadline))
         details = {
             **details,
             "fallback": fallback.name,
             "fallback_status": answer.status,
             "fallback_bound": answer.bound,
         }
-        if loss < best.loss:
-            details["hypothesis_source"] = f"fallback {fallback.name}"
-        bound = max(proved, answer.bound)
-        abs_gap, _ = gap_rule(problem.w)
-        status = "optimal" if min(loss, best.loss) <= bound + abs_gap else answer.status
-        return BackendAnswer(hypothesis, bound=bound, status=status, nodes=answer.nodes, details=details)
+        own = BackendAnswer(best.hypothesis, bound=proved, status="feasible")
+        combined = combine_answers(problem, own, answer, details)
+        if combined.details["hypothesis_from"] == "second":
+            combined.details["hypothesis_source"] = f"fallback {fallback.name}"
+        return combined
 
 
 def _to_original(groups: WhitenedGroups, normal: np.ndarray, threshold: float) -> Halfspace:

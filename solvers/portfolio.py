@@ -25,9 +25,9 @@ from __future__ import annotations
 from typing import Any
 
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.combine import combine_answers
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bb import DirectionBbBackend
-from oraclepriv.solvers.milp import gap_rule, reduced_loss
 
 __all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "LEAD_MAX_D"]
 
@@ -93,33 +93,22 @@ class PortfolioBackend(Backend):
         d = problem.d
         scip = self._scip_bc() if d > DIRECTION_MAX_D else None
         if scip is None:
-            return self._tagged(self._direction.solve(_with(problem, deadline)), "direction-bb")
+            return self._tagged(self._direction.solve(problem.with_deadline(deadline)), "direction-bb")
         if d > LEAD_MAX_D:
-            return self._tagged(scip.solve(_with(problem, deadline)), "scip-bc")
-        first = scip.solve(_with(problem, Deadline(float(self.lead), parent=deadline)))
+            return self._tagged(scip.solve(problem.with_deadline(deadline)), "scip-bc")
+        first = scip.solve(problem.with_deadline(Deadline(float(self.lead), parent=deadline)))
         if first.status == "optimal" or deadline.expired():
             return self._tagged(first, f"scip-bc (lead {self.lead:g} s)")
-        second = self._direction.solve(_with(problem, deadline), start=first.hypothesis)
-        X, y, w = problem.X, problem.y, problem.w
-        loss_first = reduced_loss(first.hypothesis, X, y, w)
-        loss_second = reduced_loss(second.hypothesis, X, y, w)
-        hypothesis = first.hypothesis if loss_first < loss_second else second.hypothesis
-        bound = max(first.bound, second.bound)
-        abs_gap, _ = gap_rule(w)
-        status = "optimal" if min(loss_first, loss_second) <= bound + abs_gap else second.status
+        second = self._direction.solve(problem.with_deadline(deadline), start=first.hypothesis)
         details = {
             **second.details,
             "portfolio": f"scip-bc (lead {self.lead:g} s), then direction-bb",
             "lead_status": first.status,
             "lead_bound": first.bound,
         }
-        return BackendAnswer(hypothesis, bound=bound, status=status, nodes=second.nodes, details=details)
+        return combine_answers(problem, first, second, details)
 
     @staticmethod
     def _tagged(answer: BackendAnswer, ran: str) -> BackendAnswer:
         answer.details = {**answer.details, "portfolio": ran}
         return answer
-
-
-def _with(problem: ReducedProblem, deadline: Deadline) -> ReducedProblem:
-    return ReducedProblem(problem.hypothesis_class, problem.X, problem.y, problem.w, deadline=deadline)
