@@ -57,6 +57,7 @@ from oraclepriv.solvers.direction_bounds import (
     best_offsets,
     region_lower_bounds,
 )
+from oraclepriv.solvers.line_search import improve_by_line_search
 from oraclepriv.solvers.milp import gap_rule, heuristic_halfspaces, lattice_round_up, reduced_loss
 
 from oraclepriv.hypotheses import Halfspace
@@ -175,7 +176,8 @@ class DirectionBbBackend(Backend):
         for k in range(d):
             for s, row in ((1.0, 2 * k), (-1.0, 2 * k + 1)):
                 lower[row, k] = upper[row, k] = s
-        best = self._improve(best, groups, X, y, w, (lower + upper) / 2)
+        rng = np.random.default_rng(0)  # the line searches' random directions: the same answer every run
+        best = self._improve(best, groups, X, y, w, (lower + upper) / 2, rng)
         bounds, windows = region_lower_bounds(groups, lower, upper, threshold=best.loss - abs_gap + slack)
         bounds -= slack
         stuck_bounds = np.empty(0)
@@ -243,7 +245,7 @@ class DirectionBbBackend(Backend):
             )
             child_bounds -= slack
             promising = np.argsort(child_bounds)[: max(CENTRES_MIN, len(child_bounds) // CENTRES_FRACTION)]
-            best = self._improve(best, groups, X, y, w, (child_lower[promising] + child_upper[promising]) / 2)
+            best = self._improve(best, groups, X, y, w, (child_lower[promising] + child_upper[promising]) / 2, rng)
             boxes += len(child_bounds)
             lower = np.concatenate([lower, child_lower])
             upper = np.concatenate([upper, child_upper])
@@ -286,10 +288,17 @@ class DirectionBbBackend(Backend):
 
     @staticmethod
     def _improve(
-        best: _Incumbent, groups: WhitenedGroups, X: np.ndarray, y: np.ndarray, w: np.ndarray, normals: np.ndarray
+        best: _Incumbent,
+        groups: WhitenedGroups,
+        X: np.ndarray,
+        y: np.ndarray,
+        w: np.ndarray,
+        normals: np.ndarray,
+        rng: np.random.Generator | None = None,
     ) -> _Incumbent:
         """Offer the best offsets of ``normals``; a better one is turned into a halfspace of the
-        original points and re-scored there (the re-scored loss is what the incumbent keeps)."""
+        original points and re-scored there (the re-scored loss is what the incumbent keeps), and,
+        with ``rng``, improved further by line searches (:mod:`oraclepriv.solvers.line_search`)."""
         offsets = best_offsets(groups, normals)
         order = np.argsort(offsets.loss, kind="stable")
         for k in order[:4]:
@@ -299,6 +308,8 @@ class DirectionBbBackend(Backend):
             loss = reduced_loss(h, X, y, w)
             if loss < best.loss:
                 best = _Incumbent(loss, h, "search")
+                if rng is not None and math.isfinite(offsets.threshold[k]):
+                    best = _polished(best, groups, X, y, w, normals[k], float(offsets.threshold[k]), rng)
             if loss <= offsets.loss[k] + groups.summation_slack():
                 break  # the float halfspace realised the labeling: the others are worse
         return best
@@ -342,6 +353,26 @@ class DirectionBbBackend(Backend):
         if combined.details["hypothesis_from"] == "second":
             combined.details["hypothesis_source"] = f"fallback {fallback.name}"
         return combined
+
+
+def _polished(
+    best: _Incumbent,
+    groups: WhitenedGroups,
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    normal: np.ndarray,
+    threshold: float,
+    rng: np.random.Generator,
+) -> _Incumbent:
+    """``best`` or the line-search improvement of the halfspace (normal, threshold), whichever
+    re-scores lower on the original points."""
+    v, t, float_loss = improve_by_line_search(groups.U, groups.w_pos, groups.w_neg, normal, threshold, rng)
+    if not float_loss < best.loss - groups.summation_slack():
+        return best
+    h = _to_original(groups, v, t)
+    loss = reduced_loss(h, X, y, w)
+    return _Incumbent(loss, h, "search, line search") if loss < best.loss else best
 
 
 def _to_original(groups: WhitenedGroups, normal: np.ndarray, threshold: float) -> Halfspace:
