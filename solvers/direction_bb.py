@@ -57,6 +57,7 @@ from oraclepriv.solvers.direction_bounds import (
     best_offsets,
     region_lower_bounds,
 )
+from oraclepriv.solvers.direction_pool import OpenBoxes
 from oraclepriv.solvers.line_search import improve_by_line_search
 from oraclepriv.solvers.milp import gap_rule, heuristic_halfspaces, lattice_round_up, reduced_loss
 
@@ -187,15 +188,16 @@ class DirectionBbBackend(Backend):
             max(BUDGET_MIN, BUDGET_FACTOR * groups.size ** (d - 1)) if fallback is not None and d <= 3 else math.inf
         )
         per_step = max(16, min(self.batch, MAX_CELLS // max(1, 4 * groups.size)))
+        pool = OpenBoxes(lower, upper, bounds, windows)
         boxes = len(bounds)
         steps = 0
         stop = "finished"
         if groups.flat and fallback is not None:
             stop = "flat"
         while stop == "finished":
-            open_ = bounds < best.loss - abs_gap
-            lower, upper, bounds, windows = lower[open_], upper[open_], bounds[open_], windows.take(open_)
-            if not len(bounds):
+            cutoff = best.loss - abs_gap
+            count = pool.count(cutoff)
+            if not count:
                 break
             if boxes > budget:
                 stop = "box_budget"
@@ -204,27 +206,20 @@ class DirectionBbBackend(Backend):
                 deadline.note("direction-bb search")
                 stop = "time_limit"
                 break
-            if len(bounds) > self.max_boxes:
+            if count > self.max_boxes:
                 stop = "box_limit"
                 break
             steps += 1
-            crowded = len(bounds) > min(CROWDED, self.max_boxes // 2)
-            if len(bounds) > per_step:
-                pick = np.argpartition(-bounds if crowded else bounds, per_step)[:per_step]
-                take = np.zeros(len(bounds), dtype=bool)
-                take[pick] = True
-            else:
-                take = np.ones(len(bounds), dtype=bool)
-            lo, hi, window = lower[take], upper[take], windows.take(take)
+            slots = pool.select(per_step, cutoff, highest=count > min(CROWDED, self.max_boxes // 2))
+            lo, hi, _, window = pool.take(slots)
             narrow = (hi - lo).max(axis=1) < MIN_WIDTH
             if narrow.any() and fallback is not None:
                 # degenerate normals: the search may not converge here; the fallback takes over now,
                 # with every box still open (this batch included) counted in the bound
                 stop = "degenerate"
-                stuck_bounds = bounds[take][narrow]
                 break
-            lower, upper, bounds, windows = lower[~take], upper[~take], bounds[~take], windows.take(~take)
-            threshold = best.loss - abs_gap + slack
+            pool.remove(slots)
+            threshold = cutoff + slack
             if narrow.any():  # no fallback: kept aside with their bounds, never split
                 narrow_bounds, _ = region_lower_bounds(groups, lo[narrow], hi[narrow], window.take(narrow), threshold)
                 stuck_bounds = np.concatenate([stuck_bounds, narrow_bounds - slack])
@@ -247,14 +242,12 @@ class DirectionBbBackend(Backend):
             promising = np.argsort(child_bounds)[: max(CENTRES_MIN, len(child_bounds) // CENTRES_FRACTION)]
             best = self._improve(best, groups, X, y, w, (child_lower[promising] + child_upper[promising]) / 2, rng)
             boxes += len(child_bounds)
-            lower = np.concatenate([lower, child_lower])
-            upper = np.concatenate([upper, child_upper])
-            bounds = np.concatenate([bounds, child_bounds])
-            windows = Window.join(windows, child_windows)
+            pool.push(child_lower, child_upper, child_bounds, child_windows, best.loss - abs_gap)
 
-        stuck_open = stuck_bounds < best.loss - abs_gap
-        open_bounds = bounds if stop == "degenerate" else np.concatenate([bounds, stuck_bounds[stuck_open]])
-        proved = min(float(open_bounds.min()) if open_bounds.size else math.inf, best.loss - abs_gap)
+        cutoff = best.loss - abs_gap
+        stuck_open = stuck_bounds < cutoff
+        open_bounds = np.concatenate([pool.open_bounds(cutoff), stuck_bounds[stuck_open]])
+        proved = min(float(open_bounds.min()) if open_bounds.size else math.inf, cutoff)
         proved = max(lattice_round_up(proved, lattice, groups.total), 0.0)
         if stop == "finished" and stuck_open.any():
             stop = "degenerate"
