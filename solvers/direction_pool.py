@@ -17,6 +17,8 @@ __all__ = ["OpenBoxes"]
 
 #: smallest capacity of the slot arrays
 MIN_CAPACITY = 4096
+#: select's candidate set holds the best boxes for about this many steps
+CANDIDATE_STEPS = 8
 
 
 class OpenBoxes:
@@ -37,6 +39,11 @@ class OpenBoxes:
     def __init__(self, lower: np.ndarray, upper: np.ndarray, bounds: np.ndarray, window: Window) -> None:
         self.d = int(lower.shape[1])
         self.size = 0
+        self._open = 0  # open boxes below the cutoff _counted_at
+        self._counted_at = np.inf
+        self._candidates: np.ndarray | None = None  # select's candidate set (slots), None: rank again
+        self._worst = np.inf  # the worst key in the candidate set when it was formed
+        self._highest = False
         self._allocate(max(MIN_CAPACITY, 2 * len(bounds)))
         self.push(lower, upper, bounds, window, cutoff=np.inf)
 
@@ -61,22 +68,52 @@ class OpenBoxes:
         self.size = k
 
     def count(self, cutoff: float) -> int:
-        """The number of open boxes."""
-        return int(np.count_nonzero(self.bounds[: self.size] < cutoff))
+        """The number of open boxes (counted again only when the cutoff has dropped)."""
+        if cutoff < self._counted_at:
+            self._open = int(np.count_nonzero(self.bounds[: self.size] < cutoff))
+            self._counted_at = cutoff
+        return self._open
 
     def open_bounds(self, cutoff: float) -> np.ndarray:
         """The bounds of the open boxes."""
         bounds = self.bounds[: self.size]
         return bounds[bounds < cutoff]
 
+    def _key(self, slots: np.ndarray | slice, cutoff: float) -> np.ndarray:
+        bounds = self.bounds[slots]
+        return np.where(bounds < cutoff, -bounds, np.inf) if self._highest else bounds
+
     def select(self, k: int, cutoff: float, highest: bool = False) -> np.ndarray:
         """Slots of up to k open boxes: those with the lowest bounds, or with the highest below the
-        cutoff (``highest``: the boxes closest to being dropped, so that memory stays bounded)."""
-        bounds = self.bounds[: self.size]
+        cutoff (``highest``: the boxes closest to being dropped, so that memory stays bounded).
+
+        The ranking of all open boxes is not redone every step: a candidate set holds the
+        ``CANDIDATE_STEPS * k`` best boxes of the last full ranking, every box outside it ranks
+        after its worst (children that rank before it join it), so the k best candidates are the k
+        best boxes as long as at least k candidates are still open."""
         if self.count(cutoff) <= k:
-            return np.flatnonzero(bounds < cutoff)
-        key = np.where(bounds < cutoff, -bounds, np.inf) if highest else bounds
-        return np.argpartition(key, k)[:k]
+            return np.flatnonzero(self.bounds[: self.size] < cutoff)
+        if highest != self._highest or self._candidates is None:
+            self._highest = highest
+            self._candidates = None
+        else:
+            self._candidates = self._candidates[self.bounds[self._candidates] < cutoff]
+            if self._candidates.size < k:
+                self._candidates = None
+        if self._candidates is None:
+            key = self._key(slice(0, self.size), cutoff)
+            m = min(CANDIDATE_STEPS * k, self.count(cutoff))
+            self._candidates = np.argpartition(key, m - 1)[:m] if m < self.size else np.arange(self.size)
+            self._candidates = self._candidates[self.bounds[self._candidates] < cutoff]
+            self._worst = float(key[self._candidates].max())
+        key = self._key(self._candidates, cutoff)
+        if self._candidates.size <= k:
+            chosen, self._candidates = self._candidates, self._candidates[:0]
+            return chosen
+        part = np.argpartition(key, k)
+        chosen = self._candidates[part[:k]]
+        self._candidates = self._candidates[part[k:]]
+        return chosen
 
     def take(self, slots: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, Window]:
         """Copies of the boxes in ``slots``: lower, upper, bounds and windows."""
@@ -84,7 +121,9 @@ class OpenBoxes:
         return self.lower[slots], self.upper[slots], self.bounds[slots], window
 
     def remove(self, slots: np.ndarray) -> None:
+        """Take the (open) boxes in ``slots`` out."""
         self.bounds[slots] = np.inf
+        self._open -= len(slots)
 
     def push(self, lower: np.ndarray, upper: np.ndarray, bounds: np.ndarray, window: Window, cutoff: float) -> None:
         """Add boxes (those with bounds at or above ``cutoff`` are not stored)."""
@@ -92,6 +131,7 @@ class OpenBoxes:
         m = int(np.count_nonzero(keep))
         if self.size + m > len(self.bounds):
             self._compact(cutoff)
+            self._candidates = None  # slots moved
             if self.size + m > len(self.bounds) // 2:
                 self._allocate(max(2 * len(self.bounds), 2 * (self.size + m)))
         end = self.size + m
@@ -101,4 +141,11 @@ class OpenBoxes:
         self.win_lo[self.size : end] = window.lo[keep]
         self.win_hi[self.size : end] = window.hi[keep]
         self.win_floor[self.size : end] = window.floor[keep]
+        if self._candidates is not None:  # new boxes that rank before the candidates' worst join them
+            new = np.arange(self.size, end)
+            self._candidates = np.concatenate([self._candidates, new[self._key(new, cutoff) < self._worst]])
         self.size = end
+        if cutoff < self._counted_at:
+            self.count(cutoff)
+        else:
+            self._open += m
