@@ -546,7 +546,7 @@ def build_library(
 
     With ``solve``, every instance is solved by the default exact oracle
     (:func:`oraclepriv.oracle.default_backend`: ``sweep`` for thresholds/stumps, ``enumerate`` for
-    halfspaces in d = 1, ``portfolio`` up to d = 6, a MIP backend above), stopped after
+    halfspaces in d = 1, ``portfolio`` up to d = 8, a MIP backend above), stopped after
     ``time_limit`` seconds (the combinatorial ``sweep`` and ``enumerate`` run to the end). ``best_objective`` is the re-scored objective of the best hypothesis
     known and ``solved_by`` / ``solved_time_limit`` the backend that found it and its time limit;
     ``best_bound`` is the best lower bound proved over the whole class, with ``bound_by`` /

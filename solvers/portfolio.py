@@ -10,9 +10,11 @@ Two exact methods with opposite strengths (measured in ``docs/solvers/direction-
 
 The rule: d <= 5, ``direction-bb``; d = 6, ``scip-bc`` for a lead of ``lead`` seconds, then, if it
 has not proved its answer, ``direction-bb`` for the time left, started from scip-bc's best
-halfspace; d >= 7, ``scip-bc``. The answer keeps the larger of the proved bounds (each holds over
-all closed halfspaces) and the better halfspace. Without pyscipopt every call goes to
-``direction-bb``.
+halfspace; d = 7 and 8, the same lead, then ``direction-bb`` only if scip-bc's best loss exceeds
+W / (d + 2) (W the total weight), the most the cover-cut LP bound can ever reach, so that scip-bc
+could prove it only by branching; else ``scip-bc`` again for the time left (its cores are kept);
+d >= 9, ``scip-bc``. The answer keeps the larger of the proved bounds (each holds over all closed
+halfspaces) and the better halfspace. Without pyscipopt every call goes to ``direction-bb``.
 
 References
 ----------
@@ -28,13 +30,17 @@ from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.combine import combine_answers
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bb import DirectionBbBackend
+from oraclepriv.solvers.milp import reduced_loss
 
-__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "LEAD_MAX_D"]
+__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "LEAD_MAX_D", "CAP_RULE_MAX_D"]
 
 #: up to this dimension the portfolio runs direction-bb alone
 DIRECTION_MAX_D = 5
-#: up to this dimension scip-bc gets a lead and direction-bb the rest; above it, scip-bc alone
+#: scip-bc gets a lead and direction-bb the rest up to this dimension
 LEAD_MAX_D = 6
+#: up to this dimension scip-bc gets a lead and direction-bb the rest when scip-bc's loss exceeds
+#: the cap of the cover-cut LP bound; above it, scip-bc alone
+CAP_RULE_MAX_D = 8
 #: scip-bc's lead in seconds (d = 6): it proves nearly separable instances within half a second
 LEAD_SECONDS = 1.0
 
@@ -47,7 +53,7 @@ class PortfolioBackend(Backend):
     time_limit : float or None, default None
         Seconds for one call; the lead and the rest share it.
     lead : float, default 1.0
-        Seconds scip-bc runs first in d = 6.
+        Seconds scip-bc runs first in d = 6 to 8.
 
     References
     ----------
@@ -94,19 +100,22 @@ class PortfolioBackend(Backend):
         scip = self._scip_bc() if d > DIRECTION_MAX_D else None
         if scip is None:
             return self._tagged(self._direction.solve(problem.with_deadline(deadline)), "direction-bb")
-        if d > LEAD_MAX_D:
+        if d > CAP_RULE_MAX_D:
             return self._tagged(scip.solve(problem.with_deadline(deadline)), "scip-bc")
+        lead = f"scip-bc (lead {self.lead:g} s)"
         first = scip.solve(problem.with_deadline(Deadline(float(self.lead), parent=deadline)))
         if first.status == "optimal" or deadline.expired():
-            return self._tagged(first, f"scip-bc (lead {self.lead:g} s)")
-        second = self._direction.solve(problem.with_deadline(deadline), start=first.hypothesis)
-        details = {
-            **second.details,
-            "portfolio": f"scip-bc (lead {self.lead:g} s), then direction-bb",
-            "lead_status": first.status,
-            "lead_bound": first.bound,
-        }
-        return combine_answers(problem, first, second, details)
+            return self._tagged(first, lead)
+        cap = float(problem.w.sum()) / (d + 2)
+        loss = reduced_loss(first.hypothesis, problem.X, problem.y, problem.w)
+        details = {"lead_status": first.status, "lead_bound": first.bound, "lp_cap": cap}
+        if d > LEAD_MAX_D and loss <= cap:
+            second = scip.solve(problem.with_deadline(deadline))
+            ran = f"{lead}, then scip-bc (loss {loss:g} <= LP cap {cap:g})"
+        else:
+            second = self._direction.solve(problem.with_deadline(deadline), start=first.hypothesis)
+            ran = f"{lead}, then direction-bb"
+        return combine_answers(problem, first, second, {**second.details, **details, "portfolio": ran})
 
     @staticmethod
     def _tagged(answer: BackendAnswer, ran: str) -> BackendAnswer:

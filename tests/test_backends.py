@@ -40,12 +40,12 @@ def test_installed_backends_are_importable_and_support_their_classes():
 
 
 def test_default_backend_falls_back_when_the_preferred_solver_is_missing():
-    assert default_backend("halfspace", 500, 8) == "scip-bc"
+    assert default_backend("halfspace", 500, 10) == "scip-bc"
     with registered_backend("scip-bc", MissingSolverBackend):
-        assert default_backend("halfspace", 500, 8) == "highs"
+        assert default_backend("halfspace", 500, 10) == "highs"
         with pytest.raises(SolverNotInstalledError, match="oraclepriv_no_such_solver_package"):
             make_oracle("halfspace", backend="scip-bc")
-    assert default_backend("halfspace", 500, 8) == "scip-bc"  # restored
+    assert default_backend("halfspace", 500, 10) == "scip-bc"  # restored
 
 
 def test_the_portfolio_runs_direction_bb_alone_when_scip_bc_is_missing(monkeypatch):
@@ -128,7 +128,9 @@ def test_without_gurobipy_the_gurobi_backends_are_listed_but_not_installed_and_a
         make_oracle("halfspace", backend=backend)
 
 
-@pytest.mark.parametrize(("d", "ran"), [(3, "direction-bb"), (6, "scip-bc (lead"), (7, "scip-bc")])
+@pytest.mark.parametrize(
+    ("d", "ran"), [(3, "direction-bb"), (6, "scip-bc (lead"), (7, "scip-bc (lead"), (9, "scip-bc")]
+)
 def test_the_portfolio_chooses_by_dimension_and_is_exact(d, ran):
     rng = np.random.default_rng(d)
     X = rng.normal(size=(40, d))
@@ -155,3 +157,18 @@ def test_the_portfolio_hands_direction_bb_the_lead_s_halfspace_and_keeps_the_lar
     assert res.details["lead_status"] in ("time_limit", "optimal")
     with pytest.raises(ValueError, match="lead must be a finite number of seconds >= 0; got -1"):
         make_oracle("halfspace", backend="portfolio", lead=-1)
+
+
+@pytest.mark.parametrize(("n", "flipped", "then"), [(30, 8, "direction-bb"), (60, 2, "scip-bc (loss")])
+def test_the_portfolio_in_d7_hands_over_to_direction_bb_only_above_the_lp_cap(n, flipped, then):
+    # d = 7: after the lead, a loss above W / (d + 2) (what the cover-cut LP can reach at most) goes to
+    # direction-bb, a loss below it back to scip-bc; both answers exact
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 7))
+    y = (X[:, 0] + (n > 30) * X[:, 1] > 0).astype(int)
+    y[:flipped] = 1 - y[:flipped]
+    res = make_oracle("halfspace", backend="portfolio", lead=0.0).solve(X, y)
+    reference = make_oracle("halfspace", backend="scip-bc").solve(X, y)
+    assert res.certified and reference.certified and res.objective == reference.objective
+    assert res.details["portfolio"].startswith(f"scip-bc (lead 0 s), then {then}")
+    assert res.details["lp_cap"] == pytest.approx(n / 9)

@@ -151,7 +151,8 @@ def test_default_backend_by_dimension():
     assert default_backend("halfspace", 10, 1) == "enumerate"
     # the measured crossovers: docs/solvers/direction-bb.md
     assert default_backend("halfspace", 10, 2) == default_backend("halfspace", 5000, 6) == "portfolio"
-    assert default_backend("halfspace", 10, 7) == "scip-bc"
+    assert default_backend("halfspace", 10, 7) == default_backend("halfspace", 10, 8) == "portfolio"
+    assert default_backend("halfspace", 10, 9) == "scip-bc"
     res = make_oracle("halfspace").solve(XOR, [1, 1, 0, 0], [3.0, 3.0, 2.0, 1.0])
     assert res.backend == "portfolio" and res.objective == 1.0 and res.certified
 
