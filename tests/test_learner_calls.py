@@ -92,3 +92,22 @@ def test_recorded_calls_are_solved_exactly_by_every_strategy(learner):
         res = make_oracle("halfspace", backend="scip-bc", strategy=strategy).solve(call.X, call.y, call.w)
         assert res.certified
         assert res.objective == pytest.approx(truth.objective, abs=1e-7 * call.w.sum())
+
+
+def test_bench_mip_on_the_learners_suite_writes_the_cost_of_noise_table(tmp_path):
+    from typer.testing import CliRunner
+
+    from oraclepriv.cli import app
+
+    out = tmp_path / "learners"
+    (out).mkdir()
+    (out / "cost-of-noise.md").write_text("an earlier run's table\n")
+    result = CliRunner().invoke(
+        app, ["bench", "mip", "--suite", "learners", "--quick", "--backends", "direction-bb", "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    text = (out / "cost-of-noise.md").read_text()
+    assert "earlier run" not in text
+    pairs = [line for line in text.splitlines() if line.startswith(("| rrspm-d3-n40", "| perturbation-d3-n40"))]
+    assert len(pairs) == len(QUICK_GRID)
+    assert "cost-of-noise.md" in result.output

@@ -83,6 +83,7 @@ __all__ = [
     "append_cell",
     "load_cells",
     "OUTPUTS",
+    "LEARNERS_OUTPUT",
 ]
 
 log = logging.getLogger(__name__)
@@ -339,6 +340,9 @@ def run_benchmark(
 CELLS = "cells.jsonl"
 #: the files a finished run writes (:func:`write_outputs`)
 OUTPUTS = ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")
+#: written only by ``--suite learners``: private call / noise-free twin per pair
+#: (:func:`oraclepriv.bench.learner_calls.write_cost_of_noise`)
+LEARNERS_OUTPUT = "cost-of-noise.md"
 
 
 def cell_key(row: dict[str, Any]) -> tuple[str, str, float]:
@@ -665,7 +669,8 @@ def write_outputs(
     execution: str | None = None,
 ) -> dict[str, Path]:
     """rows.csv, rows.json, summary.json, summary.md and profile.png in ``out`` (``execution``: where the
-    cells ran, as :meth:`oraclepriv.execution.Execution.describe` words it)."""
+    cells ran, as :meth:`oraclepriv.execution.Execution.describe` words it), and for the learners' suite
+    cost-of-noise.md."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = {name: out / name for name in OUTPUTS}
@@ -726,6 +731,10 @@ def write_outputs(
         ),
         encoding="utf-8",
     )
+    if suite == "learners":
+        from oraclepriv.bench.learner_calls import write_cost_of_noise
+
+        paths[LEARNERS_OUTPUT] = write_cost_of_noise(out)
     return paths
 
 

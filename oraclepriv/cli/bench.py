@@ -142,7 +142,7 @@ def bench_mip(
             f"Rerun the same command to resume: the cells finished so far are in {cells} (--no-resume runs them again)."
         )
         with partial_outputs(out, command, resume=resume_note):
-            for name in mip.OUTPUTS:  # an earlier run's results: replaced, never mixed with this run's
+            for name in (*mip.OUTPUTS, mip.LEARNERS_OUTPUT):  # an earlier run's: replaced, never mixed with this run's
                 (out / name).unlink(missing_ok=True)
             wanted = {(i.name, b, float(limit)) for i in instances for b in chosen}
             done = [r for r in mip.load_cells(cells) if mip.cell_key(r) in wanted] if resume else []
