@@ -17,8 +17,10 @@ __all__ = ["OpenBoxes"]
 
 #: smallest capacity of the slot arrays
 MIN_CAPACITY = 4096
-#: select's candidate set holds the best boxes for about this many steps
+#: select's candidate set holds the best boxes for about this many steps, and at least
+#: MIN_CANDIDATES boxes (each re-ranking reads every open box)
 CANDIDATE_STEPS = 8
+MIN_CANDIDATES = 8192
 
 
 class OpenBoxes:
@@ -88,7 +90,7 @@ class OpenBoxes:
         cutoff (``highest``: the boxes closest to being dropped, so that memory stays bounded).
 
         The ranking of all open boxes is not redone every step: a candidate set holds the
-        ``CANDIDATE_STEPS * k`` best boxes of the last full ranking, every box outside it ranks
+        ``max(CANDIDATE_STEPS * k, MIN_CANDIDATES)`` best boxes of the last full ranking, every box outside it ranks
         after its worst (children that rank before it join it), so the k best candidates are the k
         best boxes as long as at least k candidates are still open."""
         if self.count(cutoff) <= k:
@@ -102,7 +104,7 @@ class OpenBoxes:
                 self._candidates = None
         if self._candidates is None:
             key = self._key(slice(0, self.size), cutoff)
-            m = min(CANDIDATE_STEPS * k, self.count(cutoff))
+            m = min(max(CANDIDATE_STEPS * k, MIN_CANDIDATES), self.count(cutoff))
             self._candidates = np.argpartition(key, m - 1)[:m] if m < self.size else np.arange(self.size)
             self._candidates = self._candidates[self.bounds[self._candidates] < cutoff]
             self._worst = float(key[self._candidates].max())
