@@ -296,11 +296,12 @@ class DirectionBbBackend(Backend):
         y: np.ndarray,
         w: np.ndarray,
         normals: np.ndarray,
-        rng: np.random.Generator | None = None,
+        rng: np.random.Generator,
     ) -> _Incumbent:
         """Offer the best offsets of ``normals``; a better one is turned into a halfspace of the
-        original points and re-scored there (the re-scored loss is what the incumbent keeps), and,
-        with ``rng``, improved further by line searches (:mod:`oraclepriv.solvers.line_search`)."""
+        original points and re-scored there (the re-scored loss is what the incumbent keeps), and
+        improved further by line searches (:mod:`oraclepriv.solvers.line_search`; ``rng`` draws their
+        random directions)."""
         offsets = best_offsets(groups, normals)
         order = np.argsort(offsets.loss, kind="stable")
         for k in order[:4]:
@@ -310,7 +311,7 @@ class DirectionBbBackend(Backend):
             loss = reduced_loss(h, X, y, w)
             if loss < best.loss:
                 best = _Incumbent(loss, h, "search")
-                if rng is not None and math.isfinite(offsets.threshold[k]):
+                if math.isfinite(offsets.threshold[k]):
                     best = _polished(best, groups, X, y, w, normals[k], float(offsets.threshold[k]), rng)
             if loss <= offsets.loss[k] + groups.summation_slack():
                 break  # the float halfspace realised the labeling: the others are worse

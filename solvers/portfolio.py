@@ -11,9 +11,11 @@ Two exact methods with opposite strengths (measured in ``docs/solvers/direction-
 The rule: d <= 5, ``direction-bb``; d = 6, ``scip-bc`` for a lead of ``lead`` seconds, then, if it
 has not proved its answer, ``direction-bb`` for the time left, started from scip-bc's best
 halfspace; d = 7 and 8, the same lead, then ``direction-bb`` only if scip-bc's best loss exceeds
-W / (d + 2) (W the total weight), the most the cover-cut LP bound can ever reach, so that scip-bc
-could prove it only by branching; else ``scip-bc`` again for the time left (its cores are kept);
-d >= 9, ``scip-bc``. The answer keeps the larger of the proved bounds (each holds over all closed
+W / (d + 2) (W the total weight), else ``scip-bc`` again for the time left (its cores are kept);
+d >= 9, ``scip-bc``. For points in general position every core has d + 2 points, so the cover-cut LP
+bound cannot exceed W / (d + 2) (``docs/solvers/scip-bc.md``, section 7) and a larger optimum can be
+proved only by branching, where direction-bb is faster. The cap only chooses the method (on other
+data it is a guide, not a bound); the proof is always the chosen backends' own. The answer keeps the larger of the proved bounds (each holds over all closed
 halfspaces) and the better halfspace. Without pyscipopt every call goes to ``direction-bb``.
 
 References
@@ -39,7 +41,7 @@ DIRECTION_MAX_D = 5
 #: scip-bc gets a lead and direction-bb the rest up to this dimension
 LEAD_MAX_D = 6
 #: up to this dimension scip-bc gets a lead and direction-bb the rest when scip-bc's loss exceeds
-#: the cap of the cover-cut LP bound; above it, scip-bc alone
+#: W / (d + 2), the cap of the cover-cut LP bound on points in general position; above it, scip-bc alone
 CAP_RULE_MAX_D = 8
 #: scip-bc's lead in seconds (d = 6): it proves nearly separable instances within half a second
 LEAD_SECONDS = 1.0

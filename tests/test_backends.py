@@ -161,7 +161,7 @@ def test_the_portfolio_hands_direction_bb_the_lead_s_halfspace_and_keeps_the_lar
 
 @pytest.mark.parametrize(("n", "flipped", "then"), [(30, 8, "direction-bb"), (60, 2, "scip-bc (loss")])
 def test_the_portfolio_in_d7_hands_over_to_direction_bb_only_above_the_lp_cap(n, flipped, then):
-    # d = 7: after the lead, a loss above W / (d + 2) (what the cover-cut LP can reach at most) goes to
+    # d = 7: after the lead, a loss above W / (d + 2) (the cover-cut LP's cap in general position) goes to
     # direction-bb, a loss below it back to scip-bc; both answers exact
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 7))
