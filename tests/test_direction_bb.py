@@ -746,3 +746,53 @@ def test_a_3d_integer_grid_is_handed_to_enumerate_within_its_box_budget(seed):
     assert reference.certified
     check_answer(res, reference.objective, certified=True)
     assert res.details["search_stop"] in {"box_budget", "degenerate", "finished"}
+
+
+def test_bucketed_sweep_gives_the_same_bounds_and_windows_as_one_sweep(monkeypatch):
+    """The sweep runs per bucket of boxes with similar counts of events inside their windows
+    (``direction_bounds._buckets``): any bucketing must give exactly the bounds and windows of one
+    sweep over all boxes. Heavy signed weights (as in RRSPM's calls) make the counts spread."""
+    from oraclepriv.solvers import direction_bounds
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(90, 4))
+    y = (X[:, 0] - X[:, 2] > 0).astype(int)
+    y[rng.random(90) < 0.15] ^= 1
+    w = np.where(np.arange(90) < 20, rng.laplace(0, 20, 90), 1.0)
+    y = np.where(w < 0, 1 - y, y)
+    groups = WhitenedGroups.build(X, y, np.abs(w))
+    d = groups.d
+    lower, upper = -np.ones((2 * d, d)), np.ones((2 * d, d))
+    for k in range(d):
+        lower[2 * k, k] = upper[2 * k, k] = 1.0
+        lower[2 * k + 1, k] = upper[2 * k + 1, k] = -1.0
+    split = []
+    real_buckets = direction_bounds._buckets
+
+    def spy(count):
+        order, cuts = real_buckets(count)
+        split.append(len(cuts) > 2)
+        return order, cuts
+
+    monkeypatch.setattr(direction_bounds, "_buckets", spy)
+    threshold, window = float(np.abs(w).sum()) / 4, None
+    for _ in range(9):
+        monkeypatch.setattr(direction_bounds, "BUCKET_SLACK", math.inf)
+        one_bounds, one_windows = region_lower_bounds(groups, lower, upper, window, threshold)
+        monkeypatch.setattr(direction_bounds, "BUCKET_SLACK", -math.inf)
+        monkeypatch.setattr(direction_bounds, "BUCKET_MIN", 2)
+        bounds, windows = region_lower_bounds(groups, lower, upper, window, threshold)
+        np.testing.assert_array_equal(bounds, one_bounds)
+        for field in ("lo", "hi", "floor"):
+            np.testing.assert_array_equal(getattr(windows, field), getattr(one_windows, field))
+        keep = np.argsort(bounds)[:40]
+        lo, hi, inherited = lower[keep], upper[keep], windows.take(keep)
+        rows, axis = np.arange(len(lo)), (hi - lo).argmax(axis=1)
+        middle = (lo[rows, axis] + hi[rows, axis]) / 2
+        hi_left, lo_right = hi.copy(), lo.copy()
+        hi_left[rows, axis] = middle
+        lo_right[rows, axis] = middle
+        lower, upper = np.concatenate([lo, lo_right]), np.concatenate([hi_left, hi])
+        window = Window.join(inherited, inherited)
+        threshold *= 0.97
+    assert any(split), "the sweep was never split into buckets: the test did not exercise them"
