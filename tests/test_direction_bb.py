@@ -512,6 +512,17 @@ def window_violations(groups, points, lower, upper, bounds, window, rng, random_
     return out
 
 
+def bisect_widest(lo: np.ndarray, hi: np.ndarray, window: Window) -> tuple[np.ndarray, np.ndarray, Window]:
+    """The children of boxes [lo, hi] as the search makes them (bisected along the widest side), each
+    inheriting its parent's window."""
+    rows, axis = np.arange(len(lo)), (hi - lo).argmax(axis=1)
+    middle = (lo[rows, axis] + hi[rows, axis]) / 2
+    hi_left, lo_right = hi.copy(), lo.copy()
+    hi_left[rows, axis] = middle
+    lo_right[rows, axis] = middle
+    return np.concatenate([lo, lo_right]), np.concatenate([hi_left, hi]), Window.join(window, window)
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_windows_inherited_down_the_bisection_keep_the_bounds_valid(seed):
     """As in the search: the 2d faces, then bisection along the widest side, each child inheriting
@@ -537,14 +548,7 @@ def test_windows_inherited_down_the_bisection_keep_the_bounds_valid(seed):
         narrowed += int(np.sum(np.isfinite(windows.lo) | np.isfinite(windows.hi)))
         order = np.argsort(bounds)  # the lowest bounds (the boxes the search keeps) and a random one
         keep = np.unique(np.concatenate([order[:4], rng.integers(0, len(bounds), size=1)]))
-        lo, hi, inherited = lower[keep], upper[keep], windows.take(keep)
-        rows, axis = np.arange(len(lo)), (hi - lo).argmax(axis=1)
-        middle = (lo[rows, axis] + hi[rows, axis]) / 2
-        hi_left, lo_right = hi.copy(), lo.copy()
-        hi_left[rows, axis] = middle
-        lo_right[rows, axis] = middle
-        lower, upper = np.concatenate([lo, lo_right]), np.concatenate([hi_left, hi])
-        window = Window.join(inherited, inherited)
+        lower, upper, window = bisect_widest(lower[keep], upper[keep], windows.take(keep))
         threshold -= rng.choice([0.0, 0.25])
     assert found == []
     assert narrowed, "no window ever excluded an offset: the test did not exercise the windows"
@@ -786,13 +790,6 @@ def test_bucketed_sweep_gives_the_same_bounds_and_windows_as_one_sweep(monkeypat
         for field in ("lo", "hi", "floor"):
             np.testing.assert_array_equal(getattr(windows, field), getattr(one_windows, field))
         keep = np.argsort(bounds)[:40]
-        lo, hi, inherited = lower[keep], upper[keep], windows.take(keep)
-        rows, axis = np.arange(len(lo)), (hi - lo).argmax(axis=1)
-        middle = (lo[rows, axis] + hi[rows, axis]) / 2
-        hi_left, lo_right = hi.copy(), lo.copy()
-        hi_left[rows, axis] = middle
-        lo_right[rows, axis] = middle
-        lower, upper = np.concatenate([lo, lo_right]), np.concatenate([hi_left, hi])
-        window = Window.join(inherited, inherited)
+        lower, upper, window = bisect_widest(lower[keep], upper[keep], windows.take(keep))
         threshold *= 0.97
     assert any(split), "the sweep was never split into buckets: the test did not exercise them"
