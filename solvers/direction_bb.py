@@ -58,6 +58,7 @@ from oraclepriv.solvers.direction_bounds import (
     region_lower_bounds,
 )
 from oraclepriv.solvers.direction_pool import OpenBoxes
+from oraclepriv.solvers.heap import keep_freed_memory
 from oraclepriv.solvers.line_search import improve_by_line_search
 from oraclepriv.solvers.milp import gap_rule, heuristic_halfspaces, lattice_round_up, reduced_loss
 
@@ -170,6 +171,7 @@ class DirectionBbBackend(Backend):
         re-scored and kept as the first incumbent if it is the best start."""
         deadline = self.deadline(problem)
         t_start = time.perf_counter()
+        keep_freed_memory()  # the kernels' temporaries would otherwise page-fault (oraclepriv.solvers.heap)
         X, y, w = problem.X, problem.y, problem.w
         d = problem.d
         groups = WhitenedGroups.build(X, y, w)

@@ -282,11 +282,10 @@ def _sweep(
     K = int(place.max()) + 1
     # the events moved to the front of each row (padded with +inf)
     target = row * K + place
-    key = np.full(B * K, np.inf)
-    steps = np.zeros(B * K)
-    key[target] = end
-    steps[target] = step
-    key, steps = key.reshape(B, K), steps.reshape(B, K)
+    key = np.full((B, K), np.inf)
+    steps = np.zeros((B, K))
+    np.put(key, target, end)
+    np.put(steps, target, step)
     order = np.argsort(key, axis=1)
     order += (np.arange(B) * K)[:, None]
     sorted_ends = key.ravel()[order]
