@@ -238,8 +238,15 @@ def write_cost_of_noise(out: Path | str) -> Path:
     out = Path(out)
     rows = json.loads((out / "rows.json").read_text(encoding="utf-8"))
     path = out / "cost-of-noise.md"
+    repeat = max((int(r.get("repeat", 1)) for r in rows), default=1)
+    timing = (
+        f"Each call ran {repeat} times in a row; its seconds are the median of the runs.\n\n"
+        if repeat > 1
+        else "Each call ran once.\n\n"
+    )
     path.write_text(
         "# Cost of noise: seconds of each private call / seconds of its noise-free twin (same backend, same run)\n\n"
+        + timing
         + cost_of_noise_markdown(rows),
         encoding="utf-8",
     )

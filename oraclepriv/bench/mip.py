@@ -210,7 +210,40 @@ def _single_threaded(name: str, options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def run_one(instance: BenchInstance, backend: str, time_limit: float) -> dict[str, Any]:
+def run_one(instance: BenchInstance, backend: str, time_limit: float, repeat: int = 1) -> dict[str, Any]:
+    """One cell: the oracle call run ``repeat`` times in a row (:func:`run_call`). The row is the last
+    run's, with ``seconds`` the median of the runs (``seconds_runs``: each run's) so that calls of a few
+    hundredths of a second are not timed by one sample; a run that fails or ends with another status,
+    objective or bound than the first is said in ``error``, and the repeats stop there."""
+    check_repeat(repeat)
+    rows = [run_call(instance, backend, time_limit)]
+    while len(rows) < repeat and rows[-1]["status"] not in ("error", "unsupported"):
+        rows.append(run_call(instance, backend, time_limit))
+        first, last = rows[0], rows[-1]
+        if any(
+            last[k] != first[k] and not (isinstance(last[k], float) and math.isnan(last[k]) and math.isnan(first[k]))
+            for k in ("status", "objective", "bound")
+        ):
+            last["error"] = (
+                (f"{last['error']}; " if last["error"] else "")
+                + f"run {len(rows)} of {repeat} differs from run 1: status {first['status']} -> {last['status']}, objective {first['objective']!r} -> {last['objective']!r}, bound {first['bound']!r} -> {last['bound']!r}"
+            )
+            break
+    row = rows[-1]
+    row["repeat"] = int(repeat)
+    row["seconds_runs"] = [r["seconds"] for r in rows]
+    row["seconds"] = float(np.median(row["seconds_runs"]))
+    return row
+
+
+def check_repeat(repeat: Any) -> int:
+    """``repeat`` as a count of runs per cell (an integer >= 1), or ValueError naming it."""
+    if isinstance(repeat, bool) or not isinstance(repeat, (int, np.integer)) or repeat < 1:
+        raise ValueError(f"repeat must be an integer >= 1; got {repeat!r}")
+    return int(repeat)
+
+
+def run_call(instance: BenchInstance, backend: str, time_limit: float) -> dict[str, Any]:
     """One oracle call, with one solver thread (:func:`_single_threaded`); errors become a row with status
     "error" (the benchmark goes on). The row says where it ran and the load when it started."""
     from oraclepriv.oracle import make_oracle
@@ -289,10 +322,12 @@ def run_benchmark(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     progress: Progress | None = None,
     done: Iterable[dict[str, Any]] = (),
+    repeat: int = 1,
 ) -> list[dict[str, Any]]:
     """Every backend on every instance, each (instance, backend) cell one task on ``n_jobs`` workers
-    (module docstring); rows in instance-major order. ``on_row`` sees each row as its cell finishes
-    (in that order when the cells run side by side), ``progress(cells done, cells)`` after it.
+    (module docstring), its call run ``repeat`` times (:func:`run_one`); rows in instance-major order.
+    ``on_row`` sees each row as its cell finishes (in that order when the cells run side by side),
+    ``progress(cells done, cells)`` after it.
 
     ``done``: rows of cells finished before (an interrupted run's :func:`load_cells`); a cell with the same
     :func:`cell_key` is not run again and its row is taken as it is (``on_row`` does not see it)."""
@@ -302,9 +337,10 @@ def run_benchmark(
     if not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit) and time_limit > 0):
         raise ValueError(f"time_limit must be a finite number > 0; got {time_limit!r}")
     n_jobs = check_n_jobs(n_jobs)
+    repeat = check_repeat(repeat)
     finished = {cell_key(row): row for row in done}
-    cells = [(instance, backend, float(time_limit)) for instance in instances for backend in backends]
-    keys = [(instance.name, backend, float(time_limit)) for instance, backend, _ in cells]
+    cells = [(instance, backend, float(time_limit), repeat) for instance in instances for backend in backends]
+    keys = [(instance.name, backend, float(time_limit), repeat) for instance, backend, _, _ in cells]
     todo = [cell for cell, key in zip(cells, keys, strict=True) if key not in finished]
     skipped = len(cells) - len(todo)
     report = progress
@@ -345,9 +381,9 @@ OUTPUTS = ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")
 LEARNERS_OUTPUT = "cost-of-noise.md"
 
 
-def cell_key(row: dict[str, Any]) -> tuple[str, str, float]:
-    """What identifies a cell across runs: (instance, backend, time limit)."""
-    return (str(row["instance"]), str(row["backend"]), float(row["time_limit"]))
+def cell_key(row: dict[str, Any]) -> tuple[str, str, float, int]:
+    """What identifies a cell across runs: (instance, backend, time limit, runs per cell)."""
+    return (str(row["instance"]), str(row["backend"]), float(row["time_limit"]), int(row.get("repeat", 1)))
 
 
 def append_cell(path: Path | str, row: dict[str, Any]) -> None:
@@ -580,9 +616,11 @@ def markdown_summary(
     time_limit: float,
     profile_png: str | None = None,
     execution: str | None = None,
+    repeat: int = 1,
 ) -> str:
-    """The benchmark as a Markdown section (for docs/), stating command, machine, versions and where
-    the cells ran (``execution``, e.g. "2 local processes (joblib)")."""
+    """The benchmark as a Markdown section (for docs/), stating command, machine, versions, where
+    the cells ran (``execution``, e.g. "2 local processes (joblib)") and how many runs each cell's time
+    is the median of (``repeat``)."""
     versions = ", ".join(f"{k} {v}" for k, v in solver_versions().items())
     loads = [r["load_1min"] for r in rows if r.get("load_1min") is not None]
     ran = f"Each (instance, backend) cell ran as one task with one solver thread on {execution or 'this process'}; " + (
@@ -601,7 +639,13 @@ def markdown_summary(
         f"Time limit {time_limit:g} s per oracle call (model build included). *Solved* = the objective "
         f"re-scored by the hypothesis meets a proved bound (over the whole class, or over the restricted class "
         f"a backend states: then optimal over that class only, and not solved if a better halfspace exists). SGM = shifted geometric mean of the "
-        f"time, shift {SGM_SHIFT:g} s, every unsolved run counted at the time limit.",
+        f"time, shift {SGM_SHIFT:g} s, every unsolved run counted at the time limit."
+        + (
+            f" Each cell's call ran {repeat} times in a row; its seconds are the median of the runs "
+            "(each run's in rows.json, `seconds_runs`)."
+            if repeat > 1
+            else ""
+        ),
         "",
         "| backend | instances | solved | wrong certificates | time-limit hits | uncertified (other) | errors | SGM time (s) "
         "| speed-up vs naive-highs (common instances) |",
@@ -667,6 +711,7 @@ def write_outputs(
     suite: str,
     time_limit: float,
     execution: str | None = None,
+    repeat: int = 1,
 ) -> dict[str, Path]:
     """rows.csv, rows.json, summary.json, summary.md and profile.png in ``out`` (``execution``: where the
     cells ran, as :meth:`oraclepriv.execution.Execution.describe` words it), and for the learners' suite
@@ -688,6 +733,7 @@ def write_outputs(
         "bound",
         "gap",
         "seconds",
+        "repeat",
         "nodes",
         "time_limit",
         "overrun_seconds",
@@ -708,6 +754,7 @@ def write_outputs(
         "command": command,
         "suite": suite,
         "time_limit": time_limit,
+        "repeat": repeat,
         "execution": execution,
         "sgm_shift": SGM_SHIFT,
         "versions": solver_versions(),
@@ -728,6 +775,7 @@ def write_outputs(
             time_limit,
             profile_png=paths["profile.png"].name,
             execution=execution,
+            repeat=repeat,
         ),
         encoding="utf-8",
     )
@@ -745,10 +793,13 @@ def command_line(
     out: Path | str | None,
     quick: bool,
     execution: Iterable[str] = (),
+    repeat: int = 1,
 ) -> str:
     """The ``oraclepriv bench mip`` command line that reproduces a run (for reports); ``execution``: its
     execution options (``["--jobs", "2"]``)."""
     parts = ["oraclepriv", "bench", "mip", "--suite", suite, *execution]
+    if repeat != 1:
+        parts += ["--repeat", str(repeat)]
     if backends:
         parts += ["--backends", ",".join(backends)]
     if time_limit is not None:

@@ -84,6 +84,14 @@ def bench_mip(
     quick: Annotated[
         bool, typer.Option("--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures).")
     ] = False,
+    repeat: Annotated[
+        int,
+        typer.Option(
+            "--repeat",
+            help="Runs of each cell's call, one after the other; its seconds are their median (for calls of a "
+            "fraction of a second, e.g. --suite learners).",
+        ),
+    ] = 1,
     resume: Resume = True,
     jobs: Jobs = None,
     parallel_backend: ParallelBackend = None,
@@ -106,6 +114,8 @@ def bench_mip(
             raise ValueError(f"unknown suite {suite!r}; expected one of {list(mip.SUITES)}")
         if time_limit is not None and not (time_limit > 0 and time_limit < float("inf")):
             raise ValueError(f"--time-limit must be a finite number > 0; got {time_limit!r}")
+        if repeat < 1:
+            raise ValueError(f"--repeat must be an integer >= 1; got {repeat!r}")
         mip.check_backends(chosen)
         instances = mip.load_suite(suite, quick=quick)
     except (ValueError, ImportError) as exc:
@@ -133,6 +143,7 @@ def bench_mip(
             out,
             quick,
             parallel_note(environment).split(),
+            repeat,
         )
         typer.echo(
             f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s, "
@@ -144,7 +155,7 @@ def bench_mip(
         with partial_outputs(out, command, resume=resume_note):
             for name in (*mip.OUTPUTS, mip.LEARNERS_OUTPUT):  # an earlier run's: replaced, never mixed with this run's
                 (out / name).unlink(missing_ok=True)
-            wanted = {(i.name, b, float(limit)) for i in instances for b in chosen}
+            wanted = {(i.name, b, float(limit), repeat) for i in instances for b in chosen}
             done = [r for r in mip.load_cells(cells) if mip.cell_key(r) in wanted] if resume else []
             if not resume:
                 cells.unlink(missing_ok=True)
@@ -161,6 +172,7 @@ def bench_mip(
                     on_row=record,
                     progress=bar.phase("cells"),
                     done=done,
+                    repeat=repeat,
                 )
             problems, warnings = mip.agreement_problems(rows, instances)
             summary = mip.summarize(rows)
@@ -174,6 +186,7 @@ def bench_mip(
                 suite=suite,
                 time_limit=limit,
                 execution=environment.describe(),
+                repeat=repeat,
             )
             cells.unlink(missing_ok=True)  # every row is in rows.json now
     typer.echo(

@@ -1,0 +1,76 @@
+"""``bench mip --repeat``: a cell's call run several times, its seconds the median of the runs.
+
+Calls of a few hundredths of a second (the learners' tier) are not timed by one sample; the checks
+here: the row keeps every run's seconds and reports their median, runs that disagree are said in
+the row's error and stop the repeats, a bad count is refused with its name and value, resumed cells
+are reused only for the same count, and the reports say how the times were taken.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from oraclepriv.bench import mip
+from oraclepriv.bench.mip import BenchInstance, cell_key, run_one
+from oraclepriv.cli import app
+
+
+def _instance() -> BenchInstance:
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = (X[:, 0] > 0).astype(int)
+    y[:3] ^= 1
+    return BenchInstance("tiny", "halfspace", X, y, np.ones(30))
+
+
+def test_row_reports_the_median_of_its_runs():
+    row = run_one(_instance(), "enumerate", 10.0, repeat=3)
+    assert row["repeat"] == 3 and len(row["seconds_runs"]) == 3
+    assert row["seconds"] == pytest.approx(float(np.median(row["seconds_runs"])))
+    assert row["certified"] and not row["error"]
+
+
+def test_runs_that_disagree_are_said_and_stop_the_repeats(monkeypatch):
+    real = mip.run_call
+    calls = []
+
+    def drifting(instance, backend, time_limit):
+        row = real(instance, backend, time_limit)
+        calls.append(1)
+        row["objective"] += len(calls) - 1  # the second run reports another objective
+        return row
+
+    monkeypatch.setattr(mip, "run_call", drifting)
+    row = run_one(_instance(), "enumerate", 10.0, repeat=5)
+    assert len(calls) == 2 and len(row["seconds_runs"]) == 2
+    assert "run 2 of 5 differs from run 1" in row["error"]
+
+
+@pytest.mark.parametrize("repeat", [0, -1, 1.5, True, "3"])
+def test_bad_repeat_is_refused_by_name_and_value(repeat):
+    with pytest.raises(ValueError, match=r"repeat must be an integer >= 1; got " + repr(repeat).replace(".", r"\.")):
+        run_one(_instance(), "enumerate", 10.0, repeat=repeat)
+
+
+def test_cell_key_tells_repeat_counts_apart():
+    row = {"instance": "a", "backend": "b", "time_limit": 5.0}
+    assert cell_key(row) == ("a", "b", 5.0, 1)  # rows written before --repeat existed ran once
+    assert cell_key({**row, "repeat": 4}) != cell_key(row)
+
+
+def test_cli_repeat_is_recorded_in_the_reports_and_bad_counts_exit_2(tmp_path):
+    out = tmp_path / "bench"
+    args = ["bench", "mip", "--suite", "learners", "--quick", "--backends", "direction-bb", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--repeat", "2"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads((out / "rows.json").read_text())
+    assert rows and all(r["repeat"] == 2 and len(r["seconds_runs"]) == 2 for r in rows)
+    assert "--repeat 2" in json.loads((out / "summary.json").read_text())["command"]
+    assert "median of the runs" in (out / "summary.md").read_text()
+    assert "Each call ran 2 times in a row" in (out / "cost-of-noise.md").read_text()
+    bad = CliRunner().invoke(app, [*args, "--repeat", "0"])
+    assert bad.exit_code == 2 and "--repeat must be an integer >= 1; got 0" in bad.output
