@@ -85,9 +85,9 @@ LARGE_D_BATCH = 1024
 #: discarded) instead of the lowest, so that memory stays bounded
 CROWDED = 500_000
 #: the centres offered as incumbents per step: those of the children with the lowest bounds (a
-#: sixteenth of them, at least 16); a best offset costs about as much as a bound, and offering
-#: fewer centres left more time for bounds (docs/solvers/direction-bb.md)
-CENTRES_FRACTION = 16
+#: thirty-second of them, at least 16); a best offset costs about as much as a bound, and offering
+#: fewer centres left more time for bounds (docs/solvers/direction-bb.md, section 5)
+CENTRES_FRACTION = 32
 CENTRES_MIN = 16
 #: backends the search may hand a problem to when it cannot finish
 FALLBACKS = ("auto", "enumerate", "scip-bc", "none")
