@@ -194,7 +194,8 @@ def region_lower_bounds(
     Only the offsets inside the inherited ``window`` are swept: events at or below its lower end
     count for all of them, events at or above its upper end for none, and the cost outside it is at
     least its floor. The events inside are moved to the front by a partition and only they are
-    sorted (deep in the search most events lie outside the window)."""
+    sorted (deep in the search most events lie outside the window), per bucket of boxes with similar
+    counts of them (:func:`_buckets`)."""
     events = groups.events
     B = lower.shape[0]
     window = Window.everything(B) if window is None else window
