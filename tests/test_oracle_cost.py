@@ -186,3 +186,22 @@ def test_quick_variant_runs_in_under_two_minutes(tmp_path):
     assert time.perf_counter() - start < 120
     assert set(result["fits"].status) <= {"ok", "uncertified", "refused", "skipped"}
     assert len(result["calls"]) and (tmp_path / "crossover.png").stat().st_size > 10_000
+
+
+def test_the_default_portfolio_is_planned_beside_scip_bc_and_is_the_crossover_backend():
+    """Wherever the configuration plans scip-bc, the default backend ``portfolio`` gets the same sizes, and the
+    RRSPM vs PublicCoverEM comparison is made on it when the run has RRSPM fits on it (scip-bc otherwise)."""
+    import pandas as pd
+
+    from oraclepriv.experiments.oracle_cost import FULL_CONFIG
+    from oraclepriv.experiments.oracle_cost_report import crossover_backend
+
+    specs, _ = plan_cells(FULL_CONFIG, 0)
+
+    def sizes(backend):
+        return {(s["d"], s["n"]) for s in specs if s["hypothesis_class"] == "halfspace" and s["backend"] == backend}
+
+    assert sizes("scip-bc") and sizes("portfolio") == sizes("scip-bc")
+    rows = {"class": ["halfspace"] * 2, "learner": ["rrspm", "erm"]}
+    assert crossover_backend(pd.DataFrame({**rows, "backend": ["scip-bc", "portfolio"]})) == "scip-bc"
+    assert crossover_backend(pd.DataFrame({**rows, "backend": ["portfolio", "scip-bc"]})) == "portfolio"

@@ -19,7 +19,9 @@ kind in :mod:`oraclepriv.experiments.oracle_cost_cell`), and every learner is ti
   calls no 0-1 oracle and needs no public data. All at eps = 1; every learner runs at one setting fixed in advance
   by a rule of n and d (below), not tuned, so errors are indicative, not each learner's best;
 * backends: every exact backend that applies and is installed (``installed_backends``): sweep (thresholds, stumps),
-  enumerate (halfspaces, d <= 3), scip-bc, highs, and gurobi-bc when a backend of that name is installed;
+  enumerate (halfspaces, d <= 3), scip-bc, highs, and beside scip-bc the default ``portfolio`` and gurobi-bc when a
+  backend of that name is installed; RRSPM's comparison with PublicCoverEM uses ``portfolio`` (``scip-bc`` in runs
+  made before it was planned);
 * sizes n: from 50-100 up to about where the backend's calls stop certifying within the call cap (FULL_CONFIG).
 
 Rules (data-independent): m = max(ceil((eps n sqrt(v))^(2/5)), 2 v) public points, v the VC dimension (the optimum
@@ -68,8 +70,12 @@ from oraclepriv.io import to_json
 
 __all__ = ["FULL_CONFIG", "QUICK_CONFIG", "TINY_CONFIG", "plan_cells", "run_oracle_cost", "load_cells"]
 
-#: the MIP backends (time-limited calls); gurobi-bc is planned wherever scip-bc is, and runs where it is installed
-_MIP = ("scip-bc", "highs", "gurobi-bc")
+#: the backends whose calls are searches bounded by the call cap (ordered first for dispatch). Wherever scip-bc is
+#: planned, so are ``portfolio`` (the default halfspace backend up to d = 8: direction-bb, or scip-bc's lead then one
+#: of the two; scip-bc above) and gurobi-bc, each where a backend of that name is installed
+_MIP = ("scip-bc", "highs", "gurobi-bc", "portfolio")
+#: planned beside scip-bc, with its sizes
+_BESIDE_SCIP_BC = ("portfolio", "gurobi-bc")
 
 FULL_CONFIG: dict[str, Any] = {
     "epsilon": 1.0,
@@ -162,8 +168,8 @@ def plan_cells(cfg: dict[str, Any], random_state: int = 0) -> tuple[list[dict[st
     specs, missing = [], {}
     eps = float(cfg["epsilon"])
     for cls, d, per_backend in cfg["grid"]:
-        if "scip-bc" in per_backend:  # Gurobi's branch-and-cut, where a backend of that name is installed
-            per_backend = {**per_backend, "gurobi-bc": per_backend.get("gurobi-bc", per_backend["scip-bc"])}
+        if "scip-bc" in per_backend:  # the default portfolio and Gurobi's branch-and-cut, where installed
+            per_backend = {**per_backend, **{b: per_backend.get(b, per_backend["scip-bc"]) for b in _BESIDE_SCIP_BC}}
         installed = set(installed_backends(cls))
         missing[cls] = sorted(set(missing.get(cls, [])) | {b for b in per_backend if b not in installed})
         backends = {b: list(ns) for b, ns in per_backend.items() if b in installed}
@@ -421,6 +427,7 @@ def write_report(
     from oraclepriv.experiments.oracle_cost_report import (
         call_frame,
         crossover,
+        crossover_backend,
         fit_frame,
         learner_table,
         noise_ratio_table,
@@ -432,7 +439,7 @@ def write_report(
     ratios = noise_ratio_table(calls)
     table = learner_table(fits)
     front = pareto(table)
-    cross_d, cross = crossover(fits)
+    cross_d, cross = crossover(fits, backend=crossover_backend(fits))
     paths = {
         name: out / file
         for name, file in [

@@ -16,6 +16,7 @@ BACKEND_COLORS = {
     "sweep": "#7f7f7f",
     "enumerate": "#2ca02c",
     "scip-bc": "#1f77b4",
+    "portfolio": "#ff7f0e",
     "highs": "#d62728",
     "gurobi-bc": "#9467bd",
 }
@@ -198,7 +199,8 @@ def _label(learner: str) -> str:
 
 
 def plot_crossover(cross_d, cross, cfg: dict[str, Any], path: Path) -> None:
-    """(c) Wall seconds (left) and excess error (right) vs d: RRSPM on scip-bc and PublicCoverEM (hollow:
+    """(c) Wall seconds (left) and excess error (right) vs d: RRSPM on the crossover's backend
+    (:func:`~oraclepriv.experiments.oracle_cost_report.crossover_backend`) and PublicCoverEM (hollow:
     extrapolated from the run's seconds per cover candidate), one line style per n; the crossover d with its
     bootstrap interval."""
     import matplotlib.pyplot as plt
@@ -210,7 +212,7 @@ def plot_crossover(cross_d, cross, cfg: dict[str, Any], path: Path) -> None:
     for i, (n, g) in enumerate(cross_d[cross_d.n.isin(shown)].groupby("n") if shown else []):
         g = g.sort_values("d")
         ls = styles[i % len(styles)]
-        left.plot(g.d, g.rrspm_seconds, ls, color="#1f77b4", marker="o", label=f"RRSPM (scip-bc), n = {n}")
+        left.plot(g.d, g.rrspm_seconds, ls, color="#1f77b4", marker="o", label=f"RRSPM ({g.backend.iloc[0]}), n = {n}")
         left.plot(g.d, g.em_seconds, ls, color="#d62728", label=f"PublicCoverEM, n = {n}")
         meas, extr = g[~g.em_extrapolated], g[g.em_extrapolated]
         left.plot(meas.d, meas.em_seconds, "D", color="#d62728")

@@ -69,14 +69,16 @@ def _ratio_text(p: dict[str, Any]) -> str:
 def headline(calls: pd.DataFrame, cross: pd.DataFrame) -> str:
     """One line for the top README's benchmark table."""
     parts = []
-    hs = pooled_ratio(calls, "rrspm", "private", **{"class": "halfspace", "backend": "scip-bc"})
-    if hs["fits"]:
+    for backend in ("portfolio", "scip-bc"):
+        hs = pooled_ratio(calls, "rrspm", "private", **{"class": "halfspace", "backend": backend})
+        if not hs["fits"]:
+            continue
         low_bound = "≥ " if hs["censored"] else ""
-        ds = sorted({int(d) for d in calls[(calls["class"] == "halfspace") & (calls.backend == "scip-bc")].d})
+        ds = sorted({int(d) for d in calls[(calls["class"] == "halfspace") & (calls.backend == backend)].d})
         capped = f", {hs['censored']} of {hs['fits']} fits capped" if hs["censored"] else ""
         parts.append(
             f"RRSPM's private call costs {low_bound}{_fmt(hs['ratio'])}× (95% CI {_fmt(hs['low'])}–{_fmt(hs['high'])}"
-            f"{capped}) its noise-free twin on scip-bc (halfspaces, d = {ds[0]}–{ds[-1]})"
+            f"{capped}) its noise-free twin on {backend} (halfspaces, d = {ds[0]}–{ds[-1]})"
         )
     en = pooled_ratio(calls, "rrspm", "private", backend="enumerate")
     if en["fits"]:
@@ -248,7 +250,7 @@ def _list(values: list[int]) -> str:
 
 def _findings(fits, calls, ratios, table, front, cross_d, cross) -> list[str]:
     out = []
-    for backend in ("enumerate", "scip-bc", "highs", "gurobi-bc", "sweep"):
+    for backend in ("enumerate", "portfolio", "scip-bc", "highs", "gurobi-bc", "sweep"):
         for cls in ("halfspace", "threshold", "stump"):
             p = pooled_ratio(calls, "rrspm", "private", backend=backend, **{"class": cls})
             if p["fits"]:
@@ -422,7 +424,7 @@ def readme(
         "",
         *_ratio_rows(ratios),
         "",
-        "## RRSPM vs PublicCoverEM in d (scip-bc)",
+        f"## RRSPM vs PublicCoverEM in d ({cross_d.backend.iloc[0] if not cross_d.empty else 'no RRSPM fits'})",
         "",
         "| n | d | m | RRSPM s, geometric mean (released / runs) | RRSPM excess | cover candidates | PublicCoverEM s | "
         "PublicCoverEM excess |",

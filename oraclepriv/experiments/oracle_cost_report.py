@@ -217,6 +217,13 @@ def _em_rate(fits: pd.DataFrame) -> float:
     return float(np.median(top.total_seconds / top.candidates))
 
 
+def crossover_backend(fits: pd.DataFrame) -> str:
+    """The backend RRSPM is compared on: the default ``portfolio`` where the run has RRSPM fits on it, else
+    ``scip-bc`` (runs made before the portfolio was planned)."""
+    rr = fits[(fits["class"] == "halfspace") & (fits.learner == "rrspm")]
+    return "portfolio" if (rr.backend == "portfolio").any() else "scip-bc"
+
+
 def crossover(fits: pd.DataFrame, backend: str = "scip-bc", rng_seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """RRSPM (on ``backend``) vs PublicCoverEM on halfspaces, per n: seconds per d (geometric means; PublicCoverEM's refused
     covers extrapolated at the run's seconds per candidate), the crossover d with its bootstrap interval, and the
