@@ -205,3 +205,17 @@ def test_the_default_portfolio_is_planned_beside_scip_bc_and_is_the_crossover_ba
     rows = {"class": ["halfspace"] * 2, "learner": ["rrspm", "erm"]}
     assert crossover_backend(pd.DataFrame({**rows, "backend": ["scip-bc", "portfolio"]})) == "scip-bc"
     assert crossover_backend(pd.DataFrame({**rows, "backend": ["portfolio", "scip-bc"]})) == "portfolio"
+
+
+def test_crossover_is_the_d_from_which_on_rrspm_is_cheaper():
+    """Curves that cross twice (RRSPM cheaper at d = 4, 5, dearer again at 6, cheaper from 7: the portfolio's lead
+    at d = 6) give the last crossing, between 6 and 7; undetermined d's after it do not undo it; none is found
+    when EM is cheaper at the last d or the d after its last win is undetermined."""
+    from oraclepriv.experiments.oracle_cost_report import _crossing
+
+    ds = [2, 3, 4, 5, 6, 7, 8, 10]
+    gaps = {2: 1.1, 3: 0.8, 4: -0.5, 5: -1.2, 6: 0.2, 7: -1.8, 8: -4.4, 10: math.nan}
+    assert _crossing(ds, gaps) == pytest.approx(6 + 0.2 / 2.0)
+    assert math.isnan(_crossing(ds, {**gaps, 10: 0.3}))  # EM cheaper at the largest d: no crossover
+    assert math.isnan(_crossing(ds, {**gaps, 7: math.nan}))  # the d after EM's last win undetermined
+    assert math.isnan(_crossing(ds, {d: -1.0 for d in ds}))  # RRSPM cheaper everywhere: nothing crosses

@@ -283,8 +283,9 @@ def _findings(fits, calls, ratios, table, front, cross_d, cross) -> list[str]:
                 for x in near.itertuples()
             )
             out.append(
-                f"* **Crossover, n = {r.n} ({r.backend}):** RRSPM's total time drops below PublicCoverEM's at d = "
-                f"{r.crossover_d:.2f} (95% bootstrap interval {r.low:.2f}–{r.high:.2f}; "
+                f"* **Crossover, n = {r.n} ({r.backend}):** from d = {r.crossover_d:.2f} on, RRSPM's total time stays "
+                f"below PublicCoverEM's at every larger d of the grid where it is determined "
+                f"(95% bootstrap interval {r.low:.2f}–{r.high:.2f}; "
                 f"{r.bootstrap_share_with_crossing:.0%} of the draws cross in d = {r.d_range}). Around it: {errs}."
             )
         else:

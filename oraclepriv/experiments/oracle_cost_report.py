@@ -304,9 +304,15 @@ def _log_gap(rr_t: np.ndarray, capped: np.ndarray, em_t: np.ndarray) -> float:
 
 
 def _crossing(ds: list[int], diff: dict[int, float]) -> float:
-    """The first pair of consecutive grid d's, both determined, where log(RRSPM / EM) goes from > 0 (EM cheaper) to
-    <= 0, linearly interpolated; nan if none (an undetermined d breaks the sequence: no interpolation across it)."""
-    for a, b in zip(ds, ds[1:]):
-        if math.isfinite(diff[a]) and math.isfinite(diff[b]) and diff[a] > 0 >= diff[b]:
-            return a + (b - a) * diff[a] / (diff[a] - diff[b])
-    return math.nan
+    """The d from which on RRSPM is cheaper: after the last grid d where log(RRSPM / EM) is determined and > 0 (EM
+    cheaper), the next grid d must be determined (<= 0 then), and the crossing is linearly interpolated between the
+    two; nan if EM is never cheaper, if it is cheaper at the last d, or if the d right after is undetermined. Later
+    undetermined d's (RRSPM capped, its lower bound still below EM's time) do not count against it. An earlier
+    crossing that EM's time undoes again at a larger d is not a crossover: the curves can cross more than once."""
+    cheaper_em = [i for i, d in enumerate(ds) if math.isfinite(diff[d]) and diff[d] > 0]
+    if not cheaper_em or cheaper_em[-1] + 1 >= len(ds):
+        return math.nan
+    a, b = ds[cheaper_em[-1]], ds[cheaper_em[-1] + 1]
+    if not math.isfinite(diff[b]):
+        return math.nan
+    return a + (b - a) * diff[a] / (diff[a] - diff[b])
