@@ -67,7 +67,7 @@ HYPOTHESIS_CLASSES = ("threshold", "stump", "halfspace")
 log = logging.getLogger(__name__)
 
 #: halfspaces in d = 2 .. PORTFOLIO_MAX_D go to the ``portfolio`` backend by default (direction-bb,
-#: with scip-bc for a lead in d = 6 to 8): measured faster than enumerate in d = 2, 3 and than every
+#: with scip-bc for a lead in d = 7 and 8): measured faster than enumerate in d = 2, 3 and than every
 #: MIP backend in d <= 5, and the only method closing noisy d = 8 data (docs/solvers/direction-bb.md);
 #: above it, the MIP backends
 PORTFOLIO_MAX_D = 8
@@ -367,7 +367,7 @@ def make_oracle(hypothesis_class: str, backend: str | type[Backend] | Backend | 
     ``backend``: a registered name (:func:`oraclepriv.backends.available_backends`), a Backend subclass,
     a configured Backend instance, or None to pick per call among the installed exact backends:
     ``sweep`` for thresholds and stumps; for halfspaces ``enumerate`` in d = 1, ``portfolio``
-    (``direction-bb``, with ``scip-bc`` leading in d = 6 to 8) in d = 2 to :data:`PORTFOLIO_MAX_D`, and
+    (``direction-bb``, with ``scip-bc`` leading in d = 7 and 8) in d = 2 to :data:`PORTFOLIO_MAX_D`, and
     the first installed of :data:`MIP_PREFERENCE` above (:func:`default_backend`). Options:
     ``time_limit`` (seconds) and backend-specific keywords; unknown ones are rejected by name.
     """

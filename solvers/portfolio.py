@@ -2,17 +2,16 @@
 
 Two exact methods with opposite strengths (measured in ``docs/solvers/direction-bb.md``):
 
-* ``direction-bb`` (branch-and-bound over normals) is fastest up to d = 5 whatever the noise, and
+* ``direction-bb`` (branch-and-bound over normals) is fastest up to d = 6 whatever the noise, and
   the only method here that certifies noisy data whose optimum exceeds n/(d + 2), the cap of the
   cover-cut LP bound; its work grows quickly with d;
 * ``scip-bc`` (cover-cut branch-and-cut) certifies nearly separable data within a second in any
   dimension, and stalls on noisy data.
 
-The rule: d <= 5, ``direction-bb``; d = 6, ``scip-bc`` for a lead of ``lead`` seconds, then, if it
-has not proved its answer, ``direction-bb`` for the time left, started from scip-bc's best
-halfspace; d = 7 and 8, the same lead, then ``direction-bb`` only if scip-bc's best loss exceeds
-W / (d + 2) (W the total weight), else ``scip-bc`` again for the time left (its cores are kept);
-d >= 9, ``scip-bc``. For points in general position every core has d + 2 points, so the cover-cut LP
+The rule: d <= 6, ``direction-bb``; d = 7 and 8, ``scip-bc`` for a lead of ``lead`` seconds, then,
+if it has not proved its answer, ``direction-bb`` for the time left, started from scip-bc's best
+halfspace, if scip-bc's best loss exceeds W / (d + 2) (W the total weight), else ``scip-bc`` again
+for the time left (its cores are kept); d >= 9, ``scip-bc``. For points in general position every core has d + 2 points, so the cover-cut LP
 bound cannot exceed W / (d + 2) (``docs/solvers/scip-bc.md``, section 7) and a larger optimum can be
 proved only by branching, where direction-bb is faster. The cap only chooses the method (on other
 data it is a guide, not a bound); the proof is always the chosen backends' own. The answer keeps the larger of the proved bounds (each holds over all closed
@@ -34,16 +33,16 @@ from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bb import DirectionBbBackend
 from oraclepriv.solvers.milp import reduced_loss
 
-__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "LEAD_MAX_D", "CAP_RULE_MAX_D"]
+__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D"]
 
-#: up to this dimension the portfolio runs direction-bb alone
-DIRECTION_MAX_D = 5
-#: scip-bc gets a lead and direction-bb the rest up to this dimension
-LEAD_MAX_D = 6
+#: up to this dimension the portfolio runs direction-bb alone (in d = 6 a lead of scip-bc cost a second
+#: per call and direction-bb alone was as fast or faster on every d = 6 instance measured:
+#: docs/solvers/direction-bb.md, section 4)
+DIRECTION_MAX_D = 6
 #: up to this dimension scip-bc gets a lead and direction-bb the rest when scip-bc's loss exceeds
 #: W / (d + 2), the cap of the cover-cut LP bound on points in general position; above it, scip-bc alone
 CAP_RULE_MAX_D = 8
-#: scip-bc's lead in seconds (d = 6): it proves nearly separable instances within half a second
+#: scip-bc's lead in seconds (d = 7, 8): it proves nearly separable instances within a second or two
 LEAD_SECONDS = 1.0
 
 
@@ -55,7 +54,7 @@ class PortfolioBackend(Backend):
     time_limit : float or None, default None
         Seconds for one call; the lead and the rest share it.
     lead : float, default 1.0
-        Seconds scip-bc runs first in d = 6 to 8.
+        Seconds scip-bc runs first in d = 7 and 8.
 
     References
     ----------
@@ -111,7 +110,7 @@ class PortfolioBackend(Backend):
         cap = float(problem.w.sum()) / (d + 2)
         loss = reduced_loss(first.hypothesis, problem.X, problem.y, problem.w)
         details = {"lead_status": first.status, "lead_bound": first.bound, "lp_cap": cap}
-        if d > LEAD_MAX_D and loss <= cap:
+        if loss <= cap:
             second = scip.solve(problem.with_deadline(deadline))
             ran = f"{lead}, then scip-bc (loss {loss:g} <= LP cap {cap:g})"
         else:
