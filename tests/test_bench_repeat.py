@@ -2,7 +2,7 @@
 
 Calls of a few hundredths of a second (the learners' tier) are not timed by one sample; the checks
 here: the row keeps every run's seconds and reports their median, runs that disagree are said in
-the row's error and stop the repeats, a bad count is refused with its name and value, resumed cells
+the row's error and stop the repeats, a call stopped by its time limit is not repeated, a bad count is refused with its name and value, resumed cells
 are reused only for the same count, and the reports say how the times were taken.
 """
 
@@ -74,3 +74,16 @@ def test_cli_repeat_is_recorded_in_the_reports_and_bad_counts_exit_2(tmp_path):
     assert "Each call ran 2 times in a row" in (out / "cost-of-noise.md").read_text()
     bad = CliRunner().invoke(app, [*args, "--repeat", "0"])
     assert bad.exit_code == 2 and "--repeat must be an integer >= 1; got 0" in bad.output
+
+
+def test_a_call_stopped_by_the_time_limit_is_not_repeated(monkeypatch):
+    real = mip.run_call
+    calls = []
+
+    def stopped(instance, backend, time_limit):
+        calls.append(1)
+        return {**real(instance, backend, time_limit), "status": "time_limit"}
+
+    monkeypatch.setattr(mip, "run_call", stopped)
+    row = run_one(_instance(), "enumerate", 10.0, repeat=4)
+    assert len(calls) == 1 and row["seconds_runs"] == [row["seconds"]] and not row["error"]

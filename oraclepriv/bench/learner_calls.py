@@ -240,7 +240,8 @@ def write_cost_of_noise(out: Path | str) -> Path:
     path = out / "cost-of-noise.md"
     repeat = max((int(r.get("repeat", 1)) for r in rows), default=1)
     timing = (
-        f"Each call ran {repeat} times in a row; its seconds are the median of the runs.\n\n"
+        f"Each call ran {repeat} times in a row (once if it did not end optimal); its seconds are the median of the "
+        "runs.\n\n"
         if repeat > 1
         else "Each call ran once.\n\n"
     )

@@ -213,11 +213,13 @@ def _single_threaded(name: str, options: dict[str, Any]) -> dict[str, Any]:
 def run_one(instance: BenchInstance, backend: str, time_limit: float, repeat: int = 1) -> dict[str, Any]:
     """One cell: the oracle call run ``repeat`` times in a row (:func:`run_call`). The row is the last
     run's, with ``seconds`` the median of the runs (``seconds_runs``: each run's) so that calls of a few
-    hundredths of a second are not timed by one sample; a run that fails or ends with another status,
-    objective or bound than the first is said in ``error``, and the repeats stop there."""
+    hundredths of a second are not timed by one sample. Only a call that ended optimal is repeated (a
+    call stopped by the time limit took the limit, and its bound depends on how far it got); a repeat
+    that ends with another status, objective or bound than the first is said in ``error``, and the
+    repeats stop there."""
     check_repeat(repeat)
     rows = [run_call(instance, backend, time_limit)]
-    while len(rows) < repeat and rows[-1]["status"] not in ("error", "unsupported"):
+    while len(rows) < repeat and rows[-1]["status"] == "optimal":
         rows.append(run_call(instance, backend, time_limit))
         first, last = rows[0], rows[-1]
         if any(
@@ -641,8 +643,8 @@ def markdown_summary(
         f"a backend states: then optimal over that class only, and not solved if a better halfspace exists). SGM = shifted geometric mean of the "
         f"time, shift {SGM_SHIFT:g} s, every unsolved run counted at the time limit."
         + (
-            f" Each cell's call ran {repeat} times in a row; its seconds are the median of the runs "
-            "(each run's in rows.json, `seconds_runs`)."
+            f" Each cell's call ran {repeat} times in a row when it ended optimal (a call stopped by the time limit "
+            "ran once); its seconds are the median of the runs (each run's in rows.json, `seconds_runs`)."
             if repeat > 1
             else ""
         ),

@@ -88,8 +88,8 @@ def bench_mip(
         int,
         typer.Option(
             "--repeat",
-            help="Runs of each cell's call, one after the other; its seconds are their median (for calls of a "
-            "fraction of a second, e.g. --suite learners).",
+            help="Runs of each cell's call, one after the other, when it ends optimal; its seconds are their median "
+            "(for calls of a fraction of a second, e.g. --suite learners).",
         ),
     ] = 1,
     resume: Resume = True,
