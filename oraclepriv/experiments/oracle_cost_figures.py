@@ -229,9 +229,9 @@ def plot_crossover(cross_d, cross, cfg: dict[str, Any], path: Path) -> None:
             left.annotate(
                 f"n = {n}: d* = {r.crossover_d:.1f} [{r.low:.1f}, {r.high:.1f}]",
                 (r.crossover_d, left.get_ylim()[1]),
-                xytext=(-4, -12 - 11 * i),
+                xytext=(4, -12 - 11 * i),
                 textcoords="offset points",
-                ha="right",
+                ha="left",
                 fontsize=8,
             )
     left.axhline(cfg["call_cap"], color="gray", lw=0.6, ls=":")
