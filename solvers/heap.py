@@ -26,7 +26,7 @@ __all__ = ["keep_freed_memory", "ENVIRONMENT_SWITCH"]
 
 log = logging.getLogger("oraclepriv")
 
-#: set to 0 to leave the C library's allocator alone
+#: 0 leaves the C library's allocator alone, 1 (or unset) lets direction-bb set it; anything else is refused
 ENVIRONMENT_SWITCH = "ORACLEPRIV_KEEP_HEAP"
 #: glibc's mallopt parameter numbers (malloc.h) and the values set
 M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD = -1, -2, -3
@@ -41,7 +41,8 @@ def keep_freed_memory() -> bool:
     """Set glibc's allocator to keep freed memory (module docstring), once per process.
 
     Returns True when the settings are in force (set now or by an earlier call), False when they
-    were left alone (not glibc, switched off, or set by the user)."""
+    were left alone (not glibc, switched off, or set by the user). Raises ValueError, naming the
+    variable and its value, when ``ORACLEPRIV_KEEP_HEAP`` is neither 0 nor 1."""
     global _done
     if _done is None:
         _done = _apply()
@@ -49,7 +50,10 @@ def keep_freed_memory() -> bool:
 
 
 def _apply() -> bool:
-    if os.environ.get(ENVIRONMENT_SWITCH, "1") == "0":
+    switch = os.environ.get(ENVIRONMENT_SWITCH, "1").strip()
+    if switch not in ("0", "1"):
+        raise ValueError(f"environment variable {ENVIRONMENT_SWITCH} must be 0 or 1; got {switch!r}")
+    if switch == "0":
         return False
     if any(name in os.environ for name in USER_SETTINGS):
         return False

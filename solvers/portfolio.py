@@ -11,11 +11,12 @@ Two exact methods with opposite strengths (measured in ``docs/solvers/direction-
 The rule: d <= 6, ``direction-bb``; d = 7 and 8, ``scip-bc`` for a lead of ``lead`` seconds, then,
 if it has not proved its answer, ``direction-bb`` for the time left, started from scip-bc's best
 halfspace, if scip-bc's best loss exceeds W / (d + 2) (W the total weight), else ``scip-bc`` again
-for the time left (its cores are kept); d >= 9, ``scip-bc``. For points in general position every core has d + 2 points, so the cover-cut LP
-bound cannot exceed W / (d + 2) (``docs/solvers/scip-bc.md``, section 7) and a larger optimum can be
-proved only by branching, where direction-bb is faster. The cap only chooses the method (on other
-data it is a guide, not a bound); the proof is always the chosen backends' own. The answer keeps the larger of the proved bounds (each holds over all closed
-halfspaces) and the better halfspace. Without pyscipopt every call goes to ``direction-bb``.
+for the time left (its cores are kept); d >= 9, ``scip-bc``. For points in general position every
+core has d + 2 points, so the cover-cut LP bound cannot exceed W / (d + 2)
+(``docs/solvers/scip-bc.md``, section 7) and a larger optimum can be proved only by branching, where
+direction-bb is faster. The cap only chooses the method (on other data it is a guide, not a bound);
+the proof is always the chosen backends' own. The answer keeps the larger of the proved bounds (each
+holds over all closed halfspaces) and the better halfspace. Without pyscipopt every call goes to ``direction-bb``.
 
 References
 ----------
@@ -35,9 +36,9 @@ from oraclepriv.solvers.milp import reduced_loss
 
 __all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D"]
 
-#: up to this dimension the portfolio runs direction-bb alone (in d = 6 a lead of scip-bc cost a second
-#: per call and direction-bb alone was as fast or faster on every d = 6 instance measured:
-#: docs/solvers/direction-bb.md, section 4)
+#: up to this dimension the portfolio runs direction-bb alone (in d = 6 a lead of scip-bc cost up to a
+#: second per call, and direction-bb alone was faster, or at most 0.03 s slower, on every d = 6 instance
+#: measured: docs/solvers/direction-bb.md, section 4)
 DIRECTION_MAX_D = 6
 #: up to this dimension scip-bc gets a lead and direction-bb the rest when scip-bc's loss exceeds
 #: W / (d + 2), the cap of the cover-cut LP bound on points in general position; above it, scip-bc alone

@@ -67,3 +67,10 @@ def test_switched_off_or_user_settings_leave_the_allocator_alone(monkeypatch):
     monkeypatch.delenv(heap.ENVIRONMENT_SWITCH)
     monkeypatch.setenv("MALLOC_TOP_PAD_", "1048576")
     assert heap._apply() is False
+
+
+@pytest.mark.parametrize("value", ["off", "yes", "2", ""])
+def test_a_switch_value_other_than_0_or_1_is_refused_by_name_and_value(monkeypatch, value):
+    monkeypatch.setenv(heap.ENVIRONMENT_SWITCH, value)
+    with pytest.raises(ValueError, match=rf"ORACLEPRIV_KEEP_HEAP must be 0 or 1; got {value.strip()!r}"):
+        heap._apply()
