@@ -16,12 +16,11 @@ strictly separable" lives only in :class:`CoverCutCallback`, Gurobi's lazy-const
   when the float LP calls S(z) non-separable but no core passes the exact check, the solution is
   accepted (Gurobi then solves a relaxation, whose bound is still a lower bound over all halfspaces);
 * ``MIPNODE`` with an optimal node LP (fractional points x): the known cores x violates, then
-  Pfetsch's separation LP (:meth:`~oraclepriv.solvers.cores.Separator.min_cost_core`, with the
-  budgets of ``scip-bc``: :data:`~oraclepriv.solvers.scip_bc_handler.SEPA_LPS`, ...) proposes
-  minimal non-separable sets of points with small x; violated proposals become lazy cuts after the
-  exact check;
+  Pfetsch's separation LP (:func:`oraclepriv.solvers.cover_separation.min_x_cores`, with the
+  budgets of ``scip-bc``) proposes minimal non-separable sets of points with small x; violated
+  proposals become lazy cuts after the exact check;
 * primal side: the repaired rounded point {g : x_g < 0.5} (every
-  :data:`~oraclepriv.solvers.scip_bc_handler.REPAIR_EVERY`-th node call) and the separable sets met
+  :data:`~oraclepriv.solvers.cover_separation.REPAIR_EVERY`-th node call) and the separable sets met
   while enforcing are offered to Gurobi with ``cbSetSolution`` at the next node.
 
 Every row is a cover cut over a core verified in exact arithmetic, so every halfspace's error
@@ -46,23 +45,22 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.cores import CoreStatus, Separator
+from oraclepriv.solvers.cover_separation import (
+    REPAIR_EVERY,
+    VIOLATION_TOL,
+    core_key,
+    min_x_cores,
+)
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
-from oraclepriv.solvers.scip_bc_handler import REPAIR_EVERY, SEPA_LPS, SEPA_MISSES, SEPA_PENALTY
 from scipy import sparse
 
 __all__ = ["CoverCutCallback"]
 
 log = logging.getLogger(__name__)
 
-#: a point violates sum z >= 1 when the sum is below 1 - tol
-VIOLATION_TOL = 1e-6
 #: at most this many known cores re-added per callback call (the most violated first)
 POOL_CUTS = 200
-
-
-def _key(core) -> tuple[int, ...]:
-    return tuple(sorted(int(g) for g in core))
 
 
 class CoverCutCallback:
@@ -116,13 +114,13 @@ class CoverCutCallback:
         self.known: set[tuple[int, ...]] = set()
         self._matrix: Any = None
         for core in cores:
-            self._remember(_key(core))
+            self._remember(core_key(core))
         self.new_cores: list[tuple[int, ...]] = []
         self.best_keep: list[tuple[float, np.ndarray]] = []
         self._offered = np.inf
         self.unverified = 0
         self.accepted_unverified = 0
-        self.stats = {
+        self.stats: dict[str, Any] = {
             "mipsol_calls": 0,
             "mipnode_calls": 0,
             "cuts_enforce": 0,
@@ -159,7 +157,7 @@ class CoverCutCallback:
 
     def _add_new(self, model, cores) -> int:
         added = 0
-        for core in map(_key, cores):
+        for core in map(core_key, cores):
             if self._remember(core):
                 self.new_cores.append(core)
                 added += 1
@@ -227,11 +225,12 @@ class CoverCutCallback:
             self._lazy(model, core)
         self.stats["cuts_pool"] += len(old)
         root = model.cbGet(self.GRB.Callback.MIPNODE_NODCNT) == 0
-        cores = self._min_x_cores(x, 0 if root else 1)
+        cores, unverified = min_x_cores(self.sep, x, self.known, root, self.deadline.expired)
+        self.unverified += unverified
         if self.stats["mipnode_calls"] % REPAIR_EVERY == 1 % REPAIR_EVERY and not self.deadline.expired():
             keep, more, bad = MipBackend._repair(self.sep, x < 0.5, self.W, self.yg, self.deadline)
             self.unverified += bad
-            for core in map(_key, more):
+            for core in map(core_key, more):
                 if x[list(core)].sum() < 1.0 - VIOLATION_TOL:
                     cores.append(core)
                 elif self._remember(core):  # verified but satisfied by x: kept for later checks
@@ -240,32 +239,3 @@ class CoverCutCallback:
                 self._note_separable(keep)
         self.stats["cuts_sepa"] += self._add_new(model, cores)
         self._offer(model)
-
-    def _min_x_cores(self, x: np.ndarray, at: int) -> list[tuple[int, ...]]:
-        """Violated verified cores of the LP point x by Pfetsch's x-objective Farkas LP: each
-        proposal's points get SEPA_PENALTY more cost so that the next LP looks elsewhere; stops
-        after SEPA_LPS[at] LPs or SEPA_MISSES[at] useless proposals in a row."""
-        cand = x < 1.0 - VIOLATION_TOL
-        cost = x.copy()
-        out: list[tuple[int, ...]] = []
-        seen: set[tuple[int, ...]] = set()
-        misses = 0
-        for _ in range(SEPA_LPS[at]):
-            if self.deadline.expired():
-                break
-            S = self.sep.min_cost_core(cand, cost)
-            if S is None:
-                break
-            core = _key(S)
-            fresh = core not in seen and core not in self.known and x[S].sum() < 1.0 - VIOLATION_TOL
-            seen.add(core)
-            if fresh and self.sep.verify(core):
-                out.append(core)
-                misses = 0
-            else:
-                self.unverified += int(fresh)
-                misses += 1
-                if misses >= SEPA_MISSES[at]:
-                    break
-            cost[S] += SEPA_PENALTY
-        return out

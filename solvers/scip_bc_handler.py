@@ -16,7 +16,8 @@ handler (:data:`CoreHandler`, built by :func:`handler_class`):
   the exact check;
 * **primal side**: the rounded LP point and *rank rounding* of the root LP point are repaired into
   separable sets and offered to SCIP as solutions (SCIP's own heuristics are off; they cannot see
-  this constraint);
+  this constraint); the separation and the rank rounding are shared with ``gurobi-bc``
+  (:mod:`oraclepriv.solvers.cover_separation`);
 * **locks** (``conslock``): every z_g is locked downwards, because the cuts are covering rows.
 
 The callbacks honour the call's deadline (``docs/deadlines.md``): past it (or after a Ctrl-C,
@@ -40,10 +41,10 @@ linear programming", Oper. Res. 54(4), 2006.
 from __future__ import annotations
 
 import logging
-import math
 
 import numpy as np
 from oraclepriv.solvers.cores import CoreStatus, Separator
+from oraclepriv.solvers.cover_separation import REPAIR_EVERY, core_key, min_x_cores, rank_rounding, violated
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
 
@@ -51,27 +52,12 @@ log = logging.getLogger(__name__)
 
 __all__ = ["CoreHandler", "handler_class", "install_handler"]
 
-#: a fractional point violates sum z >= 1 when the sum is below 1 - tol
-_VIOLATION_TOL = 1e-6
 #: separation of fractional LP points at every SEPA_FREQ-th depth (0 = root only)
 SEPA_FREQ = 1
-#: Farkas LPs per separation call (root, deeper nodes) and consecutive useless proposals that end a call
-SEPA_LPS = (100, 30)
-SEPA_MISSES = (10, 4)
-#: cost added to every point of a proposal, so that the next Farkas LP of the call looks elsewhere
-SEPA_PENALTY = 0.2
-#: the first and every REPAIR_EVERY-th separation call also repair the rounded point {g : x_g < 0.5}
-#: (a primal heuristic; doing it at every call costs time for no fewer nodes)
-REPAIR_EVERY = 10
 #: core rows enter the LP at once (True) or only when an LP point violates them (False; then SCIP's
 #: linear handler separates them, see ``LINEAR_SEPAFREQ`` in :mod:`oraclepriv.solvers.scip_bc_model`).
 #: Smaller LPs and fewer nodes on hard instances, a fraction of a second lost on easy ones.
 CORE_ROWS_INITIAL = False
-#: rank rounding of the root LP point (``_rank_rounding``): at most this many k values, spread over
-#: [s / 2, 3 s] for s = sum_g x_g ...
-ROUNDING_TRIES = 24
-#: ... of which the ROUNDING_ADD_BACK cheapest repaired sets get the greedy add-back
-ROUNDING_ADD_BACK = 4
 
 
 def _handler_class(pyscipopt):
@@ -182,18 +168,14 @@ def _handler_class(pyscipopt):
         def _cores_of(self, keep: np.ndarray) -> tuple[list[tuple[int, ...]], int, np.ndarray]:
             repaired, cores, bad = MipBackend._repair(self.sep, keep, self.W, self.yg, self.deadline)
             self.unverified += bad
-            return [tuple(sorted(int(g) for g in c)) for c in cores], bad, repaired
-
-        def _violated(self, cores, x: np.ndarray) -> list[tuple[int, ...]]:
-            """The cores (as sorted tuples) whose cut sum_{g in C} z_g >= 1 the point x violates."""
-            return [tuple(sorted(int(g) for g in c)) for c in cores if x[c].sum() < 1.0 - _VIOLATION_TOL]
+            return [core_key(c) for c in cores], bad, repaired
 
         def _enforce_at_deadline(self, keep: np.ndarray, added: int) -> dict:
             """Past the deadline: one Farkas LP decides (a verified core is a cut; otherwise accept,
             as :meth:`_enforce` does when it has no proof), instead of the repair loop."""
             self.stats["deadline_enforcements"] += 1
             status, S = self.sep.find_core(keep)
-            if status == CoreStatus.CORE and self._add_cut(tuple(sorted(int(g) for g in S))):
+            if status == CoreStatus.CORE and self._add_cut(core_key(S)):
                 self.stats["cuts_enforce"] += 1
                 return {"result": RESULT.CONSADDED}
             if status == CoreStatus.UNVERIFIED:
@@ -242,80 +224,30 @@ def _handler_class(pyscipopt):
             if status == CoreStatus.SEPARABLE:
                 return {"result": RESULT.FEASIBLE}
             if status == CoreStatus.CORE:  # rejected with a proof: an exactly verified core
-                self.pending.append(tuple(sorted(int(g) for g in S)))
+                self.pending.append(core_key(S))
                 return {"result": RESULT.INFEASIBLE}
             self.unverified += 1  # no proof: never reject (SCIP would use the verdict to prune)
             self.accepted_unverified += 1
             return {"result": RESULT.FEASIBLE}
 
         def _min_x_cores(self, x: np.ndarray) -> list[tuple[int, ...]]:
-            """Violated cores of the LP point x (Pfetsch's separation LP).
-
-            The Farkas LP with objective min sum_i x_i lambda_i returns a vertex, i.e. a minimal
-            non-separable set, made of points with small x; after each proposal the cost of its
-            points rises by SEPA_PENALTY so that the next LP finds another one. Only violated
-            proposals that are not rows yet are verified (exactly, memoised); the call ends after
-            SEPA_LPS LPs or SEPA_MISSES useless ones in a row."""
-            cand = x < 1.0 - _VIOLATION_TOL  # a point with x_g = 1 satisfies every cut through it
-            cost = x.copy()
-            out: list[tuple[int, ...]] = []
-            seen: set[tuple[int, ...]] = set()
-            at = 0 if self.model.getDepth() == 0 else 1
-            misses = 0
-            for _ in range(SEPA_LPS[at]):
-                if self._expired():
-                    break
-                S = self.sep.min_cost_core(cand, cost)
-                if S is None:  # cand is separable (or the LP failed): no core left to propose
-                    break
-                core = tuple(sorted(int(g) for g in S))
-                useful = core not in seen and core not in self.known and x[S].sum() < 1.0 - _VIOLATION_TOL
-                seen.add(core)
-                if useful and self.sep.verify(core):
-                    out.append(core)
-                    misses = 0
-                else:
-                    if useful:
-                        self.unverified += 1
-                    misses += 1
-                    if misses >= SEPA_MISSES[at]:
-                        break
-                cost[S] += SEPA_PENALTY
-            return out
+            """Violated cores of the LP point x (:func:`~oraclepriv.solvers.cover_separation.min_x_cores`)."""
+            cores, unverified = min_x_cores(self.sep, x, self.known, self.model.getDepth() == 0, self._expired)
+            self.unverified += unverified
+            return cores
 
         def _rank_rounding(self, x: np.ndarray) -> list[tuple[int, ...]]:
-            """Primal heuristic on the root LP point x.
-
-            For several k, claim the k groups with the largest x wrong, repair the rest to a
-            separable set (drop rule of ``MipBackend._repair``), re-add what fits (``_add_back``) and
-            offer the result: the LP values rank the likely errors well. Returns the verified cores
-            met that x violates (they become cuts)."""
-            order = np.argsort(-x, kind="stable")
-            mass = float(x.sum())
-            positive = int(np.count_nonzero(x > _VIOLATION_TOL))
-            lo, hi = max(1, int(mass // 2)), min(positive, int(math.ceil(3 * mass)))
-            ks = sorted(set(np.linspace(lo, hi, num=ROUNDING_TRIES).round().astype(int))) if hi >= lo else []
-            found: list[tuple[int, ...]] = []
-            repaired: list[tuple[float, np.ndarray]] = []
-            for k in ks:
-                if self._expired():
-                    break
-                keep = np.ones(x.size, dtype=bool)
-                keep[order[:k]] = False
-                keep, more, bad = MipBackend._repair(self.sep, keep, self.W, self.yg, self.deadline)
-                self.unverified += bad
-                self.stats["rounding_tries"] += 1
-                found += self._violated(more, x)
-                if bad == 0:
-                    repaired.append((float(self.W[~keep].sum()), keep))
-            # the greedy add-back costs one LP per dropped group: only for the cheapest repairs
-            for _, keep in sorted(repaired, key=lambda r: r[0])[:ROUNDING_ADD_BACK]:
-                keep = MipBackend._add_back(self.sep, keep, self.W, self.deadline)
+            """Rank rounding of the root LP point (:func:`~oraclepriv.solvers.cover_separation.rank_rounding`):
+            its separable sets are offered to SCIP; returns the verified cores met that x violates."""
+            found = rank_rounding(self.sep, x, self.W, self.yg, self.deadline, self._expired)
+            self.unverified += found.unverified
+            self.stats["rounding_tries"] += found.tries
+            for keep in found.separable:
                 cost = float(self.W[~keep].sum())
                 if self.stats["rounding_best"] is None or cost < self.stats["rounding_best"]:
                     self.stats["rounding_best"] = cost
                 self._note_separable(keep)
-            return found
+            return found.cores
 
         def conssepalp(self, constraints, nusefulconss):
             self.stats["sepa_calls"] += 1
@@ -342,7 +274,7 @@ def _handler_class(pyscipopt):
                 # verified cores the repair met become cuts when x violates them
                 keep, more, bad = MipBackend._repair(self.sep, x < 0.5, self.W, self.yg, self.deadline)
                 self.unverified += bad
-                cores += self._violated(more, x)
+                cores += violated(more, x)
                 if bad == 0:
                     self._note_separable(keep)
             n_new = sum(self._add_cut(c) for c in cores)
