@@ -21,6 +21,7 @@ import sys
 import numpy as np
 import pytest
 from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
+from cover_controls import cheapest_labeling_the_cores_allow
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oraclepriv.solvers.base import SolverNotInstalledError, UnsupportedProblemError
@@ -472,28 +473,37 @@ def test_rank_rounding_runs_and_offers_real_labelings():
 
 
 def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
-    """Negative control: an add-back that keeps *every* group (a labeling no halfspace realises) is
-    offered to SCIP, whose check (the Farkas LP plus an exactly verified core) refuses it."""
+    """Negative control: the rank rounding's add-back is broken to return a labeling no halfspace
+    realises yet every core row known so far and SCIP's global fixings allow (the cheapest such labeling,
+    cheaper than the optimum). Only the handler's check (a Farkas LP plus an exactly verified core) can
+    refuse it; accepting it would end at a bound no halfspace attains, uncertified."""
+    import sys
+
     from oraclepriv.solvers.mipbackend import MipBackend
 
-    rng = np.random.default_rng(1)  # small (0.3 s) and still a root gap: the rounding runs, 8 bogus offers
+    rng = np.random.default_rng(6)  # small (0.2 s); the rows at the rounding allow cost 11 < 12
     X, y = noisy_halfspace(rng, 30, 3, noise=1.0)
     w = rng.integers(-3, 4, size=30).astype(float)
     truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
     real_add_back = MipBackend._add_back
-    calls = {"broken": 0}
+    offered = []
 
-    def keep_everything(sep, keep, W, deadline=None):
-        if sys._getframe(1).f_code.co_name == "rank_rounding":
-            calls["broken"] += 1
-            return np.ones_like(keep)
-        return real_add_back(sep, keep, W, deadline)
+    def hit_every_known_core(sep, keep, W, deadline=None):
+        if sys._getframe(1).f_code.co_name != "rank_rounding":
+            return real_add_back(sep, keep, W, deadline)
+        handler = sys._getframe(2).f_locals["self"]
+        tz = [handler.model.getTransformedVar(v) for v in handler.z]  # SCIP's global fixings are kept
+        lower, upper = np.array([v.getLbGlobal() for v in tz]), np.array([v.getUbGlobal() for v in tz])
+        bogus = cheapest_labeling_the_cores_allow(handler.known, W, lower, upper)
+        offered.append(float(W[~bogus].sum()))
+        return bogus
 
-    monkeypatch.setattr(MipBackend, "_add_back", staticmethod(keep_everything))
+    monkeypatch.setattr(MipBackend, "_add_back", staticmethod(hit_every_known_core))
     res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
-    assert calls["broken"] >= 1 and res.details["rounding_best"] == 0.0  # the bogus labeling was offered...
+    # the bogus labelings were offered, and the cheapest is below the optimum (reduced weights)...
+    assert offered and res.details["rounding_best"] == min(offered) < res.details["hypothesis_reduced_loss"]
     check_answer(res, truth, w)  # ...and refused: the answer is still the exact optimum
-    assert res.certified and res.details["hypothesis_reduced_loss"] > 0  # accepting it would have been wrong
+    assert res.certified
 
 
 # -- parallel search (workers > 1) --------------------------------------------------------------------
