@@ -77,7 +77,7 @@ BUDGET_FACTOR = 20
 #: the search stops (and the fallback takes over) beyond this many open boxes
 MAX_BOXES = 2_000_000
 #: boxes bisected per step by default: up to d = 6 the open boxes are few and a step's arrays that stay
-#: small are faster per box (3.2 against 4.8 us on the learners' RRSPM calls); above, millions of boxes
+#: small are faster per box (they stay in cache); above, millions of boxes
 #: are open and larger steps spread the cost of ranking them (docs/solvers/direction-bb.md, section 5)
 SMALL_D_BATCH = 256
 LARGE_D_BATCH = 1024

@@ -4,8 +4,8 @@
 a few hundred kilobytes to tens of megabytes thousands of times per second. With glibc's defaults
 such arrays are either mapped afresh for each allocation (above the mmap threshold) or handed back
 to the kernel when the top of the heap is trimmed, and every page is then faulted in again on its
-next use: on the learners' RRSPM calls 395 thousand minor page faults in 24 calls, about a third of
-their time (``docs/solvers/direction-bb.md``, section 5).
+next use, which costs a large share of a search's time (measured in ``docs/solvers/direction-bb.md``,
+section 5).
 
 :func:`keep_freed_memory` raises three of glibc's ``mallopt`` parameters once per process: arrays up to
 32 MiB come from the heap, and freed memory at the top of the heap is kept up to 128 MiB (with 16 MiB

@@ -36,9 +36,8 @@ from oraclepriv.solvers.milp import reduced_loss
 
 __all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D"]
 
-#: up to this dimension the portfolio runs direction-bb alone (in d = 6 a lead of scip-bc cost up to a
-#: second per call, and direction-bb alone was faster, or at most 0.03 s slower, on every d = 6 instance
-#: measured: docs/solvers/direction-bb.md, section 4)
+#: up to this dimension the portfolio runs direction-bb alone: there a lead of scip-bc costs more than it
+#: saves (measured in docs/solvers/direction-bb.md, section 4)
 DIRECTION_MAX_D = 6
 #: up to this dimension scip-bc gets a lead and direction-bb the rest when scip-bc's loss exceeds
 #: W / (d + 2), the cap of the cover-cut LP bound on points in general position; above it, scip-bc alone

@@ -65,7 +65,11 @@ def bench_oracles(
 @app.command("mip")
 def bench_mip(
     suite: Annotated[
-        str, typer.Option("--suite", help="issue (issue #3's suite) | library (bundled) | real (real-data tier).")
+        str,
+        typer.Option(
+            "--suite",
+            help="issue (issue #3's suite) | library (bundled) | real (real-data tier) | learners (the private learners' oracle calls).",
+        ),
     ] = "issue",
     backends: Annotated[
         str | None, typer.Option("--backends", help="Comma-separated backends (default: every MIP backend registered).")

@@ -71,15 +71,15 @@ FULL_CONFIG: dict[str, Any] = {
     "scenarios": {
         "threshold": {"ns": (1000, 3000, 10_000, 30_000, 100_000), "rrspm_ms": RRSPM_M_GRID, "em_ms": _EM_MS},
         "stump": {"ns": (1000, 3000, 10_000, 30_000), "rrspm_ms": RRSPM_M_GRID, "em_ms": _EM_MS},
-        # halfspaces in d = 2: the exact ERM is O(n^2 log n) (0.2 s at n = 1000, 1.5 s at 3000) and RRSPM's
-        # private call is one for every m; the cover has m^2 - m + 2 labelings from C(m, 2) 8 candidates
-        # (m = 256: 65,282 labelings, ~5 s). Hence two sizes n and shorter grids.
+        # halfspaces in d = 2: the exact ERM is O(n^2 log n) and RRSPM's private call is one for every m;
+        # the cover has m^2 - m + 2 labelings from C(m, 2) 8 candidates (timings in
+        # docs/figures/cover/README.md). Hence two sizes n and shorter grids.
         "halfspace": {"ns": (1000, 3000), "rrspm_ms": (3, 6, 10, 16, 25, 40, 63), "em_ms": (8, 16, 32, 64, 128, 256)},
     },
     "repetitions": 16,
     "beta": BETA,
     # stumps: one candidate per distinct labeling of the public points (the learner's default; the
-    # de-duplication hashes labelings, 0.02 s at m = 16384). Thresholds ignore the flag; halfspace covers
+    # de-duplication hashes labelings, cheap next to scoring them). Thresholds ignore the flag; halfspace covers
     # are always de-duplicated.
     "em_dedup": True,
 }

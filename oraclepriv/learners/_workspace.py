@@ -4,11 +4,9 @@ RRSPM and Perturbation (Algorithms 4 and 2 of Block, Bun, Desai, Shetty, Wu, "Or
 Differentially Private Learning with Public Data") call the oracle on the rows of the private
 data followed by the public points, with labels and weights to match. Building that union in
 fresh arrays every fit costs more than the copy itself: a fresh ~1 MB allocation comes from new
-pages, and on this 2-CPU VM their page faults were most of the learner's own time (measured with
-``oraclepriv bench learners`` on task-5d-n20000, RRSPM with stumps: fit/oracle 1.32 with fresh
-arrays vs 1.19 with the rows reused, interleaved in one process; glibc returns the freed pages to
-the OS between fits). So the union is written into buffers that are kept per thread and reused
-while the shapes stay the same.
+pages (glibc returns the freed pages to the OS between fits), and their page faults were most of
+the learner's own time (measured in ``docs/benchmarks.md``, the learner-overhead row). So the union
+is written into buffers that are kept per thread and reused while the shapes stay the same.
 
 Lifetime is explicit: :func:`union` is a context manager and its arrays are valid only inside the
 ``with`` block, where the oracle calls happen. Nothing the oracle returns refers to them (results

@@ -3,7 +3,8 @@
 A design in which "the solver never sees all of the data" (docs/theory/robustification.md, section
 "Subsample-and-aggregate: private for any oracle"): the subsample-and-aggregate framework of Nissim,
 Raskhodnikova and Smith ("Smooth sensitivity and sampling in private data analysis", STOC 2007),
-in the public-data form of PATE (Papernot et al., ICLR 2017) and of Bassily, Thakkar and Thakurta
+in the public-data form of PATE (Papernot et al., "Semi-supervised knowledge transfer for deep
+learning from private training data", ICLR 2017) and of Bassily, Thakkar and Thakurta
 ("Model-agnostic private learning", NeurIPS 2018), with Perturb (Algorithm 1 of Block, Bun, Desai,
 Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data") as the private
 aggregation step:
