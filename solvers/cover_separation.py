@@ -38,6 +38,7 @@ __all__ = [
     "Rounding",
     "core_key",
     "min_x_cores",
+    "note_rounding",
     "rank_rounding",
     "violated",
 ]
@@ -164,3 +165,13 @@ def rank_rounding(
     for _, keep in sorted(repaired, key=lambda r: r[0])[:ROUNDING_ADD_BACK]:
         out.separable.append(MipBackend._add_back(sep, keep, W, deadline))
     return out
+
+
+def note_rounding(stats: dict, found: Rounding, W: np.ndarray) -> None:
+    """Add a rounding's counts to a driver's ``stats``: ``rounding_tries`` and ``rounding_best``, the
+    cost of the cheapest set the rounding offered (None until one was)."""
+    stats["rounding_tries"] += found.tries
+    for keep in found.separable:
+        cost = float(W[~keep].sum())
+        if stats["rounding_best"] is None or cost < stats["rounding_best"]:
+            stats["rounding_best"] = cost

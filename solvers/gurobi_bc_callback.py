@@ -19,7 +19,9 @@ strictly separable" lives only in :class:`CoverCutCallback`, Gurobi's lazy-const
   Pfetsch's separation LP (:func:`oraclepriv.solvers.cover_separation.min_x_cores`, with the
   budgets of ``scip-bc``) proposes minimal non-separable sets of points with small x; violated
   proposals become lazy cuts after the exact check;
-* primal side: the repaired rounded point {g : x_g < 0.5} (every
+* primal side: rank rounding of the root LP point once the root has converged
+  (:func:`oraclepriv.solvers.cover_separation.rank_rounding`, as in ``scip-bc``), the repaired
+  rounded point {g : x_g < 0.5} (every
   :data:`~oraclepriv.solvers.cover_separation.REPAIR_EVERY`-th node call) and the separable sets met
   while enforcing are offered to Gurobi with ``cbSetSolution`` at the next node.
 
@@ -50,6 +52,8 @@ from oraclepriv.solvers.cover_separation import (
     VIOLATION_TOL,
     core_key,
     min_x_cores,
+    note_rounding,
+    rank_rounding,
 )
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
@@ -128,7 +132,12 @@ class CoverCutCallback:
             "cuts_sepa": 0,
             "heuristic_solutions": 0,
             "deadline_enforcements": 0,
+            "rounding_tries": 0,
+            "rounding_best": None,
         }
+        self.rounded = False  # rank rounding of the converged root LP done
+        self.root_calls = 0
+        self.next_rounding = 5
 
     # -- the pool of known cores ---------------------------------------------------------------
     def _remember(self, core: tuple[int, ...]) -> bool:
@@ -227,6 +236,17 @@ class CoverCutCallback:
         root = model.cbGet(self.GRB.Callback.MIPNODE_NODCNT) == 0
         cores, unverified = min_x_cores(self.sep, x, self.known, root, self.deadline.expired)
         self.unverified += unverified
+        if root and not self.rounded:
+            # round the root LP point when the root has converged (no violated core found) and, on a
+            # long root, at root calls 5, 15, 45, ... (a time-limited call gets an early incumbent)
+            self.root_calls += 1
+            self.rounded = not cores and not old
+            gap_open = (
+                model.cbGet(self.GRB.Callback.MIPNODE_OBJBST) > model.cbGet(self.GRB.Callback.MIPNODE_OBJBND) + 1e-9
+            )
+            if (self.rounded or self.root_calls == self.next_rounding) and gap_open and not self.deadline.expired():
+                self.next_rounding = 3 * self.root_calls
+                cores += self._rank_rounding(x)
         if self.stats["mipnode_calls"] % REPAIR_EVERY == 1 % REPAIR_EVERY and not self.deadline.expired():
             keep, more, bad = MipBackend._repair(self.sep, x < 0.5, self.W, self.yg, self.deadline)
             self.unverified += bad
@@ -239,3 +259,14 @@ class CoverCutCallback:
                 self._note_separable(keep)
         self.stats["cuts_sepa"] += self._add_new(model, cores)
         self._offer(model)
+
+    def _rank_rounding(self, x: np.ndarray) -> list[tuple[int, ...]]:
+        """Rank rounding of the root LP point (:func:`~oraclepriv.solvers.cover_separation.rank_rounding`):
+        its separable sets are remembered (the cheapest is offered by :meth:`_offer`); returns the
+        verified cores met that x violates."""
+        found = rank_rounding(self.sep, x, self.W, self.yg, self.deadline, self.deadline.expired)
+        self.unverified += found.unverified
+        note_rounding(self.stats, found, self.W)
+        for keep in found.separable:
+            self._note_separable(keep)
+        return found.cores

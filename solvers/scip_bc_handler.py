@@ -44,7 +44,14 @@ import logging
 
 import numpy as np
 from oraclepriv.solvers.cores import CoreStatus, Separator
-from oraclepriv.solvers.cover_separation import REPAIR_EVERY, core_key, min_x_cores, rank_rounding, violated
+from oraclepriv.solvers.cover_separation import (
+    REPAIR_EVERY,
+    core_key,
+    min_x_cores,
+    note_rounding,
+    rank_rounding,
+    violated,
+)
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
 
@@ -241,11 +248,8 @@ def _handler_class(pyscipopt):
             its separable sets are offered to SCIP; returns the verified cores met that x violates."""
             found = rank_rounding(self.sep, x, self.W, self.yg, self.deadline, self._expired)
             self.unverified += found.unverified
-            self.stats["rounding_tries"] += found.tries
+            note_rounding(self.stats, found, self.W)
             for keep in found.separable:
-                cost = float(self.W[~keep].sum())
-                if self.stats["rounding_best"] is None or cost < self.stats["rounding_best"]:
-                    self.stats["rounding_best"] = cost
                 self._note_separable(keep)
             return found.cores
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import sys
+from collections.abc import Callable, Collection
+from typing import Any
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import csr_matrix
 
-__all__ = ["cheapest_labeling_the_cores_allow"]
+__all__ = ["break_the_rounding", "cheapest_labeling_the_cores_allow"]
 
 
 def cheapest_labeling_the_cores_allow(
@@ -29,3 +31,28 @@ def cheapest_labeling_the_cores_allow(
     )
     assert res.success, res.message
     return res.x < 0.5
+
+
+def break_the_rounding(
+    monkeypatch, bounds: Callable[[Any], tuple[np.ndarray, np.ndarray]] | None = None
+) -> list[float]:
+    """Break the rank rounding of a cover-cut driver (``cover_separation.rank_rounding``): its add-back
+    returns :func:`cheapest_labeling_the_cores_allow` over the driver's known cores (within ``bounds(driver)``,
+    e.g. a solver's global fixings) instead of a separable set. Returns the list the offered costs are
+    appended to; a sound driver must refuse every such labeling that no halfspace realises."""
+    from oraclepriv.solvers.mipbackend import MipBackend
+
+    real_add_back = MipBackend._add_back
+    offered: list[float] = []
+
+    def cheapest_cover_labeling(sep, keep, W, deadline=None):
+        if sys._getframe(1).f_code.co_name != "rank_rounding":
+            return real_add_back(sep, keep, W, deadline)
+        driver = sys._getframe(2).f_locals["self"]  # the SCIP handler or the Gurobi callback
+        lower, upper = bounds(driver) if bounds is not None else (None, None)
+        bogus = cheapest_labeling_the_cores_allow(driver.known, W, lower, upper)
+        offered.append(float(W[~bogus].sum()))
+        return bogus
+
+    monkeypatch.setattr(MipBackend, "_add_back", staticmethod(cheapest_cover_labeling))
+    return offered

@@ -27,6 +27,7 @@ import time
 import numpy as np
 import pytest
 from brute_force import brute_halfspace
+from cover_controls import break_the_rounding
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import instances, points
@@ -140,6 +141,44 @@ def test_general_position_signed_weights_match_enumerate_and_resolve_reuses_core
         assert res.objective == pytest.approx(ref.objective, abs=1e-9 * np.abs(w).sum())
         assert res.details["cores_unverified"] == 0
     assert res.details["model_reused"] and res.details["cores_seeded"] > 0
+
+
+# -- rank rounding of the root LP point (shared with scip-bc) ----------------------------------------
+
+
+def _rounding_instance(seed: int, n: int):
+    """Noisy labels and signed integer weights in d = 3: the root leaves a gap, so the rounding runs."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = (X @ rng.normal(size=3) + rng.normal(size=n) > 0).astype(int)
+    return X, y, rng.integers(-3, 4, size=n).astype(float)
+
+
+def test_rank_rounding_runs_and_offers_real_labelings():
+    """The root's rank rounding runs; its best cost is that of a realisable labeling, so never below
+    the exact optimum (enumerate), and the answer is that optimum."""
+    X, y, w = _rounding_instance(5, 60)
+    res = make_oracle("halfspace", backend="gurobi-bc").solve(X, y, w)
+    truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
+    check_exact(res, truth, w)
+    assert res.certified and res.details["rounding_tries"] > 0
+    # rounding_best is in reduced weights (|w| after the sign reduction), like the reduced loss
+    assert res.details["rounding_best"] >= res.details["hypothesis_reduced_loss"] - 1e-9
+
+
+def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
+    """Negative control: the rank rounding's add-back is broken to return a labeling no halfspace
+    realises yet every core known so far allows (the cheapest such labeling, cheaper than the
+    optimum), offered with cbSetSolution. Only the MIPSOL callback (a verified core) can refuse
+    it; accepting it would end at a bound no halfspace attains, uncertified."""
+    X, y, w = _rounding_instance(0, 40)  # the cores at the rounding allow cost 19 < 21
+    truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
+    offered = break_the_rounding(monkeypatch)
+    res = make_oracle("halfspace", backend="gurobi-bc").solve(X, y, w)
+    # the bogus labelings were offered, and the cheapest is below the optimum (reduced weights)...
+    assert offered and res.details["rounding_best"] == min(offered) < res.details["hypothesis_reduced_loss"]
+    check_exact(res, truth, w)  # ...and refused: the answer is still the exact optimum
+    assert res.certified
 
 
 # -- the big-M model: a wrong "OPTIMAL" caught by re-scoring ---------------------------------------

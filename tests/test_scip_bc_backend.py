@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pytest
 from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
-from cover_controls import cheapest_labeling_the_cores_allow
+from cover_controls import break_the_rounding
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oraclepriv.solvers.base import SolverNotInstalledError, UnsupportedProblemError
@@ -477,28 +477,16 @@ def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
     realises yet every core row known so far and SCIP's global fixings allow (the cheapest such labeling,
     cheaper than the optimum). Only the handler's check (a Farkas LP plus an exactly verified core) can
     refuse it; accepting it would end at a bound no halfspace attains, uncertified."""
-    import sys
-
-    from oraclepriv.solvers.mipbackend import MipBackend
-
     rng = np.random.default_rng(6)  # small (0.2 s); the rows at the rounding allow cost 11 < 12
     X, y = noisy_halfspace(rng, 30, 3, noise=1.0)
     w = rng.integers(-3, 4, size=30).astype(float)
     truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w).objective
-    real_add_back = MipBackend._add_back
-    offered = []
 
-    def hit_every_known_core(sep, keep, W, deadline=None):
-        if sys._getframe(1).f_code.co_name != "rank_rounding":
-            return real_add_back(sep, keep, W, deadline)
-        handler = sys._getframe(2).f_locals["self"]
-        tz = [handler.model.getTransformedVar(v) for v in handler.z]  # SCIP's global fixings are kept
-        lower, upper = np.array([v.getLbGlobal() for v in tz]), np.array([v.getUbGlobal() for v in tz])
-        bogus = cheapest_labeling_the_cores_allow(handler.known, W, lower, upper)
-        offered.append(float(W[~bogus].sum()))
-        return bogus
+    def global_fixings(handler):  # SCIP's global fixings are kept
+        tz = [handler.model.getTransformedVar(v) for v in handler.z]
+        return np.array([v.getLbGlobal() for v in tz]), np.array([v.getUbGlobal() for v in tz])
 
-    monkeypatch.setattr(MipBackend, "_add_back", staticmethod(hit_every_known_core))
+    offered = break_the_rounding(monkeypatch, global_fixings)
     res = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
     # the bogus labelings were offered, and the cheapest is below the optimum (reduced weights)...
     assert offered and res.details["rounding_best"] == min(offered) < res.details["hypothesis_reduced_loss"]
