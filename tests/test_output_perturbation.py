@@ -92,7 +92,8 @@ SAMPLES = 4000  # noise draws per KS test
 
 def test_noise_norm_follows_the_calibrated_gamma_and_a_miscalibrated_one_is_rejected():
     """||b|| ~ Gamma(p, Delta/eps): the KS test accepts the learner's sampler and, at the same sample size,
-    rejects a sampler with 10% less scale (the control the test must catch)."""
+    rejects a sampler with 10% less scale (the control the test must catch). That the fit draws through this
+    sampler at this scale and releases theta + b is checked exactly in tests/test_released_noise.py."""
     n, lam, eps, p = 200, 0.05, 1.0, 4
     est = OutputPerturbationLogistic(epsilon=eps, regularization=lam, opt_tol=1e-6)
     scale = est.sensitivity(n) / eps

@@ -102,6 +102,36 @@ def test_negative_control_missing_factor_two_is_caught():
     assert max(ratios) > EPS
 
 
+def _near_the_line_pair():
+    """D: the d = 2 instance with n = 32, its first private record moved to (0.9, 0.3), label 1; D': the same
+    record relabelled 0 (a neighbour: one private record replaced). Almost all of the mechanism's mass labels
+    (0.9, 0.3) with 1, so relabelling raises nearly every g's score by one and lowers the few g's that label it
+    0 by one: their log-ratio is ε/2 - log(q e^{-ε/2} + (1 - q) e^{ε/2}) with q near 1, close to ε."""
+    X, y, public = _tiny_d2(n=32)
+    i = int(np.flatnonzero(~public)[0])
+    X[i] = [0.9, 0.3]
+    y0 = y.copy()
+    y0[i] = 0
+    return X, y, y0, public
+
+
+def test_near_the_line_control_ten_percent_too_little_noise_is_caught():
+    """The exact audit has power close to the line, not only against the 2x control above: on a neighbour pair
+    where the real learner's loss is within 2% of ε (0.691 at ε = 0.7), the variant with weights
+    exp(-1.1 ε m/2) (10% too little noise; 1.1ε-DP) loses 0.763 > ε and is caught; so is a 2% shortfall (0.705)."""
+    X, y1, y0, public = _near_the_line_pair()
+
+    def loss(eps: float) -> float:
+        return _max_log_ratio(
+            exact_log_probabilities(X, y1, public, eps)[0], exact_log_probabilities(X, y0, public, eps)[0]
+        )
+
+    real = loss(EPS)
+    assert 0.98 * EPS < real <= EPS + 1e-9  # the real learner passes, on a pair near the line
+    assert loss(1.1 * EPS) > 1.08 * EPS  # the 10% shortfall is caught with room (0.763 against 0.7)
+    assert loss(1.02 * EPS) > EPS
+
+
 def test_sampler_matches_exact_distribution():
     """Two-pass sampler (bucket by Gumbel-max, then uniform rank) vs the exact bucket probabilities."""
     X, y, public = _tiny_d2(seed=3, n=12)

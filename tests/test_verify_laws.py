@@ -2,7 +2,7 @@
 
 m = 1: the Laplace CDF in closed form. m = 2: a one-dimensional scipy quadrature of the conditional
 probability (for fixed eta_1 the winning set of eta_2 is an interval), independent of the polytope
-code. m = 3 and 4: 2·10^6 direct samples (10^8 under the slow marker) (exact binomial intervals). Costs are real and signed, so
+code. m = 3 and 4: 2·10^5 direct samples (10^8 under the slow marker) (exact binomial intervals). Costs are real and signed, so
 the polytopes' right-hand sides are not integers; ties between costs are included (they make the
 most degenerate polytopes).
 """

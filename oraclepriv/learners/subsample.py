@@ -147,12 +147,16 @@ class SubsampleAggregate(PrivateLearner):
         """Step 1: the disjoint random blocks (one job, so tests and controls can see the split)."""
         return split_blocks(n, k, rng)
 
+    def _gamma(self, m: int) -> float:
+        """Perturb's noise level for stability radius rho = 1/k on m public points: the one place both the
+        fit's draw and :meth:`noise_law` (what ``oraclepriv verify`` integrates) take it from."""
+        return calibrate_gamma(self.noise, 1.0 / int(self.n_teachers), m, self.epsilon_, self.delta_)
+
     # -- the release as a noisy argmin over the labelings of Z (for oraclepriv.verify) ------------
     def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
         """Perturb's least-squares ERM on targets t = fbar + gamma zeta picks the labeling L of Z minimising
         sum_j L_j (1 - 2 fbar_j) + sum_j L_j eta_j with eta_j = -2 gamma zeta_j: Laplace(2 gamma) or N(0, (2 gamma)^2)."""
-        gamma = calibrate_gamma(self.noise, 1.0 / int(self.n_teachers), m, self.epsilon_, self.delta_)
-        return self.noise, 2.0 * gamma
+        return self.noise, 2.0 * self._gamma(m)
 
     def verification_costs(
         self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, labelings: np.ndarray, oracle: Any
@@ -208,7 +212,7 @@ class SubsampleAggregate(PrivateLearner):
             votes[t] = 0.5 if self.teacher_failure == "abstain" else result.hypothesis.predict(Z)
         center = votes.mean(axis=0)
         rho = 1.0 / k
-        gamma = calibrate_gamma(self.noise, rho, m, self.epsilon_, self.delta_)
+        gamma = self._gamma(m)
         # the last call sees only public points and the released targets (post-processing), so an exact
         # fallback for an uncertified answer costs no privacy: always on (a failed public call would
         # otherwise release, e.g., a constant)
