@@ -28,6 +28,7 @@ post-processing) have numerical delta 0.
 from __future__ import annotations
 
 import math
+import sys
 
 from scipy import stats
 
@@ -37,6 +38,8 @@ __all__ = ["NEAR_TIE_TAIL", "gaussian_near_tie_probability", "laplace_near_tie_p
 
 #: eta: the probability left for sum |omega| exceeding the quantile the tolerance is evaluated at
 NEAR_TIE_TAIL = 1e-12
+#: the largest eps whose e^eps is a finite float64
+_LOG_FLOAT_MAX = math.log(sys.float_info.max)
 
 
 def _near_tie(m: int, density_bound: float, fixed_weight: float, noise_abs_sum: float) -> float:
@@ -65,10 +68,24 @@ def gaussian_near_tie_probability(m: int, std: float, fixed_weight: float) -> fl
 
 
 def numerical_delta(epsilon: float, near_tie_probability: float) -> float:
-    """(1 + e^eps) * gamma, capped at 1: the delta a near-tie probability gamma adds to an (eps, delta) proof."""
+    """(1 + e^eps) * gamma, capped at 1: the delta a near-tie probability gamma adds to an (eps, delta) proof.
+
+    Where e^eps overflows float64 (eps > 709.78) the product is compared with 1 in log space; when it is
+    below 1 there, it is rounded up, so the result stays an upper bound.
+    """
     if not near_tie_probability >= 0:
         raise ValueError(f"near_tie_probability must be >= 0; got {near_tie_probability!r}")
-    return float(min(1.0, (1.0 + math.exp(epsilon)) * near_tie_probability))
+    if not epsilon >= 0:  # NaN too: no bound can be stated
+        raise ValueError(f"epsilon must be >= 0; got {epsilon!r}")
+    if near_tie_probability == 0:
+        return 0.0
+    if epsilon <= _LOG_FLOAT_MAX:
+        return float(min(1.0, (1.0 + math.exp(epsilon)) * near_tie_probability))
+    # e^eps overflows; log(1 + e^eps) = eps + log1p(e^-eps), with e^-eps < 1e-308 negligible beside eps
+    log_delta = epsilon + math.log(near_tie_probability)
+    if log_delta >= 0:
+        return 1.0
+    return min(1.0, math.nextafter(math.exp(log_delta) * (1.0 + 1e-12), math.inf))
 
 
 def _check(m: int, scale: float, fixed_weight: float) -> None:
