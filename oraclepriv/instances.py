@@ -665,13 +665,13 @@ def check_library(directory: Path | None = None) -> list[str]:
     problems = []
     tasks_path = directory / "learning_tasks.json"
     if tasks_path.is_file():
-        for entry in json.loads(tasks_path.read_text(encoding="utf-8")):
+        for entry in _read_entries(tasks_path, {"name": str, "sha256": dict}):
             for file, digest in entry["sha256"].items():
                 if not (directory / file).is_file():
                     problems.append(f"{entry['name']}: file {directory / file} is missing")
                 elif _sha256(directory / file) != digest:
                     problems.append(f"{entry['name']}: checksum mismatch for {directory / file}")
-    manifest = json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    manifest = _read_entries(directory / "manifest.json", {"name": str, "file": str, "sha256": str})
     for entry in manifest:
         path = directory / entry["file"]
         if not path.is_file():
@@ -679,6 +679,30 @@ def check_library(directory: Path | None = None) -> list[str]:
         elif _sha256(path) != entry["sha256"]:
             problems.append(f"{entry['name']}: checksum mismatch for {path}")
     return problems
+
+
+def _read_entries(path: Path, fields: dict[str, type]) -> list[dict[str, Any]]:
+    """A manifest (a JSON list of objects, each with ``fields`` of the given types), or a ValueError naming
+    the file and what is wrong with it."""
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ValueError(f"manifest {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"manifest {str(path)!r} is not valid JSON: {exc}") from None
+    if not isinstance(entries, list):
+        raise ValueError(f"manifest {str(path)!r} must be a JSON list of entries; got a {type(entries).__name__}")
+    for k, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ValueError(f"manifest {str(path)!r}: entry {k} must be a JSON object; got {entry!r}")
+        for field, kind in fields.items():
+            if not isinstance(entry.get(field), kind):
+                problem = "has no" if field not in entry else f"has a {type(entry[field]).__name__} as its"
+                raise ValueError(
+                    f"manifest {str(path)!r}: entry {k} ({entry.get('name', 'unnamed')!r}) {problem} {field!r} "
+                    f"field ({kind.__name__} expected)"
+                )
+    return entries
 
 
 # ---------------------------------------------------------------------------------------------

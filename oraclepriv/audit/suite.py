@@ -292,13 +292,23 @@ def subsample_audit_suite(
         return _run_cases(cases, n_runs, epsilon, seed, on_row, _counter(progress, len(cases)), n_jobs)
 
 
+#: (d, private records, public points) of :func:`em_audit_data` per class
+EM_AUDIT_SIZES = {"threshold": (1, 40, 30), "stump": (3, 40, 20), "halfspace": (2, 30, 16)}
+
+
+def max_useful_others() -> int:
+    """The largest ``n_others`` that changes :func:`public_cover_audit_suite`: beyond it every dataset has
+    fewer public points and private records than asked for, and all of them are tried."""
+    return max(max(n, m) for _, n, m in EM_AUDIT_SIZES.values())
+
+
 def em_audit_data(hypothesis_class: str, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Small private/public data for the exact audit of PublicCoverEM: (X_private, y_private, X_public).
 
     Private labels follow a halfspace (a cut of feature 0 for thresholds/stumps) with 10% flipped,
     so a few candidates hold most of the mass and a label flip moves it: the regime where the
     exponential mechanism's loss approaches eps."""
-    d, n, m = {"threshold": (1, 40, 30), "stump": (3, 40, 20), "halfspace": (2, 30, 16)}[hypothesis_class]
+    d, n, m = EM_AUDIT_SIZES[hypothesis_class]
     rng = np.random.default_rng(np.random.SeedSequence([seed, n, m, d]))
     X = rng.normal(size=(n, d))
     y = (X[:, 0] + (0.5 * X[:, 1] if d > 1 else 0.0) >= 0).astype(np.int8)

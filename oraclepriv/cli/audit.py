@@ -16,6 +16,7 @@ from oraclepriv.cli.common import (
     Scheduler,
     Seed,
     check_at_least,
+    check_epsilon,
     check_out_and_report,
     check_parallel_options,
     check_seed,
@@ -146,13 +147,18 @@ def audit_public_cover(
 ) -> None:
     """PublicCoverEM: EXACT audit (output laws computed, not sampled) over neighbours at every position,
     and the negative controls it must catch."""
-    from oraclepriv.audit.suite import public_cover_audit_suite
+    from oraclepriv.audit.suite import max_useful_others, public_cover_audit_suite
 
-    epsilon = _checked_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon)
     check_seed(seed)
     check_out_and_report(out, report)
     if others < 1:  # label flips alone never move a point: a cover leaking private x's would go unseen
         fail(f"--others must be >= 1 (neighbours that replace a record's features); got {others}")
+    if others > max_useful_others():
+        fail(
+            f"--others must be at most {max_useful_others()} (the audit's largest dataset has that many records; "
+            f"every one of them is tried then); got {others}"
+        )
 
     def show(row: dict) -> None:
         echo(
@@ -180,22 +186,14 @@ def audit_public_cover(
     note = (
         f"Claimed epsilon = {epsilon:g}. Exact audit: eps_hat is the largest |log p_D(c) - log p_D'(c)| over every "
         "output c and every audited neighbour D' of D (each private position replaced by its label flip, "
-        f"{others} public points with either label and {others} other private records), computed from the "
+        f"{others} public points with either label and {others} other private records, or all of them where the "
+        "dataset has fewer), computed from the "
         "mechanism's explicit output law; no sampling, so no confidence level. A learner fails when eps_hat > "
         "epsilon; inf means an output possible under one dataset only. Controls are deliberately broken learners. "
         "The label-DP row (cover of the private features, Bassily, Mohri, Suresh, Alg. 5) is audited on label flips "
         "only, its neighbouring notion; the row after it shows that it is not private for replacing a whole record."
     )
     _finish(rows, out, report, "PublicCoverEM exact privacy audit", command, columns, note)
-
-
-def _checked_epsilon(epsilon: float) -> float:
-    from oraclepriv.validation import check_positive
-
-    try:
-        return check_positive(epsilon, "--epsilon")
-    except ValueError as exc:
-        fail(str(exc))
 
 
 def _run_sampled_audit(
@@ -214,7 +212,7 @@ def _run_sampled_audit(
 ) -> None:
     """Check the options, run ``suite`` where ``where`` (--jobs, --parallel-backend, --scheduler) says,
     printing each row, write the files, exit 1 on an unexpected verdict."""
-    epsilon = _checked_epsilon(epsilon)
+    epsilon = check_epsilon(epsilon)
     check_seed(seed)
     check_parallel_options(*where)
     check_at_least(runs, 1, "--runs")

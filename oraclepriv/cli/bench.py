@@ -16,11 +16,14 @@ from oraclepriv.cli.common import (
     Resume,
     Scheduler,
     check_at_least,
+    check_backend_time_limit,
     check_out_and_report,
     check_output_dir,
     check_parallel_options,
+    check_time_limit,
     echo,
     fail,
+    output_path,
     parallel,
     parallel_note,
     partial_outputs,
@@ -83,6 +86,7 @@ def bench_mip(
             "--out",
             help="Folder for rows.csv/json, summary.json/md, profile.png (an earlier run's are replaced when the run "
             "starts). While the run is incomplete it holds a PARTIAL file and the finished cells in cells.jsonl.",
+            parser=output_path,
         ),
     ] = Path("mipbench-results"),
     quick: Annotated[
@@ -111,17 +115,21 @@ def bench_mip(
     from oraclepriv.bench import mip
 
     check_output_dir(out, "--out")
-    chosen = [b.strip() for b in backends.split(",") if b.strip()] if backends else mip.default_backends()
+    check_time_limit(time_limit)
+    chosen = [b.strip() for b in backends.split(",") if b.strip()] if backends is not None else mip.default_backends()
+    if backends is not None and not chosen:  # '' used to mean every default backend
+        fail(f"--backends must name at least one backend; got {backends!r}")
+    for spec in chosen:  # the benchmark's own time limit is --time-limit
+        check_backend_time_limit(spec, time_limit, "--backends")
     limit = time_limit if time_limit is not None else (mip.QUICK_TIME_LIMIT if quick else 60.0)
     try:
         if suite not in mip.SUITES:
             raise ValueError(f"unknown suite {suite!r}; expected one of {list(mip.SUITES)}")
-        if time_limit is not None and not (time_limit > 0 and time_limit < float("inf")):
-            raise ValueError(f"--time-limit must be a finite number > 0; got {time_limit!r}")
         if repeat < 1:
             raise ValueError(f"--repeat must be an integer >= 1; got {repeat!r}")
         mip.check_backends(chosen)
         instances = mip.load_suite(suite, quick=quick)
+        _check_backends_fit_suite(chosen, instances, suite)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     check_parallel_options(jobs, parallel_backend, scheduler)
@@ -217,6 +225,21 @@ def bench_mip(
     typer.echo("agreement: all certified objectives agree; no proved bound exceeds a found objective")
 
 
+def _check_backends_fit_suite(chosen: list[str], instances: list, suite: str) -> None:
+    """A backend that supports none of the suite's hypothesis classes would only add "unsupported" rows (and
+    a summary of 0/0): refused before the run."""
+    from oraclepriv.backends import backend_class, parse_backend_spec
+
+    classes = sorted({instance.hypothesis_class for instance in instances})
+    for spec in chosen:
+        supported = tuple(backend_class(parse_backend_spec(spec)[0]).classes)
+        if not set(classes) & set(supported):
+            raise ValueError(
+                f"--backends: {spec!r} supports the classes {list(supported)}, none of the --suite {suite} "
+                f"instances' classes {classes}; leave it out or choose another suite"
+            )
+
+
 @app.command("learners")
 def bench_learners(
     repeats: Annotated[int, typer.Option("--repeats", help="Minimum number of fits per learner.")] = 3,
@@ -239,8 +262,8 @@ def bench_learners(
 
     check_at_least(repeats, 1, "--repeats")
     check_out_and_report(out, report)
-    if not (min_seconds >= 0):
-        fail(f"--min-seconds must be >= 0; got {min_seconds!r}")
+    if not (0 <= min_seconds < float("inf")):
+        fail(f"--min-seconds must be a finite number >= 0; got {min_seconds!r}")
     check_parallel_options(jobs, parallel_backend, scheduler)
     with parallel(jobs, parallel_backend, scheduler) as environment, progress_bar(quiet) as bar:
         rows = run(repeats=repeats, min_seconds=min_seconds, n_jobs=environment.n_jobs, progress=bar.phase("learners"))
@@ -261,7 +284,9 @@ def bench_learners(
 @app.command("ppm")
 def bench_ppm(
     repeat: Annotated[int, typer.Option("--repeat")] = 1,
-    out: Annotated[Path | None, typer.Option("--out", help="Also write the result as JSON to this file.")] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Also write the result as JSON to this file.", parser=output_path)
+    ] = None,
     report: MarkdownOut = None,
     quiet: Quiet = False,
 ) -> None:

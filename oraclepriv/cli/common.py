@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
+import math
 import os
 import signal
 import sys
@@ -22,11 +23,23 @@ from typer.core import TyperGroup, TyperOption
 if TYPE_CHECKING:
     from oraclepriv.execution import Execution
 
+
+def output_path(text: str) -> Path:
+    """The parser of every output option (``--out``, ``--report``): an empty path is refused here, since
+    once it is a ``Path`` it reads as ``.``, the current folder."""
+    if not str(text):
+        raise typer.BadParameter("got '' (an empty path); give a file or folder name")
+    return Path(text)
+
+
 #: ``--out FILE`` of the commands that print rows
-JsonOut = Annotated[Path | None, typer.Option("--out", help="Also write the rows as JSON to this file.")]
+JsonOut = Annotated[
+    Path | None, typer.Option("--out", help="Also write the rows as JSON to this file.", parser=output_path)
+]
 #: ``--report FILE`` of the commands that print rows
 MarkdownOut = Annotated[
-    Path | None, typer.Option("--report", help="Also write a Markdown table (for docs/) to this file.")
+    Path | None,
+    typer.Option("--report", help="Also write a Markdown table (for docs/) to this file.", parser=output_path),
 ]
 Seed = Annotated[int, typer.Option("--seed")]
 
@@ -168,9 +181,22 @@ def check_output_dir(path: Path | None, option: str) -> None:
 
 
 def check_out_and_report(out: Path | None, report: Path | None) -> None:
-    """The ``--out`` (JSON) and ``--report`` (Markdown) files of a command that prints rows."""
+    """The ``--out`` (JSON) and ``--report`` (Markdown) files of a command that prints rows: each writable,
+    and not the same file (the second write would silently replace the first)."""
     check_output_file(out, "--out")
     check_output_file(report, "--report")
+    if out is not None and report is not None and _same_file(out, report):
+        fail(f"--out {str(out)!r} and --report {str(report)!r} are the same file; give them different paths")
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether two output paths name one file (through links too, when it exists)."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return os.path.realpath(a) == os.path.realpath(b)
 
 
 def check_input_file(path: Path | None, what: str) -> None:
@@ -187,6 +213,60 @@ def check_input_file(path: Path | None, what: str) -> None:
         fail(f"{what} {str(path)!r} does not exist")
 
 
+#: the largest --epsilon the commands take: e^epsilon must stay a finite float64 (it overflows beyond 709.78)
+#: in the privacy computations (calibrations, numerical delta, verification, audits); no privacy guarantee
+#: means anything long before
+MAX_EPSILON = 700.0
+
+
+def check_epsilon(epsilon: float, option: str = "--epsilon", *, allow_inf: str | None = None) -> float:
+    """A privacy parameter: a finite number in (0, :data:`MAX_EPSILON`]. ``allow_inf``: the reason
+    ``inf`` is taken (a learner's non-private debug mode), if it is."""
+    if not epsilon > 0:  # NaN too
+        fail(f"{option} must be a number > 0; got {epsilon!r}")
+    if math.isinf(epsilon):
+        if allow_inf is None:
+            fail(f"{option} must be finite; got {epsilon!r}")
+        return epsilon
+    if epsilon > MAX_EPSILON:
+        fail(
+            f"{option} {epsilon:g} is too large: at most {MAX_EPSILON:g} (e^epsilon overflows float64 beyond "
+            "709.78, so the privacy computations cannot be done; no guarantee means anything there)"
+        )
+    return epsilon
+
+
+def check_delta(delta: float | None, option: str = "--delta") -> None:
+    """A privacy parameter delta: a number in [0, 1) (None: not given)."""
+    if delta is not None and not (0 <= delta < 1):  # NaN too
+        fail(f"{option} must be a number in [0, 1); got {delta!r}")
+
+
+def check_time_limit(seconds: float | None, option: str = "--time-limit") -> None:
+    """A time limit in seconds: a finite number > 0 (None: not given)."""
+    if seconds is not None and not (0 < seconds < math.inf):
+        fail(f"{option} must be a finite number of seconds > 0; got {seconds!r}")
+
+
+def check_backend_time_limit(backend: str | None, time_limit: float | None, option: str = "--backend") -> None:
+    """A ``time_limit`` inside a backend spec (``scip-bc:time_limit=5``) beside ``--time-limit``: one of them
+    would be ignored, so the pair is refused (the spec's own is also refused: --time-limit is the way)."""
+    if backend is None:
+        return
+    from oraclepriv.backends import parse_backend_spec
+
+    try:
+        _, options = parse_backend_spec(backend)
+    except ValueError as exc:
+        fail(str(exc))
+    if "time_limit" in options:
+        also = f" (and --time-limit {time_limit:g} was given too)" if time_limit is not None else ""
+        fail(
+            f"{option} {backend!r} sets time_limit inside the backend spec{also}; "
+            "give the time limit with --time-limit instead"
+        )
+
+
 def check_at_least(value: int, minimum: int, option: str) -> None:
     """A count option (runs, draws, repeats, ...) below its minimum is a one-line error."""
     if value < minimum:
@@ -201,6 +281,16 @@ def check_parallel_options(jobs: int | None, backend: str | None, scheduler: str
         check_options(jobs, backend, scheduler)
     except ExecutionError as exc:
         fail(str(exc))
+    if jobs is not None and jobs > max_jobs():
+        fail(
+            f"--jobs {jobs} is more than this machine can use: at most {max_jobs()} (4 x its {os.cpu_count() or 1} "
+            "CPUs; -1 means one per CPU)"
+        )
+
+
+def max_jobs() -> int:
+    """The largest --jobs taken: 4 worker processes per CPU, and never more than 256."""
+    return min(256, 4 * (os.cpu_count() or 1))
 
 
 @contextlib.contextmanager

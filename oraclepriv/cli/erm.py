@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import check_input_file, fail
+from oraclepriv.cli.common import check_backend_time_limit, check_input_file, check_time_limit, fail
 from oraclepriv.io import read_csv_problem, to_json
 
 
@@ -38,6 +38,8 @@ def erm(
     from oraclepriv.oracle import make_oracle
 
     check_input_file(data, "data file")
+    check_time_limit(time_limit)
+    check_backend_time_limit(backend, time_limit)
     try:
         problem = read_csv_problem(data)
         options = {} if time_limit is None else {"time_limit": time_limit}

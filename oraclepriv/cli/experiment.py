@@ -23,6 +23,7 @@ from oraclepriv.cli.common import (
     check_parallel_options,
     check_seed,
     fail,
+    output_path,
     parallel,
     partial_outputs,
     progress_bar,
@@ -44,6 +45,7 @@ def _out(folder: str) -> object:
         help=f"Output folder (required; created if missing). The committed figures are regenerated with "
         f"--out docs/figures/{folder}.",
         show_default=False,
+        parser=output_path,
     )
 
 

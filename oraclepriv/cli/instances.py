@@ -5,14 +5,25 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import Quiet, check_output_dir, check_output_file, fail, progress_bar
+from oraclepriv.cli.common import (
+    Quiet,
+    check_output_dir,
+    check_output_file,
+    check_time_limit,
+    fail,
+    output_path,
+    progress_bar,
+)
 
 app = typer.Typer(no_args_is_help=True, help="The bundled benchmark instance library.")
 
 
 @app.command("build")
 def instances_build(
-    out: Annotated[Path | None, typer.Option("--out", help="Target folder (default: the repo's instances/).")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Target folder (default: the repo's instances/).", parser=output_path),
+    ] = None,
     time_limit: Annotated[
         float, typer.Option("--time-limit", help="Seconds per instance for the best-known objective / proved bound.")
     ] = 60.0,
@@ -23,8 +34,7 @@ def instances_build(
     Best objectives and bounds proved earlier are kept when this run does worse (see build_library)."""
     from oraclepriv.instances import build_learning_tasks, build_library
 
-    if not (time_limit > 0):
-        fail(f"--time-limit must be > 0; got {time_limit!r}")
+    check_time_limit(time_limit)
     check_output_dir(out, "--out")
     with progress_bar(quiet) as bar:
         library = build_library(out, time_limit=time_limit, progress=bar.phase("instances"))
@@ -48,7 +58,10 @@ def instances_check(directory: Annotated[Path | None, typer.Option("--dir")] = N
             fail(f"--dir {str(directory)!r}: {exc.strerror or exc}")
         if not found:
             fail(f"--dir {str(directory)!r} holds no manifest.json")
-    problems = check_library(directory)
+    try:
+        problems = check_library(directory)
+    except ValueError as exc:  # a manifest that is not what build writes
+        fail(str(exc))
     for problem in problems:
         typer.echo(problem, err=True)
     if problems:
@@ -74,7 +87,8 @@ def instances_export_mps(
     ],
     backend: Annotated[str, typer.Option("--backend", help="MPS writer: highs | scip | pyomo.")] = "highs",
     out: Annotated[
-        Path | None, typer.Option("--out", help="Output .mps file (default: NAME.mps in the current folder).")
+        Path | None,
+        typer.Option("--out", help="Output .mps file (default: NAME.mps in the current folder).", parser=output_path),
     ] = None,
     formulation: Annotated[
         str | None,
@@ -87,6 +101,8 @@ def instances_export_mps(
     from oraclepriv.instances import export_mps
 
     name = name.removesuffix(".csv")  # the instance's file name names it too
+    if not name.strip():
+        fail(f"the instance name is empty (got {name!r}); `oraclepriv instances list` prints the names")
     target = out if out is not None else Path(f"{name}.mps")
     check_output_file(target, "--out")
     try:

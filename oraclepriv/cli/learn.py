@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import check_input_file, check_seed, fail
+from oraclepriv.cli.common import (
+    check_backend_time_limit,
+    check_delta,
+    check_epsilon,
+    check_input_file,
+    check_seed,
+    check_time_limit,
+    fail,
+)
 
 
 class Algorithm(str, Enum):
@@ -21,6 +29,10 @@ class Algorithm(str, Enum):
 
 #: the data file's column of privacy bits for --algorithm ppm
 PRIVACY_BITS_COLUMN = "public"
+#: --teachers when it is not given
+DEFAULT_TEACHERS = 16
+#: the learners that make no oracle call, so that --backend, --time-limit and --on-uncertified do not apply
+NO_ORACLE = {"public-cover-em": "makes no oracle call", "ppm": "makes no oracle call (exponential mechanism)"}
 
 
 def learn(
@@ -93,6 +105,7 @@ def learn(
         check_seed(seed)
     if teachers is not None and algorithm is not Algorithm.subsample:
         fail(f"--teachers {teachers} applies to --algorithm subsample only; got --algorithm {algorithm.value}")
+    _check_options(algorithm, epsilon, delta, hypothesis_class, backend, time_limit, on_uncertified, teachers)
     try:
         names = _diagnostic_names(algorithm, diagnostics)
         if algorithm is Algorithm.ppm:
@@ -123,6 +136,41 @@ def learn(
         with reading_diagnostics():
             report["diagnostics"] = learner.diagnostics_.to_dict(names)
     _print_report(report, as_json)
+
+
+def _check_options(
+    algorithm: Algorithm,
+    epsilon: float,
+    delta: float | None,
+    hypothesis_class: str,
+    backend: str | None,
+    time_limit: float | None,
+    on_uncertified: str | None,
+    teachers: int | None,
+) -> None:
+    """The options' own errors, named by their flags, before any file is read (the learners would refuse the
+    same values later, by their parameter names)."""
+    from oraclepriv.robust import ON_UNCERTIFIED_MODES
+
+    check_epsilon(epsilon, allow_inf="ppm's non-private debug mode" if algorithm is Algorithm.ppm else None)
+    check_delta(delta)
+    if algorithm.value in NO_ORACLE:
+        # no oracle: the options that configure one are refused rather than silently ignored
+        for flag, value in (("--backend", backend), ("--time-limit", time_limit), ("--on-uncertified", on_uncertified)):
+            if value is not None:
+                fail(f"--algorithm {algorithm.value} {NO_ORACLE[algorithm.value]}; {flag} {value!r} does not apply")
+    check_time_limit(time_limit)
+    check_backend_time_limit(backend, time_limit)
+    if on_uncertified is not None and on_uncertified not in ON_UNCERTIFIED_MODES:
+        fail(f"--on-uncertified must be one of {list(ON_UNCERTIFIED_MODES)}; got {on_uncertified!r}")
+    supported = getattr(_learner_class(algorithm), "supported_classes", ("halfspace",))
+    if hypothesis_class not in supported:
+        fail(
+            f"--hypothesis-class {hypothesis_class!r} is not supported by --algorithm {algorithm.value}; "
+            f"expected one of {list(supported)}"
+        )
+    if teachers is not None and teachers < 2:
+        fail(f"--teachers must be an integer >= 2 (and at most the number of private records); got {teachers}")
 
 
 def _learner_class(algorithm: Algorithm) -> type:
@@ -158,10 +206,6 @@ def _make_learner(
 ):
     cls = _learner_class(algorithm)
     if algorithm is Algorithm.public_cover_em:
-        # no oracle: the options that configure one are refused rather than silently ignored
-        for flag, value in (("--backend", backend), ("--time-limit", time_limit), ("--on-uncertified", on_uncertified)):
-            if value is not None:
-                raise ValueError(f"--algorithm public-cover-em makes no oracle call; {flag} {value!r} does not apply")
         if delta:
             raise ValueError(
                 f"--algorithm public-cover-em is pure epsilon-DP (exponential mechanism); got --delta {delta}"
@@ -178,7 +222,7 @@ def _make_learner(
         common["on_uncertified"] = on_uncertified
     if algorithm is Algorithm.subsample:
         # no --delta: Laplace noise, pure eps-DP; a delta > 0 selects the Gaussian mechanism
-        teachers = 16 if teachers is None else teachers
+        teachers = DEFAULT_TEACHERS if teachers is None else teachers
         if delta:
             return cls(n_teachers=teachers, noise="gaussian", delta=delta, **common)
         return cls(n_teachers=teachers, noise="laplace", delta=0.0, **common)
@@ -207,6 +251,8 @@ def _diagnostic_names(algorithm: Algorithm, requested: str | None) -> list[str] 
 def _fit_ppm(
     private: Path, public: Path | None, epsilon: float, delta: float | None, hypothesis_class: str, seed: int | None
 ):
+    import numpy as np
+
     from oraclepriv.io import read_csv_problem
     from oraclepriv.learners import PPMHalfspaces
 
@@ -221,6 +267,13 @@ def _fit_ppm(
     data = read_csv_problem(private, mask_column=PRIVACY_BITS_COLUMN)
     if data.weights is not None:
         raise ValueError(f"data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
+    labelled = np.flatnonzero(data.mask & (data.y != 0))
+    if labelled.size:  # the label-determined model (private_label=1): every public example has label 0
+        raise ValueError(
+            f"data file {str(private)!r}: row {int(labelled[0]) + 1} is public ({PRIVACY_BITS_COLUMN}=1) but has label "
+            f"y=1; --algorithm ppm learns in the label-determined model, where public examples have label 0 and "
+            f"private ones label 1: mark the row private ({PRIVACY_BITS_COLUMN}=0) or correct its label"
+        )
     return PPMHalfspaces(epsilon=epsilon, random_state=seed).fit(data.X, data.y, data.mask)
 
 
@@ -259,6 +312,22 @@ def _fit_with_public_points(
     if data.weights is not None:
         raise ValueError(
             f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data"
+        )
+    n = len(data.y)
+    if delta and delta >= 1.0 / n:
+        raise ValueError(
+            f"--delta {delta:g} is >= 1/n = {1.0 / n:.3g} for the n={n} private records of {str(private)!r}; such a "
+            "delta allows publishing a private record verbatim: use --delta < 1/n (typically << 1/n)"
+        )
+    if algorithm is Algorithm.subsample and n < (DEFAULT_TEACHERS if teachers is None else teachers):
+        given = (
+            f"--teachers {teachers} is"
+            if teachers is not None
+            else f"--teachers was not given and its default, {DEFAULT_TEACHERS}, is"
+        )
+        raise ValueError(
+            f"{given} more than the n={n} private records of {str(private)!r}: --algorithm subsample splits them "
+            f"into --teachers disjoint blocks, so it needs 2 <= --teachers <= {n}"
         )
     learner = _make_learner(
         algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers

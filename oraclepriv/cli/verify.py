@@ -22,12 +22,15 @@ from oraclepriv.cli.common import (
     Scheduler,
     Seed,
     check_at_least,
+    check_delta,
+    check_epsilon,
     check_input_file,
     check_out_and_report,
     check_parallel_options,
     check_seed,
     echo,
     fail,
+    output_path,
     parallel,
     parallel_note,
     progress_bar,
@@ -62,6 +65,57 @@ def _show(row: dict) -> None:
     )
 
 
+#: --draws when it is not given (sampled mode)
+DEFAULT_DRAWS = 10_000_000
+
+
+def _check_instance_options(
+    algorithm: VerifyAlgorithm,
+    epsilon: float,
+    delta: float | None,
+    grid: str | None,
+    mode: str,
+    draws: int | None,
+    hypothesis_class: str,
+) -> None:
+    """The options of ``verify instance``, named by their flags, before any file is read: values in range, and
+    options that do not apply to the algorithm or mode refused rather than silently ignored."""
+    from oraclepriv.learners import RRSPM, RSPM
+    from oraclepriv.verify.verifier import MODES
+
+    check_epsilon(epsilon)
+    check_delta(delta)
+    if mode not in MODES:
+        fail(f"--mode must be one of {list(MODES)}; got {mode!r}")
+    if draws is not None:
+        if mode != "sampled":
+            fail(f"--draws {draws} does not apply to --mode {mode} (it counts the noise draws of --mode sampled)")
+        check_at_least(draws, 1, "--draws")
+    if algorithm is VerifyAlgorithm.rspm and delta is not None:
+        fail(f"--delta {delta:g} does not apply to --algorithm rspm (Laplace noise, pure epsilon-DP)")
+    if algorithm is VerifyAlgorithm.rrspm and grid is not None:
+        fail(f"--grid {grid!r} does not apply to --algorithm rrspm (it takes --public points, not a grid)")
+    if algorithm is VerifyAlgorithm.rrspm and delta and mode == "exact":
+        fail(
+            f"--delta {delta:g} selects RRSPM's Gaussian variant, which --mode exact cannot verify (it integrates "
+            "Laplace noise): add --mode sampled"
+        )
+    supported = (RSPM if algorithm is VerifyAlgorithm.rspm else RRSPM).supported_classes
+    if hypothesis_class not in supported:
+        fail(
+            f"--hypothesis-class {hypothesis_class!r} is not supported by --algorithm {algorithm.value}; "
+            f"expected one of {list(supported)}"
+        )
+
+
+def _same_features(names: tuple[str, ...], expected: tuple[str, ...], option: str, path: Path, private: Path) -> None:
+    if names != expected:
+        raise ValueError(
+            f"{option} {str(path)!r} has the feature columns {list(names)} but the data file {str(private)!r} has "
+            f"{list(expected)}; they must be the same"
+        )
+
+
 @app.command("instance")
 def verify_instance(
     private: Annotated[Path, typer.Argument(help="CSV of private records: feature columns and label column y.")],
@@ -76,8 +130,9 @@ def verify_instance(
     ] = "halfspace",
     epsilon: Annotated[float, typer.Option("--epsilon")] = 1.0,
     delta: Annotated[
-        float, typer.Option("--delta", help="rrspm: a delta > 0 selects the Gaussian variant (sampled mode).")
-    ] = 0.0,
+        float | None,
+        typer.Option("--delta", help="rrspm: in [0, 1); a delta > 0 selects the Gaussian variant (sampled mode)."),
+    ] = None,
     grid: Annotated[
         str | None, typer.Option("--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).')
     ] = None,
@@ -85,7 +140,10 @@ def verify_instance(
         str | None, typer.Option("--backend", help="Exact backend for c_D(L) and the learner (default: per problem).")
     ] = None,
     mode: Annotated[str, typer.Option("--mode", help="exact (Laplace) | sampled.")] = "exact",
-    draws: Annotated[int, typer.Option("--draws", help="sampled mode: noise vectors per cost vector.")] = 10_000_000,
+    draws: Annotated[
+        int | None,
+        typer.Option("--draws", help=f"sampled mode: noise vectors per cost vector (default {DEFAULT_DRAWS:,})."),
+    ] = None,
     others: Annotated[
         Path | None, typer.Option("--others", help="CSV of extra candidate records for the neighbour family.")
     ] = None,
@@ -101,13 +159,27 @@ def verify_instance(
 
     check_seed(seed)
     check_parallel_options(jobs, parallel_backend, scheduler)
-    check_at_least(draws, 1, "--draws")
+    _check_instance_options(algorithm, epsilon, delta, grid, mode, draws, hypothesis_class)
     check_input_file(private, "data file")
     check_input_file(public, "--public")
     check_input_file(others, "--others")
+    delta = 0.0 if delta is None else delta
     try:
         data = read_csv_problem(private)
-        extra = read_csv_problem(others, require_labels=False).X if others is not None else None
+        if data.weights is not None:
+            raise ValueError(
+                f"data file {str(private)!r} has a 'weight' column; the learners verified take unweighted data"
+            )
+        if delta and delta >= 1.0 / len(data.y):
+            raise ValueError(
+                f"--delta {delta:g} is >= 1/n = {1.0 / len(data.y):.3g} for the n={len(data.y)} records of "
+                f"{str(private)!r}: use --delta < 1/n"
+            )
+        extra = None
+        if others is not None:
+            other = read_csv_problem(others, require_labels=False)
+            _same_features(other.feature_names, data.feature_names, "--others", others, private)
+            extra = other.X
         if algorithm is VerifyAlgorithm.rspm:
             if public is not None:
                 raise ValueError(
@@ -120,7 +192,9 @@ def verify_instance(
         else:
             if public is None:
                 raise ValueError("--algorithm rrspm needs --public (the public points)")
-            Z = read_csv_problem(public, require_labels=False).X
+            points = read_csv_problem(public, require_labels=False)
+            _same_features(points.feature_names, data.feature_names, "--public", public, private)
+            Z = points.X
             learner = (
                 RRSPM(
                     epsilon=epsilon, delta=delta, noise="gaussian", hypothesis_class=hypothesis_class, backend=backend
@@ -140,7 +214,7 @@ def verify_instance(
                 backend=backend,
                 others=extra,
                 mode=mode,
-                draws=draws,
+                draws=DEFAULT_DRAWS if draws is None else draws,
                 seed=seed,
                 n_jobs=environment.n_jobs,
             )
@@ -167,7 +241,8 @@ def verify_suite(
     seed: Seed = 0,
     out: JsonOut = None,
     report: Annotated[
-        Path | None, typer.Option("--report", help="Also write a Markdown report (for docs/) to this file.")
+        Path | None,
+        typer.Option("--report", help="Also write a Markdown report (for docs/) to this file.", parser=output_path),
     ] = None,
     parallel_backend: ParallelBackend = None,
     scheduler: Scheduler = None,

@@ -1,0 +1,337 @@
+"""Bad input found by the command-line audit: each case is refused with one line naming the flag (or file) and
+the value, exit code 2, and no traceback; where the defect was a traceback or a silent wrong answer after the
+work, the work is replaced by a function that fails the test (:func:`test_cli_inputs.forbid_work`). Also the
+numerical delta where e^epsilon overflows, and the CSV reader's refusals (unnamed and repeated columns, rows of
+the wrong length, empty cells, unreadable files)."""
+
+from __future__ import annotations
+
+import decimal
+import json
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_cli_inputs import _refused, forbid_work
+from typer.testing import CliRunner
+
+from oraclepriv.cli import app
+from oraclepriv.io import read_csv_problem, write_csv_problem
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def no_work(monkeypatch):
+    forbid_work(monkeypatch)
+    import oraclepriv.verify.verifier as verifier
+
+    def started(*args, **kwargs):
+        raise AssertionError("the work started before the input was checked")
+
+    monkeypatch.setattr(verifier, "verify_learner", started)
+
+
+@pytest.fixture
+def files(tmp_path):
+    """Tiny inputs: a labelled 2-feature file, its public points, a 1-feature file (verify), its public points,
+    a weighted 1-feature file, and a PPM file whose third (public) row carries label 1."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    paths = {name: tmp_path / f"{name}.csv" for name in ("private", "public", "v1", "v1pub", "weighted", "ppm")}
+    write_csv_problem(paths["private"], X, (X[:, 0] > 0).astype(int))
+    write_csv_problem(paths["public"], rng.normal(size=(4, 2)), None)
+    write_csv_problem(paths["v1"], np.array([[0.1], [0.5], [0.9]]), np.array([0, 1, 1]))
+    write_csv_problem(paths["v1pub"], np.array([[0.3], [0.7]]), None)
+    write_csv_problem(paths["weighted"], np.array([[0.1], [0.5], [0.9]]), np.array([0, 1, 1]), np.array([1, 2, 1]))
+    paths["ppm"].write_text("x0,x1,y,public\n0.1,0.2,0,1\n0.3,0.1,1,0\n0.5,0.5,1,1\n0.7,0.2,0,0\n")
+    return {name: str(path) for name, path in paths.items()}
+
+
+def _learn(files, *args: str) -> list[str]:
+    return ["learn", files["private"], "--public", files["public"], *args]
+
+
+def _verify(files, *args: str) -> list[str]:
+    return ["verify", "instance", files["v1"], "--hypothesis-class", "threshold", *args]
+
+
+# ------------------------------------------------------------------------------------- epsilon (1, 2, 19, 21)
+
+
+def test_numerical_delta_where_e_to_the_epsilon_overflows():
+    from oraclepriv.near_ties import numerical_delta
+
+    assert numerical_delta(1.0, 1e-6) == (1 + math.e) * 1e-6  # unchanged where e^eps is finite
+    assert numerical_delta(710.0, 1e-12) == 1.0  # was OverflowError: math range error
+    assert numerical_delta(math.inf, 1e-12) == 1.0
+    assert numerical_delta(800.0, 0.0) == 0.0
+    # below 1 in log space: still an upper bound on (1 + e^eps) gamma, and close to it
+    gamma = 1e-320
+    value = numerical_delta(710.0, gamma)
+    exact = (1 + decimal.Decimal(710).exp()) * decimal.Decimal(gamma)
+    assert decimal.Decimal(value) >= exact and value < 1.01 * float(exact)
+    with pytest.raises(ValueError, match="epsilon"):
+        numerical_delta(math.nan, 1e-12)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["audit", "rrspm", "--runs", "1", "--draws", "1", "--epsilon", "710"],
+        ["audit", "subsample", "--runs", "1", "--epsilon", "800"],
+        ["audit", "public-cover", "--epsilon", "1e308"],
+    ],
+    ids=["rrspm", "subsample", "public-cover"],
+)
+def test_audits_refuse_an_epsilon_whose_exponential_overflows(no_work, args):
+    _refused(args, "--epsilon", args[-1].replace("1e308", "1e+308"), "at most 700")
+
+
+def test_learn_and_verify_refuse_an_epsilon_whose_exponential_overflows(files, no_work):
+    for algorithm in ("rrspm", "perturbation", "public-cover-em"):
+        _refused(_learn(files, "--algorithm", algorithm, "--epsilon", "710"), "--epsilon 710", "at most 700")
+    _refused(_verify(files, "--public", files["v1pub"], "--algorithm", "rrspm", "--epsilon", "710"), "--epsilon 710")
+    _refused(_learn(files, "--algorithm", "rrspm", "--epsilon", "inf"), "--epsilon", "inf")
+    _refused(_learn(files, "--algorithm", "rrspm", "--epsilon", "nan"), "--epsilon", "nan")
+
+
+def test_the_largest_epsilon_taken_still_runs(files):
+    result = runner.invoke(app, [*_learn(files, "--algorithm", "rrspm", "--epsilon", "700", "--seed", "0"), "--json"])
+    assert result.exit_code == 0, result.output
+    privacy = json.loads(result.stdout)["privacy"]
+    assert privacy["epsilon"] == 700 and privacy["numerical_delta"] == 1.0
+
+
+# --------------------------------------------------------------------------------------------- outputs (3, 8, 17)
+
+
+def test_demo_checks_the_picture_format_before_running(tmp_path, no_work):
+    _refused(["demo", "--out", str(tmp_path / "demo.txt")], "--out", "demo.txt", "'.txt'", "png")
+    _refused(["demo", "--out", str(tmp_path / "demo")], "--out", "no extension")
+
+
+EMPTY_OUT = [
+    ["experiment", "ppm-curves", "--out", ""],
+    ["experiment", "rrspm-tradeoff", "--out", ""],
+    ["bench", "mip", "--out", ""],
+    ["bench", "oracles", "--out", ""],
+    ["bench", "oracles", "--report", ""],
+    ["bench", "ppm", "--out", ""],
+    ["audit", "public-cover", "--report", ""],
+    ["verify", "suite", "--report", ""],
+    ["instances", "build", "--out", ""],
+    ["instances", "export-mps", "rrspm-2d-n300", "--out", ""],
+    ["demo", "--out", ""],
+]
+
+
+@pytest.mark.parametrize("args", EMPTY_OUT, ids=[" ".join(a[:-1]) for a in EMPTY_OUT])
+def test_an_empty_output_path_is_refused(tmp_path, no_work, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)  # '' used to be the current folder
+    _refused(args, args[-2], "empty path")
+    assert list(tmp_path.iterdir()) == []
+
+
+BOTH = [["bench", "oracles"], ["bench", "learners"], ["bench", "ppm"], ["audit", "rrspm"], ["verify", "suite"]]
+
+
+@pytest.mark.parametrize("args", BOTH, ids=[" ".join(a) for a in BOTH])
+def test_out_and_report_must_differ(tmp_path, no_work, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    _refused([*args, "--out", "rows.json", "--report", str(tmp_path / "rows.json")], "--out", "--report", "same file")
+
+
+# ------------------------------------------------------------------------------------------ instances (4, 22)
+
+
+@pytest.mark.parametrize(
+    ("manifest", "fragment"),
+    [("{bad", "is not valid JSON"), ('[{"name": "x"}]', "has no 'file' field"), ('{"a": 1}', "must be a JSON list")],
+)
+def test_instances_check_says_what_is_wrong_with_a_manifest(tmp_path, manifest, fragment):
+    (tmp_path / "manifest.json").write_text(manifest)
+    _refused(["instances", "check", "--dir", str(tmp_path)], "manifest.json", fragment)
+
+
+def test_export_mps_names_an_empty_instance_name(no_work):
+    _refused(["instances", "export-mps", ""], "instance name is empty")
+
+
+# ------------------------------------------------------------------------------------------- the CSV reader (5, 6, 7, 25)
+
+
+def _erm_refuses(tmp_path, content: str, *fragments: str) -> None:
+    path = tmp_path / "data.csv"
+    path.write_text(content)
+    _refused(["erm", str(path), "--hypothesis-class", "stump"], "data.csv", *fragments)
+
+
+def test_a_pandas_index_column_is_refused(tmp_path):
+    _erm_refuses(tmp_path, ",x0,x1,y\n0,0.1,0.2,0\n1,0.3,0.1,1\n", "column 1 of the header has no name", "index=False")
+    _erm_refuses(tmp_path, "Unnamed: 0,x0,y\n0,0.1,0\n1,0.3,1\n", "column 1", "'Unnamed: 0'")
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("x0,x1,y\n0.1,0.2,0,9\n0.3,0.1,1,5\n", "row 1 (line 2) has 4 fields but the header has 3"),
+        ("x0,x1,y\n0.1,0.2,0\n0.3,0.1,1,5\n", "row 2 (line 3) has 4 fields"),
+        ("x0,x1,y\n0.1,0.2,0\n0.3,0.1\n", "row 2 (line 3) has 2 fields"),
+    ],
+    ids=["first-row-longer", "later-row-longer", "row-shorter"],
+)
+def test_a_row_with_another_field_count_than_the_header_is_refused(tmp_path, content, fragment):
+    _erm_refuses(tmp_path, content, fragment)
+
+
+def test_a_repeated_column_name_is_refused(tmp_path):
+    _erm_refuses(tmp_path, "x0,x0,y\n0.1,0.2,0\n0.3,0.1,1\n", "'x0' twice")
+
+
+def test_an_empty_cell_is_called_one(tmp_path):
+    _erm_refuses(tmp_path, "x0,x1,y\n0.1,0.2,0\n\n0.3,,1\n", "column 'x1' row 2 is an empty cell")
+    _erm_refuses(tmp_path, "x0,x1,y\n0.1,NA,0\n", "column 'x1' row 1", "'NA'")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/mem"), reason="needs Linux /proc")
+def test_a_file_that_cannot_be_read_is_named():
+    _refused(["erm", "/proc/self/mem", "--hypothesis-class", "stump"], "data file '/proc/self/mem'", "cannot be read")
+
+
+def test_the_reader_still_reads_what_it_writes(tmp_path):
+    X, y, w = np.array([[0.1, -2.5e-300], [3.0, 7.0]]), np.array([0, 1]), np.array([1.5, -2.0])
+    write_csv_problem(tmp_path / "ok.csv", X, y, w)
+    data = read_csv_problem(tmp_path / "ok.csv")
+    assert np.array_equal(data.X, X) and np.array_equal(data.y, y) and np.array_equal(data.weights, w)
+    (tmp_path / "spaced.csv").write_text(" x0 , y\n1,0\n\n   \n2,1\n")  # names stripped, blank lines skipped
+    assert read_csv_problem(tmp_path / "spaced.csv").X.ravel().tolist() == [1.0, 2.0]
+
+
+# ------------------------------------------------------------------------------------------------ bench (9, 10, 11)
+
+
+def test_bench_mip_refuses_an_empty_backend_list(no_work, tmp_path):
+    _refused(["bench", "mip", "--backends", "", "--out", str(tmp_path / "o")], "--backends", "''")
+
+
+def test_bench_mip_refuses_a_backend_that_supports_no_instance_of_the_suite(no_work, tmp_path):
+    _refused(["bench", "mip", "--backends", "sweep", "--out", str(tmp_path / "o")], "'sweep'", "halfspace")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["bench", "learners", "--min-seconds", "inf"],
+        ["instances", "build", "--time-limit", "inf"],
+        ["bench", "mip", "--time-limit", "inf"],
+    ],
+    ids=["bench-learners", "instances-build", "bench-mip"],
+)
+def test_durations_must_be_finite(no_work, tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    _refused(args, args[-2], "inf", "finite")
+
+
+def test_jobs_has_an_upper_bound(no_work):
+    from oraclepriv.cli.common import max_jobs
+
+    too_many = str(max_jobs() + 1)
+    _refused(["audit", "rrspm", "--jobs", too_many], "--jobs", too_many, f"at most {max_jobs()}")
+    assert 4 <= max_jobs() <= 256
+
+
+# ------------------------------------------------------------------------------------ verify instance (12, 13, 14, 20)
+
+
+@pytest.mark.parametrize("delta", ["-0.1", "nan", "1"])
+def test_verify_checks_delta_like_learn(files, no_work, delta):
+    _refused(_verify(files, "--public", files["v1pub"], "--algorithm", "rrspm", "--delta", delta), "--delta", delta)
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--algorithm", "rspm", "--grid", "0,1", "--delta", "0.1"], "--delta 0.1 does not apply"),
+        (["--algorithm", "rrspm", "--public", "V1PUB", "--grid", "0,1"], "--grid '0,1' does not apply"),
+        (["--algorithm", "rrspm", "--public", "V1PUB", "--mode", "exact", "--draws", "5"], "--draws 5 does not apply"),
+        (["--algorithm", "rrspm", "--public", "V1PUB", "--delta", "0.1"], "add --mode sampled"),
+        (["--algorithm", "rspm", "--grid", "0,1", "--hypothesis-class", "halfspace"], "--hypothesis-class"),
+    ],
+)
+def test_verify_refuses_options_that_do_not_apply(files, no_work, extra, fragment):
+    extra = [files["v1pub"] if a == "V1PUB" else a for a in extra]
+    _refused(_verify(files, *extra), fragment)
+
+
+def test_verify_refuses_weighted_data_and_other_features(files, no_work):
+    args = ["--public", files["v1pub"], "--algorithm", "rrspm", "--hypothesis-class", "threshold"]
+    _refused(["verify", "instance", files["weighted"], *args], "'weight' column")
+    _refused(_verify(files, *args, "--others", files["private"]), "--others", "['x0', 'x1']", "['x0']")
+    _refused(_verify(files, "--public", files["public"], "--algorithm", "rrspm"), "--public", "['x0', 'x1']")
+
+
+# ------------------------------------------------------------------------------------------- learn (15, 23, 24, 25)
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--backend", "nosuch"), ("--time-limit", "-5"), ("--on-uncertified", "foo")]
+)
+def test_ppm_refuses_the_oracle_options(files, flag, value):
+    _refused(["learn", files["ppm"], "--algorithm", "ppm", "--epsilon", "1", flag, value], flag, "does not apply")
+
+
+def test_subsample_names_the_default_of_teachers(files):
+    args = ["learn", files["v1"], "--public", files["v1pub"], "--algorithm", "subsample", "--epsilon", "1"]
+    line = _refused([*args, "--hypothesis-class", "stump"])
+    assert "--teachers" in line and "default, 16" in line and "n=3" in line and "n_teachers" not in line
+
+
+def test_ppm_names_the_file_and_row_of_a_labelled_public_example(files):
+    line = _refused(["learn", files["ppm"], "--algorithm", "ppm", "--epsilon", "1"], files["ppm"], "row 3")
+    assert "label_determined" not in line
+
+
+@pytest.mark.parametrize(
+    ("extra", "fragment"),
+    [
+        (["--epsilon", "1", "--time-limit", "0"], "--time-limit"),
+        (["--epsilon", "1", "--time-limit", "inf"], "--time-limit"),
+        (["--epsilon", "-1"], "--epsilon"),
+        (["--epsilon", "1", "--hypothesis-class", "foo"], "--hypothesis-class 'foo'"),
+        (["--epsilon", "1", "--on-uncertified", "foo"], "--on-uncertified"),
+        (["--epsilon", "1", "--delta", "0.5"], "--delta 0.5"),
+    ],
+)
+def test_learn_errors_name_the_flag(files, no_work, extra, fragment):
+    _refused(_learn(files, "--algorithm", "rrspm", *extra), fragment)
+
+
+# ---------------------------------------------------------------------------------------- audits and erm (16, 18)
+
+
+def test_public_cover_audit_refuses_more_others_than_it_has(no_work):
+    from oraclepriv.audit.suite import max_useful_others
+
+    _refused(["audit", "public-cover", "--others", "1000000000"], "--others", f"at most {max_useful_others()}")
+
+
+def test_a_time_limit_inside_the_backend_spec_is_refused(files, no_work, tmp_path):
+    erm = ["erm", files["private"], "--hypothesis-class", "halfspace"]
+    _refused([*erm, "--backend", "scip-bc:time_limit=5", "--time-limit", "1"], "time_limit", "--time-limit")
+    _refused([*erm, "--backend", "scip-bc:time_limit=5"], "time_limit", "--time-limit")
+    learn = _learn(files, "--algorithm", "rrspm", "--epsilon", "1", "--backend", "scip-bc:time_limit=5")
+    _refused(learn, "time_limit", "--time-limit")
+    bench = ["bench", "mip", "--backends", "scip-bc:time_limit=5", "--out", str(tmp_path / "o")]
+    _refused(bench, "time_limit", "--time-limit")
+
+
+def test_checks_do_not_refuse_good_input(files, tmp_path):
+    """The new checks leave good commands alone (a verify instance run of a fraction of a second)."""
+    result = runner.invoke(app, _verify(files, "--public", files["v1pub"], "--algorithm", "rrspm", "--json"))
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["verdict"] == "verified"
+    assert Path(files["v1"]).exists()
