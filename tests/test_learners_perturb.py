@@ -102,6 +102,13 @@ def test_analytic_gaussian_calibration():
         excess = lambda s: norm.cdf(0.5 / s - eps * s) - np.exp(eps) * norm.cdf(-0.5 / s - eps * s)  # noqa: E731
         assert excess(s) <= delta  # private
         assert excess(s * 0.99) > delta  # and (nearly) the smallest such s
+    # large eps: e^eps overflows a float beyond 709.78; the condition is evaluated in log space, still tight
+    for eps in (710.0, 800.0):
+        s = gaussian_mechanism_sigma(1.0, eps, 1e-5)
+        excess = lambda s: norm.cdf(0.5 / s - eps * s) - np.exp(eps + norm.logcdf(-0.5 / s - eps * s))  # noqa: E731
+        assert np.isfinite(s) and excess(s) <= 1e-5 < excess(s * 0.99)
+    with pytest.raises(ValueError, match="finite epsilon"):
+        gaussian_mechanism_sigma(1.0, np.inf, 1e-5)
     # classical mechanism is valid for eps < 1, so the analytic one is never larger
     assert gaussian_mechanism_sigma(1.0, 0.5, 1e-5) <= np.sqrt(2 * np.log(1.25 / 1e-5)) / 0.5
     assert calibrate_gamma("laplace", 0.5, 4, 2.0, 0.0) == pytest.approx(4 * 0.5 / 2.0)

@@ -138,13 +138,14 @@ def gaussian_mechanism_sigma(l2_sensitivity: float, epsilon: float, delta: float
 
     if not (l2_sensitivity > 0 and np.isfinite(l2_sensitivity)):
         raise ValueError(f"l2_sensitivity must be a finite number > 0; got {l2_sensitivity!r}")
-    if not (epsilon > 0) or not (0 < delta < 1):
-        raise ValueError(f"need epsilon > 0 and 0 < delta < 1; got epsilon={epsilon!r}, delta={delta!r}")
+    if not (epsilon > 0 and np.isfinite(epsilon)) or not (0 < delta < 1):
+        raise ValueError(f"need a finite epsilon > 0 and 0 < delta < 1; got epsilon={epsilon!r}, delta={delta!r}")
 
     def excess(log_s: float) -> float:
         s = np.exp(log_s)
         a, b = l2_sensitivity / (2 * s), epsilon * s / l2_sensitivity
-        return float(norm.cdf(a - b) - np.exp(epsilon) * norm.cdf(-a - b) - delta)
+        # e^eps Phi(-a - b) in log space: e^eps alone overflows beyond eps = 709.78
+        return float(norm.cdf(a - b) - np.exp(epsilon + norm.logcdf(-a - b)) - delta)
 
     lo, hi = np.log(l2_sensitivity) - 20.0, np.log(l2_sensitivity) + 20.0
     return float(np.exp(brentq(excess, lo, hi, xtol=1e-12))) * (1 + 1e-9)
