@@ -14,8 +14,18 @@ Two problems, both behind :mod:`oraclepriv.convex_oracle`:
   optimum the bound is tight (KKT), so the certified gap is the solver's true suboptimality, and
   ``certified`` means gap <= opt_tol (the learner folds opt_tol into its stability radius).
 * Perturb's least squares  min ||Z w - u||^2,  -1 <= w <= 1: bounded-variable least squares
-  (scipy.optimize.lsq_linear, BVLS active set: terminates at an exact KKT point up to float
-  arithmetic).
+  (scipy.optimize.lsq_linear, BVLS active set), then CERTIFIED by a Lagrangian lower bound, not by
+  the solver's status: for any lam in R^m, ||r||^2 >= 2 lam'r - ||lam||^2 (from ||r - lam||^2 >= 0),
+  so with r = Z w - u and the minimum of 2 (Z'lam)'w over the box,
+      ||Z w - u||^2 >= -||lam||^2 - 2 lam'u - 2 ||Z'lam||_1      for all feasible w;
+  lam is the residual Z w0 - u at the BVLS answer w0. At an exact KKT point the bound equals the
+  objective (objective - bound = 2 sum_j (|g_j| + g_j w0_j), g = Z'lam, which is 0 when every free
+  coordinate has g_j = 0 and every coordinate at a bound has the sign of g_j the bound needs). The
+  bound is lowered by a bound on its own float64 rounding error (:func:`least_squares_bound`; about
+  1e-15 of ||lam||^2 + 2 |lam|'|u| + 2 sum_ij |Z_ij lam_i|, so calls with very large targets, where
+  that sum nears 1e9, stay uncertified at the default opt_tol = 1e-6), and ``certified`` means
+  objective - bound <= opt_tol, as for regularized ERM. BVLS's own status is recorded as
+  ``solver_status`` and proves nothing.
 """
 
 from __future__ import annotations
@@ -27,7 +37,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog, lsq_linear, minimize
 
-__all__ = ["ConvexLinearBackend", "CLASS_NAME"]
+__all__ = ["ConvexLinearBackend", "CLASS_NAME", "least_squares_bound"]
 
 CLASS_NAME = "linear"
 #: HiGHS tolerances for the LP that picks the Lagrangian bound's multipliers
@@ -65,6 +75,33 @@ def _highs_qp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> np
     solver.passHessian(Q)
     solver.run()
     return np.clip(np.asarray(solver.getSolution().col_value)[:d], -1.0, 1.0)
+
+
+def least_squares_bound(w0: np.ndarray, Z: np.ndarray, u: np.ndarray) -> float:
+    """A proved lower bound on  min ||Z w - u||^2  over -1 <= w <= 1 (module docstring), from the
+    multiplier lam = Z w0 - u; any w0 gives a valid bound, an optimal w0 a tight one.
+
+    Any lam gives a valid bound, so the rounding of lam itself is harmless; only the evaluation of
+    -||lam||^2 - 2 lam'u - 2 ||Z'lam||_1 is rounded. Each product is rounded once (relative error
+    <= u = 2^-53, plus at most 2^-1074 absolute if it underflows) and every sum is a correctly
+    rounded ``math.fsum`` (one more relative u on its value), so the computed value is within
+    4 u M of the exact one, M = ||lam||^2 + 2 |lam|'|u| + 2 sum_ij |Z_ij lam_i|. The bound is the
+    value minus 8 u M (the factor 2 covers the rounding of M's own sums) minus the underflow terms.
+    A NaN or infinite value gives -inf.
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    u = np.asarray(u, dtype=np.float64)
+    lam = Z @ np.asarray(w0, dtype=np.float64) - u
+    m, d = Z.shape
+    squares, cross, columns = lam * lam, lam * u, Z * lam[:, None]
+    a = math.fsum(squares)
+    b = math.fsum(cross)
+    c = math.fsum(abs(math.fsum(column)) for column in columns.T)
+    value = math.fsum((-a, -2.0 * b, -2.0 * c))
+    magnitude = a + 2.0 * float(np.abs(cross).sum()) + 2.0 * float(np.abs(columns).sum())
+    slack = 8.0 * 2.0**-53 * magnitude + 4.0 * m * (d + 2) * 2.0**-1074
+    bound = value - slack
+    return bound if math.isfinite(bound) else -math.inf
 
 
 class ConvexLinearBackend:
@@ -165,7 +202,8 @@ class ConvexLinearBackend:
             "n": n + Z.shape[0],
             "d": d,
             "signed_weights": False,
-            "status": "optimal" if res.success else "error",
+            # "optimal" only when proved: SLSQP's own success flag proves nothing
+            "status": "optimal" if certified else ("feasible" if math.isfinite(objective) else "error"),
             "certified": certified,
             "objective": objective,
             "bound": bound,
@@ -177,22 +215,28 @@ class ConvexLinearBackend:
         return w, info
 
     def solve_least_squares(self, Z: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, dict[str, Any]]:
+        """BVLS, then the Lagrangian lower bound of :func:`least_squares_bound` at its answer:
+        ``certified`` iff objective - bound <= opt_tol (the solver's own status is only recorded)."""
         start = time.perf_counter()
         res = lsq_linear(Z, u, bounds=(-1.0, 1.0), method="bvls")
         w = np.clip(res.x, -1.0, 1.0)
         objective = float(np.sum((Z @ w - u) ** 2))
+        bound = least_squares_bound(w, Z, u) if math.isfinite(objective) else -math.inf
+        gap = max(0.0, objective - bound) if math.isfinite(objective) else math.inf
+        certified = bool(gap <= self.opt_tol)
         info = {
             "hypothesis_class": CLASS_NAME,
             "backend": "scipy-bvls",
             "n": Z.shape[0],
             "d": Z.shape[1],
             "signed_weights": False,
-            "status": "optimal" if res.success else "error",
-            "certified": bool(res.success),  # BVLS terminates at an exact KKT point of the box-LS problem
+            "status": "optimal" if certified else ("feasible" if math.isfinite(objective) else "error"),
+            "certified": certified,
             "objective": objective,
-            "bound": objective if res.success else -math.inf,
-            "gap": 0.0 if res.success else math.inf,
+            "bound": bound,
+            "gap": gap,
             "nodes": int(res.nit),
             "seconds": time.perf_counter() - start,
+            "solver_status": int(res.status),
         }
         return w, info

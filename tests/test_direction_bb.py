@@ -20,10 +20,14 @@ of the search and conflicting duplicates counted as free each make ``check_answe
 the exactness tests use -- fail on a fixed list of instances; a negative tolerance also makes the
 kernel check fail.
 
-Degenerate data and ``max_boxes``: in d >= 3 the search on degenerate data grows to the default
-``max_boxes`` (2,000,000 open boxes, about 90 s) before it hands over to its fallback, and under a
-time limit it never does (``test_degenerate_3d_data_is_certified_within_a_time_limit``, an expected
-failure); so the tests on degenerate data pass a smaller ``max_boxes``: the same hand-over, sooner.
+Degenerate data and ``max_boxes``: flat points go to the fallback up front, other degenerate data
+once a box gets narrow or, in d <= 3, after a box budget comparable with enumerate's work
+(docs/solvers/direction-bb.md, "Convergence and degenerate data").
+``test_degenerate_3d_data_is_certified_within_a_time_limit`` asserts that a flat 3-d instance (a
+duplicated feature column, which once made the search refine 9.5 M boxes for 90 s) is handed to
+``enumerate`` up front and certified optimal within a 1 s time limit. A search that is not handed
+over early (``fallback="none"``) can run on to the default ``max_boxes`` (2,000,000 open boxes), so
+the tests on degenerate data pass a smaller ``max_boxes``: the same stop, sooner.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from fractions import Fraction
 import numpy as np
 import oraclepriv.solvers.direction_bb as direction_bb
 import oraclepriv.solvers.direction_bounds as direction_bounds
+import pyscipopt  # noqa: F401  # required (scip-bc: the d >= 4 reference, the fallback above d = 3): a broken install must fail, not skip
 import pytest
 from brute_force import brute_halfspace
 from hypothesis import HealthCheck, given, settings
@@ -43,8 +48,6 @@ from oraclepriv.solvers.direction_bounds import WhitenedGroups, Window, best_off
 from strategies import instances, points
 
 from oraclepriv import make_oracle
-
-pytest.importorskip("pyscipopt")  # scip-bc: the d >= 4 reference and the fallback above d = 3
 
 #: max_boxes for degenerate data: the search hands over to the fallback after this many open boxes
 #: instead of 2,000,000 (module docstring)

@@ -85,7 +85,8 @@ def test_cost_of_noise_pairs_rows_and_reports_medians():
 
 @pytest.mark.parametrize("learner", ["rrspm", "perturbation"])
 def test_recorded_calls_are_solved_exactly_by_every_strategy(learner):
-    pytest.importorskip("pyscipopt")
+    import pyscipopt  # noqa: F401  # required (scip-bc): a broken install must fail, not skip
+
     call = learner_calls(learner, 2, 25, 6, 1)
     truth = make_oracle("halfspace", backend="enumerate").solve(call.X, call.y, call.w)
     for strategy in ("plain", "heavy-first", "decompose", "auto"):

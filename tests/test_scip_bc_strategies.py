@@ -12,6 +12,7 @@ answer is the optimum.
 from __future__ import annotations
 
 import numpy as np
+import pyscipopt  # noqa: F401  # required (scip-bc): a broken install must fail, not skip
 import pytest
 from brute_force import brute_halfspace
 from hypothesis import HealthCheck, given, settings
@@ -20,8 +21,6 @@ from oraclepriv.solvers.scip_bc_split import STRATEGIES, choose_strategy, heavy_
 from test_scip_bc_backend import check_answer  # bound <= optimum <= objective; certified => optimum
 
 from oraclepriv import make_oracle
-
-pytest.importorskip("pyscipopt")
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

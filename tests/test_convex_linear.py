@@ -1,0 +1,261 @@
+"""``convex-linear`` (solvers/convex_linear.py), the convex oracle of the Regularization learner
+(Block et al., Algorithm 3), against independent references in d = 2..4.
+
+Both problems are written out again here from their definitions (docs/theory/block-et-al.md,
+section "Algorithm 3: Regularization"); nothing below calls the module's helpers for a reference.
+
+* Regularized ERM  F(w) = 1/2 sum_i |<w, X_i> - y_i| + eta_sum * (1/m) sum_j <w, Z_j>^2  over
+  ||w||_inf <= 1 (the regulariser is eta_sum ||f||_m^2 with ||f||_m^2 the mean of f(Z_j)^2).
+  Reference: Kelley's cutting planes on the quadratic part only. The LP (scipy.optimize.linprog)
+      min 1/2 sum t_i + eta_sum/m sum q_j,  t_i >= +-(<w, X_i> - y_i),  q_j >= 2 a <w, Z_j> - a^2
+  for tangent points a of v -> v^2, keeps the absolute values exact and under-estimates each
+  square, so its value is a LOWER bound on min F; F at its solution (re-scored in float64) is an
+  UPPER bound. Tangents are added at the solution's <w, Z_j> until the two meet.
+* Bounded least squares  min ||Z w - u||^2  over ||w||_inf <= 1. Reference: every pattern of
+  coordinates at -1, at +1 or free (3^d of them), the free ones by numpy.linalg.lstsq; the best
+  feasible candidate is the optimum (an optimal point with the most coordinates at a bound has a
+  unique least-squares solution on its free coordinates, which lstsq returns).
+
+Degenerate data throughout: duplicate rows (also with opposite labels), collinear rows, zero rows,
+Z = 0 (no regulariser: a linear program with a face of minimisers), fewer public points than
+features. The problems carry no sample weights; zero rows and Z = 0 are their zero-weight cases.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oraclepriv.solvers.convex_linear import ConvexLinearBackend, least_squares_bound
+from scipy.optimize import OptimizeResult, linprog
+
+from oraclepriv.convex_oracle import make_convex_oracle
+
+SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+OPT_TOL = 1e-6  # the oracle's default: certified means objective - bound <= OPT_TOL
+KINDS = ["generic", "duplicates", "collinear", "zero-rows", "no-regulariser", "few-public"]
+
+
+# -- the problems, written out from their definitions ----------------------------------------------
+
+
+def regularized_value(w: np.ndarray, X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float) -> float:
+    loss = math.fsum(0.5 * abs(float(r)) for r in X @ w - y)
+    return loss + eta_sum * math.fsum(float(v) ** 2 for v in Z @ w) / len(Z)
+
+
+def least_squares_value(w: np.ndarray, Z: np.ndarray, u: np.ndarray) -> float:
+    return math.fsum(float(r) ** 2 for r in Z @ w - u)
+
+
+def reference_regularized(
+    X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float, rounds: int = 200
+) -> tuple[float, float]:
+    """(lower, upper) with lower <= min F <= upper, by the cutting-plane LP of the module docstring."""
+    n, d = X.shape
+    m = Z.shape[0]
+    # variables (w_1..w_d, t_1..t_n, q_1..q_m)
+    c = np.concatenate([np.zeros(d), 0.5 * np.ones(n), (eta_sum / m) * np.ones(m)])
+    abs_rows = np.block([[X, -np.eye(n), np.zeros((n, m))], [-X, -np.eye(n), np.zeros((n, m))]])
+    abs_rhs = np.concatenate([y, -y])
+    bounds = [(-1.0, 1.0)] * d + [(0.0, None)] * n + [(0.0, None)] * m
+    tangents: list[tuple[int, float]] = [(j, a) for j in range(m) for a in np.linspace(-1.0, 1.0, 9)]
+    upper = regularized_value(np.zeros(d), X, y, Z, eta_sum)
+    lower = -math.inf
+    for _ in range(rounds):
+        rows = np.zeros((len(tangents), d + n + m))
+        rhs = np.zeros(len(tangents))
+        for k, (j, a) in enumerate(tangents):  # 2 a <w, Z_j> - q_j <= a^2
+            rows[k, :d] = 2.0 * a * Z[j]
+            rows[k, d + n + j] = -1.0
+            rhs[k] = a * a
+        res = linprog(
+            c,
+            A_ub=np.vstack([abs_rows, rows]),
+            b_ub=np.concatenate([abs_rhs, rhs]),
+            bounds=bounds,
+            method="highs",
+            options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+        )
+        assert res.status == 0, res.message
+        lower = max(lower, float(res.fun))
+        w = np.clip(res.x[:d], -1.0, 1.0)
+        upper = min(upper, regularized_value(w, X, y, Z, eta_sum))
+        if upper - lower <= 1e-9 * max(1.0, upper):
+            break
+        tangents += [(j, float(v)) for j, v in enumerate(Z @ w)]
+    return lower, upper
+
+
+def reference_least_squares(Z: np.ndarray, u: np.ndarray) -> float:
+    """min ||Z w - u||^2 over the box, by the 3^d active-set patterns (module docstring)."""
+    d = Z.shape[1]
+    best = least_squares_value(np.zeros(d), Z, u)
+    for pattern in itertools.product((-1.0, 0.0, 1.0), repeat=d):
+        fixed = np.array(pattern)
+        free = fixed == 0.0
+        w = fixed.copy()
+        if free.any():
+            w[free] = np.linalg.lstsq(Z[:, free], u - Z[:, ~free] @ fixed[~free], rcond=None)[0]
+            if np.any(np.abs(w[free]) > 1.0 + 1e-9):
+                continue
+        best = min(best, least_squares_value(np.clip(w, -1.0, 1.0), Z, u))
+    return best
+
+
+# -- instances -------------------------------------------------------------------------------------
+
+
+def l1_rows(rng: np.random.Generator, k: int, d: int) -> np.ndarray:
+    A = rng.uniform(-1.0, 1.0, (k, d))
+    return A / np.maximum(1.0, np.abs(A).sum(axis=1, keepdims=True))
+
+
+def instance(seed: int, d: int, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(X, y in {-1, +1}, Z, eta_sum), rows in the l1 unit ball as the class requires."""
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 13)), int(rng.integers(1, 9))
+    X, Z = l1_rows(rng, n, d), l1_rows(rng, m, d)
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    if kind == "duplicates":
+        X = X[rng.integers(0, max(1, n // 3), n)]  # a few distinct rows, labels drawn per copy
+        Z = Z[rng.integers(0, max(1, m // 2), m)]
+    elif kind == "collinear":
+        X = np.outer(rng.uniform(-1.0, 1.0, n), l1_rows(rng, 1, d)[0])
+        Z = np.outer(rng.uniform(-1.0, 1.0, m), l1_rows(rng, 1, d)[0])
+    elif kind == "zero-rows":
+        X[rng.random(n) < 0.5] = 0.0
+        Z[rng.random(m) < 0.5] = 0.0
+    elif kind == "no-regulariser":
+        Z = np.zeros((m, d))
+    elif kind == "few-public":
+        Z = l1_rows(rng, int(rng.integers(1, d)), d)  # m < d: ||.||_m is only a seminorm on w
+    eta_sum = float(10.0 ** rng.uniform(-2, 2))
+    return X, y, Z, eta_sum
+
+
+# -- regularized ERM -------------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 4), kind=st.sampled_from(KINDS))
+def test_regularized_erm_matches_an_independent_cutting_plane_reference(seed, d, kind):
+    """The bound is a lower bound on the true optimum, the objective is the re-scored value of a
+    feasible w and never below the optimum, and the answer is certified and within opt_tol of the
+    optimum (the backend solves every instance of this size; a backend that never certifies fails)."""
+    X, y, Z, eta_sum = instance(seed, d, kind)
+    lower, upper = reference_regularized(X, y, Z, eta_sum)
+    assert upper - lower <= 1e-8 * max(1.0, upper), "the reference did not converge: the test would be blunt"
+    tol = 1e-8 * max(1.0, upper)
+    res = make_convex_oracle(opt_tol=OPT_TOL).regularized_erm(X, y, Z, eta_sum)
+    w = res.w
+    assert w.shape == (d,) and np.all(np.abs(w) <= 1.0)
+    assert res.objective == pytest.approx(regularized_value(w, X, y, Z, eta_sum), abs=1e-12 * max(1.0, upper))
+    assert res.bound <= upper + tol, f"bound {res.bound} above the optimum {upper}: not a lower bound"
+    assert res.objective >= lower - tol
+    assert res.bound <= res.objective + tol and res.gap == pytest.approx(max(0.0, res.objective - res.bound))
+    assert res.certified, f"gap {res.gap} on {kind} data"
+    assert res.objective <= upper + OPT_TOL + tol, "certified but further than opt_tol from the optimum"
+    # the Lagrangian bound is valid at any w0 in the box, not only near the optimum
+    S = Z.T @ Z / len(Z)
+    for w0 in np.random.default_rng(seed).uniform(-1.0, 1.0, (3, d)):
+        assert ConvexLinearBackend.lower_bound(w0, X, y, S, eta_sum) <= upper + tol
+
+
+def test_regularized_erm_is_certified_by_its_bound_not_by_the_solver_status(monkeypatch):
+    """Negative control: SLSQP and HiGHS' QP both 'succeed' with w = 0, which is not optimal here;
+    the answer must come back uncertified with a bound still below the optimum."""
+    import oraclepriv.solvers.convex_linear as cl
+
+    X, y, Z, eta_sum = instance(3, 3, "generic")
+    X = np.vstack([X, np.eye(3) * 0.9])
+    y = np.concatenate([y, [1.0, -1.0, 1.0]])
+    lower, upper = reference_regularized(X, y, Z, eta_sum)
+    assert regularized_value(np.zeros(3), X, y, Z, eta_sum) > upper + 0.1  # w = 0 is far from optimal
+
+    def lying_minimize(fun, v0, **kwargs):
+        return OptimizeResult(x=np.zeros_like(v0), success=True, status=0, nit=1, message="lie")
+
+    monkeypatch.setattr(cl, "minimize", lying_minimize)
+    monkeypatch.setattr(cl, "_highs_qp", lambda X, y, S, eta_sum: np.zeros(X.shape[1]))
+    res = make_convex_oracle().regularized_erm(X, y, Z, eta_sum)
+    assert not res.certified and res.status != "optimal"
+    assert res.bound <= upper + 1e-8 and res.objective > upper + 0.1
+
+
+# -- bounded least squares -------------------------------------------------------------------------
+
+
+def least_squares_instance(seed: int, d: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """(Z, u): Perturb's targets u = fbar(Z) + noise, with fbar from a w outside the box so that
+    bounds are active and clipping an unconstrained fit is not the answer."""
+    rng = np.random.default_rng(seed)
+    _, _, Z, _ = instance(seed, d, kind)
+    if kind == "no-regulariser":  # Z = 0 there: use duplicated rows instead
+        Z = l1_rows(rng, len(Z), d)[np.zeros(len(Z), dtype=int)]
+    u = Z @ rng.uniform(-3.0, 3.0, d) + float(10.0 ** rng.uniform(-2, 1)) * rng.normal(size=len(Z))
+    return Z, u
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(2, 4), kind=st.sampled_from(KINDS))
+def test_least_squares_matches_the_active_set_enumeration(seed, d, kind):
+    Z, u = least_squares_instance(seed, d, kind)
+    ref = reference_least_squares(Z, u)
+    tol = 1e-9 * max(1.0, ref)
+    res = make_convex_oracle(opt_tol=OPT_TOL).least_squares(Z, u)
+    w = res.w
+    assert w.shape == (d,) and np.all(np.abs(w) <= 1.0)
+    assert res.objective == pytest.approx(least_squares_value(w, Z, u), abs=1e-12 * max(1.0, ref))
+    assert res.bound <= ref + tol, f"bound {res.bound} above the optimum {ref}: not a lower bound"
+    assert res.objective >= ref - tol
+    assert res.certified, f"gap {res.gap}"
+    assert res.objective <= ref + OPT_TOL + tol, "certified but further than opt_tol from the optimum"
+    # the dual bound is valid at any w0 in the box (any multiplier), not only at the optimum
+    for w0 in np.random.default_rng(seed).uniform(-1.0, 1.0, (3, d)):
+        assert least_squares_bound(w0, Z, u) <= ref + tol
+
+
+def test_least_squares_is_certified_by_its_bound_not_by_the_solver_status(monkeypatch):
+    """Negative control: a 'successful' BVLS run that returns the clipped unconstrained fit (not the
+    box-constrained optimum here) must be reported uncertified, with a bound below the optimum."""
+    import oraclepriv.solvers.convex_linear as cl
+
+    Z = np.array([[0.5, 0.4], [0.4, 0.5], [0.3, -0.2], [0.1, 0.6]])
+    u = np.array([2.0, 0.1, 0.3, -0.4])
+    ref = reference_least_squares(Z, u)
+    clipped = np.clip(np.linalg.lstsq(Z, u, rcond=None)[0], -1.0, 1.0)
+    assert least_squares_value(clipped, Z, u) > ref + 1e-3  # clipping is not the constrained optimum
+
+    def lying_lsq(A, b, bounds, method):
+        return OptimizeResult(x=clipped, success=True, status=1, nit=1, message="lie")
+
+    monkeypatch.setattr(cl, "lsq_linear", lying_lsq)
+    res = make_convex_oracle().least_squares(Z, u)
+    assert not res.certified and res.status != "optimal"
+    assert res.bound <= ref + 1e-12 and res.objective == pytest.approx(least_squares_value(clipped, Z, u))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("d", [2, 3, 4])
+@pytest.mark.parametrize("kind", KINDS)
+def test_both_problems_on_many_seeded_instances(d, kind):
+    """The two property tests above on 40 more seeded instances per (d, kind)."""
+    for seed in range(1000, 1040):
+        X, y, Z, eta_sum = instance(seed, d, kind)
+        lower, upper = reference_regularized(X, y, Z, eta_sum)
+        assert upper - lower <= 1e-8 * max(1.0, upper)
+        res = make_convex_oracle().regularized_erm(X, y, Z, eta_sum)
+        tol = 1e-8 * max(1.0, upper)
+        assert res.bound <= upper + tol and res.objective >= lower - tol
+        assert res.certified and res.objective <= upper + OPT_TOL + tol
+        Z2, u = least_squares_instance(seed, d, kind)
+        ref = reference_least_squares(Z2, u)
+        ls = make_convex_oracle().least_squares(Z2, u)
+        tol = 1e-9 * max(1.0, ref)
+        assert ls.bound <= ref + tol and ls.objective >= ref - tol
+        assert ls.certified and ls.objective <= ref + OPT_TOL + tol
