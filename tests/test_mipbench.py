@@ -207,7 +207,7 @@ def test_bench_mip_exits_nonzero_on_a_lying_backend(tmp_path, monkeypatch):
         (["--suite", "miplib"], "unknown suite 'miplib'"),
         (["--backends", "highs,cplex"], "unknown backend(s) ['cplex']"),
         (["--backends", "highs,highs"], "must not repeat"),
-        (["--time-limit", "-1"], "--time-limit must be a finite number > 0"),
+        (["--time-limit", "-1"], "--time-limit must be a finite number of seconds > 0; got -1"),
     ],
 )
 def test_bench_mip_bad_input(tmp_path, args, fragment):
