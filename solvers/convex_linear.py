@@ -12,7 +12,9 @@ Two problems, both behind :mod:`oraclepriv.convex_oracle`:
       F(w) >= -s'y/2 - eta_sum w0'S w0 - || X's/2 + 2 eta_sum S w0 ||_1      for all feasible w;
   s is chosen by an LP (HiGHS via scipy.optimize.linprog) maximising this bound. At the exact
   optimum the bound is tight (KKT), so the certified gap is the solver's true suboptimality, and
-  ``certified`` means gap <= opt_tol (the learner folds opt_tol into its stability radius).
+  ``certified`` means gap <= opt_tol (the learner folds opt_tol into its stability radius). The gap
+  is proved, not estimated: the bound is lowered, and the objective raised, by bounds on their own
+  float64 rounding errors (:func:`_rounding_allowance`).
 * Perturb's least squares  min ||Z w - u||^2,  -1 <= w <= 1: bounded-variable least squares
   (scipy.optimize.lsq_linear, BVLS active set), then CERTIFIED by a Lagrangian lower bound, not by
   the solver's status: for any lam in R^m, ||r||^2 >= 2 lam'r - ||lam||^2 (from ||r - lam||^2 >= 0),
@@ -104,6 +106,22 @@ def least_squares_bound(w0: np.ndarray, Z: np.ndarray, u: np.ndarray) -> float:
     return bound if math.isfinite(bound) else -math.inf
 
 
+def _rounding_allowance(magnitude: float, n: int, d: int) -> float:
+    """A bound on the float64 rounding error of a value built from products and sums over at most
+    n + 2d + 4 terms per chain, given the sum ``magnitude`` of the absolute values of every product.
+
+    Standard error analysis (Higham, *Accuracy and Stability of Numerical Algorithms*, section 3.1): a
+    sum or dot product of k terms computed in any order is within gamma_k = k u / (1 - k u) times the sum
+    of its terms' absolute values, u = 2^-53; nested sums compose to gamma of the chain length. The factor
+    2 covers the rounding of ``magnitude`` itself; the absolute term covers products that underflow.
+    Used by the regularized-ERM certificate, whose gap feeds Algorithm 3's stability radius: the gap must
+    be proved, not estimated."""
+    k = n + 2 * d + 4
+    unit = 2.0**-53
+    gamma = k * unit / (1.0 - k * unit)
+    return 2.0 * gamma * magnitude + 4.0 * (n * d + d * d + n) * 2.0**-1074
+
+
 class ConvexLinearBackend:
     """Exact, certified solver for the bounded linear class (module docstring).
 
@@ -142,8 +160,18 @@ class ConvexLinearBackend:
         return float(0.5 * np.abs(X @ w - y).sum() + eta_sum * (w @ S @ w))
 
     @staticmethod
+    def objective_error(w: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> float:
+        """A bound on the float64 rounding error of :meth:`objective` at w (see :func:`_rounding_allowance`)."""
+        n, d = X.shape
+        magnitude = 0.5 * float((np.abs(X) @ np.abs(w)).sum() + np.abs(y).sum()) + eta_sum * float(
+            np.abs(w) @ np.abs(S) @ np.abs(w)
+        )
+        return _rounding_allowance(magnitude, n, d)
+
+    @staticmethod
     def lower_bound(w0: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> float:
-        """max_s of the Lagrangian bound at w0 (LP over s in [-1,1]^n, then re-evaluated in float64)."""
+        """max_s of the Lagrangian bound at w0 (LP over s in [-1,1]^n, then re-evaluated in float64 and
+        lowered by a bound on that evaluation's rounding error, :func:`_rounding_allowance`)."""
         n, d = X.shape
         g0 = 2.0 * eta_sum * (S @ w0)
         # variables (s_1..s_n, e_1..e_d): maximise -y's/2 - sum e  s.t.  e >= +-(X's/2 + g0)
@@ -154,7 +182,27 @@ class ConvexLinearBackend:
         # tight tolerances: at HiGHS' defaults (1e-7) the bound itself was up to 1e-6 loose
         res = linprog(c, A_ub=A, b_ub=b, bounds=bounds, method="highs", options=BOUND_LP_OPTIONS)
         s = np.clip(res.x[:n], -1.0, 1.0) if res.x is not None else np.zeros(n)
-        return float(-0.5 * (y @ s) - eta_sum * (w0 @ S @ w0) - np.abs(0.5 * (X.T @ s) + g0).sum())
+        return ConvexLinearBackend.lagrangian_bound(s, w0, X, y, S, eta_sum)
+
+    @staticmethod
+    def lagrangian_bound(
+        s: np.ndarray, w0: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float
+    ) -> float:
+        """-s'y/2 - eta_sum w0'S w0 - ||X's/2 + 2 eta_sum S w0||_1 for s in [-1, 1]^n (module docstring),
+        evaluated in float64 and lowered by a bound on the evaluation's rounding error: a proved lower
+        bound on the regularized objective over the box."""
+        n, d = X.shape
+        g0 = 2.0 * eta_sum * (S @ w0)
+        value = float(-0.5 * (y @ s) - eta_sum * (w0 @ S @ w0) - np.abs(0.5 * (X.T @ s) + g0).sum())
+        # the magnitudes of every product summed above (g0's error enters through ||X's/2 + g0||_1)
+        magnitude = (
+            0.5 * float(np.abs(y) @ np.abs(s))
+            + eta_sum * float(np.abs(w0) @ np.abs(S) @ np.abs(w0))
+            + 0.5 * float((np.abs(X.T) @ np.abs(s)).sum())
+            + 2.0 * eta_sum * float((np.abs(S) @ np.abs(w0)).sum())
+        )
+        bound = value - _rounding_allowance(magnitude, n, d)
+        return bound if math.isfinite(bound) else -math.inf
 
     def solve_regularized(
         self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float
@@ -194,7 +242,8 @@ class ConvexLinearBackend:
             if objective_qp < objective:
                 w, objective, solver = w_qp, objective_qp, "highs-qp"
                 bound = max(bound, self.lower_bound(w, X, y, S, eta_sum))
-        gap = max(0.0, objective - bound)
+        # the certified gap covers the rounding of both numbers: F(w) <= objective + its error bound
+        gap = max(0.0, objective + self.objective_error(w, X, y, S, eta_sum) - bound)
         certified = bool(gap <= self.opt_tol)
         info = {
             "hypothesis_class": CLASS_NAME,

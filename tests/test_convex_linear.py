@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -259,3 +260,60 @@ def test_both_problems_on_many_seeded_instances(d, kind):
         tol = 1e-9 * max(1.0, ref)
         assert ls.bound <= ref + tol and ls.objective >= ref - tol
         assert ls.certified and ls.objective <= ref + OPT_TOL + tol
+
+
+# -- the certificate's own rounding: proved, not estimated --------------------------------------------------------
+
+
+def _exact_lagrangian(s, w0, X, y, S, eta_sum) -> Fraction:
+    """-s'y/2 - eta w0'S w0 - ||X's/2 + 2 eta S w0||_1 in exact rational arithmetic (the floats as given)."""
+    F = Fraction
+    n, d = X.shape
+    eta = F(eta_sum)
+    Sw = [sum(F(S[j, k]) * F(w0[k]) for k in range(d)) for j in range(d)]
+    quad = sum(F(w0[j]) * Sw[j] for j in range(d))
+    value = -sum(F(y[i]) * F(s[i]) for i in range(n)) / 2 - eta * quad
+    for j in range(d):
+        value -= abs(sum(F(X[i, j]) * F(s[i]) for i in range(n)) / 2 + 2 * eta * Sw[j])
+    return value
+
+
+def test_the_lagrangian_bound_is_below_its_exact_value_and_close_to_it():
+    """The float64 bound minus its rounding allowance is never above the exact value of the formula it
+    evaluates (so the certificate is a proof), and the allowance is tiny (at most 1e-10 here); without
+    the allowance the float value is above the exact one on some instances (the allowance is needed)."""
+    rng = np.random.default_rng(11)
+    above_without = 0
+    for _ in range(60):
+        n, d = int(rng.integers(5, 40)), int(rng.integers(1, 5))
+        X = rng.uniform(-1, 1, (n, d)) / d
+        y = rng.choice([-1.0, 1.0], n)
+        Z = rng.uniform(-1, 1, (7, d))
+        S = Z.T @ Z / 7
+        eta = float(rng.uniform(0.01, 50))
+        s, w0 = rng.uniform(-1, 1, n), rng.uniform(-1, 1, d)
+        exact = _exact_lagrangian(s, w0, X, y, S, eta)
+        bound = ConvexLinearBackend.lagrangian_bound(s, w0, X, y, S, eta)
+        assert Fraction(bound) <= exact
+        assert float(exact) - bound <= 1e-10
+        g0 = 2.0 * eta * (S @ w0)
+        plain = float(-0.5 * (y @ s) - eta * (w0 @ S @ w0) - np.abs(0.5 * (X.T @ s) + g0).sum())
+        above_without += Fraction(plain) > exact
+    assert above_without > 0
+
+
+def test_the_objective_error_bound_covers_the_float_objective():
+    rng = np.random.default_rng(12)
+    for _ in range(60):
+        n, d = int(rng.integers(5, 40)), int(rng.integers(1, 5))
+        X = rng.uniform(-1, 1, (n, d)) / d
+        y = rng.choice([-1.0, 1.0], n)
+        Z = rng.uniform(-1, 1, (7, d))
+        S = Z.T @ Z / 7
+        eta, w = float(rng.uniform(0.01, 50)), rng.uniform(-1, 1, d)
+        F = Fraction
+        exact = sum(abs(sum(F(X[i, j]) * F(w[j]) for j in range(d)) - F(y[i])) for i in range(n)) / 2 + F(eta) * sum(
+            F(w[j]) * F(S[j, k]) * F(w[k]) for j in range(d) for k in range(d)
+        )
+        value = ConvexLinearBackend.objective(w, X, y, S, eta)
+        assert abs(Fraction(value) - exact) <= Fraction(ConvexLinearBackend.objective_error(w, X, y, S, eta))
