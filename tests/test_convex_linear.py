@@ -265,6 +265,15 @@ def test_both_problems_on_many_seeded_instances(d, kind):
 # -- the certificate's own rounding: proved, not estimated --------------------------------------------------------
 
 
+def _random_regularized_problem(rng):
+    """X in the l1 ball's box, labels +-1, S = Z'Z / m from 7 public points, eta_sum in [0.01, 50]."""
+    n, d = int(rng.integers(5, 40)), int(rng.integers(1, 5))
+    X = rng.uniform(-1, 1, (n, d)) / d
+    y = rng.choice([-1.0, 1.0], n)
+    Z = rng.uniform(-1, 1, (7, d))
+    return X, y, Z.T @ Z / 7, float(rng.uniform(0.01, 50))
+
+
 def _exact_lagrangian(s, w0, X, y, S, eta_sum) -> Fraction:
     """-s'y/2 - eta w0'S w0 - ||X's/2 + 2 eta S w0||_1 in exact rational arithmetic (the floats as given)."""
     F = Fraction
@@ -285,13 +294,8 @@ def test_the_lagrangian_bound_is_below_its_exact_value_and_close_to_it():
     rng = np.random.default_rng(11)
     above_without = 0
     for _ in range(60):
-        n, d = int(rng.integers(5, 40)), int(rng.integers(1, 5))
-        X = rng.uniform(-1, 1, (n, d)) / d
-        y = rng.choice([-1.0, 1.0], n)
-        Z = rng.uniform(-1, 1, (7, d))
-        S = Z.T @ Z / 7
-        eta = float(rng.uniform(0.01, 50))
-        s, w0 = rng.uniform(-1, 1, n), rng.uniform(-1, 1, d)
+        X, y, S, eta = _random_regularized_problem(rng)
+        s, w0 = rng.uniform(-1, 1, X.shape[0]), rng.uniform(-1, 1, X.shape[1])
         exact = _exact_lagrangian(s, w0, X, y, S, eta)
         bound = ConvexLinearBackend.lagrangian_bound(s, w0, X, y, S, eta)
         assert Fraction(bound) <= exact
@@ -305,12 +309,8 @@ def test_the_lagrangian_bound_is_below_its_exact_value_and_close_to_it():
 def test_the_objective_error_bound_covers_the_float_objective():
     rng = np.random.default_rng(12)
     for _ in range(60):
-        n, d = int(rng.integers(5, 40)), int(rng.integers(1, 5))
-        X = rng.uniform(-1, 1, (n, d)) / d
-        y = rng.choice([-1.0, 1.0], n)
-        Z = rng.uniform(-1, 1, (7, d))
-        S = Z.T @ Z / 7
-        eta, w = float(rng.uniform(0.01, 50)), rng.uniform(-1, 1, d)
+        X, y, S, eta = _random_regularized_problem(rng)
+        (n, d), w = X.shape, rng.uniform(-1, 1, X.shape[1])
         F = Fraction
         exact = sum(abs(sum(F(X[i, j]) * F(w[j]) for j in range(d)) - F(y[i])) for i in range(n)) / 2 + F(eta) * sum(
             F(w[j]) * F(S[j, k]) * F(w[k]) for j in range(d) for k in range(d)
