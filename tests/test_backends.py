@@ -171,3 +171,35 @@ def test_the_portfolio_in_d7_hands_over_to_direction_bb_only_above_the_lp_cap(n,
     assert res.certified and reference.certified and res.objective == reference.objective
     assert res.details["portfolio"].startswith(f"scip-bc (lead 0 s), then {then}")
     assert res.details["lp_cap"] == pytest.approx(n / 9)
+
+
+def _degenerate_points(kind: str, rng, n: int, d: int) -> np.ndarray:
+    """Points of the kinds that break general-position assumptions, in d dimensions."""
+    if kind == "duplicates":  # each point twice (the labels may conflict)
+        half = rng.normal(size=((n + 1) // 2, d))
+        return np.vstack([half, half])[:n]
+    if kind == "plane":  # every point on one 2-dimensional plane, exactly (integer products; float products
+        # of normals are coplanar only up to rounding, and then exact arithmetic rightly sees general position)
+        return (rng.integers(-3, 4, size=(n, 2)) @ rng.integers(-2, 3, size=(2, d))).astype(float)
+    return rng.integers(-1, 2, size=(n, d)).astype(float)  # "grid": {-1, 0, 1}^d, repeats likely
+
+
+@pytest.mark.parametrize("kind", ["duplicates", "plane", "grid"])
+@pytest.mark.parametrize(("d", "lead"), [(4, None), (6, None), (7, None), (7, 0.0), (8, 0.0)])
+def test_the_portfolio_is_exact_on_degenerate_data_against_brute_force(kind, d, lead):
+    """Every branch of the rule (direction-bb alone; scip-bc's lead; with lead 0, the hand-over to
+    direction-bb from scip-bc's halfspace) on duplicates, coplanar points and grids with signed weights,
+    against the independent brute force over all labelings (tests/brute_force.py)."""
+    from brute_force import brute_halfspace
+
+    rng = np.random.default_rng(100 * d + len(kind))
+    n = 10
+    X = _degenerate_points(kind, rng, n, d)
+    y = rng.integers(0, 2, size=n)
+    w = rng.integers(-3, 4, size=n).astype(float)
+    truth = brute_halfspace(X, y, w, max_n=n)
+    options = {} if lead is None else {"lead": lead}
+    res = make_oracle("halfspace", backend="portfolio", **options).solve(X, y, w)
+    assert res.certified and res.status == "optimal"
+    assert res.objective == pytest.approx(truth, abs=1e-9)
+    assert res.bound <= truth + 1e-9
