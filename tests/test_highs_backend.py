@@ -134,6 +134,18 @@ def degenerate_points(rng: np.random.Generator, n: int, d: int, flat: bool) -> n
     return p0 + C @ D
 
 
+def solve_against_brute_force(backend: str, method: str, X, y, w):
+    """The backend's answer with ``method``, the brute-force optimum, and the tolerance for comparing them;
+    asserts what holds for every method: the bound is proved and the objective is a real halfspace's."""
+    res = make_oracle("halfspace", backend=backend, method=method).solve(X, y, w)
+    truth = brute_force_halfspace(X, y, w)
+    tol = 1e-7 * max(1.0, np.abs(w).sum())
+    assert res.bound <= truth + tol and res.objective >= truth - tol
+    if res.certified:
+        assert res.objective == pytest.approx(truth, abs=tol)
+    return res, truth, tol
+
+
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
 @SETTINGS
 @given(
@@ -152,10 +164,7 @@ def test_halfspace_cuts_are_exact_on_degenerate_data(backend, seed, n, d, intege
     X = degenerate_points(rng, n, d, flat)
     y = rng.integers(0, 2, size=n)
     w = signed_weights(rng, n, integer_weights)
-    res = make_oracle("halfspace", backend=backend, method="cuts").solve(X, y, w)
-    truth = brute_force_halfspace(X, y, w)
-    tol = 1e-7 * max(1.0, np.abs(w).sum())
-    assert res.bound <= truth + tol
+    res, truth, tol = solve_against_brute_force(backend, "cuts", X, y, w)
     assert res.certified and res.status == "optimal", f"objective {res.objective}, bound {res.bound}"
     assert res.objective == pytest.approx(truth, abs=tol)
 
@@ -178,13 +187,7 @@ def test_halfspace_bigm_is_honest_on_degenerate_data(backend, seed, n, d, intege
     X = degenerate_points(rng, n, d, flat)
     y = rng.integers(0, 2, size=n)
     w = signed_weights(rng, n, integer_weights)
-    res = make_oracle("halfspace", backend=backend, method="bigm").solve(X, y, w)
-    truth = brute_force_halfspace(X, y, w)
-    tol = 1e-7 * max(1.0, np.abs(w).sum())
-    assert res.bound <= truth + tol
-    assert res.objective >= truth - tol
-    if res.certified:
-        assert res.objective == pytest.approx(truth, abs=tol)
+    solve_against_brute_force(backend, "bigm", X, y, w)
 
 
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
@@ -205,13 +208,8 @@ def test_halfspace_bigm_certifies_most_collinear_and_coplanar_instances(backend)
         assert np.linalg.matrix_rank(X[1:] - X[0]) < d  # degenerate by construction
         y = rng.integers(0, 2, size=n)
         w = signed_weights(rng, n, integer=bool(i % 2))
-        res = make_oracle("halfspace", backend=backend, method="bigm").solve(X, y, w)
-        truth = brute_force_halfspace(X, y, w)
-        tol = 1e-7 * max(1.0, np.abs(w).sum())
-        assert res.bound <= truth + tol and res.objective >= truth - tol
-        if res.certified:
-            assert res.objective == pytest.approx(truth, abs=tol)
-            certified += 1
+        res, _, _ = solve_against_brute_force(backend, "bigm", X, y, w)
+        certified += int(res.certified)
     assert certified >= total // 2, f"bigm certified only {certified} of {total} degenerate instances"
 
 
