@@ -7,7 +7,9 @@ y in {-1, +1}.
 Two problems, both behind :mod:`oraclepriv.convex_oracle`:
 
 * regularized ERM, a convex QP in (w, t):  min 1/2 sum t_i + eta_sum w' S w,  t_i >= |<w,X_i> - y_i|,
-  -1 <= w <= 1, S = Z'Z / m. Solved by scipy SLSQP, then CERTIFIED by a Lagrangian lower bound:
+  -1 <= w <= 1, S = Z'Z / m. Solved by HiGHS' QP solver (or, where its active-set method cycles on
+  degenerate data, by Kelley's tangent-plane LPs, :func:`_tangent_plane_answers`) and polished on its
+  active set (the KKT system, :func:`_kkt_polish`), then CERTIFIED by a Lagrangian lower bound:
   for any s in [-1,1]^n and any w0, by |r| >= s r and convexity of w'Sw,
       F(w) >= -s'y/2 - eta_sum w0'S w0 - || X's/2 + 2 eta_sum S w0 ||_1      for all feasible w;
   s is chosen by an LP (HiGHS via scipy.optimize.linprog) maximising this bound. At the exact
@@ -32,12 +34,14 @@ Two problems, both behind :mod:`oraclepriv.convex_oracle`:
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linprog, lsq_linear, minimize
+from scipy.optimize import linprog, lsq_linear
 
 __all__ = ["ConvexLinearBackend", "CLASS_NAME", "least_squares_bound"]
 
@@ -46,8 +50,12 @@ CLASS_NAME = "linear"
 BOUND_LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
-def _highs_qp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> np.ndarray:
-    """w of  min 1/2 sum t + eta_sum w'Sw  s.t. t >= |Xw - y|, -1 <= w <= 1, solved by HiGHS' QP solver."""
+def _highs_qp(
+    X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float, tolerance: float | None = None
+) -> np.ndarray:
+    """w of  min 1/2 sum t + eta_sum w'Sw  s.t. t >= |Xw - y|, -1 <= w <= 1, solved by HiGHS' QP solver
+    (active set; sparse rows, a d x d Hessian block). ``tolerance``: HiGHS' primal and dual
+    feasibility tolerances (None: its defaults)."""
     import scipy.sparse as sp
     from oraclepriv.solvers.highs import import_highspy
 
@@ -61,22 +69,134 @@ def _highs_qp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> np
     lp.col_upper_ = np.r_[np.ones(d), np.full(n, inf)]
     lp.row_lower_ = np.r_[-y, y]  # t - Xw >= -y and t + Xw >= y
     lp.row_upper_ = np.full(2 * n, inf)
-    A = sp.csc_matrix(np.block([[-X, np.eye(n)], [X, np.eye(n)]]))
+    identity = sp.identity(n, format="csr")
+    A = sp.bmat([[sp.csr_matrix(-X), identity], [sp.csr_matrix(X), identity]], format="csc")
     lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
     lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
     lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = d + n, 2 * n
-    hessian = np.zeros((d + n, d + n))
-    hessian[:d, :d] = 2.0 * eta_sum * S  # HiGHS minimises 1/2 x'Qx + c'x
-    lower = sp.csc_matrix(np.tril(hessian))
+    lower = sp.csc_matrix(np.tril(2.0 * eta_sum * S))  # HiGHS minimises 1/2 x'Qx + c'x; t has no block
     Q = highspy.HighsHessian()
     Q.dim_, Q.format_ = d + n, highspy.HessianFormat.kTriangular
-    Q.start_, Q.index_, Q.value_ = lower.indptr, lower.indices, lower.data
+    Q.start_ = np.r_[lower.indptr, np.full(n, lower.indptr[-1])]
+    Q.index_, Q.value_ = lower.indices, lower.data
     solver = highspy.Highs()
     solver.setOptionValue("output_flag", False)
+    # the active-set QP can cycle on degenerate data (collinear rows, a rank-1 S): bounded, and the
+    # caller falls back to :func:`_tangent_plane_answers` when the answer does not certify
+    solver.setOptionValue("qp_iteration_limit", QP_ITERATION_LIMIT)
+    if tolerance is not None:
+        solver.setOptionValue("primal_feasibility_tolerance", tolerance)
+        solver.setOptionValue("dual_feasibility_tolerance", tolerance)
     solver.passModel(lp)
     solver.passHessian(Q)
     solver.run()
-    return np.clip(np.asarray(solver.getSolution().col_value)[:d], -1.0, 1.0)
+    w = np.asarray(solver.getSolution().col_value)[:d]
+    return np.clip(w, -1.0, 1.0) if w.shape == (d,) and np.all(np.isfinite(w)) else np.zeros(d)
+
+
+#: residuals and box distances at most this far from 0 count as active in the KKT polish
+KKT_ACTIVE_TOLERANCES = (1e-10, 1e-8, 1e-6)
+#: the polish solves a dense system over the free coordinates and the distinct kinks; more kinks skip it
+KKT_MAX_KINKS = 2000
+#: HiGHS' active-set QP iterations before it counts as failed (it cycles on some degenerate data)
+QP_ITERATION_LIMIT = 100_000
+#: the fallback's tangent-plane LPs: at most this many, polished and checked every TANGENT_CHECK_EVERY-th
+TANGENT_ROUNDS = 300
+TANGENT_CHECK_EVERY = 10
+
+
+def _kkt_polish(
+    w: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float, tol: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Re-solve the optimality conditions of the regularized problem on the active set that w shows;
+    returns (w, s) with s in [-1, 1]^n the multipliers of the |.| terms.
+
+    A QP solver stops at its feasibility tolerances, whose effect on the objective grows with n, while
+    ``certified`` needs an absolute gap below ``opt_tol`` (docs/convex-oracle.md). At the optimum, with K = {i : X_i w = y_i}
+    (the kinks of |.|), s_i = sign(X_i w - y_i) off K, and the coordinates at +-1 fixed, the free
+    coordinates F and the kink multipliers s_K in [-1, 1] solve the linear system
+        2 eta_sum (S w)_F + 1/2 (X' s)_F = 0,    X_K w = y_K,
+    so the system read off a near-optimal w (active within ``tol``) gives the optimum to float64
+    accuracy when the active set is right, and s is then the multiplier at which the Lagrangian bound
+    (module docstring) is tight. Both are only candidates: the caller keeps the w with the lowest
+    re-scored objective and certifies it by the larger of the bounds at this s and at the LP's s.
+
+    Duplicated kink points share one multiplier (one row, weighted by its count); with more than
+    ``KKT_MAX_KINKS`` distinct kinks (massively degenerate data) the polish is skipped and w returned."""
+    r = X @ w - y
+    kinks = np.abs(r) <= tol
+    signs = np.sign(r)
+    fixed = np.where(w >= 1.0 - tol, 1.0, np.where(w <= -1.0 + tol, -1.0, 0.0))
+    free = fixed == 0.0
+    if not free.any():
+        return fixed, signs
+    kink_rows, kink_of_point, counts = np.unique(
+        np.column_stack([X[kinks], y[kinks]]), axis=0, return_inverse=True, return_counts=True
+    )
+    if len(kink_rows) > KKT_MAX_KINKS:
+        return w, signs
+    XK, yK = kink_rows[:, :-1], kink_rows[:, -1]
+    nf, nk = int(free.sum()), len(kink_rows)
+    system = np.block(
+        [
+            [2.0 * eta_sum * S[np.ix_(free, free)], 0.5 * (counts[:, None] * XK[:, free]).T],
+            [XK[:, free], np.zeros((nk, nk))],
+        ]
+    )
+    rhs = np.r_[
+        -0.5 * (signs[~kinks] @ X[~kinks][:, free]) - 2.0 * eta_sum * (S[np.ix_(free, ~free)] @ fixed[~free]),
+        yK - XK[:, ~free] @ fixed[~free],
+    ]
+    solution = np.linalg.lstsq(system, rhs, rcond=None)[0]
+    if not np.all(np.isfinite(solution)):
+        return w, signs
+    out = fixed.copy()
+    out[free] = solution[:nf]
+    signs[kinks] = np.clip(solution[nf:], -1.0, 1.0)[np.ravel(kink_of_point)]
+    return np.clip(out, -1.0, 1.0), signs
+
+
+def _tangent_plane_answers(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> Iterator[np.ndarray]:
+    """The fallback when the QP solver fails: an LP over (w, t, u, q) with u = L w, S = L'L (eigenvalues),
+    min 1/2 sum t + eta_sum sum q,  t >= |Xw - y|,  q_j >= 2 a u_j - a^2 at the points a met so far
+    (tangent planes of u_j^2: Kelley's cutting-plane method on a separable quadratic), solved by HiGHS'
+    simplex; yields each LP's w and adds the tangents at its u. The answers are candidates for
+    :func:`_kkt_polish`, which needs the active set, not the exact optimum."""
+    import scipy.sparse as sp
+
+    n, d = X.shape
+    eigenvalues, vectors = np.linalg.eigh(S)
+    positive = eigenvalues > 1e-14 * max(1.0, float(eigenvalues.max()))
+    L = np.sqrt(eigenvalues[positive])[:, None] * vectors[:, positive].T
+    r = L.shape[0]
+    cost = np.r_[np.zeros(d), 0.5 * np.ones(n), np.zeros(r), eta_sum * np.ones(r)]
+    identity = sp.identity(n, format="csr")
+    empty = sp.csr_matrix((n, 2 * r))
+    rows = [sp.bmat([[sp.csr_matrix(X), -identity, empty], [sp.csr_matrix(-X), -identity, empty]], format="csr")]
+    rhs = [np.r_[y, -y]]  # Xw - t <= y,  -Xw - t <= -y
+    A_eq = sp.hstack([sp.csr_matrix(L), sp.csr_matrix((r, n)), -sp.identity(r), sp.csr_matrix((r, r))], format="csr")
+    bounds = [(-1.0, 1.0)] * d + [(0.0, None)] * n + [(None, None)] * r + [(0.0, None)] * r
+
+    def tangents(a: np.ndarray) -> None:  # 2 a_j u_j - q_j <= a_j^2
+        rows.append(sp.hstack([sp.csr_matrix((r, d + n)), sp.diags(2.0 * a), -sp.identity(r)], format="csr"))
+        rhs.append(a * a)
+
+    for a in (np.zeros(r), np.ones(r), -np.ones(r)):
+        tangents(a)
+    while True:
+        res = linprog(
+            cost,
+            A_ub=sp.vstack(rows, format="csr"),
+            b_ub=np.concatenate(rhs),
+            A_eq=A_eq,
+            b_eq=np.zeros(r),
+            bounds=bounds,
+            method="highs",
+        )
+        if res.x is None:
+            return
+        yield np.clip(res.x[:d], -1.0, 1.0)
+        tangents(res.x[d + n : d + n + r])
 
 
 def least_squares_bound(w0: np.ndarray, Z: np.ndarray, u: np.ndarray) -> float:
@@ -144,13 +264,13 @@ class ConvexLinearBackend:
     ----------
     .. [1] A. Block, M. Bun, R. Desai, A. Shetty, S. Wu, "Oracle-Efficient Differentially Private
        Learning with Public Data" (Algorithm 3; Theorems 3 and 7).
-    .. [2] D. Kraft, "A software package for sequential quadratic programming", DFVLR-FB 88-28,
-       1988 (SLSQP, via scipy.optimize.minimize).
+    .. [2] Q. Huangfu, J. A. J. Hall, "Parallelizing the dual revised simplex method", Mathematical
+       Programming Computation 10, 2018 (HiGHS; its QP solver is a primal active-set method).
     .. [3] P. B. Stark, R. L. Parker, "Bounded-variable least-squares: an algorithm and
        applications", Computational Statistics 10, 1995 (BVLS, via scipy.optimize.lsq_linear).
     """
 
-    backend = "scipy-slsqp+highs-dual"
+    backend = "highs-qp+kkt"
 
     def __init__(self, opt_tol: float = 1e-6) -> None:
         self.opt_tol = opt_tol
@@ -207,41 +327,40 @@ class ConvexLinearBackend:
     def solve_regularized(
         self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Candidates from HiGHS' QP solver (default, then tight tolerances), and if those do not certify
+        from the tangent-plane LPs of :func:`_tangent_plane_answers`, each polished by
+        :func:`_kkt_polish`; the candidate with the lowest re-scored objective is certified by the larger
+        of the Lagrangian bounds at its KKT multipliers and at the LP's (:meth:`lower_bound`)."""
         start = time.perf_counter()
         n, d = X.shape
         S = Z.T @ Z / Z.shape[0]
+        best: list[Any] = [math.inf, np.zeros(d), None]  # objective, w, KKT multipliers
+        bound = -math.inf
 
-        def fun(v):
-            w, t = v[:d], v[d:]
-            return 0.5 * t.sum() + eta_sum * (w @ S @ w)
+        def offer(w_candidate: np.ndarray) -> float:
+            """Polish the candidate, keep the best, return the certified gap of the best so far."""
+            nonlocal bound
+            for w_c, s_c in [(w_candidate, None)] + [
+                _kkt_polish(w_candidate, X, y, S, eta_sum, tol) for tol in KKT_ACTIVE_TOLERANCES
+            ]:
+                value = self.objective(w_c, X, y, S, eta_sum)
+                if math.isfinite(value) and value < best[0]:
+                    best[:] = [value, w_c, s_c]
+            if best[2] is not None:
+                bound = max(bound, self.lagrangian_bound(best[2], best[1], X, y, S, eta_sum))
+            bound = max(bound, self.lower_bound(best[1], X, y, S, eta_sum))
+            return best[0] + self.objective_error(best[1], X, y, S, eta_sum) - bound
 
-        def jac(v):
-            return np.concatenate([2.0 * eta_sum * (S @ v[:d]), 0.5 * np.ones(n)])
-
-        A = np.block([[-X, np.eye(n)], [X, np.eye(n)]])  # t - r >= 0 and t + r >= 0, r = Xw - y
-        shift = np.concatenate([y, -y])
-        constraints = {"type": "ineq", "fun": lambda v: A @ v + shift, "jac": lambda v: A}
-        w_start = np.zeros(d)
-        v0 = np.concatenate([w_start, np.abs(X @ w_start - y) + 1e-3])
-        res = minimize(
-            fun,
-            v0,
-            jac=jac,
-            method="SLSQP",
-            constraints=[constraints],
-            bounds=[(-1.0, 1.0)] * d + [(0, None)] * n,
-            options={"maxiter": 500, "ftol": 1e-12},
-        )
-        w = np.clip(res.x[:d], -1.0, 1.0)
-        objective = self.objective(w, X, y, S, eta_sum)
-        bound = self.lower_bound(w, X, y, S, eta_sum)
-        solver = "slsqp"
-        if objective - bound > self.opt_tol:  # SLSQP stopped short (2 in 1200 random instances): HiGHS' QP solver
-            w_qp = _highs_qp(X, y, S, eta_sum)
-            objective_qp = self.objective(w_qp, X, y, S, eta_sum)
-            if objective_qp < objective:
-                w, objective, solver = w_qp, objective_qp, "highs-qp"
-                bound = max(bound, self.lower_bound(w, X, y, S, eta_sum))
+        solver = "highs-qp"
+        if (
+            offer(_highs_qp(X, y, S, eta_sum)) > self.opt_tol
+            and offer(_highs_qp(X, y, S, eta_sum, 1e-10)) > self.opt_tol
+        ):
+            solver = "tangent-plane-lp"  # the QP solver cycled or stopped short: Kelley's LPs
+            for k, w_lp in enumerate(itertools.islice(_tangent_plane_answers(X, y, S, eta_sum), TANGENT_ROUNDS)):
+                if k % TANGENT_CHECK_EVERY == TANGENT_CHECK_EVERY - 1 and offer(w_lp) <= self.opt_tol:
+                    break
+        objective, w = best[0], best[1]
         # the certified gap covers the rounding of both numbers: F(w) <= objective + its error bound
         gap = max(0.0, objective + self.objective_error(w, X, y, S, eta_sum) - bound)
         certified = bool(gap <= self.opt_tol)
@@ -251,15 +370,15 @@ class ConvexLinearBackend:
             "n": n + Z.shape[0],
             "d": d,
             "signed_weights": False,
-            # "optimal" only when proved: SLSQP's own success flag proves nothing
+            # "optimal" only when proved: the QP solver's own status proves nothing
             "status": "optimal" if certified else ("feasible" if math.isfinite(objective) else "error"),
             "certified": certified,
             "objective": objective,
             "bound": bound,
             "gap": gap,
-            "nodes": int(res.nit),
-            "seconds": time.perf_counter() - start,
+            "nodes": None,  # no search tree
             "solver": solver,
+            "seconds": time.perf_counter() - start,
         }
         return w, info
 

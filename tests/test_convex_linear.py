@@ -168,8 +168,8 @@ def test_regularized_erm_matches_an_independent_cutting_plane_reference(seed, d,
 
 
 def test_regularized_erm_is_certified_by_its_bound_not_by_the_solver_status(monkeypatch):
-    """Negative control: SLSQP and HiGHS' QP both 'succeed' with w = 0, which is not optimal here;
-    the answer must come back uncertified with a bound still below the optimum."""
+    """Negative control: HiGHS' QP 'succeeds' with w = 0 and the polish keeps it, which is not optimal
+    here; the answer must come back uncertified with a bound still below the optimum."""
     import oraclepriv.solvers.convex_linear as cl
 
     X, y, Z, eta_sum = instance(3, 3, "generic")
@@ -178,14 +178,78 @@ def test_regularized_erm_is_certified_by_its_bound_not_by_the_solver_status(monk
     lower, upper = reference_regularized(X, y, Z, eta_sum)
     assert regularized_value(np.zeros(3), X, y, Z, eta_sum) > upper + 0.1  # w = 0 is far from optimal
 
-    def lying_minimize(fun, v0, **kwargs):
-        return OptimizeResult(x=np.zeros_like(v0), success=True, status=0, nit=1, message="lie")
+    def zeros_forever(X, y, S, eta_sum):
+        while True:
+            yield np.zeros(X.shape[1])
 
-    monkeypatch.setattr(cl, "minimize", lying_minimize)
-    monkeypatch.setattr(cl, "_highs_qp", lambda X, y, S, eta_sum: np.zeros(X.shape[1]))
+    # every source of candidates answers w = 0: the QP solver, its polish and the tangent-plane fallback
+    monkeypatch.setattr(cl, "_highs_qp", lambda X, y, S, eta_sum, tolerance=None: np.zeros(X.shape[1]))
+    monkeypatch.setattr(cl, "_kkt_polish", lambda w, X, y, S, eta_sum, tol: (w, np.sign(X @ w - y)))
+    monkeypatch.setattr(cl, "_tangent_plane_answers", zeros_forever)
     res = make_convex_oracle().regularized_erm(X, y, Z, eta_sum)
     assert not res.certified and res.status != "optimal"
     assert res.bound <= upper + 1e-8 and res.objective > upper + 0.1
+
+
+def test_regularized_erm_certifies_where_the_qp_solver_cycles():
+    """Collinear data on which HiGHS' active-set QP cycles to its iteration limit (an earlier
+    backend hung here): the tangent-plane fallback must take over and certify the optimum."""
+    X, y, Z, eta_sum = instance(1009, 4, "collinear")
+    lower, upper = reference_regularized(X, y, Z, eta_sum)
+    w, info = ConvexLinearBackend().solve_regularized(X, y, Z, eta_sum)
+    assert info["solver"] == "tangent-plane-lp", "the QP solver no longer fails here: pick another instance"
+    assert info["certified"] and info["bound"] <= upper + 1e-8 and info["objective"] <= upper + OPT_TOL
+
+
+def test_the_tangent_plane_fallback_alone_certifies_the_optimum(monkeypatch):
+    """With the QP solver answering w = 0 throughout, the fallback's candidates (Kelley's LPs, then the
+    KKT polish) certify every instance against the reference; the fallback must run on most of them
+    (w = 0 polished is sometimes already optimal)."""
+    import oraclepriv.solvers.convex_linear as cl
+
+    fallback_runs = []
+    real_fallback = cl._tangent_plane_answers
+
+    def counted_fallback(*args):
+        fallback_runs.append(1)
+        yield from real_fallback(*args)
+
+    monkeypatch.setattr(cl, "_highs_qp", lambda X, y, S, eta_sum, tolerance=None: np.zeros(X.shape[1]))
+    monkeypatch.setattr(cl, "_tangent_plane_answers", counted_fallback)
+    cases = [(seed, d, kind) for seed, (d, kind) in enumerate(itertools.product((2, 3, 4), KINDS), start=500)]
+    for seed, d, kind in cases:
+        X, y, Z, eta_sum = instance(seed, d, kind)
+        lower, upper = reference_regularized(X, y, Z, eta_sum)
+        res = make_convex_oracle().regularized_erm(X, y, Z, eta_sum)
+        tol = 1e-8 * max(1.0, upper)
+        assert res.certified, f"{kind} d={d} seed={seed}: gap {res.gap}"
+        assert res.bound <= upper + tol and lower - tol <= res.objective <= upper + OPT_TOL + tol
+    assert len(fallback_runs) >= len(cases) // 2, f"the fallback ran on {len(fallback_runs)} of {len(cases)}"
+
+
+def test_the_kkt_polish_merges_duplicated_kinks(monkeypatch):
+    """200 copies of a point the optimum passes through (a kink of |.|, X_i w = y_i with w at a corner
+    of its coordinates) and a free third coordinate: certified against the reference, the copies share
+    one multiplier in [-1, 1], and past ``KKT_MAX_KINKS`` distinct kinks the polish leaves w alone."""
+    import oraclepriv.solvers.convex_linear as cl
+
+    rng = np.random.default_rng(7)
+    others = np.column_stack([np.zeros((20, 2)), rng.uniform(-0.5, 0.5, 20)])
+    X = np.vstack([np.repeat([[0.6, 0.4, 0.0]], 200, axis=0), others])
+    y = np.r_[np.ones(200), np.where(rng.random(20) < 0.5, -1.0, 1.0)]
+    Z = np.array([[0.0, 0.0, 1.0], [0.2, 0.0, 0.8]])
+    eta_sum = 1.0
+    lower, upper = reference_regularized(X, y, Z, eta_sum)
+    w, info = ConvexLinearBackend().solve_regularized(X, y, Z, eta_sum)
+    assert info["certified"] and info["bound"] <= upper + 1e-8 and info["objective"] <= upper + OPT_TOL
+    assert w[0] == w[1] == 1.0 and abs(w[2]) < 1.0 - 1e-3, "the instance no longer has kinks and a free coordinate"
+    S = Z.T @ Z / len(Z)
+    w_polished, s = cl._kkt_polish(w, X, y, S, eta_sum, 1e-8)
+    assert s.shape == (220,) and np.all(np.abs(s) <= 1.0) and np.all(s[:200] == s[0])
+    assert ConvexLinearBackend.objective(w_polished, X, y, S, eta_sum) <= upper + OPT_TOL
+    monkeypatch.setattr(cl, "KKT_MAX_KINKS", 0)
+    w_kept, _ = cl._kkt_polish(w + 1e-9, X, y, S, eta_sum, 1e-8)
+    assert np.array_equal(w_kept, w + 1e-9)
 
 
 # -- bounded least squares -------------------------------------------------------------------------
