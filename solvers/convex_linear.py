@@ -37,7 +37,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -50,57 +50,110 @@ CLASS_NAME = "linear"
 BOUND_LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
-def _highs_qp(
-    X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float, tolerance: float | None = None
-) -> np.ndarray:
-    """w of  min 1/2 sum t + eta_sum w'Sw  s.t. t >= |Xw - y|, -1 <= w <= 1, solved by HiGHS' QP solver
-    (active set; sparse rows, a d x d Hessian block). ``tolerance``: HiGHS' primal and dual
-    feasibility tolerances (None: its defaults)."""
+def _run_highs_qp(
+    cost: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    A: Any,
+    row_lower: np.ndarray,
+    row_upper: np.ndarray,
+    hessian: np.ndarray,
+    tolerance: float | None,
+) -> np.ndarray | None:
+    """x of  min 1/2 x'Hx + cost'x  s.t. row_lower <= A x <= row_upper, lower <= x <= upper by HiGHS' QP
+    solver (a primal active-set method), where H is ``hessian`` on the first k variables and 0 elsewhere;
+    A is a scipy sparse matrix. ``tolerance``: HiGHS' primal and dual feasibility tolerances (None: its
+    defaults). None when the answer is missing or not finite."""
     import scipy.sparse as sp
     from oraclepriv.solvers.highs import import_highspy
 
     highspy = import_highspy()
-    n, d = X.shape
+    num_col, num_row = len(cost), len(row_lower)
     inf = highspy.kHighsInf
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = d + n, 2 * n
-    lp.col_cost_ = np.r_[np.zeros(d), 0.5 * np.ones(n)]
-    lp.col_lower_ = np.r_[-np.ones(d), np.zeros(n)]
-    lp.col_upper_ = np.r_[np.ones(d), np.full(n, inf)]
-    lp.row_lower_ = np.r_[-y, y]  # t - Xw >= -y and t + Xw >= y
-    lp.row_upper_ = np.full(2 * n, inf)
-    identity = sp.identity(n, format="csr")
-    A = sp.bmat([[sp.csr_matrix(-X), identity], [sp.csr_matrix(X), identity]], format="csc")
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.start_, lp.a_matrix_.index_, lp.a_matrix_.value_ = A.indptr, A.indices, A.data
-    lp.a_matrix_.num_col_, lp.a_matrix_.num_row_ = d + n, 2 * n
-    lower = sp.csc_matrix(np.tril(2.0 * eta_sum * S))  # HiGHS minimises 1/2 x'Qx + c'x; t has no block
+    model = highspy.HighsLp()
+    model.num_col_, model.num_row_ = num_col, num_row
+    model.col_cost_, model.col_lower_, model.col_upper_ = cost, lower, np.where(np.isinf(upper), inf, upper)
+    model.row_lower_, model.row_upper_ = row_lower, np.where(np.isinf(row_upper), inf, row_upper)
+    A = sp.csc_matrix(A)
+    model.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    model.a_matrix_.start_, model.a_matrix_.index_, model.a_matrix_.value_ = A.indptr, A.indices, A.data
+    model.a_matrix_.num_col_, model.a_matrix_.num_row_ = num_col, num_row
+    triangle = sp.csc_matrix(np.tril(hessian))
     Q = highspy.HighsHessian()
-    Q.dim_, Q.format_ = d + n, highspy.HessianFormat.kTriangular
-    Q.start_ = np.r_[lower.indptr, np.full(n, lower.indptr[-1])]
-    Q.index_, Q.value_ = lower.indices, lower.data
+    Q.dim_, Q.format_ = num_col, highspy.HessianFormat.kTriangular
+    Q.start_ = np.r_[triangle.indptr, np.full(num_col - hessian.shape[0], triangle.indptr[-1])]
+    Q.index_, Q.value_ = triangle.indices, triangle.data
     solver = highspy.Highs()
     solver.setOptionValue("output_flag", False)
     # the active-set QP can cycle on degenerate data (collinear rows, a rank-1 S): bounded, and the
-    # caller falls back to :func:`_tangent_plane_answers` when the answer does not certify
+    # caller falls back to :func:`_tangent_plane_answers` when no answer certifies
     solver.setOptionValue("qp_iteration_limit", QP_ITERATION_LIMIT)
     if tolerance is not None:
         solver.setOptionValue("primal_feasibility_tolerance", tolerance)
         solver.setOptionValue("dual_feasibility_tolerance", tolerance)
-    solver.passModel(lp)
+    solver.passModel(model)
     solver.passHessian(Q)
     solver.run()
-    w = np.asarray(solver.getSolution().col_value)[:d]
-    return np.clip(w, -1.0, 1.0) if w.shape == (d,) and np.all(np.isfinite(w)) else np.zeros(d)
+    x = np.asarray(solver.getSolution().col_value)
+    return x if x.shape == (num_col,) and np.all(np.isfinite(x)) else None
+
+
+def _highs_qp(
+    X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float, tolerance: float | None = None
+) -> np.ndarray:
+    """w of the epigraph QP  min 1/2 sum t + eta_sum w'Sw  s.t. t >= |Xw - y|, -1 <= w <= 1 (d + n
+    variables, 2n sparse rows), by HiGHS' QP solver; w = 0 when it fails."""
+    import scipy.sparse as sp
+
+    n, d = X.shape
+    identity = sp.identity(n, format="csr")
+    x = _run_highs_qp(
+        cost=np.r_[np.zeros(d), 0.5 * np.ones(n)],
+        lower=np.r_[-np.ones(d), np.zeros(n)],
+        upper=np.r_[np.ones(d), np.full(n, np.inf)],
+        A=sp.bmat([[sp.csr_matrix(-X), identity], [sp.csr_matrix(X), identity]]),
+        row_lower=np.r_[-y, y],  # t - Xw >= -y and t + Xw >= y
+        row_upper=np.full(2 * n, np.inf),
+        hessian=2.0 * eta_sum * S,  # HiGHS minimises 1/2 x'Qx + c'x; t has no block
+        tolerance=tolerance,
+    )
+    return np.clip(x[:d], -1.0, 1.0) if x is not None else np.zeros(d)
+
+
+def _box_qp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> np.ndarray:
+    """w of  min -1/2 (X'y)'w + eta_sum w'Sw  over -1 <= w <= 1 (d variables, no rows), by HiGHS' QP solver.
+
+    On the class's domain this IS the regularized problem: with ||X_i||_1 <= 1 and ||w||_inf <= 1,
+    |<w, X_i>| <= 1, so y_i <w, X_i> <= 1 and |<w, X_i> - y_i| = 1 - y_i <w, X_i> (y_i in {-1, +1}); the
+    loss is linear in w and F(w) = n/2 - 1/2 (X'y)'w + eta_sum w'Sw. The n points enter through one
+    product X'y, so the solve costs O(nd) plus a d-variable QP. Only a candidate: the caller certifies it
+    on the original objective. w = 0 when the solver fails."""
+    import scipy.sparse as sp
+
+    d = X.shape[1]
+    x = _run_highs_qp(
+        cost=-0.5 * (X.T @ y),
+        lower=-np.ones(d),
+        upper=np.ones(d),
+        A=sp.csc_matrix((0, d)),
+        row_lower=np.zeros(0),
+        row_upper=np.zeros(0),
+        hessian=2.0 * eta_sum * S,
+        tolerance=None,
+    )
+    return np.clip(x, -1.0, 1.0) if x is not None else np.zeros(d)
 
 
 #: residuals and box distances at most this far from 0 count as active in the KKT polish
 KKT_ACTIVE_TOLERANCES = (1e-10, 1e-8, 1e-6)
 #: the polish solves a dense system over the free coordinates and the distinct kinks; more kinks skip it
 KKT_MAX_KINKS = 2000
+#: rows with l1 norm up to 1 + this get the box-QP candidate (a candidate only: rounding cannot mislead it)
+L1_BALL_SLACK = 1e-9
 #: HiGHS' active-set QP iterations before it counts as failed (it cycles on some degenerate data)
 QP_ITERATION_LIMIT = 100_000
-#: the fallback's tangent-plane LPs: at most this many, polished and checked every TANGENT_CHECK_EVERY-th
+#: the fallback's tangent-plane LPs: at most this many, polished and checked every TANGENT_CHECK_EVERY-th;
+#: it stops when a check improves neither the best objective nor the bound (a gap at the rounding floor)
 TANGENT_ROUNDS = 300
 TANGENT_CHECK_EVERY = 10
 
@@ -227,16 +280,20 @@ def least_squares_bound(w0: np.ndarray, Z: np.ndarray, u: np.ndarray) -> float:
 
 
 def _rounding_allowance(magnitude: float, n: int, d: int) -> float:
-    """A bound on the float64 rounding error of a value built from products and sums over at most
-    n + 2d + 4 terms per chain, given the sum ``magnitude`` of the absolute values of every product.
+    """A bound on the float64 rounding error of the regularized objective or its Lagrangian bound as
+    :class:`ConvexLinearBackend` evaluates them, given the sum ``magnitude`` of the absolute values of
+    every product they add up.
 
     Standard error analysis (Higham, *Accuracy and Stability of Numerical Algorithms*, section 3.1): a
     sum or dot product of k terms computed in any order is within gamma_k = k u / (1 - k u) times the sum
-    of its terms' absolute values, u = 2^-53; nested sums compose to gamma of the chain length. The factor
-    2 covers the rounding of ``magnitude`` itself; the absolute term covers products that underflow.
-    Used by the regularized-ERM certificate, whose gap feeds Algorithm 3's stability radius: the gap must
-    be proved, not estimated."""
-    k = n + 2 * d + 4
+    of its terms' absolute values, u = 2^-53, and nested operations compose to gamma of the chain length.
+    Every sum over the n points is a correctly rounded ``math.fsum`` (one rounding, whatever n), so the
+    longest chain is 2d + 6 operations (a d-term product S w, a d-term w'(S w), the scaling by eta_sum,
+    the fsums), and the allowance does not grow with n. The factor 2 covers the rounding of
+    ``magnitude`` itself (a float sum over at most n d terms, relative error below 1/2 while n d u < 1/4);
+    the absolute term covers products that underflow. Used by the regularized-ERM certificate, whose gap
+    feeds Algorithm 3's stability radius: the gap must be proved, not estimated."""
+    k = 2 * d + 6
     unit = 2.0**-53
     gamma = k * unit / (1.0 - k * unit)
     return 2.0 * gamma * magnitude + 4.0 * (n * d + d * d + n) * 2.0**-1074
@@ -254,6 +311,9 @@ class ConvexLinearBackend:
     opt_tol : float, default 1e-6
         A regularized-ERM answer is ``certified`` when its gap to the Lagrangian lower bound is at
         most ``opt_tol`` (the learner folds it into its stability radius).
+    box_qp : bool, default True
+        Try the d-variable box QP first when every row lies in the l1 ball (:func:`_box_qp`); False
+        starts from the epigraph QP (benchmarks measure what the reduction buys).
 
     Attributes
     ----------
@@ -272,12 +332,15 @@ class ConvexLinearBackend:
 
     backend = "highs-qp+kkt"
 
-    def __init__(self, opt_tol: float = 1e-6) -> None:
+    def __init__(self, opt_tol: float = 1e-6, box_qp: bool = True) -> None:
         self.opt_tol = opt_tol
+        self.box_qp = box_qp
 
     @staticmethod
     def objective(w: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> float:
-        return float(0.5 * np.abs(X @ w - y).sum() + eta_sum * (w @ S @ w))
+        """F(w) = 1/2 sum |<w, X_i> - y_i| + eta_sum w'S w in float64, the sum over the points correctly
+        rounded (``math.fsum``; :func:`_rounding_allowance`)."""
+        return math.fsum((0.5 * math.fsum(np.abs(X @ w - y)), eta_sum * float(w @ S @ w)))
 
     @staticmethod
     def objective_error(w: np.ndarray, X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> float:
@@ -313,7 +376,9 @@ class ConvexLinearBackend:
         bound on the regularized objective over the box."""
         n, d = X.shape
         g0 = 2.0 * eta_sum * (S @ w0)
-        value = float(-0.5 * (y @ s) - eta_sum * (w0 @ S @ w0) - np.abs(0.5 * (X.T @ s) + g0).sum())
+        # the sums over the n points correctly rounded (math.fsum), so the rounding does not grow with n
+        Xs = np.array([math.fsum(column) for column in (X * s[:, None]).T])
+        value = math.fsum((-0.5 * math.fsum(y * s), -eta_sum * float(w0 @ S @ w0), -math.fsum(np.abs(0.5 * Xs + g0))))
         # the magnitudes of every product summed above (g0's error enters through ||X's/2 + g0||_1)
         magnitude = (
             0.5 * float(np.abs(y) @ np.abs(s))
@@ -327,39 +392,55 @@ class ConvexLinearBackend:
     def solve_regularized(
         self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, eta_sum: float
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Candidates from HiGHS' QP solver (default, then tight tolerances), and if those do not certify
-        from the tangent-plane LPs of :func:`_tangent_plane_answers`, each polished by
-        :func:`_kkt_polish`; the candidate with the lowest re-scored objective is certified by the larger
-        of the Lagrangian bounds at its KKT multipliers and at the LP's (:meth:`lower_bound`)."""
+        """Candidates, each polished by :func:`_kkt_polish`, until one certifies: on the class's domain
+        (rows in the l1 ball) the d-variable box QP it reduces to (:func:`_box_qp`), then HiGHS' QP on the
+        epigraph form (default, then tight tolerances), then the tangent-plane LPs of
+        :func:`_tangent_plane_answers`. The candidate with the lowest re-scored objective is certified by the
+        Lagrangian bound at its KKT multipliers, and if that falls short by the LP's (:meth:`lower_bound`)."""
         start = time.perf_counter()
         n, d = X.shape
         S = Z.T @ Z / Z.shape[0]
-        best: list[Any] = [math.inf, np.zeros(d), None]  # objective, w, KKT multipliers
+        best: list[Any] = [math.inf, np.zeros(d)]  # objective, w
         bound = -math.inf
 
         def offer(w_candidate: np.ndarray) -> float:
             """Polish the candidate, keep the best, return the certified gap of the best so far."""
             nonlocal bound
-            for w_c, s_c in [(w_candidate, None)] + [
-                _kkt_polish(w_candidate, X, y, S, eta_sum, tol) for tol in KKT_ACTIVE_TOLERANCES
+            polished = [_kkt_polish(w_candidate, X, y, S, eta_sum, tol) for tol in KKT_ACTIVE_TOLERANCES]
+            values = [self.objective(w_c, X, y, S, eta_sum) for w_c, _ in polished]
+            for value, w_c in [(self.objective(w_candidate, X, y, S, eta_sum), w_candidate)] + [
+                (value, w_c) for value, (w_c, _) in zip(values, polished)
             ]:
-                value = self.objective(w_c, X, y, S, eta_sum)
                 if math.isfinite(value) and value < best[0]:
-                    best[:] = [value, w_c, s_c]
-            if best[2] is not None:
-                bound = max(bound, self.lagrangian_bound(best[2], best[1], X, y, S, eta_sum))
-            bound = max(bound, self.lower_bound(best[1], X, y, S, eta_sum))
-            return best[0] + self.objective_error(best[1], X, y, S, eta_sum) - bound
+                    best[:] = [value, w_c]
+            # any (s, w0) gives a valid bound: the multipliers of the best polished point, even when a
+            # rounding-level tie left the unpolished candidate the best
+            w_p, s_p = polished[int(np.argmin(values))]
+            bound = max(bound, self.lagrangian_bound(s_p, w_p, X, y, S, eta_sum))
+            error = self.objective_error(best[1], X, y, S, eta_sum)
+            if best[0] + error - bound > self.opt_tol:
+                bound = max(bound, self.lower_bound(best[1], X, y, S, eta_sum))
+            return best[0] + error - bound
 
-        solver = "highs-qp"
-        if (
-            offer(_highs_qp(X, y, S, eta_sum)) > self.opt_tol
-            and offer(_highs_qp(X, y, S, eta_sum, 1e-10)) > self.opt_tol
-        ):
-            solver = "tangent-plane-lp"  # the QP solver cycled or stopped short: Kelley's LPs
+        sources: list[tuple[str, Callable[[], np.ndarray]]] = []
+        if self.box_qp and (n == 0 or float(np.abs(X).sum(axis=1).max()) <= 1.0 + L1_BALL_SLACK):
+            sources.append(("box-qp", lambda: _box_qp(X, y, S, eta_sum)))
+        sources += [
+            ("highs-qp", lambda: _highs_qp(X, y, S, eta_sum)),
+            ("highs-qp", lambda: _highs_qp(X, y, S, eta_sum, 1e-10)),
+        ]
+        solver = "tangent-plane-lp"
+        for name, candidate in sources:
+            if offer(candidate()) <= self.opt_tol:
+                solver = name
+                break
+        else:  # the QP solver cycled or stopped short: Kelley's LPs, until certified or stalled
+            last = (best[0], bound)
             for k, w_lp in enumerate(itertools.islice(_tangent_plane_answers(X, y, S, eta_sum), TANGENT_ROUNDS)):
-                if k % TANGENT_CHECK_EVERY == TANGENT_CHECK_EVERY - 1 and offer(w_lp) <= self.opt_tol:
-                    break
+                if k % TANGENT_CHECK_EVERY == TANGENT_CHECK_EVERY - 1:
+                    if offer(w_lp) <= self.opt_tol or (best[0], bound) == last:
+                        break
+                    last = (best[0], bound)
         objective, w = best[0], best[1]
         # the certified gap covers the rounding of both numbers: F(w) <= objective + its error bound
         gap = max(0.0, objective + self.objective_error(w, X, y, S, eta_sum) - bound)

@@ -139,6 +139,7 @@ LONG = {
     "bench mip": [("--suite", "bogus"), ("--backends", "bogus"), ("--time-limit", "0"), ("--jobs", "0")],
     "bench learners": [("--repeats", "0"), ("--min-seconds", "-1"), ("--jobs", "0")],
     "bench ppm": [("--repeat", "0")],
+    "bench convex": [("--methods", "bogus"), ("--slsqp-max-n", "-1"), ("--seed", "-1")],
     "experiment ppm-curves": [("--seed", "-1")],
     "experiment rrspm-tradeoff": [("--seed", "-1"), ("--jobs", "0")],
     "experiment robust-tradeoff": [("--seed", "-2")],
@@ -158,6 +159,7 @@ LONG_OUTPUTS = {
         for name in ("audit rrspm", "audit subsample", "audit public-cover", "bench oracles", "bench learners")
     },
     "bench ppm": [("--out", "file"), ("--report", "file")],
+    "bench convex": [("--out", "file"), ("--report", "file")],
     "verify suite": [("--out", "file"), ("--report", "file")],
 }
 BAD_OUTPUTS = {

@@ -168,8 +168,8 @@ def test_regularized_erm_matches_an_independent_cutting_plane_reference(seed, d,
 
 
 def test_regularized_erm_is_certified_by_its_bound_not_by_the_solver_status(monkeypatch):
-    """Negative control: HiGHS' QP 'succeeds' with w = 0 and the polish keeps it, which is not optimal
-    here; the answer must come back uncertified with a bound still below the optimum."""
+    """Negative control: every candidate source 'succeeds' with w = 0 and the polish keeps it, which is
+    not optimal here; the answer must come back uncertified with a bound still below the optimum."""
     import oraclepriv.solvers.convex_linear as cl
 
     X, y, Z, eta_sum = instance(3, 3, "generic")
@@ -183,6 +183,7 @@ def test_regularized_erm_is_certified_by_its_bound_not_by_the_solver_status(monk
             yield np.zeros(X.shape[1])
 
     # every source of candidates answers w = 0: the QP solver, its polish and the tangent-plane fallback
+    monkeypatch.setattr(cl, "_box_qp", lambda X, y, S, eta_sum: np.zeros(X.shape[1]))
     monkeypatch.setattr(cl, "_highs_qp", lambda X, y, S, eta_sum, tolerance=None: np.zeros(X.shape[1]))
     monkeypatch.setattr(cl, "_kkt_polish", lambda w, X, y, S, eta_sum, tol: (w, np.sign(X @ w - y)))
     monkeypatch.setattr(cl, "_tangent_plane_answers", zeros_forever)
@@ -201,8 +202,25 @@ def test_regularized_erm_certifies_where_the_qp_solver_cycles():
     assert info["certified"] and info["bound"] <= upper + 1e-8 and info["objective"] <= upper + OPT_TOL
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_on_the_l1_ball_the_box_qp_certifies_and_outside_it_is_not_used(seed):
+    """Rows in the l1 ball make the loss linear in w (|<w,x> - y| = 1 - y <w,x>), so the d-variable box QP
+    is the whole problem: it must certify the reference's optimum. Rows outside the ball (scaled by 3)
+    break that identity: the backend must not rely on it there and still certify."""
+    rng = np.random.default_rng(seed)
+    X, Z = l1_rows(rng, 300, 5), l1_rows(rng, 40, 5)
+    y = np.where(X @ rng.normal(size=5) + 0.1 * rng.normal(size=300) > 0, 1.0, -1.0)
+    for scale, expected in ((1.0, "box-qp"), (3.0, "highs-qp")):
+        lower, upper = reference_regularized(scale * X, y, Z, 30.0)
+        w, info = ConvexLinearBackend().solve_regularized(scale * X, y, Z, 30.0)
+        assert info["solver"] == expected
+        assert (
+            info["certified"] and info["bound"] <= upper + 1e-8 and lower - 1e-8 <= info["objective"] <= upper + OPT_TOL
+        )
+
+
 def test_the_tangent_plane_fallback_alone_certifies_the_optimum(monkeypatch):
-    """With the QP solver answering w = 0 throughout, the fallback's candidates (Kelley's LPs, then the
+    """With both QP solves answering w = 0 throughout, the fallback's candidates (Kelley's LPs, then the
     KKT polish) certify every instance against the reference; the fallback must run on most of them
     (w = 0 polished is sometimes already optimal)."""
     import oraclepriv.solvers.convex_linear as cl
@@ -214,6 +232,7 @@ def test_the_tangent_plane_fallback_alone_certifies_the_optimum(monkeypatch):
         fallback_runs.append(1)
         yield from real_fallback(*args)
 
+    monkeypatch.setattr(cl, "_box_qp", lambda X, y, S, eta_sum: np.zeros(X.shape[1]))
     monkeypatch.setattr(cl, "_highs_qp", lambda X, y, S, eta_sum, tolerance=None: np.zeros(X.shape[1]))
     monkeypatch.setattr(cl, "_tangent_plane_answers", counted_fallback)
     cases = [(seed, d, kind) for seed, (d, kind) in enumerate(itertools.product((2, 3, 4), KINDS), start=500)]

@@ -15,11 +15,13 @@ from oraclepriv.cli.common import (
     Quiet,
     Resume,
     Scheduler,
+    Seed,
     check_at_least,
     check_backend_time_limit,
     check_out_and_report,
     check_output_dir,
     check_parallel_options,
+    check_seed,
     check_time_limit,
     echo,
     fail,
@@ -279,6 +281,62 @@ def bench_learners(
         markdown_report,
         f"oraclepriv bench learners --repeats {repeats} --min-seconds {min_seconds:g}",
     )
+
+
+@app.command("convex")
+def bench_convex(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Small sizes (a smoke run, not the documented figures).")
+    ] = False,
+    methods: Annotated[
+        str | None,
+        typer.Option(
+            "--methods",
+            help="Comma-separated: highs-qp+kkt (the project's, always run), highs-qp+kkt-epigraph, scipy-slsqp, "
+            "gurobi-box-qp (default: all).",
+        ),
+    ] = None,
+    slsqp_max_n: Annotated[
+        int, typer.Option("--slsqp-max-n", help="Run SLSQP (O(n^3) per iteration) only up to this many points.")
+    ] = 1000,
+    seed: Seed = 0,
+    out: JsonOut = None,
+    report: MarkdownOut = None,
+    quiet: Quiet = False,
+) -> None:
+    """The regularization learner's convex oracle (Algorithm 3) against SLSQP and Gurobi, n = 500 to 50,000:
+    seconds as ratios to the project's backend, every answer's gap to the best proved bound, and an
+    agreement check (an objective below a certified bound exits with code 1).
+
+    Runs in this process, one method after another (they are timings)."""
+    from oraclepriv.bench import convex
+
+    check_out_and_report(out, report)
+    check_seed(seed)
+    check_at_least(slsqp_max_n, 0, "--slsqp-max-n")
+    chosen = tuple(m.strip() for m in methods.split(",") if m.strip()) if methods is not None else convex.METHODS
+    unknown = [m for m in chosen if m not in convex.METHODS]
+    if unknown or not chosen:
+        fail(f"--methods must name methods among {list(convex.METHODS)}; got {methods!r}")
+    sizes = convex.QUICK_SIZES if quick else convex.DEFAULT_SIZES
+    with progress_bar(quiet) as bar:
+        rows = convex.bench_convex(sizes, chosen, seed=seed, slsqp_max_n=slsqp_max_n, progress=bar.phase("instances"))
+    for row in rows:
+        typer.echo(convex.row_line(row))
+    command = "oraclepriv bench convex" + (" --quick" if quick else "")
+    command += (f" --methods {methods}" if methods is not None else "") + (f" --seed {seed}" if seed else "")
+    command += f" --slsqp-max-n {slsqp_max_n}" if slsqp_max_n != 1000 else ""
+    _write(rows, out, report, convex.markdown_report, command)
+    problems = convex.disagreements(rows)
+    if problems:
+        for row in problems:
+            typer.echo(
+                f"DISAGREEMENT: {row['method']} on {row['instance']} found objective {row['objective']!r} below "
+                "the project's certified bound",
+                err=True,
+            )
+        raise typer.Exit(code=1)
+    typer.echo("agreement: no objective below a certified bound")
 
 
 @app.command("ppm")
