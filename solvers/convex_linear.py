@@ -7,12 +7,15 @@ y in {-1, +1}.
 Two problems, both behind :mod:`oraclepriv.convex_oracle`:
 
 * regularized ERM, a convex QP in (w, t):  min 1/2 sum t_i + eta_sum w' S w,  t_i >= |<w,X_i> - y_i|,
-  -1 <= w <= 1, S = Z'Z / m. Solved by HiGHS' QP solver (or, where its active-set method cycles on
-  degenerate data, by Kelley's tangent-plane LPs, :func:`_tangent_plane_answers`) and polished on its
-  active set (the KKT system, :func:`_kkt_polish`), then CERTIFIED by a Lagrangian lower bound:
+  -1 <= w <= 1, S = Z'Z / m. On the class's domain (rows in the l1 ball) the loss is linear in w and the
+  problem is a d-variable box QP (:func:`_box_qp`); that, else the epigraph QP, solved by HiGHS' QP solver
+  (or, where its active-set method cycles on degenerate data, Kelley's tangent-plane LPs,
+  :func:`_tangent_plane_answers`), polished on its active set (the KKT system, :func:`_kkt_polish`;
+  docs/convex-oracle.md), then CERTIFIED by a Lagrangian lower bound:
   for any s in [-1,1]^n and any w0, by |r| >= s r and convexity of w'Sw,
       F(w) >= -s'y/2 - eta_sum w0'S w0 - || X's/2 + 2 eta_sum S w0 ||_1      for all feasible w;
-  s is chosen by an LP (HiGHS via scipy.optimize.linprog) maximising this bound. At the exact
+  s is the polished answer's KKT multipliers or, when those fall short, chosen by an LP (HiGHS via
+  scipy.optimize.linprog) maximising this bound. At the exact
   optimum the bound is tight (KKT), so the certified gap is the solver's true suboptimality, and
   ``certified`` means gap <= opt_tol (the learner folds opt_tol into its stability radius). The gap
   is proved, not estimated: the bound is lowered, and the objective raised, by bounds on their own

@@ -17,8 +17,8 @@ The {0,1}-valued classes of the oracle protocol (threshold, stump, halfspace) ar
 paper runs Algorithm 3 on conv(F) with a stronger oracle, which we do not have; they are refused.
 
 The convex oracle is :mod:`oraclepriv.convex_oracle` (backend ``solvers/convex_linear.py``):
-regularized ERM solved by HiGHS' QP solver, polished on its active set and certified by a
-Lagrangian lower bound from an LP, and Perturb's bounded least squares by BVLS, certified the same
+regularized ERM, a d-variable box QP on the class's domain, solved by HiGHS' QP solver, polished on
+its active set and certified by a Lagrangian lower bound (docs/convex-oracle.md), and Perturb's bounded least squares by BVLS, certified the same
 way; both calls are recorded in the ledger.
 
 Stability (Lemma 2, sum form): ||fbar_D - fbar_D'||_m <= 2 / sqrt(eta_sum) (the paper's constant;
