@@ -15,12 +15,12 @@ from __future__ import annotations
 import importlib
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from oraclepriv.hypotheses import LinearPredictor
-from oraclepriv.ledger import record_call
+from oraclepriv.ledger import CallRecord, record_call
 from oraclepriv.validation import check_positive
 
 __all__ = ["CONVEX_BACKENDS", "ConvexOracle", "ConvexResult", "make_convex_oracle"]
@@ -64,7 +64,7 @@ class ConvexOracle:
         self, w: np.ndarray, info: dict[str, Any], caller: str | None, step: str | None, start: float
     ) -> ConvexResult:
         seconds = time.perf_counter() - start
-        record_call({"caller": caller, "step": step, **info, "seconds": seconds})
+        record_call(cast(CallRecord, {"caller": caller, "step": step, **info, "seconds": seconds}))
         return ConvexResult(
             hypothesis=LinearPredictor(tuple(float(v) for v in w)),
             objective=info["objective"],

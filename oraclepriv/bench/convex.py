@@ -47,7 +47,9 @@ FAST_REPEATS = 11
 FAST_SECONDS = 1.0
 
 
-def regularized_instance(n: int, d: int, m: int, eta: float, seed: int) -> tuple[np.ndarray, ...]:
+def regularized_instance(
+    n: int, d: int, m: int, eta: float, seed: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """(X, y in {-1, +1}, Z, eta_sum = n eta): a noisy linear rule on the l1 ball, public Z from the same marginal."""
     X, y01, Z = synthetic_instance(n, m, d, seed, l1_ball=True)
     return X, 2.0 * y01 - 1.0, Z, n * eta
