@@ -13,6 +13,7 @@ gap, nodes, seconds).
 from __future__ import annotations
 
 import importlib
+import math
 import time
 from dataclasses import dataclass
 from typing import Any, cast
@@ -21,7 +22,7 @@ import numpy as np
 
 from oraclepriv.hypotheses import LinearPredictor
 from oraclepriv.ledger import CallRecord, record_call
-from oraclepriv.validation import check_positive
+from oraclepriv.validation import as_features, check_positive
 
 __all__ = ["CONVEX_BACKENDS", "ConvexOracle", "ConvexResult", "make_convex_oracle"]
 
@@ -89,6 +90,7 @@ class ConvexOracle:
     ) -> ConvexResult:
         """argmin_w  sum_i |<w, X_i> - y_i| / 2 + eta_sum * ||<w, .>||_m^2  (||.||_m over Z), y in {-1, +1}."""
         start = time.perf_counter()
+        X, y_pm, Z, eta_sum = _checked_regularized(X, y_pm, Z, eta_sum)
         w, info = self.solver.solve_regularized(X, y_pm, Z, eta_sum)
         return self._finish(w, info, caller, step, start)
 
@@ -97,8 +99,48 @@ class ConvexOracle:
     ) -> ConvexResult:
         """argmin_w  sum_i (<w, Z_i> - u_i)^2  over ||w||_inf <= 1 (Perturb's projection, Alg. 1)."""
         start = time.perf_counter()
+        Z = as_features(Z, "Z", allow_1d=False)
+        u = _finite_vector(u, Z.shape[0], "u", "Z")
         w, info = self.solver.solve_least_squares(Z, u)
         return self._finish(w, info, caller, step, start)
+
+
+def _finite_vector(values: Any, n: int, name: str, rows_of: str) -> np.ndarray:
+    """``values`` as a finite float64 vector of length n (the rows of ``rows_of``), or a ValueError naming it."""
+    try:
+        arr = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be numeric; got {values!r:.80}") from None
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"{name} must be a vector with one entry per row of {rows_of} ({n}); got shape {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise ValueError(
+            f"{name} must be finite; entry {int(np.flatnonzero(~np.isfinite(arr))[0])} is {arr[~np.isfinite(arr)][0]}"
+        )
+    return arr
+
+
+def _checked_regularized(X: Any, y_pm: Any, Z: Any, eta_sum: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The regularized problem's inputs, or a ValueError naming the bad one: X and Z finite with the same
+    columns (Z at least one row: ||.||_m averages over it), labels in {-1, +1}, eta_sum finite and >= 0
+    (a negative weight makes the problem non-convex and the Lagrangian certificate invalid)."""
+    X = as_features(X, "X", allow_1d=False)
+    Z = as_features(Z, "Z", allow_1d=False)
+    if Z.shape[1] != X.shape[1]:
+        raise ValueError(f"Z has {Z.shape[1]} columns but X has {X.shape[1]} (shape mismatch)")
+    y = _finite_vector(y_pm, X.shape[0], "y_pm", "X")
+    bad = (y != 1.0) & (y != -1.0)
+    if bad.any():
+        raise ValueError(
+            f"y_pm must contain labels in {{-1, +1}}; entry {int(np.flatnonzero(bad)[0])} is {float(y[bad][0])!r}"
+        )
+    try:
+        eta = float(eta_sum)
+    except (TypeError, ValueError):
+        raise ValueError(f"eta_sum must be a finite number >= 0; got {eta_sum!r}") from None
+    if not (math.isfinite(eta) and eta >= 0.0):
+        raise ValueError(f"eta_sum must be a finite number >= 0; got {eta_sum!r}")
+    return X, y, Z, eta
 
 
 def make_convex_oracle(backend: str | None = None, **options: Any) -> ConvexOracle:

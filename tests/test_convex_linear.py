@@ -400,3 +400,59 @@ def test_the_objective_error_bound_covers_the_float_objective():
         )
         value = ConvexLinearBackend.objective(w, X, y, S, eta)
         assert abs(Fraction(value) - exact) <= Fraction(ConvexLinearBackend.objective_error(w, X, y, S, eta))
+
+
+# -- bad input: an error naming the argument, never a 'certified' answer to a different problem ----------------
+
+
+def _good_regularized():
+    rng = np.random.default_rng(3)
+    return l1_rows(rng, 5, 2), np.array([1.0, -1.0, 1.0, 1.0, -1.0]), l1_rows(rng, 3, 2), 1.0
+
+
+@pytest.mark.parametrize(
+    "change,fragment",
+    [
+        (lambda X, y, Z, e: (np.where(np.eye(5, 2) > 0, np.nan, X), y, Z, e), "X must be finite"),
+        (lambda X, y, Z, e: (X, (y > 0).astype(float), Z, e), "y_pm must contain labels in {-1, +1}; entry 1 is 0.0"),
+        (lambda X, y, Z, e: (X, 2 * y, Z, e), "y_pm must contain labels in {-1, +1}"),
+        (lambda X, y, Z, e: (X, y[:3], Z, e), "y_pm must be a vector with one entry per row of X (5)"),
+        (lambda X, y, Z, e: (X, y, np.full((3, 3), 0.2), e), "Z has 3 columns but X has 2"),
+        (lambda X, y, Z, e: (X, y, np.zeros((0, 2)), e), "Z is empty"),
+        (lambda X, y, Z, e: (X, y, np.full((3, 2), np.inf), e), "Z must be finite"),
+        (lambda X, y, Z, e: (X, y, Z, -1.0), "eta_sum must be a finite number >= 0; got -1.0"),
+        (lambda X, y, Z, e: (X, y, Z, float("nan")), "eta_sum must be a finite number >= 0"),
+        (lambda X, y, Z, e: (np.zeros((0, 2)), y[:0], Z, e), "X is empty"),
+    ],
+    ids=[
+        "nan-X",
+        "labels-01",
+        "labels-2",
+        "short-y",
+        "Z-columns",
+        "empty-Z",
+        "inf-Z",
+        "negative-eta",
+        "nan-eta",
+        "empty-X",
+    ],
+)
+def test_regularized_erm_refuses_bad_input_naming_it(change, fragment):
+    with pytest.raises(ValueError) as error:
+        make_convex_oracle().regularized_erm(*change(*_good_regularized()))
+    assert fragment in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "Z,u,fragment",
+    [
+        (np.full((3, 2), np.nan), np.ones(3), "Z must be finite"),
+        (np.full((3, 2), 0.2), np.ones(4), "u must be a vector with one entry per row of Z (3)"),
+        (np.full((3, 2), 0.2), np.array([1.0, np.inf, 0.0]), "u must be finite; entry 1 is inf"),
+        (np.zeros((0, 2)), np.ones(0), "Z is empty"),
+    ],
+)
+def test_least_squares_refuses_bad_input_naming_it(Z, u, fragment):
+    with pytest.raises(ValueError) as error:
+        make_convex_oracle().least_squares(Z, u)
+    assert fragment in str(error.value)
