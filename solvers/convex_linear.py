@@ -168,14 +168,14 @@ def _kkt_polish(
     returns (w, s) with s in [-1, 1]^n the multipliers of the |.| terms.
 
     A QP solver stops at its feasibility tolerances, whose effect on the objective grows with n, while
-    ``certified`` needs an absolute gap below ``opt_tol`` (docs/convex-oracle.md). At the optimum, with K = {i : X_i w = y_i}
-    (the kinks of |.|), s_i = sign(X_i w - y_i) off K, and the coordinates at +-1 fixed, the free
+    ``certified`` needs an absolute gap below ``opt_tol`` (docs/convex-oracle.md). At the optimum, with
+    K = {i : X_i w = y_i} (the kinks of |.|), s_i = sign(X_i w - y_i) off K, and the coordinates at +-1 fixed, the free
     coordinates F and the kink multipliers s_K in [-1, 1] solve the linear system
         2 eta_sum (S w)_F + 1/2 (X' s)_F = 0,    X_K w = y_K,
     so the system read off a near-optimal w (active within ``tol``) gives the optimum to float64
     accuracy when the active set is right, and s is then the multiplier at which the Lagrangian bound
     (module docstring) is tight. Both are only candidates: the caller keeps the w with the lowest
-    re-scored objective and certifies it by the larger of the bounds at this s and at the LP's s.
+    re-scored objective and certifies it by the bound at this s, and by the LP's s when that falls short.
 
     Duplicated kink points share one multiplier (one row, weighted by its count); with more than
     ``KKT_MAX_KINKS`` distinct kinks (massively degenerate data) the polish is skipped and w returned."""

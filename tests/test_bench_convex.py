@@ -18,7 +18,8 @@ def test_every_method_answers_and_the_project_certifies():
     assert list(by_method) == list(convex.METHODS)
     project = by_method[convex.PROJECT]
     assert project["status"] == "ok" and project["ratio"] == 1.0 and project["solver"] == "box-qp"
-    assert project["gap"] <= 1e-6
+    assert project["gap"] <= 1e-6 and project["certified"] is True
+    assert "certified" not in by_method["scipy-slsqp"]  # a peer's answer is re-scored, never called certified
     assert by_method["highs-qp+kkt-epigraph"]["solver"] != "box-qp"
     for row in rows:
         if row["status"] == "ok":  # every answer re-scored against a proved bound: all agree to 1e-6 here

@@ -35,7 +35,16 @@ from oraclepriv.bench.report import markdown_table
 from oraclepriv.execution import Progress
 from oraclepriv.solvers.convex_linear import ConvexLinearBackend
 
-__all__ = ["DEFAULT_SIZES", "QUICK_SIZES", "METHODS", "bench_convex", "disagreements", "markdown_report", "row_line"]
+__all__ = [
+    "DEFAULT_SIZES",
+    "QUICK_SIZES",
+    "METHODS",
+    "bench_convex",
+    "check_methods",
+    "disagreements",
+    "markdown_report",
+    "row_line",
+]
 
 #: (n, d) of the default run; m public points and eta per sample as the learner's defaults scale them
 DEFAULT_SIZES = ((500, 4), (1000, 6), (2000, 8), (10_000, 10), (50_000, 20))
@@ -100,7 +109,14 @@ def _run(method: str, X, y, Z, eta_sum: float, time_limit: float, slsqp_max_n: i
     if method in (PROJECT, "highs-qp+kkt-epigraph"):
         backend = ConvexLinearBackend(box_qp=method == PROJECT)
         w, info = backend.solve_regularized(X, y, Z, eta_sum)
-        return {"w": w, "seconds": time.perf_counter() - start, "bound": info["bound"], "solver": info["solver"]}
+        seconds = time.perf_counter() - start
+        return {
+            "w": w,
+            "seconds": seconds,
+            "bound": info["bound"],
+            "certified": info["certified"],
+            "solver": info["solver"],
+        }
     if method == "scipy-slsqp":
         if n > slsqp_max_n:
             return {"status": f"not run (n > {slsqp_max_n}: dense, O(n^3) per iteration)"}
@@ -130,6 +146,13 @@ def _timed_run(method: str, X, y, Z, eta_sum: float, time_limit: float, slsqp_ma
     return run
 
 
+def check_methods(methods: tuple[str, ...], option: str = "methods") -> tuple[str, ...]:
+    """``methods`` if it names at least one method, each among :data:`METHODS`; else a ValueError naming ``option``."""
+    if not methods or any(name not in METHODS for name in methods):
+        raise ValueError(f"{option} must name methods among {list(METHODS)}; got {','.join(methods)!r}")
+    return methods
+
+
 def bench_convex(
     sizes: tuple[tuple[int, int], ...] = DEFAULT_SIZES,
     methods: tuple[str, ...] = METHODS,
@@ -142,9 +165,7 @@ def bench_convex(
 ) -> list[dict[str, Any]]:
     """One row per (size, method): status, seconds, re-scored objective, gap to the run's best proved
     bound, and seconds as a ratio to the project's backend on the same instance (module docstring)."""
-    unknown = [name for name in methods if name not in METHODS]
-    if unknown:
-        raise ValueError(f"methods: unknown {unknown!r}; choose from {list(METHODS)}")
+    methods = check_methods(methods)
     if PROJECT not in methods:
         methods = (PROJECT, *methods)  # the reference every ratio and gap is measured against
     X, y, Z, eta_sum = regularized_instance(50, 2, 20, eta, seed)
@@ -178,7 +199,7 @@ def bench_convex(
                     "objective": objective,
                     "gap": max(0.0, gap),
                     "below_certified_bound": bool(objective < certified_bound - 1e-9 * max(1.0, abs(objective))),
-                    **({"solver": run["solver"]} if "solver" in run else {}),
+                    **({"certified": run["certified"], "solver": run["solver"]} if "solver" in run else {}),
                 }
             )
         if progress is not None:
@@ -193,12 +214,26 @@ def disagreements(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
     """:func:`bench_convex`'s rows as a Markdown table, stating the command and machine that produced it."""
-    columns = ["instance", "n", "m", "d", "method", "status", "seconds", "runs", "ratio", "objective", "gap", "solver"]
+    columns = [
+        "instance",
+        "n",
+        "m",
+        "d",
+        "method",
+        "status",
+        "seconds",
+        "runs",
+        "ratio",
+        "objective",
+        "gap",
+        "certified",
+        "solver",
+    ]
     note = (
         "Regularized ERM of the regularization learner (Algorithm 3), eta_sum = n * eta. seconds: the median of "
         "`runs` runs (fast methods are repeated); ratio = seconds / the project's seconds on the same instance "
         "(the project's include its certificate, the peers' do not); gap = re-scored objective (plus its rounding bound) "
-        "minus the best proved lower bound of the run; the project certifies gap <= 1e-6. "
+        "minus the best proved lower bound of the run; certified (the project's backends only): gap <= 1e-6. "
         f"Agreement: {'clean' if not disagreements(rows) else 'FAILED'} (no objective below a certified bound)."
     )
     return markdown_table("Convex oracle: regularized ERM", command, rows, columns, note)
@@ -209,7 +244,8 @@ def row_line(row: dict[str, Any]) -> str:
     head = f"{row['instance']:<16} {row['method']:<22}"
     if row["status"] != "ok":
         return f"{head} {row['status']}"
+    flag = "" if "certified" not in row else ("  certified" if row["certified"] else "  NOT certified")
     return (
         f"{head} {row['seconds']:9.3f} s  ratio {row['ratio']:8.2f}  objective {row['objective']:.10g}  "
-        f"gap {row['gap']:.2e}"
+        f"gap {row['gap']:.2e}{flag}"
     )

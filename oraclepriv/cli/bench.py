@@ -315,9 +315,10 @@ def bench_convex(
     check_seed(seed)
     check_at_least(slsqp_max_n, 0, "--slsqp-max-n")
     chosen = tuple(m.strip() for m in methods.split(",") if m.strip()) if methods is not None else convex.METHODS
-    unknown = [m for m in chosen if m not in convex.METHODS]
-    if unknown or not chosen:
-        fail(f"--methods must name methods among {list(convex.METHODS)}; got {methods!r}")
+    try:
+        convex.check_methods(chosen, "--methods")
+    except ValueError as exc:
+        fail(str(exc))
     sizes = convex.QUICK_SIZES if quick else convex.DEFAULT_SIZES
     with progress_bar(quiet) as bar:
         rows = convex.bench_convex(sizes, chosen, seed=seed, slsqp_max_n=slsqp_max_n, progress=bar.phase("instances"))
