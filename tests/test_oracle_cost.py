@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from oraclepriv.experiments.oracle_cost import TINY_CONFIG, load_cells, plan_cells, run_oracle_cost
+from oraclepriv.experiments.oracle_cost import (
+    TINY_CONFIG,
+    convex_backend_name,
+    load_cells,
+    plan_cells,
+    run_oracle_cost,
+)
 from oraclepriv.experiments.oracle_cost_cell import GaussianHalfspaceScenario, grid_equivalent
 from oraclepriv.hypotheses import Halfspace, Stump, Threshold
 
@@ -79,6 +85,22 @@ def test_every_oracle_call_is_accounted_for_against_the_ledger(tiny):
     zero_one = calls[calls.learner.isin(["erm", "rrspm", "perturbation", "subsample", "rspm"])]
     assert zero_one.recorded.all()
     assert set(calls.kind) == {"erm", "private", "public", "public-noisy", "teacher", "convex"}
+
+
+def test_regularization_cells_are_labelled_with_the_backend_their_convex_calls_ran(tiny):
+    """Regularization calls no 0-1 backend: its cells carry the convex oracle's backend name (in their key and noise
+    seed), the name its regularized-ERM calls record (the projection step, least squares, records its own)."""
+    _, result, _ = tiny
+    fits, calls = result["fits"], result["calls"]
+    label = convex_backend_name()
+    assert label == "highs-qp+kkt"
+    assert set(fits[fits.learner == "regularization"].backend) == {label}
+    convex = calls[calls.kind == "convex"]
+    assert set(convex.backend) == {label} and set(convex.step) == {"regularized-erm", "perturb"}
+    erm = convex[convex.step == "regularized-erm"]
+    assert len(erm) == (fits.learner == "regularization").sum() and set(erm.call_backend) == {label}
+    specs, _ = plan_cells(TINY_CONFIG, 0)
+    assert {s["key"].split("|")[4] for s in specs if s["learner"] == "regularization"} == {label}
 
 
 def test_seconds_add_up(tiny):

@@ -68,7 +68,15 @@ from oraclepriv.experiments.oracle_cost_cell import (
 )
 from oraclepriv.io import to_json
 
-__all__ = ["FULL_CONFIG", "QUICK_CONFIG", "TINY_CONFIG", "plan_cells", "run_oracle_cost", "load_cells"]
+__all__ = [
+    "FULL_CONFIG",
+    "QUICK_CONFIG",
+    "TINY_CONFIG",
+    "convex_backend_name",
+    "plan_cells",
+    "run_oracle_cost",
+    "load_cells",
+]
 
 #: the backends whose calls are searches bounded by the call cap (ordered first for dispatch). Wherever scip-bc is
 #: planned, so are ``portfolio`` (the default halfspace backend up to d = 8: direction-bb, or scip-bc's lead then one
@@ -149,6 +157,15 @@ def fingerprint(cfg: dict[str, Any], random_state: int) -> str:
     return hashlib.blake2b(text.encode(), digest_size=10).hexdigest()
 
 
+def convex_backend_name() -> str:
+    """The name the convex oracle's default backend records for its calls (``call_backend``, e.g. "highs-qp+kkt"):
+    the backend label of Regularization's cells, so it enters their keys and noise seeds (a renamed backend gets new
+    cells; cells stored under an older label are not resumed, and the snapshot keeps only planned keys)."""
+    from oraclepriv.convex_oracle import ConvexOracle
+
+    return str(ConvexOracle().solver.backend)
+
+
 def _applies(learner: str, cls: str, d: int) -> bool:
     if learner == "rspm":
         return cls in ("threshold", "stump")
@@ -167,6 +184,7 @@ def plan_cells(cfg: dict[str, Any], random_state: int = 0) -> tuple[list[dict[st
 
     specs, missing = [], {}
     eps = float(cfg["epsilon"])
+    convex = convex_backend_name()  # Regularization's cells are labelled with the backend its convex oracle runs
     for cls, d, per_backend in cfg["grid"]:
         if "scip-bc" in per_backend:  # the default portfolio and Gurobi's branch-and-cut, where installed
             per_backend = {**per_backend, **{b: per_backend.get(b, per_backend["scip-bc"]) for b in _BESIDE_SCIP_BC}}
@@ -195,7 +213,7 @@ def plan_cells(cfg: dict[str, Any], random_state: int = 0) -> tuple[list[dict[st
                 "data_norm": math.sqrt(d) + 3.0 if cls == "halfspace" else math.sqrt(d),
             }
             cells = [(learner, b) for b, ns in backends.items() if n in ns for learner in ORACLE_LEARNERS]
-            cells += [(learner, "scipy" if learner == "regularization" else "none") for learner in OTHER_LEARNERS]
+            cells += [(learner, convex if learner == "regularization" else "none") for learner in OTHER_LEARNERS]
             for learner, backend in cells:
                 if not _applies(learner, cls, d):
                     continue

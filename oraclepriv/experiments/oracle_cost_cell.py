@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 #: learners that call a 0-1 oracle (one cell per backend), then those that do not (backend "none"; Regularization's
-#: convex oracle is "scipy")
+#: cells carry its convex oracle's backend name, ``oracle_cost.convex_backend_name()``, e.g. "highs-qp+kkt")
 ORACLE_LEARNERS = ("erm", "rrspm", "perturbation", "subsample", "rspm")
 OTHER_LEARNERS = ("public_cover_em", "ppm", "regularization", "output_perturbation")
 LEARNERS = ORACLE_LEARNERS + OTHER_LEARNERS
