@@ -8,6 +8,11 @@ oracle what :mod:`oraclepriv.oracle` is to the 0-1 oracle: learners call it, it 
 backend lazily (``solvers/convex_linear.py``), and it records every call in the open ledgers
 with the same fields (caller, step, class, backend, n, d, status, certified, objective, bound,
 gap, nodes, seconds).
+
+Backend names: the registry key is the name the backend records for its calls, ``"highs-qp+kkt"``
+(HiGHS' QP on the box QP, a KKT polish and a Lagrangian certificate; the name ``oraclepriv bench
+convex`` and the oracle-cost cells use too). ``"scipy"``, the key from when the backend was SciPy's
+SLSQP, is a deprecated alias of it for one release: it still works and emits a ``FutureWarning``.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import importlib
 import math
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -24,9 +30,49 @@ from oraclepriv.hypotheses import LinearPredictor
 from oraclepriv.ledger import CallRecord, record_call
 from oraclepriv.validation import as_features, check_positive
 
-__all__ = ["CONVEX_BACKENDS", "ConvexOracle", "ConvexResult", "make_convex_oracle"]
+__all__ = [
+    "CONVEX_BACKENDS",
+    "CONVEX_BACKEND_ALIASES",
+    "DEFAULT_CONVEX_BACKEND",
+    "ConvexOracle",
+    "ConvexResult",
+    "convex_backend_key",
+    "make_convex_oracle",
+]
 
-CONVEX_BACKENDS: dict[str, str] = {"scipy": "oraclepriv.solvers.convex_linear:ConvexLinearBackend"}
+#: the backend ``backend=None`` selects; its key is the name it records for its calls (``ConvexLinearBackend.backend``)
+DEFAULT_CONVEX_BACKEND = "highs-qp+kkt"
+CONVEX_BACKENDS: dict[str, str] = {DEFAULT_CONVEX_BACKEND: "oraclepriv.solvers.convex_linear:ConvexLinearBackend"}
+#: deprecated backend names -> the key they stand for; each use emits a FutureWarning. "scipy" named the backend
+#: while it was SciPy's SLSQP (no SciPy solver runs in the regularized ERM now); to be removed in the next release.
+CONVEX_BACKEND_ALIASES: dict[str, str] = {"scipy": DEFAULT_CONVEX_BACKEND}
+
+
+def convex_backend_key(backend: Any, argument: str = "backend", *, warn: bool = True, stacklevel: int = 2) -> str:
+    """The registry key ``backend`` selects: None -> :data:`DEFAULT_CONVEX_BACKEND`; a deprecated alias -> its key,
+    with a ``FutureWarning`` naming the new value unless ``warn`` is False (``stacklevel`` is warnings.warn's, seen
+    from the caller of this function: 2, the default, points at that caller's caller); anything else not in
+    :data:`CONVEX_BACKENDS` -> a ValueError naming ``argument`` and the value."""
+    if backend is None:
+        return DEFAULT_CONVEX_BACKEND
+    if isinstance(backend, str) and backend in CONVEX_BACKENDS:
+        return backend
+    if isinstance(backend, str) and backend in CONVEX_BACKEND_ALIASES:
+        key = CONVEX_BACKEND_ALIASES[backend]
+        if warn:
+            warnings.warn(
+                f"{argument}={backend!r} is deprecated and will be removed in the next release; use "
+                f"{argument}={key!r} (the same backend: HiGHS' QP plus a KKT polish and a Lagrangian certificate; "
+                "no SciPy solver runs)",
+                FutureWarning,
+                stacklevel=stacklevel + 1,
+            )
+        return key
+    aliases = ", ".join(f"{old!r} (deprecated alias of {new!r})" for old, new in CONVEX_BACKEND_ALIASES.items())
+    raise ValueError(
+        f"{argument} must be None or one of {sorted(CONVEX_BACKENDS)} (the convex oracle's backends; also accepted: "
+        f"{aliases}); got {backend!r}"
+    )
 
 
 @dataclass
@@ -52,9 +98,7 @@ class ConvexOracle:
     """Regularized ERM and bounded least squares over bounded linear predictors (see module docstring)."""
 
     def __init__(self, backend: str | None = None, opt_tol: float = 1e-6) -> None:
-        name = backend or "scipy"
-        if name not in CONVEX_BACKENDS:
-            raise ValueError(f"unknown convex backend {name!r}; available: {sorted(CONVEX_BACKENDS)}")
+        name = convex_backend_key(backend, "backend", stacklevel=2)
         module_name, class_name = CONVEX_BACKENDS[name].split(":")
         self.name = name
         self.solver = getattr(importlib.import_module(module_name), class_name)(
@@ -144,5 +188,6 @@ def _checked_regularized(X: Any, y_pm: Any, Z: Any, eta_sum: Any) -> tuple[np.nd
 
 
 def make_convex_oracle(backend: str | None = None, **options: Any) -> ConvexOracle:
-    """``make_convex_oracle(opt_tol=1e-6)``: the convex oracle of Algorithm 3 (backend "scipy")."""
-    return ConvexOracle(backend, **options)
+    """``make_convex_oracle(opt_tol=1e-6)``: the convex oracle of Algorithm 3 (backend "highs-qp+kkt"; the
+    deprecated "scipy" selects it with a FutureWarning)."""
+    return ConvexOracle(convex_backend_key(backend, "backend", stacklevel=2), **options)

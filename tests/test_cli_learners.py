@@ -314,6 +314,27 @@ def test_learn_public_cover_em_makes_no_oracle_call(data):
         assert bad.exit_code == 2 and extra[0] in bad.output
 
 
+def test_learn_regularization_backend_names(tmp_path):
+    """--backend highs-qp+kkt names the convex oracle's backend; the deprecated 'scipy' still runs it, with a
+    one-line warning naming the new value, and releases the same; an unknown name is refused naming it."""
+    rng = np.random.default_rng(2)
+    X, Z = rng.uniform(-0.5, 0.5, size=(40, 2)), rng.uniform(-0.5, 0.5, size=(8, 2))
+    write_csv_problem(tmp_path / "private.csv", X, (X[:, 0] >= 0).astype(int))
+    write_csv_problem(tmp_path / "public.csv", Z, None)
+    args = ["learn", str(tmp_path / "private.csv"), "--public", str(tmp_path / "public.csv"), "--algorithm"]
+    args += ["regularization", "--hypothesis-class", "linear", "--epsilon", "1", "--delta", "1e-3", "--seed", "0"]
+    args += ["--json", "--backend"]
+    new = runner.invoke(app, [*args, "highs-qp+kkt"])
+    assert new.exit_code == 0, new.output
+    assert "deprecated" not in new.stderr
+    old = runner.invoke(app, [*args, "scipy"])
+    assert old.exit_code == 0, old.output
+    assert "warning: --backend scipy is deprecated" in old.stderr and "use --backend highs-qp+kkt" in old.stderr
+    assert json.loads(old.stdout) == json.loads(new.stdout)
+    bad = runner.invoke(app, [*args, "slsqp"])
+    assert bad.exit_code == 2 and "got 'slsqp'" in bad.stderr
+
+
 def test_audit_public_cover_command(tmp_path):
     report = tmp_path / "audit.md"
     result = runner.invoke(app, ["audit", "public-cover", "--others", "1", "--report", str(report)])

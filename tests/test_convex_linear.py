@@ -456,3 +456,38 @@ def test_least_squares_refuses_bad_input_naming_it(Z, u, fragment):
     with pytest.raises(ValueError) as error:
         make_convex_oracle().least_squares(Z, u)
     assert fragment in str(error.value)
+
+
+def test_backend_names_agree_with_what_runs():
+    """One name per concept: the registry key (the default) is the name the backend records for its calls and the
+    method name of ``oraclepriv bench convex``'s row for it."""
+    from oraclepriv.bench.convex import PROJECT
+    from oraclepriv.convex_oracle import CONVEX_BACKENDS, DEFAULT_CONVEX_BACKEND, ConvexOracle
+
+    oracle = ConvexOracle()
+    assert oracle.name == DEFAULT_CONVEX_BACKEND == "highs-qp+kkt" == PROJECT
+    assert set(CONVEX_BACKENDS) == {DEFAULT_CONVEX_BACKEND}
+    assert oracle.solver.backend == oracle.name
+    assert ConvexOracle("highs-qp+kkt").regularized_erm(*_good_regularized()).backend == "highs-qp+kkt"
+
+
+def test_scipy_is_a_deprecated_alias_that_warns_naming_the_new_value():
+    from oraclepriv.convex_oracle import ConvexOracle
+
+    for make in (make_convex_oracle, ConvexOracle):
+        with pytest.warns(FutureWarning, match=r"backend='scipy' is deprecated.*use backend='highs-qp\+kkt'"):
+            oracle = make("scipy")
+        assert oracle.name == "highs-qp+kkt"
+        new = make("highs-qp+kkt").regularized_erm(*_good_regularized())
+        old = oracle.regularized_erm(*_good_regularized())
+        assert np.array_equal(old.w, new.w) and old.objective == new.objective and old.certified
+
+
+@pytest.mark.parametrize("name", ["highs", "slsqp", "", "HIGHS-QP+KKT", 3])
+def test_unknown_backend_is_refused_naming_the_argument_and_the_value(name):
+    from oraclepriv.convex_oracle import ConvexOracle
+
+    for make in (make_convex_oracle, ConvexOracle):
+        with pytest.raises(ValueError, match=r"^backend must be None or one of \['highs-qp\+kkt'\]") as error:
+            make(name)
+        assert f"got {name!r}" in str(error.value)

@@ -93,6 +93,30 @@ def test_bad_parameters(params, match):
         Regularization(**kw).fit(X, y, X_public=Z)
 
 
+def test_unknown_backend_is_refused_naming_the_value():
+    X, y, Z = l1_data(20, 4, 2)
+    with pytest.raises(ValueError, match=r"backend must be None or one of \['highs-qp\+kkt'\].*got 'highs'") as error:
+        Regularization(epsilon=1.0, delta=1e-3, backend="highs").fit(X, y, X_public=Z)
+    assert "deprecated alias" in str(error.value)
+
+
+def test_deprecated_scipy_backend_warns_and_fits_the_same_as_highs_qp_kkt():
+    """backend="scipy" (the key from the SLSQP days) is an alias of "highs-qp+kkt" for one release: it warns
+    naming the new value, runs the same backend and releases exactly what the new key releases."""
+    X, y, Z = l1_data(40, 8, 3, seed=7)
+    new = Regularization(epsilon=1.0, delta=1e-3, backend="highs-qp+kkt", random_state=3).fit(X, y, X_public=Z)
+    with pytest.warns(FutureWarning, match=r"backend='scipy' is deprecated.*use backend='highs-qp\+kkt'"):
+        old = Regularization(epsilon=1.0, delta=1e-3, backend="scipy", random_state=3).fit(X, y, X_public=Z)
+    default = Regularization(epsilon=1.0, delta=1e-3, random_state=3).fit(X, y, X_public=Z)
+    for clf in (old, default):
+        assert clf.hypothesis_ == new.hypothesis_
+        assert np.array_equal(clf.public_targets_, new.public_targets_)
+        assert clf.gamma_ == new.gamma_
+        assert [r["backend"] for r in clf.ledger_.records] == [r["backend"] for r in new.ledger_.records]
+    assert new.ledger_.records[0]["backend"] == "highs-qp+kkt"
+    assert old.release_.to_dict() == new.release_.to_dict()
+
+
 def test_inputs_must_be_in_the_l1_ball():
     X, y, Z = l1_data(20, 4, 2)
     with pytest.raises(ValueError, match="X_private row 0 has l1 norm"):

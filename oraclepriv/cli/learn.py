@@ -62,7 +62,12 @@ def learn(
         str, typer.Option("--hypothesis-class", help="threshold | stump | halfspace (regularization: linear).")
     ] = "halfspace",
     backend: Annotated[
-        str | None, typer.Option("--backend", help="Oracle backend (default: chosen per problem).")
+        str | None,
+        typer.Option(
+            "--backend",
+            help="Oracle backend (default: chosen per problem; regularization: highs-qp+kkt, its convex oracle's one "
+            "backend, for which 'scipy' is a deprecated alias).",
+        ),
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed (default: OS entropy).")] = None,
     time_limit: Annotated[
@@ -106,6 +111,8 @@ def learn(
     if teachers is not None and algorithm is not Algorithm.subsample:
         fail(f"--teachers {teachers} applies to --algorithm subsample only; got --algorithm {algorithm.value}")
     _check_options(algorithm, epsilon, delta, hypothesis_class, backend, time_limit, on_uncertified, teachers)
+    if algorithm is Algorithm.regularization:
+        backend = _convex_backend(backend)
     try:
         names = _diagnostic_names(algorithm, diagnostics)
         if algorithm is Algorithm.ppm:
@@ -171,6 +178,23 @@ def _check_options(
         )
     if teachers is not None and teachers < 2:
         fail(f"--teachers must be an integer >= 2 (and at most the number of private records); got {teachers}")
+
+
+def _convex_backend(backend: str | None) -> str | None:
+    """--backend for the regularization learner's convex oracle: a deprecated name ('scipy') is replaced by the
+    backend it stands for, with a one-line warning naming the new value (the learner would warn with a traceback
+    line)."""
+    from oraclepriv.convex_oracle import CONVEX_BACKEND_ALIASES
+
+    if backend not in CONVEX_BACKEND_ALIASES:
+        return backend
+    new = CONVEX_BACKEND_ALIASES[backend]
+    typer.echo(
+        f"warning: --backend {backend} is deprecated and will be removed in the next release; use --backend {new} "
+        "(the same backend)",
+        err=True,
+    )
+    return new
 
 
 def _learner_class(algorithm: Algorithm) -> type:

@@ -16,10 +16,13 @@ docs/theory/block-et-al.md, pitfall P13), so this module implements one convex c
 The {0,1}-valued classes of the oracle protocol (threshold, stump, halfspace) are NOT convex: the
 paper runs Algorithm 3 on conv(F) with a stronger oracle, which we do not have; they are refused.
 
-The convex oracle is :mod:`oraclepriv.convex_oracle` (backend ``solvers/convex_linear.py``):
-regularized ERM, a d-variable box QP on the class's domain, solved by HiGHS' QP solver, polished on
-its active set and certified by a Lagrangian lower bound (docs/convex-oracle.md), and Perturb's bounded least squares by BVLS, certified the same
-way; both calls are recorded in the ledger.
+The convex oracle is :mod:`oraclepriv.convex_oracle` with its one backend, ``backend="highs-qp+kkt"``
+(the default; ``solvers/convex_linear.py``): regularized ERM, a d-variable box QP on the class's domain,
+solved by HiGHS' QP solver, polished on its active set and certified by a Lagrangian lower bound
+(docs/convex-oracle.md), and Perturb's bounded least squares by BVLS, certified the same way; both
+calls are recorded in the ledger. ``backend="scipy"`` (its name while it was SciPy's SLSQP) is a
+deprecated alias of ``"highs-qp+kkt"`` for one release: it selects the same backend and warns
+(``FutureWarning``).
 
 Stability (Lemma 2, sum form): ||fbar_D - fbar_D'||_m <= 2 / sqrt(eta_sum) (the paper's constant;
 1/sqrt(eta_sum) also follows from l in [0,1], we keep the paper's). A certified gap g <= opt_tol
@@ -39,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.convex_oracle import ConvexOracle, make_convex_oracle
+from oraclepriv.convex_oracle import ConvexOracle, convex_backend_key, make_convex_oracle
 from oraclepriv.hypotheses import LinearPredictor
 from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, sample_noise
@@ -96,7 +99,9 @@ class Regularization(PrivateLearner):
     """Algorithm 3 (Regularization) on bounded linear predictors; 2 oracle calls.
 
     Parameters (keywords only): ``epsilon``; ``delta`` (> 0 for ``noise="gaussian"``, 0 for
-    ``"laplace"``); ``hypothesis_class="linear"`` (the only convex class); ``eta`` (per-sample);
+    ``"laplace"``); ``hypothesis_class="linear"`` (the only convex class); ``backend`` (None or
+    ``"highs-qp+kkt"``, the convex oracle's one backend; ``"scipy"`` is its deprecated alias and warns);
+    ``eta`` (per-sample);
     ``noise``; ``m`` (None: all public points); ``opt_tol`` (largest certified gap accepted, and
     folded into the stability radius); ``laplace_factor`` ("standard" or "paper");
     ``on_uncertified``; ``random_state``.
@@ -171,14 +176,19 @@ class Regularization(PrivateLearner):
         if self.on_uncertified == "fallback":
             raise ValueError(
                 "on_uncertified='fallback' needs a second, exact backend for the same class; the convex "
-                "class of Algorithm 3 has one backend (convex-linear): use 'raise' or 'flag'"
+                "class of Algorithm 3 has one backend (highs-qp+kkt): use 'raise' or 'flag'"
             )
         if self.backend_options:
             raise ValueError(f"Regularization's convex oracle takes no backend_options; got {self.backend_options!r}")
-        return make_convex_oracle(self.backend, opt_tol=float(self.opt_tol))
+        # a deprecated name warns here, attributed to this line (so a fit's two oracles show it once)
+        return make_convex_oracle(
+            convex_backend_key(self.backend, "backend", stacklevel=1), opt_tol=float(self.opt_tol)
+        )
 
     def _check_backend_scope(self) -> None:
-        """The convex oracle has one backend, certified by a Lagrangian bound over the whole class."""
+        """The convex oracle has one backend, certified by a Lagrangian bound over the whole class; an unknown
+        name is refused here, before any work (a deprecated one warns when the oracle is made)."""
+        convex_backend_key(self.backend, "backend", warn=False)
 
     # -- pieces (also used by the audits) --------------------------------------------------------
     def stability_radius(self, n: int) -> float:
@@ -202,8 +212,6 @@ class Regularization(PrivateLearner):
     ) -> Any:
         check_positive(self.eta, "eta")
         check_positive(self.opt_tol, "opt_tol")
-        if self.backend not in (None, "scipy"):
-            raise ValueError(f"backend for hypothesis_class='linear' must be None or 'scipy'; got {self.backend!r}")
         if self.noise not in NOISE_FAMILIES:
             raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
         if self.noise == "gaussian" and self.delta_ == 0:
