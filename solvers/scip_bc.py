@@ -59,10 +59,12 @@ from oraclepriv.solvers.scip_bc_model import TESTED_PYSCIPOPT, import_pyscipopt,
 from oraclepriv.solvers.scip_bc_parallel import parallel_branch_and_cut, split_groups
 from oraclepriv.solvers.scip_bc_split import (
     PART_SHARE,
+    PART_SIZE,
     STRATEGIES,
     PartResult,
     choose_strategy,
     heavy_first_priorities,
+    random_partition,
     solve_part,
     split_groups_by_weight,
 )
@@ -81,9 +83,10 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _check_threads(value: Any, name: str = "threads") -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"backend 'scip-bc': {name} must be a positive integer; got {value!r}")
+def _check_threads(value: Any, name: str = "threads", least: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        what = "a positive integer" if least == 1 else f"an integer >= {least}"
+        raise ValueError(f"backend 'scip-bc': {name} must be {what}; got {value!r}")
     return int(value)
 
 
@@ -106,17 +109,23 @@ class ScipBcBackend(Backend):
         one sequential search tree.
     output_flag : bool, default False
         Print SCIP's log.
-    strategy : {"auto", "plain", "priority", "split", "heavy-first", "decompose"}, default "auto"
+    strategy : {"auto", "plain", "priority", "split", "heavy-first", "decompose", "partition"}, default "auto"
         How to use a few heavy groups among many light ones (the private learners' calls:
         :mod:`oraclepriv.solvers.scip_bc_split`): "plain" ignores the weights' spread;
         "priority" branches on the heavy groups first, heaviest first; "split" solves the light
         and the heavy groups apart first and adds their proved optima as rows (with their cores and
         hypotheses as seeds and warm starts); "heavy-first" does both; "decompose" searches the
         heavy groups' error patterns best-first (:mod:`oraclepriv.solvers.scip_bc_decompose`);
+        "partition" cuts the groups at random into parts of about ``part_size``, solves each apart
+        and adds their proved optima as rows (a bound without the cover LP's cap W/(d + 2), for
+        noisy instances no search closes; never chosen by "auto");
         "auto" chooses from the share of the weight on the heavy groups
         (:func:`~oraclepriv.solvers.scip_bc_split.choose_strategy`: "plain", "priority" or
         "heavy-first"), and keeps "plain" with ``workers`` > 1, whose parallel search runs only
         then. Every strategy is exact.
+    part_size : int, default 110
+        Groups per part for ``strategy="partition"`` (at least 2); fewer than two parts means no
+        partition (a plain search).
 
     Attributes
     ----------
@@ -178,7 +187,7 @@ class ScipBcBackend(Backend):
     name = "scip-bc"
     requires = ("pyscipopt",)
     classes = frozenset({"halfspace"})
-    options = frozenset({"threads", "output_flag", "workers", "strategy"})
+    options = frozenset({"threads", "output_flag", "workers", "strategy", "part_size"})
     certificate = (
         "halfspaces: bound = SCIP's dual bound of the branch-and-cut over exactly verified non-separable "
         "cores (lazy cover cuts), a proved lower bound over all halfspaces (margin-free)"
@@ -204,6 +213,7 @@ class ScipBcBackend(Backend):
         self.strategy = self.config.get("strategy", "auto")
         if self.strategy not in STRATEGIES:
             raise ValueError(f"backend 'scip-bc': strategy must be one of {list(STRATEGIES)}; got {self.strategy!r}")
+        self.part_size = _check_threads(self.config.get("part_size", PART_SIZE), "part_size", least=2)
         self._parts: ScipBcBackend | None = None  # a plain backend for the parts of a split (its own cores)
         self._pyscipopt = import_pyscipopt()
         scip_bc_handler.handler_class(self._pyscipopt)
@@ -229,18 +239,27 @@ class ScipBcBackend(Backend):
         return Halfspace(tuple(w), b)
 
     def _solve_parts(
-        self, form: HalfspaceHittingSet, W: np.ndarray, heavy: np.ndarray, deadline: Deadline
+        self, form: HalfspaceHittingSet, W: np.ndarray, heavy: np.ndarray | None, deadline: Deadline
     ) -> list[PartResult]:
-        """The light and the heavy groups solved apart by a plain search (:func:`solve_part`), within
-        :data:`PART_SHARE` of the time left; an empty part is skipped."""
+        """The parts solved apart by a plain search (:func:`solve_part`), within :data:`PART_SHARE` of
+        the time left: the light and the heavy groups, or (``heavy`` None) the parts of
+        :func:`random_partition`, each given an equal share of what is left; an empty part is skipped."""
         if self._parts is None:
             self._parts = ScipBcBackend(threads=self.threads, strategy="plain")
         share = deadline.share(PART_SHARE)
-        return [
-            solve_part(self._parts, form.groups.X, form.yg, W, part, share)
-            for part in (~heavy, heavy)
-            if part.any() and not share.expired()
-        ]
+        if heavy is not None:
+            return [
+                solve_part(self._parts, form.groups.X, form.yg, W, part, share)
+                for part in (~heavy, heavy)
+                if part.any() and not share.expired()
+            ]
+        masks = random_partition(W.size, self.part_size)
+        out = []
+        for k, part in enumerate(masks):
+            if share.expired():
+                break
+            out.append(solve_part(self._parts, form.groups.X, form.yg, W, part, share.share(1.0 / (len(masks) - k))))
+        return out
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         deadline = self.deadline(problem)
@@ -284,9 +303,14 @@ class ScipBcBackend(Backend):
         lp_before = sep.lp_calls
         # the parallel search (workers > 1) is its own way to split the labelings: "auto" keeps it
         strategy = "plain" if self.workers > 1 and self.strategy == "auto" else choose_strategy(self.strategy, W)
-        heavy = split_groups_by_weight(W) if strategy != "plain" else np.zeros(W.size, dtype=bool)
+        heavy = split_groups_by_weight(W) if strategy not in ("plain", "partition") else np.zeros(W.size, dtype=bool)
         priorities = heavy_first_priorities(W, heavy) if strategy in ("priority", "heavy-first") else None
-        parts = self._solve_parts(form, W, heavy, deadline) if strategy in ("split", "heavy-first", "decompose") else []
+        if strategy in ("split", "heavy-first", "decompose"):
+            parts = self._solve_parts(form, W, heavy, deadline)
+        elif strategy == "partition":
+            parts = self._solve_parts(form, W, None, deadline)
+        else:
+            parts = []
         for part in parts:
             form.add_cores(part.cores)
         bound_rows = tuple((p.groups, p.bound) for p in parts if p.bound > 0) if strategy != "decompose" else ()
@@ -298,11 +322,10 @@ class ScipBcBackend(Backend):
         form.add_cores(cores)
         starts = [("repair-all", MipBackend._add_back(sep, keep_all, W, heuristic))]
         seeds = [(source, h) for _loss, source, h in sorted(cands, key=lambda c: c[0])[:3]]
-        seeds += [
-            (f"{tag}-part", p.hypothesis) for p, tag in zip(parts, ("light", "heavy")) if p.hypothesis is not None
-        ]
+        tags = [f"part{k}" for k in range(len(parts))] if strategy == "partition" else ["light", "heavy"]
+        seeds += [(f"{tag}-part", p.hypothesis) for p, tag in zip(parts, tags) if p.hypothesis is not None]
         for source, h in seeds:  # warm starts: the heuristics' and the parts' correct sets, extended
-            if source.startswith(("heuristic", "light", "heavy")) and not heuristic.expired():
+            if source.startswith(("heuristic", "light", "heavy", "part")) and not heuristic.expired():
                 keep_h = h.predict(form.groups.X) == yg
                 starts.append((f"{source}-addback", MipBackend._add_back(sep, keep_h, W, heuristic)))
         polish_seconds = 0.0  # the longest polishing LP: kept back from SCIP for the final one

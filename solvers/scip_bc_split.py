@@ -25,6 +25,12 @@ are seeded, and whose hypotheses are warm starts. Branching priorities put the h
 heaviest first (:func:`heavy_first_priorities`).
 
 Measurements and the rule ``strategy="auto"`` follows are in ``docs/solvers/learners-tier.md``.
+
+The same argument holds for any partition of the groups: ``strategy="partition"`` cuts them at random
+into parts of about ``part_size`` groups (:func:`random_partition`) and adds one row per part. On
+noisy data in higher dimension this bound has no cap, unlike the cover-cut LP's W/(d + 2), but it
+grows only as fast as the parts' optima (``docs/solvers/scip-bc.md``, section 8): an option for
+instances no search closes, where it narrows the gap; ``auto`` never chooses it.
 """
 
 from __future__ import annotations
@@ -43,26 +49,32 @@ __all__ = [
     "HEAVY_MIN_SHARE",
     "SPLIT_MIN_SHARE",
     "PART_SHARE",
+    "PART_SIZE",
     "PartResult",
     "split_groups_by_weight",
     "choose_strategy",
     "heavy_first_priorities",
+    "random_partition",
     "solve_part",
 ]
 
 #: ``strategy`` option of ``scip-bc``: "plain" (one tree, no split), "priority" (branch on the heavy
 #: groups first), "split" (the two bound rows, seeded cores and warm starts of the parts),
 #: "heavy-first" (both), "decompose" (best-first over the heavy groups' error patterns,
-#: :mod:`oraclepriv.solvers.scip_bc_decompose`), "auto" (from the weights: :func:`choose_strategy`)
-STRATEGIES = ("auto", "plain", "priority", "split", "heavy-first", "decompose")
+#: :mod:`oraclepriv.solvers.scip_bc_decompose`), "partition" (the rows of a random partition into parts
+#: of about ``part_size`` groups, :func:`random_partition`), "auto" (from the weights: :func:`choose_strategy`)
+STRATEGIES = ("auto", "plain", "priority", "split", "heavy-first", "decompose", "partition")
 #: a group is heavy when its weight exceeds HEAVY_FACTOR times the median group weight
 HEAVY_FACTOR = 4.0
 #: ``auto`` uses the heavy groups only when they carry at least this share of the total weight ...
 HEAVY_MIN_SHARE = 0.1
 #: ... and solves the parts apart ("heavy-first") from this share on ("priority" below it)
 SPLIT_MIN_SHARE = 0.5
-#: with a time limit, the two part solves may use at most this share of the time left
+#: with a time limit, the part solves may use at most this share of the time left
 PART_SHARE = 0.4
+#: ``strategy="partition"``: default groups per part (the size whose parts' optima summed highest on
+#: diabetes-10f, ``docs/solvers/scip-bc.md``, section 8)
+PART_SIZE = 110
 
 
 def split_groups_by_weight(W: np.ndarray) -> np.ndarray:
@@ -97,6 +109,21 @@ def heavy_first_priorities(W: np.ndarray, heavy: np.ndarray) -> np.ndarray:
     order = np.flatnonzero(heavy)[np.argsort(W[heavy], kind="stable")]
     priority[order] = np.arange(1, order.size + 1)
     return priority
+
+
+def random_partition(n_groups: int, part_size: int, seed: int = 0) -> list[np.ndarray]:
+    """Boolean masks of n_groups // part_size parts (at least ``part_size`` groups each) of a random
+    permutation of the groups (fixed ``seed``: the same instance gets the same parts); no parts when
+    fewer than two would form (one part would be the whole problem again)."""
+    k = n_groups // part_size
+    if k < 2:
+        return []
+    masks = []
+    for block in np.array_split(np.random.default_rng(seed).permutation(n_groups), k):
+        mask = np.zeros(n_groups, dtype=bool)
+        mask[block] = True
+        masks.append(mask)
+    return masks
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The strategies of ``scip-bc`` for a few heavy weights among many light ones (issue 17, item 4).
 
-Every strategy (``plain``, ``priority``, ``split``, ``heavy-first``, ``decompose``, ``auto``) is
+Every strategy (``plain``, ``priority``, ``split``, ``heavy-first``, ``decompose``, ``partition``, ``auto``) is
 checked against independent methods: the brute force of ``tests/brute_force.py`` (all labelings,
 LP realisability) on tiny instances, and ``enumerate`` (exact, d <= 3) on larger ones. The
 instances are shaped like RRSPM's private call: unit or small integer weights (zeros included) on
@@ -17,7 +17,13 @@ import pytest
 from brute_force import brute_halfspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oraclepriv.solvers.scip_bc_split import STRATEGIES, choose_strategy, heavy_first_priorities, split_groups_by_weight
+from oraclepriv.solvers.scip_bc_split import (
+    STRATEGIES,
+    choose_strategy,
+    heavy_first_priorities,
+    random_partition,
+    split_groups_by_weight,
+)
 from test_scip_bc_backend import check_answer  # bound <= optimum <= objective; certified => optimum
 
 from oraclepriv import make_oracle
@@ -123,3 +129,73 @@ def test_a_heavy_part_of_one_distinct_point_seeds_no_foreign_cores(seed):
         res = make_oracle("halfspace", backend="scip-bc", strategy=strategy).solve(X, y, w)
         check_answer(res, truth.objective, w)
         assert res.certified and not res.details["scip_bound_contradicted"], strategy
+
+
+# -- strategy="partition": rows sum_{g in P} W_g z_g >= (proved optimum of P) for random parts P -------
+
+
+def test_random_partition_covers_every_group_once_and_is_reproducible():
+    masks = random_partition(23, 5)
+    assert len(masks) == 4  # 23 // 5
+    counts = np.sum(masks, axis=0)
+    assert np.all(counts == 1)  # a partition
+    assert min(int(m.sum()) for m in masks) >= 5
+    again = random_partition(23, 5)
+    assert all(np.array_equal(a, b) for a, b in zip(masks, again))
+    assert random_partition(9, 5) == []  # one part would be the whole problem again
+    assert random_partition(10, 5) != []
+
+
+@SETTINGS
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 3), part_size=st.integers(2, 4), grid=st.booleans())
+def test_partition_matches_brute_force(seed, d, part_size, grid):
+    X, y, w = heavy_instance(seed, d, 6, 1, grid=grid)
+    truth = brute_halfspace(X, y, w, max_n=9)
+    res = make_oracle("halfspace", backend="scip-bc", strategy="partition", part_size=part_size).solve(X, y, w)
+    check_answer(res, truth, w)
+    assert res.certified, f"not certified ({res.status}, {res.objective} vs {res.bound})"
+    groups = res.details["n_groups"]  # distinct points with weight (the parts are made of groups)
+    assert len(res.details["parts"]) == (groups // part_size if groups >= 2 * part_size else 0)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_partition_matches_enumerate(seed):
+    rng = np.random.default_rng(300 + seed)
+    X = rng.normal(size=(60, 2))
+    y = (X @ rng.normal(size=2) + 0.8 * rng.normal(size=60) > 0).astype(np.int8)  # noisy labels
+    w = rng.choice([1.0, 1.0, 2.0], size=60)
+    truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w)
+    res = make_oracle("halfspace", backend="scip-bc", strategy="partition", part_size=15).solve(X, y, w)
+    check_answer(res, truth.objective, w)
+    assert res.certified
+    parts = res.details["parts"]
+    assert len(parts) == 4 and sum(p["bound"] for p in parts) <= truth.objective + 1e-9
+
+
+def test_an_inflated_part_bound_is_caught(monkeypatch):
+    """Negative control: the part rows reach SCIP's bound. With each part's bound raised by 5 (a false
+    proof; their sum then exceeds the optimum) SCIP's dual bound does too, a real halfspace beats it,
+    and the guard withdraws it."""
+    import oraclepriv.solvers.scip_bc as scip_bc_module
+    from oraclepriv.solvers.scip_bc_split import solve_part
+
+    def inflated(*args, **kwargs):
+        part = solve_part(*args, **kwargs)
+        part.bound += 5.0
+        return part
+
+    monkeypatch.setattr(scip_bc_module, "solve_part", inflated)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(40, 2))
+    y = (X @ rng.normal(size=2) + 0.8 * rng.normal(size=40) > 0).astype(np.int8)
+    w = np.ones(40)
+    truth = make_oracle("halfspace", backend="enumerate").solve(X, y, w)
+    res = make_oracle("halfspace", backend="scip-bc", strategy="partition", part_size=10).solve(X, y, w)
+    assert res.details["scip_bound_contradicted"]
+    assert res.bound <= truth.objective + 1e-9  # what is reported is still a bound
+
+
+@pytest.mark.parametrize("bad", [0, 1, 2.5, True, "10", None])
+def test_bad_part_size_is_refused_by_name(bad):
+    with pytest.raises(ValueError, match="part_size"):
+        make_oracle("halfspace", backend="scip-bc", strategy="partition", part_size=bad)
