@@ -241,3 +241,35 @@ def test_crossover_is_the_d_from_which_on_rrspm_is_cheaper():
     assert math.isnan(_crossing(ds, {**gaps, 10: 0.3}))  # EM cheaper at the largest d: no crossover
     assert math.isnan(_crossing(ds, {**gaps, 7: math.nan}))  # the d after EM's last win undetermined
     assert math.isnan(_crossing(ds, {d: -1.0 for d in ds}))  # RRSPM cheaper everywhere: nothing crosses
+
+
+def test_a_run_without_a_backend_keeps_its_stored_cells(tiny, tmp_path, monkeypatch):
+    """Regression: on a machine without one of the configured backends (gurobipy not installed) a resumed run
+    used to plan no cells for it and rewrote the snapshot without the cells another machine had stored for it,
+    silently. Now they are kept and reported, and nothing is recomputed."""
+    import shutil
+
+    import oraclepriv.backends as backends_module
+
+    out, first, _ = tiny
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    real = backends_module.installed_backends
+    monkeypatch.setattr(backends_module, "installed_backends", lambda cls: [b for b in real(cls) if b != "enumerate"])
+    specs, missing = plan_cells(TINY_CONFIG, 0)
+    assert "enumerate" in missing["halfspace"] and all(s["backend"] != "enumerate" for s in specs)
+    again = run_oracle_cost(copy, config=TINY_CONFIG, n_jobs=1, figures=False)
+    run = again["summary"]["run"]
+    # the enumerate cells, and the other learners' cells at the sizes only enumerate was configured for
+    planned = {s["key"] for s in specs}
+    stored = [r for r in load_cells(copy / "cells.jsonl") if r["key"] not in planned]
+    assert any(r["key"].split("|")[4] == "enumerate" for r in stored)
+    assert run["computed"] == 0 and run["kept_without_backend"] == len(stored) > 0
+    assert len(again["fits"]) == len(first["fits"])  # the report still holds the enumerate cells
+    import gzip
+
+    with gzip.open(copy / "cells.jsonl.gz", "rt") as fh:
+        keys = [line.split('"key": "')[1].split('"')[0] for line in fh if '"key"' in line]
+    assert len(keys) == len(first["fits"]) and {r["key"] for r in stored} <= set(keys)
+    readme = (copy / "README.md").read_text()
+    assert "Not installed here: enumerate" in readme and f"the {len(stored)} cells" in readme

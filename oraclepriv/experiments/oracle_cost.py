@@ -176,9 +176,12 @@ def _applies(learner: str, cls: str, d: int) -> bool:
     return True
 
 
-def plan_cells(cfg: dict[str, Any], random_state: int = 0) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
+def plan_cells(
+    cfg: dict[str, Any], random_state: int = 0, *, installed_only: bool = True
+) -> tuple[list[dict[str, Any]], dict[str, list[str]]]:
     """Every cell of the configuration (specs with their seeds), and per class the configured backends that are
-    not installed here (they get no cells)."""
+    not installed here. With ``installed_only`` (the cells this machine can compute) those backends get no cells;
+    without it they do too (the cells a stored run may hold, which a run here keeps but cannot recompute)."""
     from oraclepriv.backends import installed_backends
     from oraclepriv.cover import candidate_count
 
@@ -190,7 +193,7 @@ def plan_cells(cfg: dict[str, Any], random_state: int = 0) -> tuple[list[dict[st
             per_backend = {**per_backend, **{b: per_backend.get(b, per_backend["scip-bc"]) for b in _BESIDE_SCIP_BC}}
         installed = set(installed_backends(cls))
         missing[cls] = sorted(set(missing.get(cls, [])) | {b for b in per_backend if b not in installed})
-        backends = {b: list(ns) for b, ns in per_backend.items() if b in installed}
+        backends = {b: list(ns) for b, ns in per_backend.items() if b in installed or not installed_only}
         ns_all = sorted({n for ns in backends.values() for n in ns})
         for n in ns_all:
             m = public_size(cls, d, n, eps)
@@ -387,8 +390,12 @@ def run_oracle_cost(
     Path(str(path) + ".lock").unlink(missing_ok=True)  # every writer has finished
     if progress is not None:
         progress(len(specs), len(specs))
-    wanted = {s["key"] for s in specs}
+    # cells of a backend not installed here are not computed, but the stored ones are kept (a run on a machine
+    # without gurobipy must not drop another machine's gurobi-bc cells from the snapshot and the report)
+    every, _ = plan_cells(cfg, random_state, installed_only=False)
+    wanted = {s["key"] for s in every}
     records = [r for r in load_cells(path, fp) if r["key"] in wanted]
+    kept_without_backend = len(records) - sum(1 for r in records if r["key"] in {s["key"] for s in specs})
     _write_snapshot(path, records)
     run = {
         "seconds": seconds,
@@ -399,6 +406,7 @@ def run_oracle_cost(
         "load_before": loads_before,
         "load_after": loads_after,
         "missing_backends": missing,
+        "kept_without_backend": kept_without_backend,
         "quick": bool(quick),
         "random_state": int(random_state),
         "fingerprint": fp,

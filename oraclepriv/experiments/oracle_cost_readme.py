@@ -122,8 +122,13 @@ def _protocol(cfg: dict[str, Any], run: dict[str, Any]) -> list[str]:
         "yardstick, output-perturbation logistic regression (Chaudhuri, Monteleoni, Sarwate, Algorithm 1; "
         "docs/theory/output-perturbation.md; lambda = 1/sqrt(n), a public norm bound), which calls no 0-1 oracle "
         "and uses no public data; and the non-private exact ERM.",
-        f"* **Backends:** every configured backend that is installed here. Not installed (no cells): "
-        f"{', '.join(missing) if missing else 'none'}.",
+        "* **Backends:** every configured backend that is installed here. Not installed here: "
+        + (
+            f"{', '.join(missing)} (no new cells; the {run.get('kept_without_backend', 0)} cells of theirs that a run "
+            "elsewhere stored are kept and reported)."
+            if missing
+            else "none."
+        ),
         f"* **Caps.** Every oracle call has a time limit of {cfg['call_cap']:g} s (the MIP backends and enumerate stop "
         "at it; sweep never comes near it). A private-data call that does not certify within it aborts its fit "
         '(`on_uncertified="raise"`: nothing is released) and the cell is recorded as `uncertified` with the seconds '
