@@ -34,6 +34,7 @@ __all__ = [
     "backend_class",
     "installed_backends",
     "parse_backend_spec",
+    "split_backend_list",
     "register_backend",
     "registered_backend",
     "registry_snapshot",
@@ -145,6 +146,21 @@ def restore_registry(snapshot: dict[str, Any]) -> None:
     _registry.clear()
     _registry.update(snapshot)
     _entry_points_loaded = True
+
+
+def split_backend_list(text: str) -> list[str]:
+    """A comma-separated list of backend specs, where a spec's own options are comma-separated too:
+    "scip-bc:strategy=partition,part_size=50,gurobi" -> ["scip-bc:strategy=partition,part_size=50", "gurobi"].
+    An item of the form key=value without a ':' continues the spec before it (no backend name holds '=')."""
+    specs: list[str] = []
+    for item in (part.strip() for part in str(text).split(",")):
+        if not item:
+            continue
+        if "=" in item and ":" not in item and specs and ":" in specs[-1]:
+            specs[-1] += "," + item
+        else:
+            specs.append(item)
+    return specs
 
 
 def parse_backend_spec(spec: str) -> tuple[str, dict[str, Any]]:

@@ -234,3 +234,26 @@ def test_backend_specs_carry_options_and_bad_ones_fail_by_name():
     ):
         with pytest.raises(ValueError, match=match):
             check_backends(bad)
+
+
+def test_a_backend_list_keeps_each_specs_own_options():
+    """`--backends` is comma-separated and so are a spec's options: key=value items continue the spec before them."""
+    from oraclepriv.backends import split_backend_list
+
+    assert split_backend_list("scip-bc:strategy=partition,part_size=50,gurobi") == [
+        "scip-bc:strategy=partition,part_size=50",
+        "gurobi",
+    ]
+    assert split_backend_list(" highs , scip-bc:workers=2 ,,") == ["highs", "scip-bc:workers=2"]
+    assert split_backend_list("part_size=5,highs") == ["part_size=5", "highs"]  # nothing to continue: refused later
+
+
+def test_bench_mip_takes_a_spec_with_two_options(tmp_path):
+    spec = "scip-bc:strategy=partition,part_size=20"
+    result = runner.invoke(
+        app, ["bench", "mip", "--quick", "--backends", f"{spec},scip-bc", "--out", str(tmp_path / "p")]
+    )
+    assert result.exit_code == 0, result.output + result.stderr
+    rows = json.loads((tmp_path / "p" / "rows.json").read_text())
+    assert {row["backend"] for row in rows} == {spec, "scip-bc"}
+    assert all(row["certified"] for row in rows)

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from oraclepriv.backends import split_backend_list
 from oraclepriv.cli.common import (
     Jobs,
     JsonOut,
@@ -77,7 +78,12 @@ def bench_mip(
         ),
     ] = "issue",
     backends: Annotated[
-        str | None, typer.Option("--backends", help="Comma-separated backends (default: every MIP backend registered).")
+        str | None,
+        typer.Option(
+            "--backends",
+            help="Comma-separated backends, each with its options if any "
+            "(scip-bc:strategy=partition,part_size=50,gurobi; default: every MIP backend registered).",
+        ),
     ] = None,
     time_limit: Annotated[
         float | None, typer.Option("--time-limit", help="Seconds per oracle call (default 60; --quick: 5).")
@@ -118,7 +124,7 @@ def bench_mip(
 
     check_output_dir(out, "--out")
     check_time_limit(time_limit)
-    chosen = [b.strip() for b in backends.split(",") if b.strip()] if backends is not None else mip.default_backends()
+    chosen = split_backend_list(backends) if backends is not None else mip.default_backends()
     if backends is not None and not chosen:  # '' used to mean every default backend
         fail(f"--backends must name at least one backend; got {backends!r}")
     for spec in chosen:  # the benchmark's own time limit is --time-limit
@@ -152,7 +158,7 @@ def bench_mip(
     with parallel(jobs, parallel_backend, scheduler) as environment:
         command = mip.command_line(
             suite,
-            backends.split(",") if backends else None,
+            split_backend_list(backends) if backends else None,
             time_limit,
             out,
             quick,
