@@ -83,7 +83,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _check_threads(value: Any, name: str = "threads", least: int = 1) -> int:
+def _check_count(value: Any, name: str, least: int = 1) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
         what = "a positive integer" if least == 1 else f"an integer >= {least}"
         raise ValueError(f"backend 'scip-bc': {name} must be {what}; got {value!r}")
@@ -204,8 +204,8 @@ class ScipBcBackend(Backend):
                 raise ValueError(
                     f"backend 'scip-bc': time_limit must be a positive number of seconds; got {time_limit!r}"
                 )
-        self.threads = _check_threads(self.config.get("threads", 1))
-        self.workers = _check_threads(self.config.get("workers", 1), "workers")
+        self.threads = _check_count(self.config.get("threads", 1), "threads")
+        self.workers = _check_count(self.config.get("workers", 1), "workers")
         flag = self.config.get("output_flag", False)
         if not isinstance(flag, (bool, np.bool_)):
             raise ValueError(f"backend 'scip-bc': output_flag must be True or False; got {flag!r}")
@@ -213,7 +213,7 @@ class ScipBcBackend(Backend):
         self.strategy = self.config.get("strategy", "auto")
         if self.strategy not in STRATEGIES:
             raise ValueError(f"backend 'scip-bc': strategy must be one of {list(STRATEGIES)}; got {self.strategy!r}")
-        self.part_size = _check_threads(self.config.get("part_size", PART_SIZE), "part_size", least=2)
+        self.part_size = _check_count(self.config.get("part_size", PART_SIZE), "part_size", least=2)
         self._parts: ScipBcBackend | None = None  # a plain backend for the parts of a split (its own cores)
         self._pyscipopt = import_pyscipopt()
         scip_bc_handler.handler_class(self._pyscipopt)
@@ -239,26 +239,21 @@ class ScipBcBackend(Backend):
         return Halfspace(tuple(w), b)
 
     def _solve_parts(
-        self, form: HalfspaceHittingSet, W: np.ndarray, heavy: np.ndarray | None, deadline: Deadline
+        self, form: HalfspaceHittingSet, W: np.ndarray, masks: list[np.ndarray], deadline: Deadline, *, even: bool
     ) -> list[PartResult]:
-        """The parts solved apart by a plain search (:func:`solve_part`), within :data:`PART_SHARE` of
-        the time left: the light and the heavy groups, or (``heavy`` None) the parts of
-        :func:`random_partition`, each given an equal share of what is left; an empty part is skipped."""
+        """The parts (boolean masks over the groups) solved apart by a plain search (:func:`solve_part`),
+        within :data:`PART_SHARE` of the time left: one after the other on that share, or (``even``) each
+        on an equal share of what is left; an empty part is skipped."""
         if self._parts is None:
             self._parts = ScipBcBackend(threads=self.threads, strategy="plain")
         share = deadline.share(PART_SHARE)
-        if heavy is not None:
-            return [
-                solve_part(self._parts, form.groups.X, form.yg, W, part, share)
-                for part in (~heavy, heavy)
-                if part.any() and not share.expired()
-            ]
-        masks = random_partition(W.size, self.part_size)
+        masks = [part for part in masks if part.any()]
         out = []
         for k, part in enumerate(masks):
             if share.expired():
                 break
-            out.append(solve_part(self._parts, form.groups.X, form.yg, W, part, share.share(1.0 / (len(masks) - k))))
+            limit = share.share(1.0 / (len(masks) - k)) if even else share
+            out.append(solve_part(self._parts, form.groups.X, form.yg, W, part, limit))
         return out
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
@@ -306,9 +301,9 @@ class ScipBcBackend(Backend):
         heavy = split_groups_by_weight(W) if strategy not in ("plain", "partition") else np.zeros(W.size, dtype=bool)
         priorities = heavy_first_priorities(W, heavy) if strategy in ("priority", "heavy-first") else None
         if strategy in ("split", "heavy-first", "decompose"):
-            parts = self._solve_parts(form, W, heavy, deadline)
+            parts = self._solve_parts(form, W, [~heavy, heavy], deadline, even=False)
         elif strategy == "partition":
-            parts = self._solve_parts(form, W, None, deadline)
+            parts = self._solve_parts(form, W, random_partition(W.size, self.part_size), deadline, even=True)
         else:
             parts = []
         for part in parts:

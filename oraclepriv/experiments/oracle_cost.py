@@ -395,7 +395,8 @@ def run_oracle_cost(
     every, _ = plan_cells(cfg, random_state, installed_only=False)
     wanted = {s["key"] for s in every}
     records = [r for r in load_cells(path, fp) if r["key"] in wanted]
-    kept_without_backend = len(records) - sum(1 for r in records if r["key"] in {s["key"] for s in specs})
+    computable = {s["key"] for s in specs}
+    kept_without_backend = sum(1 for r in records if r["key"] not in computable)
     _write_snapshot(path, records)
     run = {
         "seconds": seconds,
