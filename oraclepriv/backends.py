@@ -57,6 +57,7 @@ _BUILTIN: dict[str, Any] = {
     "cpsat": "oraclepriv.solvers.cpsat:CpSatBackend",
     "gurobi": "oraclepriv.solvers.gurobi:GurobiBackend",
     "gurobi-bc": "oraclepriv.solvers.gurobi_bc:GurobiBcBackend",
+    "e01loss": "oraclepriv.solvers.e01loss:E01LossBackend",
 }
 _registry: dict[str, Any] = dict(_BUILTIN)
 _entry_points_loaded = False

@@ -25,8 +25,11 @@ answers are checked the same way, a wrong one is a warning (documented behaviour
 count as solved.
 
 Suites: ``issue`` (issue #3's halfspace suite from :mod:`oraclepriv.bench.mip_suite`, n in
-{100, 200, 400} x d in {2, 5, 10}, unit weights) and ``library`` (every instance of the bundled
-library, all classes). ``quick`` shrinks both to tiny sizes for smoke tests.
+{100, 200, 400} x d in {2, 5, 10}, unit weights), ``library`` (every instance of the bundled
+library, all classes), ``real`` (its real-data tier), ``learners`` (the private learners' recorded
+oracle calls) and ``small-d`` (issue #3's family at n in {50, 100, 200, 400} x d in {2, 3}, the
+range of the combinatorial methods and of the E01Loss peer). ``quick`` shrinks them to tiny sizes
+for smoke tests.
 
 The grid: every (instance, backend) cell is one task, run where :mod:`oraclepriv.execution` says
 (in this process, in local processes, or on a dask cluster), with one solver thread
@@ -88,10 +91,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SUITES = ("issue", "library", "real", "learners")
+SUITES = ("issue", "library", "real", "learners", "small-d")
+#: the ``small-d`` suite: issue #3's instance family in the dimensions where the combinatorial methods
+#: (``enumerate``, ``direction-bb``, the E01Loss peer) are designed to work
+SMALL_D_NS, SMALL_D_DS = (50, 100, 200, 400), (2, 3)
 SGM_SHIFT = 10.0
-#: exact halfspace backends beyond enumerate's range (the MIP models and ``direction-bb``), in the
-#: order they are tried by default; "naive-highs" only when registered
+#: exact halfspace backends beyond enumerate's range (the MIP models and ``direction-bb``), and the
+#: peers (the naive model, Gurobi, E01Loss), in the order they are tried by default, each where installed
 _MIP_BACKENDS = (
     "highs",
     "scip",
@@ -103,6 +109,7 @@ _MIP_BACKENDS = (
     "naive-highs",
     "gurobi",
     "gurobi-bc",
+    "e01loss",
 )
 #: agreement tolerance relative to max(1, sum |w|): ten times the protocol's certification tolerance
 AGREEMENT_RTOL = 1e-8
@@ -148,6 +155,11 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
 
         suite_instances = halfspace_suite(ns=(30, 60), ds=(2, 3)) if quick else halfspace_suite()
         return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in suite_instances]
+    if suite == "small-d":
+        from oraclepriv.bench.mip_suite import halfspace_suite
+
+        ns = (20, 40) if quick else SMALL_D_NS
+        return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in halfspace_suite(ns, SMALL_D_DS)]
     if suite == "library":
         from oraclepriv.instances import load_instance, load_manifest
 

@@ -74,7 +74,7 @@ def bench_mip(
         str,
         typer.Option(
             "--suite",
-            help="issue (issue #3's suite) | library (bundled) | real (real-data tier) | learners (the private learners' oracle calls).",
+            help="issue (issue #3's suite) | library (bundled) | real (real-data tier) | learners (the private learners' oracle calls) | small-d (issue #3's family at d = 2, 3 and n = 50-400, where E01Loss runs).",
         ),
     ] = "issue",
     backends: Annotated[
