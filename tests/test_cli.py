@@ -74,6 +74,22 @@ def test_erm_stump_human_output(csv_file):
     assert "certified=True" in result.stdout
 
 
+def test_erm_human_output_says_what_a_restricted_bound_covers_and_why_a_backend_failed(csv_file):
+    """A restricted-class answer names its class; a backend's own error reaches the user (here E01Loss, which
+    fails on duplicated points: a singular matrix), not only the word "error"."""
+    path = csv_file([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 2.0], [2.0, 0.0]], [0, 0, 1, 1, 1, 0])
+    result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "halfspace", "--backend", "naive-highs"])
+    assert result.exit_code == 0, result.output
+    assert "certified=False" in result.stdout
+    assert "restricted  the bound holds over halfspaces with w in [-1,1]^d" in result.stdout
+    pytest.importorskip("e01loss")
+    dup = csv_file([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [2.0, 0.0]], [0, 1, 1, 0, 1], name="dup.csv")
+    result = runner.invoke(app, ["erm", str(dup), "--hypothesis-class", "halfspace", "--backend", "e01loss"])
+    assert result.exit_code == 0, result.output
+    assert "status      error" in result.stdout
+    assert "reason      E01Loss failed: LinAlgError" in result.stdout
+
+
 @pytest.mark.parametrize(
     "content, fragment",
     [

@@ -61,3 +61,8 @@ def erm(
     typer.echo(f"hypothesis  {summary['hypothesis']}")
     typer.echo(f"objective   {summary['objective']:.12g}   bound {summary['bound']:.12g}")
     typer.echo(f"status      {summary['status']}   certified={summary['certified']}   {summary['seconds']:.3f} s")
+    if summary.get("restriction"):  # meets_bound without certified: say over what the bound holds
+        typer.echo(f"restricted  the bound holds over {summary['restriction']} only")
+    reason = summary.get("details", {}).get("error")
+    if reason:  # a backend that answered with status "error" (or stopped early) says why
+        typer.echo(f"reason      {reason}")
