@@ -25,7 +25,8 @@ How it runs. E01Loss has no time limit and cell enumeration allocates arrays of 
 entries, so each call runs in a fresh Python child process (:data:`CHILD`: it imports numpy and
 E01Loss only) with its address space capped at ``memory_gb`` GiB above what it starts with (Linux);
 the parent waits until the call's deadline and then kills it (status ``time_limit``), and a Ctrl-C
-or SIGTERM in the parent kills it too. A cell enumeration whose arrays alone would exceed
+or SIGTERM in the parent kills it too; a parent killed outright (SIGKILL) leaves it orphaned, and it
+stops itself within half a second. A cell enumeration whose arrays alone would exceed
 the cap is not started (status ``error``, the estimate in the message). ``details["e01loss_seconds"]``
 is the library call's own time inside the child, without the process start (0.1-0.2 s, which the
 call's ``seconds`` include).
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import pickle
 import subprocess
 import sys
@@ -74,12 +76,17 @@ def cell_enumeration_bytes(n: int, d: int) -> float:
     return float(vertices) * (8.0 * (d + 8) + 16.0 * n)
 
 
-#: the child process: reads (function, X, labels, memory cap) as a pickle on stdin, caps its address
+#: the child process: reads (function, X, labels, memory cap, caller's pid) as a pickle on stdin, caps its address
 #: space, calls E01Loss and prints one JSON object on stdout. It imports numpy and E01Loss only (not
 #: this package), and as a fresh interpreter it re-runs nothing of the caller's script.
 CHILD = r"""
-import json, os, pickle, sys, time
+import json, os, pickle, sys, threading, time
 job = pickle.load(sys.stdin.buffer)
+def orphaned():  # the caller killed outright (SIGKILL), even before this line: stop too
+    while os.getppid() == job["caller"]:
+        time.sleep(0.5)
+    os._exit(1)
+threading.Thread(target=orphaned, daemon=True).start()
 try:
     import resource
     with open("/proc/self/statm") as fh:
@@ -218,7 +225,15 @@ class E01LossBackend(Backend):
     ) -> dict[str, Any] | None:
         """E01Loss in a child process until the deadline: its reply, or None when the deadline came first.
         The child is killed on the way out, whatever ends the wait (the deadline, Ctrl-C, SIGTERM)."""
-        job = pickle.dumps({"function": ALGORITHMS[self.algorithm], "X": X, "labels": labels, "memory": memory_bytes})
+        job = pickle.dumps(
+            {
+                "function": ALGORITHMS[self.algorithm],
+                "X": X,
+                "labels": labels,
+                "memory": memory_bytes,
+                "caller": os.getpid(),
+            }
+        )
         proc = subprocess.Popen(
             [sys.executable, "-c", CHILD],
             stdin=subprocess.PIPE,

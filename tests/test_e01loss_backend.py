@@ -210,3 +210,25 @@ def test_the_small_d_suite_and_e01loss_rows_in_the_benchmark():
     summary = {s["backend"]: s for s in summarize(rows)}
     assert summary["enumerate"]["solved"] == len(instances)
     assert summary["e01loss"]["solved"] == sum(r["meets_bound"] for r in rows if r["backend"] == "e01loss")
+
+
+def test_a_child_whose_caller_is_killed_outright_stops_itself():
+    """SIGKILL to the calling process runs none of its clean-up; the orphaned E01Loss process notices its
+    parent is gone and exits within a second or two instead of computing on."""
+    proc = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().split() == ["ready"]
+        parent = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 30
+        while not parent.children() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        workers = parent.children(recursive=True)
+        assert workers, "the E01Loss process did not start"
+        proc.kill()
+        proc.wait()
+        _, alive = psutil.wait_procs(workers, timeout=5)
+        assert not alive, f"the E01Loss process outlived its killed caller: {[p.pid for p in alive]}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
