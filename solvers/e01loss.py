@@ -48,8 +48,8 @@ from oraclepriv.solvers.base import (
     BackendAnswer,
     Deadline,
     ReducedProblem,
+    SolverNotInstalledError,
     UnsupportedProblemError,
-    import_solver,
 )
 
 from oraclepriv.hypotheses import Halfspace
@@ -168,7 +168,11 @@ class E01LossBackend(Backend):
         if isinstance(memory, bool) or not isinstance(memory, (int, float)) or not (0 < memory < math.inf):
             raise ValueError(f"backend 'e01loss': memory_gb must be a positive number of GiB; got {memory!r}")
         self.memory_gb = float(memory)
-        import_solver("e01loss.exact_classify01loss", backend=self.name, package="e01loss", tested=TESTED_E01LOSS)
+        if not self.is_installed():  # checked without importing it: E01Loss runs only in the child process
+            raise SolverNotInstalledError(
+                f"backend 'e01loss' needs the packages {list(self.requires)} (tested with e01loss=={TESTED_E01LOSS}; "
+                f"install them with: pip install 'e01loss=={TESTED_E01LOSS}' cvxopt, or the project's extra [e01loss])"
+            )
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         deadline = self.deadline(problem)

@@ -232,3 +232,28 @@ def test_a_child_whose_caller_is_killed_outright_stops_itself():
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_missing_e01loss_is_named_with_what_to_install(monkeypatch):
+    from oraclepriv.solvers.base import SolverNotInstalledError
+
+    monkeypatch.setattr(E01LossBackend, "requires", ("e01loss_not_here", "cvxopt"))
+    with pytest.raises(
+        SolverNotInstalledError, match=r"needs the packages \['e01loss_not_here', 'cvxopt'\].*pip install"
+    ):
+        E01LossBackend()
+
+
+def test_the_calling_process_does_not_import_e01loss():
+    """E01Loss (GPL-3.0 by its metadata) runs only in the child: a call leaves it out of this process."""
+    code = (
+        "import sys\n"
+        "from oraclepriv import make_oracle\n"
+        "from oraclepriv.bench.mip_suite import halfspace_instance\n"
+        "_, X, y, w = halfspace_instance(20, 2, 0)\n"
+        "res = make_oracle('halfspace', backend='e01loss', time_limit=60).solve(X, y, w)\n"
+        "print(res.details['e01loss_claimed_loss'], 'e01loss' in sys.modules, 'cvxopt' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[1:] == ["False", "False"]
