@@ -1,14 +1,17 @@
 """Benchmark instances: deterministic generators, the bundled library and its manifest.
 
 Each instance is a CSV file in the format of :mod:`oraclepriv.io` plus a manifest entry
-(name, class, n, d, generator, seed, parameters, sha256 of the file, best known objective, the
-best proved lower bound, each with the backend that found or proved it and its time limit,
-whether the objective is proved optimal, and the gap).
+(name, class, n, d, generator, seed, parameters, sha256 of the file, best known objective with
+the hypothesis that attains it (``best_hypothesis``, a witness anyone can re-score, as MIPLIB ships
+solutions), the best proved lower bound, each with the backend that found or proved it and its
+time limit, whether the objective is proved optimal, and the gap).
 ``oraclepriv instances build`` regenerates every file from its generator and seed and re-solves
 every instance (exact combinatorial oracles where they apply, a time-limited MIP otherwise: an
 instance the MIP does not close is kept as *open*, with its best known objective and bound);
 :func:`record_results` merges the rows of an ``oraclepriv bench mip`` run into the manifest the
-same way (best values never regress); ``oraclepriv instances check`` verifies the checksums;
+same way (best values never regress; a new best objective only with a hypothesis that attains it;
+``oraclepriv instances record ROWS.json``); ``oraclepriv instances check`` verifies the checksums
+and re-scores every witness (:func:`check_witnesses`);
 ``oraclepriv instances export-mps`` writes an instance's MIP model as MPS so other solvers can
 be benchmarked on the same models.
 
@@ -49,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from oraclepriv.io import read_csv_problem, write_csv_problem
+from oraclepriv.io import jsonable, read_csv_problem, write_csv_problem
 
 if TYPE_CHECKING:
     from oraclepriv.execution import Progress
@@ -67,6 +70,7 @@ __all__ = [
     "REAL_TIER_SPECS",
     "real_tier",
     "check_library",
+    "check_witnesses",
     "instances_dir",
     "load_manifest",
     "manifest_entry",
@@ -474,8 +478,9 @@ def _source(spec: InstanceSpec) -> dict[str, Any]:
     return source
 
 
-#: manifest fields of the best known objective (a re-scored hypothesis) and who found it, at what time limit
-_OBJECTIVE_FIELDS = ("best_objective", "solved_by", "solved_time_limit")
+#: manifest fields of the best known objective (a re-scored hypothesis), who found it, at what time limit,
+#: and the hypothesis itself (``best_hypothesis``, its ``to_dict``: a witness anyone can re-score)
+_OBJECTIVE_FIELDS = ("best_objective", "solved_by", "solved_time_limit", "best_hypothesis")
 #: manifest fields of the best proved lower bound (over the whole class) and who proved it, at what time limit
 _BOUND_FIELDS = ("best_bound", "bound_by", "bound_time_limit")
 
@@ -502,6 +507,8 @@ def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None, toleranc
         tie = old is not None and new is not None and abs(old - new) <= tolerance
         if old is not None and (new is None or old < new - tolerance or (tie and previous.get("solved_by"))):
             merged.update({k: previous.get(k) for k in _OBJECTIVE_FIELDS})
+            if tie and merged.get("best_hypothesis") is None:  # the first finder keeps the credit; a witness is added
+                merged["best_hypothesis"] = entry.get("best_hypothesis")
         old, new = previous.get("best_bound"), entry.get("best_bound")
         if old is not None and (new is None or old > new or (old == new and previous.get("bound_by"))):
             merged.update({k: previous.get(k) for k in _BOUND_FIELDS})
@@ -519,15 +526,23 @@ def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None, toleranc
 
 
 def _result_fields(
-    backend: str, objective: float, bound: float, certified: bool, time_limit: float | None, restricted: bool = False
+    backend: str,
+    objective: float,
+    bound: float,
+    certified: bool,
+    time_limit: float | None,
+    restricted: bool = False,
+    hypothesis: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Manifest fields of one oracle answer: its re-scored objective always counts; its bound only when
-    proved over the whole class (not ``restricted``) and finite."""
+    """Manifest fields of one oracle answer: its re-scored objective (with ``hypothesis``, the dict of the
+    hypothesis that attains it) always counts; its bound only when proved over the whole class (not
+    ``restricted``) and finite."""
     whole_class_bound = not restricted and math.isfinite(bound)
     return {
         "best_objective": objective if math.isfinite(objective) else None,
         "solved_by": backend if math.isfinite(objective) else None,
         "solved_time_limit": time_limit if math.isfinite(objective) else None,
+        "best_hypothesis": jsonable(hypothesis) if math.isfinite(objective) and hypothesis is not None else None,
         "best_bound": bound if whole_class_bound else None,
         "bound_by": backend if whole_class_bound else None,
         "bound_time_limit": time_limit if whole_class_bound else None,
@@ -606,6 +621,7 @@ def build_library(
                     result.certified,
                     None if exact else time_limit,
                     result.restriction is not None,
+                    result.hypothesis.to_dict(),
                 )
             )
         manifest.append(_merge_best(entry, previous.get(spec.name), _tolerance(weights, spec.n)))
@@ -631,13 +647,23 @@ def record_results(rows: Iterable[dict[str, Any]], directory: Path | None = None
     directory = Path(directory) if directory is not None else instances_dir()
     manifest = load_manifest(directory)
     index = {entry["name"]: k for k, entry in enumerate(manifest)}
-    for row in rows:
+    for number, row in enumerate(rows):
+        missing = [
+            key for key in ("instance", "backend", "status", "objective", "bound", "certified") if key not in row
+        ]
+        if missing:
+            raise ValueError(f"row {number} lacks the keys {missing} (every row of a bench mip rows.json has them)")
         if row["status"] in ("error", "unsupported"):
             continue
         if row["instance"] not in index:
             raise ValueError(f"row of unknown instance {row['instance']!r}; the manifest has: {sorted(index)}")
         k = index[row["instance"]]
         _, X, y, weights = load_instance(row["instance"], directory)
+        hypothesis = row.get("hypothesis")
+        if hypothesis is not None:  # the witness must attain the objective the row reports
+            problem = _witness_problem(row["instance"], hypothesis, _number(row["objective"]), X, y, weights)
+            if problem:
+                raise ValueError(f"row of backend {row['backend']!r}: {problem}")
         new = {
             **manifest[k],
             **_result_fields(
@@ -647,6 +673,7 @@ def record_results(rows: Iterable[dict[str, Any]], directory: Path | None = None
                 bool(row["certified"]),
                 row.get("time_limit"),
                 bool(row.get("restriction")),
+                hypothesis,
             ),
         }
         manifest[k] = _merge_best(new, manifest[k], _tolerance(weights, len(y)))
@@ -657,6 +684,41 @@ def record_results(rows: Iterable[dict[str, Any]], directory: Path | None = None
 def _number(value: Any) -> float:
     """A float from a rows.json value (non-finite values are stored there as "inf" / "-inf" / null)."""
     return math.nan if value is None else float(value)
+
+
+def _witness_problem(
+    name: str, hypothesis: dict[str, Any], objective: float, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None
+) -> str | None:
+    """None if the hypothesis (a ``to_dict``) re-scores on the instance to ``objective`` within the protocol's
+    tolerance; else what is wrong."""
+    from oraclepriv.hypotheses import hypothesis_from_dict
+
+    try:
+        h = hypothesis_from_dict(hypothesis)
+        loss = h.loss(X, y, weights)
+    except (ValueError, KeyError, TypeError) as exc:
+        return f"{name}: best_hypothesis {hypothesis!r} cannot be read or applied: {exc}"
+    if not abs(loss - objective) <= _tolerance(weights, len(y)):
+        return f"{name}: best_hypothesis re-scores to {loss!r}, not the recorded objective {objective!r}"
+    return None
+
+
+def check_witnesses(directory: Path | None = None) -> list[str]:
+    """Problems found in the manifest's witnesses: a ``best_hypothesis`` that does not re-score to
+    ``best_objective`` on its instance, or a best objective recorded without one."""
+    directory = Path(directory) if directory is not None else instances_dir()
+    problems = []
+    for entry in load_manifest(directory):
+        if entry.get("best_objective") is None:
+            continue
+        if entry.get("best_hypothesis") is None:
+            problems.append(f"{entry['name']}: best_objective {entry['best_objective']!r} has no best_hypothesis")
+            continue
+        _, X, y, weights = load_instance(entry["name"], directory)
+        problem = _witness_problem(entry["name"], entry["best_hypothesis"], entry["best_objective"], X, y, weights)
+        if problem:
+            problems.append(problem)
+    return problems
 
 
 def check_library(directory: Path | None = None) -> list[str]:

@@ -87,7 +87,15 @@ def _one_instance_library(tmp_path, name="iris-virginica-4f"):
     """A copy of one tier instance as a library of its own (file + manifest entry without results)."""
     shutil.copy(instances_dir() / f"{name}.csv", tmp_path)
     entry = dict(TIER[name])
-    for key in ("best_objective", "solved_by", "solved_time_limit", "best_bound", "bound_by", "bound_time_limit"):
+    for key in (
+        "best_objective",
+        "solved_by",
+        "solved_time_limit",
+        "best_hypothesis",
+        "best_bound",
+        "bound_by",
+        "bound_time_limit",
+    ):
         entry[key] = None
     entry.update(proved_optimal=False, gap=None)
     (tmp_path / "manifest.json").write_text(json.dumps([entry]))

@@ -323,6 +323,8 @@ def run_call(instance: BenchInstance, backend: str, time_limit: float) -> dict[s
         overrun_seconds=result.details.get("overrun_seconds"),
         # a backend that answers with status "error" says why in its details (e.g. a licence's size limit)
         error=str(result.details.get("error", "")),
+        # the answer's hypothesis (rows.json only): the witness of its objective, for the library's manifest
+        hypothesis=result.hypothesis.to_dict(),
     )
     return row
 

@@ -7,6 +7,7 @@ import typer
 
 from oraclepriv.cli.common import (
     Quiet,
+    check_input_file,
     check_output_dir,
     check_output_file,
     check_time_limit,
@@ -48,8 +49,9 @@ def instances_build(
 
 @app.command("check")
 def instances_check(directory: Annotated[Path | None, typer.Option("--dir")] = None) -> None:
-    """Verify every instance file against the manifest checksum."""
-    from oraclepriv.instances import check_library
+    """Verify every instance file against the manifest checksum, and every best known objective against its
+    witness (the stored hypothesis, re-scored on the instance)."""
+    from oraclepriv.instances import check_library, check_witnesses
 
     if directory is not None:
         try:
@@ -60,13 +62,48 @@ def instances_check(directory: Annotated[Path | None, typer.Option("--dir")] = N
             fail(f"--dir {str(directory)!r} holds no manifest.json")
     try:
         problems = check_library(directory)
+        if not problems:  # the witnesses are read from the files just checked
+            problems = check_witnesses(directory)
     except ValueError as exc:  # a manifest that is not what build writes
         fail(str(exc))
     for problem in problems:
         typer.echo(problem, err=True)
     if problems:
         raise typer.Exit(code=1)
-    typer.echo("all instances match the manifest")
+    typer.echo("all instances match the manifest; every best known objective is attained by its stored hypothesis")
+
+
+@app.command("record")
+def instances_record(
+    rows: Annotated[Path, typer.Argument(help="rows.json of an `oraclepriv bench mip --suite library` (or real) run.")],
+    directory: Annotated[
+        Path | None, typer.Option("--dir", help="Library folder (default: the repo's instances/).")
+    ] = None,
+) -> None:
+    """Merge a benchmark run's answers into the manifest: better objectives (with the hypothesis that attains
+    them, re-scored first) and higher proved bounds replace the recorded ones; nothing regresses."""
+    import json
+
+    from oraclepriv.instances import record_results
+
+    check_input_file(rows, "rows file")
+    try:
+        data = json.loads(rows.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        fail(f"rows file {str(rows)!r} is not readable JSON: {exc}")
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        fail(f"rows file {str(rows)!r} must hold a list of rows (objects), as bench mip writes rows.json")
+    try:
+        manifest = record_results(data, directory)
+    except (ValueError, KeyError) as exc:
+        fail(f"rows file {str(rows)!r}: {exc}")
+    names = {r.get("instance") for r in data}
+    for entry in manifest:
+        if entry["name"] in names:
+            typer.echo(
+                f"{entry['name']:<24} best={entry['best_objective']} ({entry['solved_by']})  "
+                f"bound={entry['best_bound']} ({entry.get('bound_by')})  proved={entry['proved_optimal']}"
+            )
 
 
 @app.command("list")
