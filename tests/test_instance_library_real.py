@@ -19,6 +19,7 @@ from oraclepriv.instances import (
     REAL_TIER,
     REAL_TIER_SPECS,
     _sha256,
+    check_witnesses,
     generate,
     instances_dir,
     load_instance,
@@ -155,6 +156,17 @@ def test_bench_mip_real_quick_end_to_end(tmp_path):
     assert [r["instance"] for r in rows] == real_tier(quick=True)
     assert all(r["status"] != "error" for r in rows)
     assert "oraclepriv bench mip --suite real" in (out / "summary.md").read_text()
+    # the rows carry their hypotheses, so the run can be recorded in a library (here a copy of the quick tier)
+    library = tmp_path / "library"
+    library.mkdir()
+    for name in real_tier(quick=True):
+        shutil.copy(instances_dir() / f"{name}.csv", library)
+    blank = dict.fromkeys(("best_objective", "solved_by", "best_hypothesis", "best_bound", "bound_by"))
+    entries = [{**TIER[name], **blank, "proved_optimal": False} for name in real_tier(quick=True)]
+    (library / "manifest.json").write_text(json.dumps(entries))
+    result = runner.invoke(app, ["instances", "record", str(out / "rows.json"), "--dir", str(library)])
+    assert result.exit_code == 0, result.output
+    assert check_witnesses(library) == []
 
 
 @pytest.mark.slow
