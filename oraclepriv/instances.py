@@ -9,8 +9,8 @@ time limit, whether the objective is proved optimal, and the gap).
 every instance (exact combinatorial oracles where they apply, a time-limited MIP otherwise: an
 instance the MIP does not close is kept as *open*, with its best known objective and bound);
 :func:`record_results` merges the rows of an ``oraclepriv bench mip`` run into the manifest the
-same way (best values never regress; a new best objective only with a hypothesis that attains it;
-``oraclepriv instances record ROWS.json``); ``oraclepriv instances check`` verifies the checksums
+same way (best values never regress; a row's hypothesis must attain its objective and becomes the
+witness; ``oraclepriv instances record ROWS.json``); ``oraclepriv instances check`` verifies the checksums
 and re-scores every witness (:func:`check_witnesses`);
 ``oraclepriv instances export-mps`` writes an instance's MIP model as MPS so other solvers can
 be benchmarked on the same models.
@@ -639,9 +639,12 @@ def record_results(rows: Iterable[dict[str, Any]], directory: Path | None = None
     """Merge oracle answers into the manifest: best objectives and bounds never regress (:func:`_merge_best`).
 
     ``rows`` are rows of ``oraclepriv bench mip`` (``rows.json``: instance, backend, status, objective,
-    bound, certified, restriction, time_limit). Every re-scored objective counts (it is a hypothesis's
-    loss, whatever the backend's class); a bound counts only when proved over the whole class
-    (``restriction`` empty); error and unsupported rows are skipped. Rows of instances the manifest
+    bound, certified, restriction, time_limit, hypothesis). Every re-scored objective counts (it is a
+    hypothesis's loss, whatever the backend's class); a row's ``hypothesis`` must re-score to its
+    objective (else ValueError) and is kept as the witness of a new best (rows written before bench
+    rows carried hypotheses add objectives without one, which :func:`check_witnesses` reports); a bound
+    counts only when proved over the whole class (``restriction`` empty); error and unsupported rows
+    are skipped. Rows of instances the manifest
     does not hold, or of a different file, raise ``ValueError``. Returns the new manifest (also written).
     """
     directory = Path(directory) if directory is not None else instances_dir()
