@@ -108,12 +108,15 @@ def instances_record(
 
 @app.command("list")
 def instances_list() -> None:
-    """List the bundled instances by the names the other commands take (export-mps NAME)."""
+    """List the bundled instances by the names the other commands take (export-mps NAME), with the best known
+    objective, the best proved bound, and whether the instance is closed (proved optimal) or open."""
     from oraclepriv.instances import load_manifest
 
     for entry in load_manifest():
+        state = "proved" if entry.get("proved_optimal") else f"OPEN (gap {entry.get('gap')})"
         typer.echo(
-            f"{entry['name']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']}  best={entry['best_objective']}"
+            f"{entry['name']:<30} {entry['class']:<10} n={entry['n']:<6} d={entry['d']:<3} "
+            f"best={entry['best_objective']}  bound={entry.get('best_bound')}  {state}"
         )
 
 
