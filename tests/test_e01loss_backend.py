@@ -8,6 +8,7 @@ cap and at a Ctrl-C, and leave nothing running.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
@@ -157,9 +158,11 @@ except KeyboardInterrupt:
 """
 
 
-def test_ctrl_c_stops_the_call_and_its_child():
-    """A real SIGINT to a process solving with e01loss: a KeyboardInterrupt out of ``solve`` within a few
-    seconds, and the E01Loss process it started is gone."""
+@contextlib.contextmanager
+def _solving_child():
+    """A process solving with e01loss (:data:`CHILD`), once its E01Loss process runs: (process, [E01Loss
+    process]). SIGINT at its default action in the child (a test run started in the background inherits it
+    ignored); the process is killed on the way out if it still runs."""
     proc = subprocess.Popen(
         [sys.executable, "-c", CHILD],
         stdout=subprocess.PIPE,
@@ -176,16 +179,23 @@ def test_ctrl_c_stops_the_call_and_its_child():
             time.sleep(0.05)
         workers = parent.children(recursive=True)
         assert workers, "the E01Loss process did not start"
+        yield proc, workers
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_ctrl_c_stops_the_call_and_its_child():
+    """A real SIGINT to a process solving with e01loss: a KeyboardInterrupt out of ``solve`` within a few
+    seconds, and the E01Loss process it started is gone."""
+    with _solving_child() as (proc, workers):
         time.sleep(0.5)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
         assert out.split() == ["interrupted"], (out, err[-2000:])
         _, alive = psutil.wait_procs(workers, timeout=5)
         assert not alive, f"the E01Loss process outlived the interrupt: {[p.pid for p in alive]}"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def test_the_small_d_suite_and_e01loss_rows_in_the_benchmark():
@@ -215,23 +225,11 @@ def test_the_small_d_suite_and_e01loss_rows_in_the_benchmark():
 def test_a_child_whose_caller_is_killed_outright_stops_itself():
     """SIGKILL to the calling process runs none of its clean-up; the orphaned E01Loss process notices its
     parent is gone and exits within a second or two instead of computing on."""
-    proc = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout.readline().split() == ["ready"]
-        parent = psutil.Process(proc.pid)
-        deadline = time.monotonic() + 30
-        while not parent.children() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        workers = parent.children(recursive=True)
-        assert workers, "the E01Loss process did not start"
+    with _solving_child() as (proc, workers):
         proc.kill()
         proc.wait()
         _, alive = psutil.wait_procs(workers, timeout=5)
         assert not alive, f"the E01Loss process outlived its killed caller: {[p.pid for p in alive]}"
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def test_a_missing_e01loss_is_named_with_what_to_install(monkeypatch):
