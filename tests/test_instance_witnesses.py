@@ -111,3 +111,14 @@ def test_instances_record_merges_a_rows_file_and_refuses_bad_ones(tmp_path):
         assert "Traceback" not in result.output
     result = runner.invoke(app, ["instances", "record", str(tmp_path / "nope.json")])
     assert result.exit_code == 2 and "does not exist" in result.output
+    rows.write_text("[]")
+    for folder, fragment in [
+        (tmp_path / "none", "holds no manifest.json"),
+        (rows.parent / "sub", "holds no manifest.json"),
+    ]:
+        result = runner.invoke(app, ["instances", "record", str(rows), "--dir", str(folder)])
+        assert result.exit_code == 2 and fragment in result.output and "Traceback" not in result.output
+    (tmp_path / f"{NAME}.csv").unlink()  # the manifest names a file that is gone
+    rows.write_text(json.dumps([_row(entry["best_objective"], _shipped_witness())]))
+    result = runner.invoke(app, ["instances", "record", str(rows), "--dir", str(tmp_path)])
+    assert result.exit_code == 2 and f"{NAME}.csv' does not exist" in result.output, result.output

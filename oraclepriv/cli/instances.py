@@ -47,19 +47,25 @@ def instances_build(
         typer.echo(f"{entry['name']:<24} learning task: n={entry['n']} private, m={entry['m']} public, d={entry['d']}")
 
 
+def _check_library_dir(directory: Path | None) -> None:
+    """``--dir``: a folder holding a manifest.json (None: the bundled library), or a clear error."""
+    if directory is None:
+        return
+    try:
+        found = (directory / "manifest.json").is_file()
+    except OSError as exc:  # a name too long, a folder that cannot be searched
+        fail(f"--dir {str(directory)!r}: {exc.strerror or exc}")
+    if not found:
+        fail(f"--dir {str(directory)!r} holds no manifest.json")
+
+
 @app.command("check")
 def instances_check(directory: Annotated[Path | None, typer.Option("--dir")] = None) -> None:
     """Verify every instance file against the manifest checksum, and every best known objective against its
     witness (the stored hypothesis, re-scored on the instance)."""
     from oraclepriv.instances import check_library, check_witnesses
 
-    if directory is not None:
-        try:
-            found = (directory / "manifest.json").is_file()
-        except OSError as exc:  # a name too long, a folder that cannot be searched
-            fail(f"--dir {str(directory)!r}: {exc.strerror or exc}")
-        if not found:
-            fail(f"--dir {str(directory)!r} holds no manifest.json")
+    _check_library_dir(directory)
     try:
         problems = check_library(directory)
         if not problems:  # the witnesses are read from the files just checked
@@ -87,6 +93,7 @@ def instances_record(
     from oraclepriv.instances import record_results
 
     check_input_file(rows, "rows file")
+    _check_library_dir(directory)
     try:
         data = json.loads(rows.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -97,6 +104,8 @@ def instances_record(
         manifest = record_results(data, directory)
     except (ValueError, KeyError) as exc:
         fail(f"rows file {str(rows)!r}: {exc}")
+    except OSError as exc:  # an instance file the manifest names is missing or unreadable
+        fail(f"library {str(directory or 'instances/')!r}: {exc}")
     names = {r.get("instance") for r in data}
     for entry in manifest:
         if entry["name"] in names:
