@@ -292,6 +292,8 @@ class Oracle:
         restriction = backend.restriction(self.hypothesis_class)
         certified = meets_bound and restriction is None
         details = dict(answer.details)
+        if details.get("incumbents") is not None:  # the backend's incumbent values, on the signed problem
+            details["incumbents"] = [[t, offset + scaling.value_back(v)] for t, v in details["incumbents"]]
         details["backend_seconds"] = backend_seconds
         details["certificate"] = backend.certificate
         status = answer.status

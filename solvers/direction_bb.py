@@ -59,6 +59,7 @@ from oraclepriv.solvers.direction_bounds import (
 )
 from oraclepriv.solvers.direction_pool import OpenBoxes
 from oraclepriv.solvers.heap import keep_freed_memory
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.line_search import improve_by_line_search
 from oraclepriv.solvers.milp import gap_rule, heuristic_halfspaces, lattice_round_up, reduced_loss
 
@@ -178,9 +179,11 @@ class DirectionBbBackend(Backend):
         abs_gap, lattice = gap_rule(w)
         slack = groups.summation_slack()
 
+        trace = IncumbentTrace.for_deadline(deadline)
         best = self._start(X, y, w)
         if start is not None and (loss := reduced_loss(start, X, y, w)) < best.loss:
             best = _Incumbent(loss, start, "given start")
+        trace.note(best.loss)
         # the 2d faces: coordinate k fixed to +-1, the others in [-1, 1]
         lower = np.repeat(-np.ones((1, d)), 2 * d, axis=0)
         upper = np.repeat(np.ones((1, d)), 2 * d, axis=0)
@@ -189,6 +192,7 @@ class DirectionBbBackend(Backend):
                 lower[row, k] = upper[row, k] = s
         rng = np.random.default_rng(0)  # the line searches' random directions: the same answer every run
         best = self._improve(best, groups, X, y, w, (lower + upper) / 2, rng)
+        trace.note(best.loss)
         bounds, windows = region_lower_bounds(groups, lower, upper, threshold=best.loss - abs_gap + slack)
         bounds -= slack
         stuck_bounds = np.empty(0)
@@ -252,6 +256,7 @@ class DirectionBbBackend(Backend):
             child_bounds -= slack
             promising = np.argsort(child_bounds)[: max(CENTRES_MIN, len(child_bounds) // CENTRES_FRACTION)]
             best = self._improve(best, groups, X, y, w, (child_lower[promising] + child_upper[promising]) / 2, rng)
+            trace.note(best.loss)
             boxes += len(child_bounds)
             pool.push(child_lower, child_upper, child_bounds, child_windows, best.loss - abs_gap)
 
@@ -272,6 +277,7 @@ class DirectionBbBackend(Backend):
             "search_seconds": time.perf_counter() - t_start,
             "hypothesis_source": best.source,
             "search_bound": proved,
+            "incumbents": trace.to_list(),
         }
         status = "optimal" if best.loss <= proved + abs_gap else ("time_limit" if stop == "time_limit" else "feasible")
         if status != "optimal" and stop in ("degenerate", "box_limit", "box_budget", "flat") and fallback is not None:

@@ -141,6 +141,10 @@ class PowerOfTwoScaling:
             return bound
         return math.ldexp(bound, self.weight_exponent) - self.weight_slack
 
+    def value_back(self, value: float) -> float:
+        """A loss the backend reports on its scaled weights (e.g. an incumbent's), on the original ones."""
+        return value if self.weight_exponent == 0 else math.ldexp(value, self.weight_exponent)
+
     def hypothesis_back(self, h: Hypothesis) -> Hypothesis:
         """A hypothesis found on the scaled points, on the original points (module docstring)."""
         if not isinstance(h, Halfspace) or not self.column_exponents.any():

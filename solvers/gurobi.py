@@ -51,6 +51,7 @@ from oraclepriv.solvers.gurobi_env import (
     licence_works,
     objective_bound,
 )
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, gap_rule, heuristic_halfspaces, lattice_round_up
 from oraclepriv.solvers.mipbackend import _Candidates, _check_int_option
 
@@ -161,7 +162,8 @@ class GurobiBackend(Backend):
         total = float(w.sum())
         tol = 1e-9 * max(1.0, total)
         abs_gap, q = gap_rule(w)
-        cands = _Candidates(X, y, w)
+        trace = IncumbentTrace.for_deadline(deadline)
+        cands = _Candidates(X, y, w, trace=trace)
         for i, h in enumerate(heuristic_halfspaces(X, y, w)):
             cands.add(f"heuristic-{i}", h)
         form = HalfspaceMarginMilp(X, y, self.gamma)
@@ -184,7 +186,9 @@ class GurobiBackend(Backend):
             add_milp_rows(gp, model, x, milp)
             self._set_parameters(model, abs_gap, form)
             x.Start = form.encode(cands.best()[2])
-            outcome = GuardedSolve(gp, deadline).run(model, deadline.solver_seconds(reserve=POLISH_RESERVE))
+            outcome = GuardedSolve(gp, deadline, trace=trace).run(
+                model, deadline.solver_seconds(reserve=POLISH_RESERVE)
+            )
             nodes = int(model.NodeCount)
             status = self._status(gp, outcome)
             dual = objective_bound(model)
@@ -215,6 +219,7 @@ class GurobiBackend(Backend):
                 "hypothesis_source": source,
                 "hypothesis_reduced_loss": loss,
                 "candidates": {src: value for value, src, _ in cands.items},
+                "incumbents": trace.to_list(),
             }
         )
         return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=nodes, details=details)

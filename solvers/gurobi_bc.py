@@ -41,6 +41,7 @@ from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.gurobi import check_options
 from oraclepriv.solvers.gurobi_bc_callback import CoverCutCallback
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up
 from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend, _Candidates
 
@@ -133,7 +134,8 @@ class GurobiBcBackend(Backend):
         X, y, w = problem.X, problem.y, problem.w
         total = float(w.sum())
         tol = 1e-9 * max(1.0, total)
-        cands = _Candidates(X, y, w)
+        trace = IncumbentTrace.for_deadline(deadline)
+        cands = _Candidates(X, y, w, trace=trace)
         heuristics = heuristic_halfspaces(X, y, w)  # the two constants first
         cands.add("constant-1", heuristics[0])
         cands.add("constant-0", heuristics[1])
@@ -141,7 +143,13 @@ class GurobiBcBackend(Backend):
             cands.add(f"heuristic-{i}", h)
         if np.all(X == X[0]):  # one distinct point: only the two constant labelings exist
             loss, source, h = cands.best()
-            return BackendAnswer(h, bound=loss, status="optimal", nodes=0, details={"hypothesis_source": source})
+            return BackendAnswer(
+                h,
+                bound=loss,
+                status="optimal",
+                nodes=0,
+                details={"hypothesis_source": source, "incumbents": trace.to_list()},
+            )
         form, sep, reused = self._hitting_set(X, y)
         W = form.groups.group_weights(w)
         yg = form.yg
@@ -166,7 +174,7 @@ class GurobiBcBackend(Backend):
         heuristic_seconds = time.perf_counter() - t_start
         start_keep = cands.best()[2].predict(form.groups.X) == yg
 
-        run = self._branch_and_cut(form, sep, W, start_keep, abs_gap, deadline, polish_seconds)
+        run = self._branch_and_cut(form, sep, W, start_keep, abs_gap, deadline, polish_seconds, trace)
         for k, keep in enumerate(run["keeps"]):
             if k > 0 and deadline.expired():
                 deadline.note("final polishing")
@@ -206,6 +214,7 @@ class GurobiBcBackend(Backend):
                 "hypothesis_source": source,
                 "hypothesis_reduced_loss": loss,
                 "candidates": {src: value for value, src, _ in cands.items},
+                "incumbents": trace.to_list(),
             }
         )
         return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=run["nodes"], details=details)
@@ -219,8 +228,10 @@ class GurobiBcBackend(Backend):
         abs_gap: float,
         deadline: Deadline,
         polish_seconds: float,
+        trace: IncumbentTrace,
     ) -> dict[str, Any]:
-        """One Gurobi run over the groups: status, dual bound, nodes, kept sets to polish, new cores."""
+        """One Gurobi run over the groups: status, dual bound, nodes, kept sets to polish, new cores
+        (the solutions the callback accepts are noted in ``trace``)."""
         gp = self._gp
         GRB = gp.GRB
         out: dict[str, Any] = {
@@ -258,7 +269,7 @@ class GurobiBcBackend(Backend):
             params.VarBranch = 2
             for g in range(G):
                 zl[g].Start = 0.0 if start_keep[g] else 1.0
-            callback = CoverCutCallback(gp, zl, sep, W, form.yg, list(form.cores), deadline)
+            callback = CoverCutCallback(gp, zl, sep, W, form.yg, list(form.cores), deadline, trace)
             remaining = deadline.solver_seconds(reserve=min(polish_seconds, 0.25 * (deadline.remaining() or 0.0)))
             outcome = genv.GuardedSolve(gp, deadline, callback).run(model, remaining)
             if outcome.status == GRB.OPTIMAL:

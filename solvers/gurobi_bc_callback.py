@@ -56,6 +56,7 @@ from oraclepriv.solvers.cover_separation import (
     rank_rounding,
 )
 from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
 from scipy import sparse
 
@@ -84,6 +85,8 @@ class CoverCutCallback:
         The cores already known (seeded rows or not): the pool checked first.
     deadline : Deadline
         The oracle call's deadline.
+    trace : IncumbentTrace, optional
+        Where the objective of every solution the callback accepts is noted with its time.
 
     Attributes
     ----------
@@ -106,8 +109,10 @@ class CoverCutCallback:
         yg: np.ndarray,
         cores: list[tuple[int, ...]],
         deadline: Deadline,
+        trace: IncumbentTrace | None = None,
     ) -> None:
         self.gp = gp
+        self.trace = trace
         self.GRB = gp.GRB
         self.z = z
         self.sep = sep
@@ -221,6 +226,8 @@ class CoverCutCallback:
                 self._note_separable(keep)  # a real labeling: Gurobi may keep it
             else:
                 self.accepted_unverified += 1  # no proof of non-separability: accept, never reject
+            if self.trace is not None:  # accepted: Gurobi's new incumbent if it is cheaper
+                self.trace.note(model.cbGet(self.GRB.Callback.MIPSOL_OBJ))
             return
         self.stats["cuts_enforce"] += self._add_new(model, cores)
         if bad == 0:

@@ -43,6 +43,7 @@ from typing import Any
 
 from oraclepriv.solvers.base import import_solver
 from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.interrupts import in_main_thread
 
 __all__ = [
@@ -166,12 +167,23 @@ class GuardedSolve:
     inner : callable, optional
         ``inner(model, where)``, the backend's own callback (e.g. lazy cuts); not called once the
         deadline has expired.
+    trace : IncumbentTrace, optional
+        Where the objective of every new solution is noted with its time (a model without lazy
+        constraints, whose solutions are all feasible; ``gurobi-bc`` notes the solutions its callback
+        accepts itself).
     """
 
-    def __init__(self, gp, deadline: Deadline, inner: Callable[[Any, int], None] | None = None) -> None:
+    def __init__(
+        self,
+        gp,
+        deadline: Deadline,
+        inner: Callable[[Any, int], None] | None = None,
+        trace: IncumbentTrace | None = None,
+    ) -> None:
         self.gp = gp
         self.deadline = deadline
         self.inner = inner
+        self.trace = trace
         self.deadline_stop = False
         self.interrupted = False
         self.error: BaseException | None = None
@@ -203,6 +215,8 @@ class GuardedSolve:
                 else:
                     self._stop(model, "deadline")
                 return
+            if self.trace is not None and where == self.gp.GRB.Callback.MIPSOL:
+                self.trace.note(model.cbGet(self.gp.GRB.Callback.MIPSOL_OBJ))
             if self.inner is not None:
                 self.inner(model, where)
         except KeyboardInterrupt:

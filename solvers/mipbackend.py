@@ -69,6 +69,7 @@ import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, fingerprint
 from oraclepriv.solvers.cores import CoreStatus, Separator
 from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import (
     DEFAULT_GAMMA,
     HalfspaceHittingSet,
@@ -199,16 +200,20 @@ class MipModel(Protocol):
 
 @dataclass
 class _Candidates:
-    """Hypotheses found so far, scored on the reduced problem; the best is returned."""
+    """Hypotheses found so far, scored on the reduced problem; the best is returned (and, with a
+    ``trace``, noted there with its time)."""
 
     X: np.ndarray
     y: np.ndarray
     w: np.ndarray
     items: list[tuple[float, str, Hypothesis]] = field(default_factory=list)
+    trace: IncumbentTrace | None = None
 
     def add(self, source: str, h: Hypothesis | None) -> None:
         if h is not None:
             self.items.append((reduced_loss(h, self.X, self.y, self.w), source, h))
+            if self.trace is not None:
+                self.trace.note(self.items[-1][0])
 
     def best(self) -> tuple[float, str, Hypothesis]:
         return min(self.items, key=lambda item: item[0])

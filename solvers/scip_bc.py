@@ -45,6 +45,7 @@ from oraclepriv.solvers import scip_bc_handler
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import (
     HalfspaceHittingSet,
     gap_rule,
@@ -271,10 +272,12 @@ class ScipBcBackend(Backend):
         total = float(w.sum())
         tol = 1e-9 * max(1.0, total)
         cands: list[tuple[float, str, Hypothesis]] = []
+        trace = IncumbentTrace.for_deadline(deadline)
 
         def add(source: str, h: Hypothesis | None) -> None:
             if h is not None:
                 cands.append((reduced_loss(h, X, y, w), source, h))
+                trace.note(cands[-1][0])
 
         add("constant-1", Halfspace(tuple([0.0] * d), 1.0))
         add("constant-0", Halfspace(tuple([0.0] * d), -1.0))
@@ -285,7 +288,11 @@ class ScipBcBackend(Backend):
                 bound=loss,
                 status="optimal",
                 nodes=0,
-                details={"formulation": "constant (all points identical)", "hypothesis_source": source},
+                details={
+                    "formulation": "constant (all points identical)",
+                    "hypothesis_source": source,
+                    "incumbents": trace.to_list(),
+                },
             )
         for i, h in enumerate(heuristic_halfspaces(X, y, w)[2:]):
             add(f"heuristic-{i}", h)
@@ -352,6 +359,7 @@ class ScipBcBackend(Backend):
                     start_keep,
                     time_limit=remaining,
                     deadline=deadline,
+                    trace=trace,
                     **options,
                 )
             elif self.workers > 1 and strategy == "plain":
@@ -368,6 +376,7 @@ class ScipBcBackend(Backend):
                     self.workers,
                     options,
                     deadline=deadline,
+                    trace=trace,
                 )
             else:
                 run = run_branch_and_cut(
@@ -383,6 +392,7 @@ class ScipBcBackend(Backend):
                     bound_rows=bound_rows,
                     # the parts' cores (thousands) enter the LP only when violated
                     seed_rows_initial=not parts,
+                    trace=trace,
                     **options,
                 )
         raw, nodes, dual = run["raw"], run["nodes"], run["dual"]
@@ -445,6 +455,7 @@ class ScipBcBackend(Backend):
                 "hypothesis_source": source,
                 "hypothesis_reduced_loss": loss,
                 "candidates": {src: value for value, src, _ in cands},
+                "incumbents": trace.to_list(),
                 **run["stats"],
             }
         )

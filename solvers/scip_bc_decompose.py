@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import HalfspaceHittingSet
 from oraclepriv.solvers.scip_bc_model import run_branch_and_cut
 
@@ -98,12 +99,15 @@ def decompose_branch_and_cut(
     output_flag: bool = False,
     time_limit: float | None = None,
     deadline: Deadline | None = None,
+    trace: IncumbentTrace | None = None,
 ) -> dict[str, Any]:
     """The decomposition search (module docstring); returns the plain data of
     :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut` for the whole problem.
 
     ``heavy``: mask of the heavy groups; ``light_bound``: a proved lower bound on the ERM over the
-    other groups alone; ``incumbent``/``start_keep``: the best labeling known and its correct groups."""
+    other groups alone; ``incumbent``/``start_keep``: the best labeling known and its correct groups;
+    ``trace``: where the regions' improving solutions are noted (the heavy part's are not solutions
+    of the whole problem)."""
     from oraclepriv.solvers.base import import_highspy
 
     t0 = time.perf_counter()
@@ -167,6 +171,7 @@ def decompose_branch_and_cut(
             objlimit=best,
             seed_rows_initial=False,  # thousands of known cores: rows enter the LP when violated
             deadline=deadline,
+            trace=trace,
         )
         region_seconds.append(time.perf_counter() - t_region)
         regions += 1

@@ -32,6 +32,7 @@ import numpy as np
 from oraclepriv.solvers.base import import_solver
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.interrupts import call_interruptibly
 from oraclepriv.solvers.scip_bc_handler import install_handler
 
@@ -123,6 +124,23 @@ def build_model(
     return model, z, handler
 
 
+def _note_incumbents(pyscipopt, model, trace: IncumbentTrace) -> None:
+    """Note every new best solution SCIP finds in ``trace`` (an event handler on BESTSOLFOUND)."""
+    events = pyscipopt.SCIP_EVENTTYPE.BESTSOLFOUND
+
+    class BestSolutionFound(pyscipopt.Eventhdlr):
+        def eventinit(self):
+            self.model.catchEvent(events, self)
+
+        def eventexit(self):
+            self.model.dropEvent(events, self)
+
+        def eventexec(self, event):
+            trace.note(self.model.getSolObjVal(self.model.getBestSol()))
+
+    model.includeEventhdlr(BestSolutionFound(), "incumbent_trace", "notes SCIP's improving solutions with their time")
+
+
 def not_started() -> dict[str, Any]:
     """The result of a search that never ran (no bound of its own), shaped like :func:`run_branch_and_cut`'s."""
     return {
@@ -160,6 +178,7 @@ def run_branch_and_cut(
     deadline: Deadline | None = None,
     priorities: np.ndarray | None = None,
     bound_rows: tuple[tuple[np.ndarray, float], ...] = (),
+    trace: IncumbentTrace | None = None,
 ) -> dict[str, Any]:
     """One SCIP branch-and-cut over the groups, optionally restricted to a region.
 
@@ -167,8 +186,10 @@ def run_branch_and_cut(
     then "infeasible" when the region has none); ``node_limit``: stop after that many nodes;
     ``start_keep``: the groups a start solution classifies correctly (offered to SCIP unless it
     contradicts ``fix``); ``deadline``: the call's deadline, which the handler's callbacks honour
-    (``time_limit`` is SCIP's own limit); ``priorities`` and ``bound_rows`` as in :func:`build_model`. A Ctrl-C raises KeyboardInterrupt (module docstring); a
-    stop by the handler at the deadline reads as "timelimit".
+    (``time_limit`` is SCIP's own limit); ``priorities`` and ``bound_rows`` as in :func:`build_model`;
+    ``trace``: where SCIP's improving solutions are noted with their time (:mod:`oraclepriv.solvers.incumbents`).
+    A Ctrl-C raises KeyboardInterrupt (module docstring); a stop by the handler at the deadline
+    reads as "timelimit".
 
     Returns plain data (also from a worker process): SCIP status (``raw``), nodes, dual and primal
     bound, seconds, the kept sets worth polishing (SCIP's best solution, then the handler's best
@@ -189,6 +210,8 @@ def run_branch_and_cut(
         priorities=priorities,
         bound_rows=bound_rows,
     )
+    if trace is not None:
+        _note_incumbents(pyscipopt, model, trace)
     if time_limit is not None:
         model.setParam("limits/time", max(float(time_limit), 1e-2))
     if node_limit is not None:

@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.interrupts import terminate_cleanly
 from oraclepriv.solvers.milp import HalfspaceHittingSet
 from oraclepriv.solvers.scip_bc_model import import_pyscipopt, not_started, run_branch_and_cut
@@ -75,12 +76,14 @@ def _region_worker(
     objlimit: float,
     deadline: float | None,
     options: dict[str, Any],
+    trace_origin: float | None = None,
 ) -> dict[str, Any]:
     """One region of the parallel search, in a worker process (rebuilds the groups and the separator).
 
     ``deadline`` is wall-clock time (``time.time()``, shared by the processes): a region that starts
     after it is not searched (status "notstarted", no bound of its own). ``worker`` in the result
-    names the host and process that ran it."""
+    names the host and process that ran it; ``incumbents``, the region's improving solutions stamped
+    on the caller's clock (``trace_origin``, wall-clock time of the call's start), when given."""
     worker = f"{socket.gethostname()}:{os.getpid()}"
     if deadline is not None and deadline - time.time() <= 0.05:
         return {**not_started(), "worker": worker, "separation_lps": 0}
@@ -92,6 +95,7 @@ def _region_worker(
     if time_limit is not None and time_limit <= 0.05:
         return {**not_started(), "worker": worker, "separation_lps": 0}
     local = Deadline(time_limit)  # the same deadline, on this process's clock
+    trace = None if trace_origin is None else IncumbentTrace(trace_origin)
     # the root's cores (thousands) enter the region's LP only when violated, like the handler's own
     out = run_branch_and_cut(
         import_pyscipopt(),
@@ -105,8 +109,10 @@ def _region_worker(
         objlimit=objlimit,
         seed_rows_initial=False,
         deadline=local,
+        trace=trace,
         **options,
     )
+    out["incumbents"] = [] if trace is None else trace.to_list()
     out["separation_lps"] = sep.lp_calls
     out["worker"] = worker
     return out
@@ -140,6 +146,7 @@ def parallel_branch_and_cut(
     options: dict[str, Any],
     *,
     deadline: Deadline | None = None,
+    trace: IncumbentTrace | None = None,
 ) -> dict[str, Any]:
     """Branch-and-cut on ``workers`` processes (module docstring).
 
@@ -147,7 +154,8 @@ def parallel_branch_and_cut(
     limit). Returns the same plain data as
     :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut`, for the whole search: status
     "optimal" when every region finished, the minimum of the region bounds as dual bound, and the
-    per-region figures in ``stats`` (``region_workers``: where each ran)."""
+    per-region figures in ``stats`` (``region_workers``: where each ran). ``trace`` receives the
+    improving solutions of the root and of every region, on the caller's clock."""
     from joblib import Parallel, delayed
 
     t0 = time.perf_counter()
@@ -163,6 +171,7 @@ def parallel_branch_and_cut(
         time_limit=time_limit,
         node_limit=1,
         deadline=deadline,
+        trace=trace,
         **options,
     )
     form.add_cores(root["new_cores"])
@@ -191,11 +200,23 @@ def parallel_branch_and_cut(
     with terminate_cleanly():
         results = Parallel(n_jobs=workers, prefer="processes", batch_size=1)(
             delayed(_region_worker)(
-                X, y, W, cores, {g: int(v) for g, v in fix.items()}, start_keep, incumbent, wall, options
+                X,
+                y,
+                W,
+                cores,
+                {g: int(v) for g, v in fix.items()},
+                start_keep,
+                incumbent,
+                wall,
+                options,
+                None if trace is None else trace.origin,
             )
             for fix in regions
         )
     log.debug("regions done: %s", [r["raw"] for r in results])
+    if trace is not None:
+        for r in results:
+            trace.merge(r.get("incumbents", []))
     finished = all(r["raw"] in ("optimal", "gaplimit", "infeasible") for r in results)
     # a region without any labeling cheaper than the incumbent is bounded by the incumbent; the root's
     # dual bound holds in every region (also one that timed out or never started)

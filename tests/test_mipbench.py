@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 import pytest
+from mipbench_rows import inst, row
 from typer.testing import CliRunner
 
 from oraclepriv.bench import mip as mipbench
 from oraclepriv.bench.mip import (
-    BenchInstance,
     agreement_problems,
     performance_profile,
     shifted_geometric_mean,
@@ -22,44 +22,6 @@ from oraclepriv.bench.mip import (
 from oraclepriv.cli import app
 
 runner = CliRunner()
-
-
-def row(
-    instance,
-    backend,
-    *,
-    certified=True,
-    objective=1.0,
-    bound=None,
-    seconds=1.0,
-    status="optimal",
-    limit=60.0,
-    restriction=None,
-):
-    return {
-        "instance": instance,
-        "class": "halfspace",
-        "n": 3,
-        "d": 2,
-        "backend": backend,
-        "time_limit": limit,
-        "status": status,
-        "certified": certified and restriction is None,
-        "meets_bound": certified,
-        "restriction": restriction,
-        "objective": objective,
-        "bound": objective if bound is None else bound,
-        "gap": 0.0,
-        "seconds": seconds,
-        "nodes": 0,
-        "error": "",
-    }
-
-
-def inst(name, best=None, proved=False):
-    return BenchInstance(
-        name, "halfspace", np.zeros((3, 2)), np.zeros(3, dtype=np.int8), np.ones(3), best, proved, "enumerate"
-    )
 
 
 # -- arithmetic ------------------------------------------------------------------------------------
@@ -257,3 +219,13 @@ def test_bench_mip_takes_a_spec_with_two_options(tmp_path):
     rows = json.loads((tmp_path / "p" / "rows.json").read_text())
     assert {row["backend"] for row in rows} == {spec, "scip-bc"}
     assert all(row["certified"] for row in rows)
+
+
+def test_the_summary_says_a_load_exceeded_the_cores_only_when_it_did(monkeypatch):
+    monkeypatch.setattr(mipbench.os, "cpu_count", lambda: 2)
+    calm = [{**row("a", "x"), "load_1min": 0.7}, {**row("b", "x"), "load_1min": 1.9}]
+    busy = [{**row("a", "x"), "load_1min": 0.7}, {**row("b", "x"), "load_1min": 5.1}]
+    md_calm = mipbench.markdown_summary(calm, mipbench.summarize(calm), [], [], "cmd", "issue", 60.0)
+    md_busy = mipbench.markdown_summary(busy, mipbench.summarize(busy), [], [], "cmd", "issue", 60.0)
+    assert "0.70-1.90 (at most the 2 cores)" in md_calm and "inflated" not in md_calm
+    assert "0.70-5.10 (above the 2 cores at times" in md_busy

@@ -38,6 +38,10 @@ cores measure what a single core does. Each row records where it ran (host, proc
 and the machine's 1-minute load average when the cell started: a load above the number of cores
 means the cell shared its core, and its time is not a clean measurement (docs/cluster.md).
 
+The primal side (:mod:`oraclepriv.bench.primal`): for backends that return an incumbent trace, the
+time to their final incumbent and Berthold's primal integral; for every backend, on how many
+instances it found the best objective known.
+
 Interrupted runs lose no cells: the command line appends each finished cell's row to ``cells.jsonl`` in the
 output folder (:func:`append_cell`) while a ``PARTIAL`` marker says the folder is incomplete; a rerun with the
 same options takes the rows found there (:func:`load_cells`, passed to :func:`run_benchmark` as ``done``) and
@@ -50,6 +54,7 @@ import csv
 import json
 import logging
 import math
+import os
 import shlex
 import time
 from collections.abc import Callable, Iterable
@@ -325,6 +330,8 @@ def run_call(instance: BenchInstance, backend: str, time_limit: float) -> dict[s
         error=str(result.details.get("error", "")),
         # the answer's hypothesis (rows.json only): the witness of its objective, for the library's manifest
         hypothesis=result.hypothesis.to_dict(),
+        # improving incumbents with their time (rows.json only; None: the backend keeps no trace)
+        incumbents=result.details.get("incumbents"),
     )
     return row
 
@@ -475,6 +482,7 @@ def summarize(rows: list[dict[str, Any]], baseline: str | None = "naive-highs") 
                 "errors": sum(r["status"] == "error" for r in mine),
                 "sgm_seconds": shifted_geometric_mean(scored_time(r) for r in mine),
                 "max_seconds_certified": max((r["seconds"] for r in mine if r["meets_bound"]), default=math.nan),
+                **_primal_summary(mine),
             }
         )
     # speed-up over the baseline, on the instances both ran (SGM ratio, baseline / backend)
@@ -487,6 +495,25 @@ def summarize(rows: list[dict[str, Any]], baseline: str | None = "naive-highs") 
             mine_sgm = shifted_geometric_mean(scored_time(supported[(s["backend"], n)]) for n in common)
             s["speedup_vs_baseline"] = base_sgm / mine_sgm if mine_sgm > 0 else None
     return out
+
+
+def _primal_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One backend's primal side (:func:`oraclepriv.bench.primal.add_primal_measures` sets the row fields;
+    rows without them count as untraced)."""
+    traced = [r for r in rows if r.get("primal_integral") is not None]
+    found = [
+        r
+        for r in rows
+        if r.get("best_known") is not None
+        and math.isfinite(r["objective"])
+        and r["objective"] <= r["best_known"] + 1e-9 * max(1.0, abs(r["best_known"]))
+    ]
+    return {
+        "best_known_found": len(found),
+        "traced": len(traced),
+        "mean_primal_integral": float(np.mean([r["primal_integral"] for r in traced])) if traced else None,
+        "sgm_best_found_seconds": (shifted_geometric_mean(r["best_found_seconds"] for r in traced) if traced else None),
+    }
 
 
 def agreement_problems(rows: list[dict[str, Any]], instances: list[BenchInstance]) -> tuple[list[str], list[str]]:
@@ -639,9 +666,14 @@ def markdown_summary(
     is the median of (``repeat``)."""
     versions = ", ".join(f"{k} {v}" for k, v in solver_versions().items())
     loads = [r["load_1min"] for r in rows if r.get("load_1min") is not None]
+    cores = os.cpu_count() or 1
     ran = f"Each (instance, backend) cell ran as one task with one solver thread on {execution or 'this process'}; " + (
-        f"1-minute load average at the cells' start {min(loads):.2f}-{max(loads):.2f} (above the core count: "
-        "cells shared cores, times are inflated)."
+        f"1-minute load average at the cells' start {min(loads):.2f}-{max(loads):.2f}"
+        + (
+            f" (above the {cores} cores at times: those cells shared cores, and their times are inflated)."
+            if max(loads) > cores
+            else f" (at most the {cores} cores)."
+        )
         if loads
         else "no load average available."
     )
@@ -689,6 +721,7 @@ def markdown_summary(
         lines += [f"- {w}" for w in warnings]
     if profile_png:
         lines += ["", f"![performance profile]({profile_png})"]
+    lines += _primal_section(summary, time_limit)
     lines += [
         "",
         "## Per instance",
@@ -707,6 +740,34 @@ def markdown_summary(
         lines += ["", "## Errors and unsupported combinations", ""]
         lines += [f"- {r['instance']} / {r['backend']} ({r['status']}): {r['error']}" for r in errors]
     return "\n".join(lines) + "\n"
+
+
+def _primal_section(summary: list[dict[str, Any]], time_limit: float) -> list[str]:
+    """The summary's primal side as Markdown lines (empty before :func:`oraclepriv.bench.primal.add_primal_measures`)."""
+    if not any("best_known_found" in s for s in summary):
+        return []
+    lines = [
+        "",
+        "## Primal side",
+        "",
+        "How early each backend found good halfspaces (`oraclepriv.bench.primal`). *Best known found*: instances on "
+        "which its re-scored objective equals the best known (over this run and the library's manifest). For backends "
+        "that keep an incumbent trace: the *primal integral* (Berthold 2013), the integral over the time limit "
+        f"({time_limit:g} s) of the relative gap between its incumbent and the best known objective (1 before the "
+        "first incumbent; lower is better, 0 = the best known from the start), averaged over its instances, and the "
+        "SGM of the time at which it first held its final incumbent. Incumbents before the final one are the "
+        "backend's own values, not re-scored. `-`: the backend keeps no trace.",
+        "",
+        "| backend | instances | best known found | traced | mean primal integral (s) | SGM time to final incumbent (s) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for s in summary:
+        lines.append(
+            f"| {s['backend']} | {s['instances']} | {s.get('best_known_found', '-')} | {s.get('traced', 0)} | "
+            f"{_fmt(s.get('mean_primal_integral'), 4) if s.get('mean_primal_integral') is not None else '-'} | "
+            f"{_fmt(s.get('sgm_best_found_seconds'), 4) if s.get('sgm_best_found_seconds') is not None else '-'} |"
+        )
+    return lines
 
 
 def _certified_cell(row: dict[str, Any]) -> str:
@@ -754,6 +815,9 @@ def write_outputs(
         "time_limit",
         "overrun_seconds",
         "certificate_valid",
+        "best_known",
+        "best_found_seconds",
+        "primal_integral",
         "host",
         "pid",
         "worker",

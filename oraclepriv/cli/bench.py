@@ -121,6 +121,7 @@ def bench_mip(
     cells run side by side, one per worker (for honest timings: one worker per core, docs/cluster.md).
     Each row records where it ran and the load when it started."""
     from oraclepriv.bench import mip
+    from oraclepriv.bench.primal import add_primal_measures
 
     check_output_dir(out, "--out")
     check_time_limit(time_limit)
@@ -195,6 +196,7 @@ def bench_mip(
                     repeat=repeat,
                 )
             problems, warnings = mip.agreement_problems(rows, instances)
+            add_primal_measures(rows, {instance.name: instance.best_known for instance in instances})
             summary = mip.summarize(rows)
             paths = mip.write_outputs(
                 out,
