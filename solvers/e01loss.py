@@ -28,8 +28,8 @@ the parent waits until the call's deadline and then kills it (status ``time_limi
 or SIGTERM in the parent kills it too; a parent killed outright (SIGKILL) leaves it orphaned, and it
 stops itself within half a second. A cell enumeration whose arrays alone would exceed
 the cap is not started (status ``error``, the estimate in the message). ``details["e01loss_seconds"]``
-is the library call's own time inside the child, without the process start (0.1-0.2 s, which the
-call's ``seconds`` include).
+is the library call's own time inside the child, without the process start (which the call's
+``seconds`` include; measured in ``docs/solvers/e01loss.md``).
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ TESTED_PYOMO = "6.10.1"
 #: the build checks the deadline every this many rows
 BUILD_CHECK_ROWS = 1000
 #: Pyomo's translation into the solver (``set_instance``) starts only if the time left is at least
-#: this many times the Python-side build time (measured: the translation takes 1 to 1.5 times as long)
+#: this many times the Python-side build time (the translation's cost: ``docs/deadlines.md``)
 TRANSLATE_FACTOR = 2.0
 
 #: native option names of legacy Pyomo solver plugins: (relative gap, absolute gap, time limit,

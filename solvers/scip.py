@@ -40,7 +40,7 @@ __all__ = ["ScipBackend", "ScipModel", "import_pywraplp", "TESTED_ORTOOLS"]
 
 TESTED_ORTOOLS = "9.15.6755"
 _NO_LIMIT_MS = 2**40  # MPSolver wants an integer number of milliseconds
-#: the model build checks the deadline every this many rows (about 30 ms of Python at a time)
+#: the model build checks the deadline every this many rows (``docs/deadlines.md``)
 BUILD_CHECK_ROWS = 1000
 
 
