@@ -166,7 +166,8 @@ def split_backend_list(text: str) -> list[str]:
 
 def parse_backend_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """ "name" or "name:key=value,key=value" (e.g. "scip-bc:workers=2"): the backend and its options
-    (values parsed as int, float, true/false, else kept as strings)."""
+    (values parsed as int, float, true/false, else kept as strings; the backend validates them). A key
+    given twice is refused (one of the values would be ignored)."""
     name, _, rest = str(spec).partition(":")
     options: dict[str, Any] = {}
     for item in filter(None, rest.split(",")):
@@ -182,5 +183,7 @@ def parse_backend_spec(spec: str) -> tuple[str, dict[str, Any]]:
                 continue
         if raw.lower() in ("true", "false"):
             value = raw.lower() == "true"
+        if key in options:
+            raise ValueError(f"backend spec {spec!r}: option {key!r} is given twice")
         options[key] = value
     return name, options

@@ -45,9 +45,9 @@ from oraclepriv.backends import available_backends, backend_class, installed_bac
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
 from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError
-from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.deadline import Deadline, check_time_limit
 from oraclepriv.solvers.exponents import PowerOfTwoScaling
-from oraclepriv.validation import as_features, as_labels, as_weights, check_positive
+from oraclepriv.validation import as_features, as_labels, as_weights
 
 __all__ = [
     "HYPOTHESIS_CLASSES",
@@ -187,7 +187,7 @@ class Oracle:
                 f"unknown hypothesis class {hypothesis_class!r}; expected one of {list(HYPOTHESIS_CLASSES)}"
             )
         if time_limit is not None:
-            time_limit = check_positive(time_limit, "time_limit")
+            time_limit = check_time_limit(time_limit, "time_limit")
         if backend is None and options:
             raise ValueError(
                 f"backend-specific option(s) {sorted(options)} need an explicit backend=...; with backend=None "

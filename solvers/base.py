@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.deadline import Deadline, check_time_limit
 
 if TYPE_CHECKING:  # a runtime import would be circular when solvers.base is imported first
     from oraclepriv.hypotheses import Hypothesis
@@ -35,6 +35,7 @@ __all__ = [
     "import_solver",
     "import_highspy",
     "TESTED_HIGHSPY",
+    "MAX_RANDOM_SEED",
 ]
 
 #: what a backend may say about its search. "optimal": the search finished and proved its bound
@@ -43,6 +44,10 @@ __all__ = [
 #: the deadline stopped the search; "infeasible": the solver's model had no solution; "error":
 #: the solver failed (docs/theory/certification.md, "Why a solver status proves nothing")
 STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error")
+
+
+#: the largest random seed a backend accepts (HiGHS', SCIP's and CP-SAT's seeds are C ints)
+MAX_RANDOM_SEED = 2**31 - 1
 
 
 class UnsupportedProblemError(ValueError):
@@ -234,8 +239,37 @@ class Backend(ABC):
         if unknown:
             allowed = ", ".join(sorted(self.options | {"time_limit"}))
             raise ValueError(f"backend {self.name!r}: unknown option(s) {unknown}; allowed: {allowed}")
-        self.time_limit = time_limit
+        self.time_limit = (
+            None if time_limit is None else check_time_limit(time_limit, f"backend {self.name!r}: time_limit")
+        )
         self.config = dict(options)
+
+    def int_option(self, name: str, default: int | None, minimum: int, maximum: int | None = None) -> int | None:
+        """The integer option ``name`` (``default`` when not given; None stays None), or a ValueError
+        naming the backend, the option and the value when it is not an integer in [minimum, maximum]."""
+        value = self.config.get(name, default)
+        if value is None:
+            return None
+        if (
+            isinstance(value, (bool, np.bool_))
+            or not isinstance(value, (int, np.integer))
+            or value < minimum
+            or (maximum is not None and value > maximum)
+        ):
+            if maximum is not None:
+                kind = f"an integer in [{minimum}, {maximum}]"
+            else:
+                kind = {1: "a positive integer", 0: "a non-negative integer"}.get(minimum, f"an integer >= {minimum}")
+            raise ValueError(f"backend {self.name!r}: {name} must be {kind}; got {value!r}")
+        return int(value)
+
+    def flag_option(self, name: str, default: bool) -> bool:
+        """The yes/no option ``name`` (``default`` when not given), or a ValueError naming it when it is
+        not True or False (a string such as "no" would otherwise read as True)."""
+        value = self.config.get(name, default)
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"backend {self.name!r}: {name} must be True or False; got {value!r}")
+        return bool(value)
 
     def fresh(self) -> Backend:
         """A new instance with this one's configuration and none of its state (kept models, core pools).

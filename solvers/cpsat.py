@@ -74,6 +74,7 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import (
+    MAX_RANDOM_SEED,
     Backend,
     BackendAnswer,
     ReducedProblem,
@@ -205,20 +206,6 @@ def exact_coefficient_bound(Xint: list[list[int]], active: np.ndarray) -> int:
 
 # ---------------------------------------------------------------------------------------------
 # the backend
-
-
-def _check_int(name: str, value: Any, minimum: int, maximum: int | None = None) -> int | None:
-    if value is None:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, np.integer))
-        or value < minimum
-        or (maximum is not None and value > maximum)
-    ):
-        span = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
-        raise ValueError(f"backend 'cpsat': {name} must be an integer {span}; got {value!r}")
-    return int(value)
 
 
 class _StumpModel:
@@ -378,10 +365,10 @@ class CpSatBackend(Backend):
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
         cfg = self.config
-        self.threads = _check_int("threads", cfg.get("threads"), 1)
-        self.random_seed = _check_int("random_seed", cfg.get("random_seed"), 0, 2**31 - 1)
-        self.resolution_bits = _check_int("resolution_bits", cfg.get("resolution_bits", 8), 1, 20)
-        self.output_flag = bool(cfg.get("output_flag", False))
+        self.threads = self.int_option("threads", None, 1)
+        self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
+        self.resolution_bits = self.int_option("resolution_bits", 8, 1, 20)
+        self.output_flag = self.flag_option("output_flag", False)
         self.halfspace_model = cfg.get("halfspace_model", "auto")
         if self.halfspace_model not in HALFSPACE_MODELS:
             raise ValueError(

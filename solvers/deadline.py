@@ -29,9 +29,29 @@ import logging
 import math
 import time
 
-__all__ = ["Deadline", "DeadlineExceeded"]
+__all__ = ["Deadline", "DeadlineExceeded", "MAX_TIME_LIMIT", "check_time_limit"]
 
 log = logging.getLogger(__name__)
+
+#: the longest time limit accepted, in seconds (about 11.6 days). Longer ones overflow the solvers'
+#: interfaces (OR-Tools takes int64 milliseconds, a Python thread wait at most ~49 days, SCIP refuses
+#: more than 1e20) and would fail deep inside a backend; for no limit, give none.
+MAX_TIME_LIMIT = 1e6
+
+
+def check_time_limit(value, name: str = "time_limit") -> float:
+    """``value`` as a time limit in seconds: a number > 0 and at most :data:`MAX_TIME_LIMIT`, or a
+    ValueError naming ``name`` and the value."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number of seconds; got {value!r}") from None
+    if isinstance(value, bool) or not (0 < seconds <= MAX_TIME_LIMIT):  # NaN too
+        raise ValueError(
+            f"{name} must be a number of seconds > 0 and at most {MAX_TIME_LIMIT:g} (about 11.6 days; for no "
+            f"limit give none); got {value!r}"
+        )
+    return seconds
 
 
 class DeadlineExceeded(Exception):

@@ -53,7 +53,7 @@ from oraclepriv.solvers.gurobi_env import (
 )
 from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, gap_rule, heuristic_halfspaces, lattice_round_up
-from oraclepriv.solvers.mipbackend import _Candidates, _check_int_option
+from oraclepriv.solvers.mipbackend import _Candidates
 
 __all__ = ["GurobiBackend", "TOLERANCES", "add_milp_rows"]
 
@@ -78,12 +78,9 @@ def add_milp_rows(gp, model, x, milp) -> None:
 
 def check_options(backend: Backend) -> tuple[int, bool]:
     """(threads, output_flag) of a Gurobi backend's config, validated (threads default 1)."""
-    threads = _check_int_option(backend.name, "threads", backend.config.get("threads", 1), 1)
-    flag = backend.config.get("output_flag", False)
-    if not isinstance(flag, (bool, np.bool_)):
-        raise ValueError(f"backend {backend.name!r}: output_flag must be True or False; got {flag!r}")
+    threads = backend.int_option("threads", 1, 1)
     assert threads is not None
-    return threads, bool(flag)
+    return threads, backend.flag_option("output_flag", False)
 
 
 class GurobiBackend(Backend):

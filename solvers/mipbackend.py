@@ -66,7 +66,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, fingerprint
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, fingerprint
 from oraclepriv.solvers.cores import CoreStatus, Separator
 from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
 from oraclepriv.solvers.incumbents import IncumbentTrace
@@ -219,15 +219,6 @@ class _Candidates:
         return min(self.items, key=lambda item: item[0])
 
 
-def _check_int_option(backend: str, name: str, value: Any, minimum: int) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        kind = "a positive integer" if minimum == 1 else "a non-negative integer"
-        raise ValueError(f"backend {backend!r}: {name} must be {kind}; got {value!r}")
-    return int(value)
-
-
 class MipBackend(Backend):
     """Exact weighted 0-1 ERM by mixed-integer programming for thresholds, stumps and halfspaces.
 
@@ -306,10 +297,10 @@ class MipBackend(Backend):
         self.method = cfg.get("method", "cuts")
         if self.method not in METHODS:
             raise ValueError(f"backend {self.name!r}: method must be one of {list(METHODS)}; got {self.method!r}")
-        self.threads = _check_int_option(self.name, "threads", cfg.get("threads"), 1)
-        self.random_seed = _check_int_option(self.name, "random_seed", cfg.get("random_seed"), 0)
-        self.warm_start = bool(cfg.get("warm_start", True))
-        self.output_flag = bool(cfg.get("output_flag", False))
+        self.threads = self.int_option("threads", None, 1)
+        self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
+        self.warm_start = self.flag_option("warm_start", True)
+        self.output_flag = self.flag_option("output_flag", False)
         self.certificate = self._describe_certificate()
         self._models: dict[str, tuple[str, Any, Any]] = {}  # kind -> (fingerprint, formulation, model)
         self._hitting = HittingSetCache()

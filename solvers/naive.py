@@ -30,10 +30,9 @@ import math
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.highs import HighsModel, import_highspy
 from oraclepriv.solvers.milp import MilpArrays, _RowBuilder, gap_rule, lattice_round_up
-from oraclepriv.solvers.mipbackend import _check_int_option
 
 from oraclepriv.hypotheses import Halfspace
 
@@ -106,9 +105,9 @@ class NaiveHighsBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        self.threads = _check_int_option(self.name, "threads", self.config.get("threads"), 1)
-        self.random_seed = _check_int_option(self.name, "random_seed", self.config.get("random_seed"), 0)
-        self.output_flag = bool(self.config.get("output_flag", False))
+        self.threads = self.int_option("threads", None, 1)
+        self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
+        self.output_flag = self.flag_option("output_flag", False)
         self._highspy = import_highspy()
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:

@@ -84,13 +84,6 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _check_count(value: Any, name: str, least: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        what = "a positive integer" if least == 1 else f"an integer >= {least}"
-        raise ValueError(f"backend 'scip-bc': {name} must be {what}; got {value!r}")
-    return int(value)
-
-
 class ScipBcBackend(Backend):
     """Exact halfspace oracle: SCIP branch-and-cut with lazy, exactly verified core cuts.
 
@@ -196,25 +189,13 @@ class ScipBcBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        if time_limit is not None:
-            try:
-                ok = float(time_limit) > 0 and math.isfinite(float(time_limit))
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                raise ValueError(
-                    f"backend 'scip-bc': time_limit must be a positive number of seconds; got {time_limit!r}"
-                )
-        self.threads = _check_count(self.config.get("threads", 1), "threads")
-        self.workers = _check_count(self.config.get("workers", 1), "workers")
-        flag = self.config.get("output_flag", False)
-        if not isinstance(flag, (bool, np.bool_)):
-            raise ValueError(f"backend 'scip-bc': output_flag must be True or False; got {flag!r}")
-        self.output_flag = bool(flag)
+        self.threads = self.int_option("threads", 1, 1)
+        self.workers = self.int_option("workers", 1, 1)
+        self.output_flag = self.flag_option("output_flag", False)
         self.strategy = self.config.get("strategy", "auto")
         if self.strategy not in STRATEGIES:
             raise ValueError(f"backend 'scip-bc': strategy must be one of {list(STRATEGIES)}; got {self.strategy!r}")
-        self.part_size = _check_count(self.config.get("part_size", PART_SIZE), "part_size", least=2)
+        self.part_size = self.int_option("part_size", PART_SIZE, 2)
         self._parts: ScipBcBackend | None = None  # a plain backend for the parts of a split (its own cores)
         self._pyscipopt = import_pyscipopt()
         scip_bc_handler.handler_class(self._pyscipopt)

@@ -223,17 +223,33 @@ def test_bench_mip_refuses_a_backend_that_supports_no_instance_of_the_suite(no_w
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "rule"),
     [
-        ["bench", "learners", "--min-seconds", "inf"],
-        ["instances", "build", "--time-limit", "inf"],
-        ["bench", "mip", "--time-limit", "inf"],
+        (["bench", "learners", "--min-seconds", "inf"], "finite"),
+        (["instances", "build", "--time-limit", "inf"], "at most 1e+06"),
+        (["bench", "mip", "--time-limit", "inf"], "at most 1e+06"),
+        # finite but beyond what the solvers' interfaces take (SCIP refuses > 1e20, OR-Tools overflows int64 ms)
+        (["bench", "mip", "--time-limit", "1e21"], "at most 1e+06"),
+        (["instances", "build", "--time-limit", "1000001"], "at most 1e+06"),
     ],
-    ids=["bench-learners", "instances-build", "bench-mip"],
+    ids=["bench-learners", "instances-build", "bench-mip", "bench-mip-huge", "instances-build-huge"],
 )
-def test_durations_must_be_finite(no_work, tmp_path, monkeypatch, args):
+def test_durations_must_be_finite_and_within_the_solvers_range(no_work, tmp_path, monkeypatch, args, rule):
     monkeypatch.chdir(tmp_path)
-    _refused(args, args[-2], "inf", "finite")
+    shown = {"1e21": "1e+21", "1000001": "1000001"}.get(args[-1], args[-1])  # the value as the message repeats it
+    _refused(args, args[-2], shown, rule)
+
+
+def test_a_time_limit_beyond_the_solvers_range_is_refused_by_name_in_the_library():
+    from oraclepriv import make_oracle
+    from oraclepriv.backends import backend_class
+    from oraclepriv.solvers.deadline import MAX_TIME_LIMIT
+
+    with pytest.raises(ValueError, match=r"time_limit must be .* at most 1e\+06.*2000000"):
+        make_oracle("halfspace", backend="scip-bc", time_limit=2 * MAX_TIME_LIMIT)
+    with pytest.raises(ValueError, match=r"backend 'scip': time_limit must be"):
+        backend_class("scip")(time_limit=1e19)
+    assert make_oracle("halfspace", time_limit=MAX_TIME_LIMIT).time_limit == MAX_TIME_LIMIT
 
 
 def test_jobs_has_an_upper_bound(no_work):

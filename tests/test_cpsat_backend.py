@@ -205,7 +205,7 @@ def test_a_lying_solver_cannot_certify(monkeypatch):
         ({"halfspace_model": "float"}, "halfspace_model must be one of"),
         ({"resolution_bits": 0}, r"resolution_bits must be an integer in \[1, 20\]"),
         ({"resolution_bits": 2.5}, "resolution_bits must be an integer"),
-        ({"threads": 0}, "threads must be an integer >= 1"),
+        ({"threads": 0}, "threads must be a positive integer"),
         ({"random_seed": -1}, "random_seed must be an integer"),
         ({"time_limit": -1}, "time_limit"),
     ],

@@ -429,7 +429,10 @@ def test_stump_milp_staircase_is_small():
         ({"gamma": 0.0}, "gamma must be in"),
         ({"gamma": "wide"}, "gamma must be a number"),
         ({"threads": 0}, "threads must be a positive integer"),
-        ({"random_seed": -1}, "random_seed must be a non-negative integer"),
+        ({"random_seed": -1}, r"random_seed must be an integer in \[0, 2147483647\]"),
+        ({"random_seed": 2**31}, r"random_seed must be an integer in \[0, 2147483647\]; got 2147483648"),
+        ({"warm_start": "no"}, "warm_start must be True or False; got 'no'"),
+        ({"output_flag": 1}, "output_flag must be True or False; got 1"),
         ({"time_limit": -1.0}, "time_limit must be"),
     ],
 )

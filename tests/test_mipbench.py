@@ -169,7 +169,10 @@ def test_bench_mip_exits_nonzero_on_a_lying_backend(tmp_path, monkeypatch):
         (["--suite", "miplib"], "unknown suite 'miplib'"),
         (["--backends", "highs,cplex"], "unknown backend(s) ['cplex']"),
         (["--backends", "highs,highs"], "must not repeat"),
-        (["--time-limit", "-1"], "--time-limit must be a finite number of seconds > 0; got -1"),
+        (
+            ["--time-limit", "-1"],
+            "--time-limit must be a number of seconds > 0 and at most 1e+06 (about 11.6 days; for no limit give none); got -1",
+        ),
     ],
 )
 def test_bench_mip_bad_input(tmp_path, args, fragment):
@@ -193,6 +196,7 @@ def test_backend_specs_carry_options_and_bad_ones_fail_by_name():
         (["scip-bc:workers"], "key=value"),
         (["nope:x=1"], "unknown backend"),
         (["scip-bc:bogus=1"], "bogus"),
+        (["scip-bc:workers=1,workers=2"], "option 'workers' is given twice"),
     ):
         with pytest.raises(ValueError, match=match):
             check_backends(bad)

@@ -68,6 +68,7 @@ from oraclepriv.backends import parse_backend_spec
 from oraclepriv.bench.report import write_json
 from oraclepriv.execution import Progress, parallel_map, where
 from oraclepriv.provenance import machine_description
+from oraclepriv.solvers.deadline import check_time_limit
 
 __all__ = [
     "BenchInstance",
@@ -357,8 +358,7 @@ def run_benchmark(
     from oraclepriv.execution import check_n_jobs
 
     backends = check_backends(backends)
-    if not (isinstance(time_limit, (int, float)) and math.isfinite(time_limit) and time_limit > 0):
-        raise ValueError(f"time_limit must be a finite number > 0; got {time_limit!r}")
+    check_time_limit(time_limit, "time_limit")
     n_jobs = check_n_jobs(n_jobs)
     repeat = check_repeat(repeat)
     finished = {cell_key(row): row for row in done}

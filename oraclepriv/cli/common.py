@@ -243,9 +243,14 @@ def check_delta(delta: float | None, option: str = "--delta") -> None:
 
 
 def check_time_limit(seconds: float | None, option: str = "--time-limit") -> None:
-    """A time limit in seconds: a finite number > 0 (None: not given)."""
-    if seconds is not None and not (0 < seconds < math.inf):
-        fail(f"{option} must be a finite number of seconds > 0; got {seconds!r}")
+    """A time limit in seconds: a number > 0 and at most the solvers' maximum (None: not given)."""
+    from oraclepriv.solvers.deadline import check_time_limit as check_seconds
+
+    if seconds is not None:
+        try:
+            check_seconds(seconds, option)
+        except ValueError as exc:
+            fail(str(exc))
 
 
 def check_backend_time_limit(backend: str | None, time_limit: float | None, option: str = "--backend") -> None:
