@@ -80,6 +80,8 @@ class Execution:
     def describe(self) -> str:
         if self.backend == "dask":
             return f"dask cluster at {self.scheduler} ({self.n_jobs} worker threads)"
+        if self.n_jobs == -1:  # joblib's "every CPU": say how many that is here
+            return f"{os.cpu_count() or 1} local processes (joblib, --jobs -1: every CPU)"
         return "this process" if self.n_jobs == 1 else f"{self.n_jobs} local processes (joblib)"
 
 

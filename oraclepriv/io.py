@@ -233,3 +233,26 @@ def jsonable(value: Any) -> Any:
 def to_json(value: Any, **kwargs: Any) -> str:
     """Strict JSON (non-finite floats become the strings "inf"/"-inf", NaN becomes null)."""
     return json.dumps(jsonable(value), allow_nan=False, **kwargs)
+
+
+def read_resume_file(path: str | Path) -> str | None:
+    """The text of a file an interrupted run left to resume from (``cells.jsonl``, or its gzip snapshot
+    ``cells.jsonl.gz``); None when there is none. Anything that is not a readable UTF-8 (gzip) text file is a
+    ValueError naming it, rather than an error deep in the run or a resume that silently starts over."""
+    import gzip
+
+    path = Path(path)
+    if not path.exists():
+        return None
+    fix = "delete it (its cells are computed again) or rerun with --no-resume"
+    if not path.is_file():
+        raise ValueError(f"{str(path)!r} is not a file: the run keeps its finished cells there; delete it")
+    try:
+        if path.suffix == ".gz":
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                return fh.read()
+        return path.read_text(encoding="utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise ValueError(
+            f"{str(path)!r} cannot be read as the run's cells ({type(exc).__name__}: {exc}); {fix}"
+        ) from None

@@ -66,6 +66,8 @@ ALGORITHMS = {
 }
 #: default cap on the child's extra address space, GiB
 MEMORY_GB = 2.0
+#: the largest cap accepted, GiB (2^40 GiB = 2^70 bytes would overflow the C long of setrlimit)
+MAX_MEMORY_GB = 2.0**30
 
 
 def cell_enumeration_bytes(n: int, d: int) -> float:
@@ -165,8 +167,10 @@ class E01LossBackend(Backend):
         if self.algorithm not in ALGORITHMS:
             raise ValueError(f"backend 'e01loss': algorithm must be one of {list(ALGORITHMS)}; got {self.algorithm!r}")
         memory = self.config.get("memory_gb", MEMORY_GB)
-        if isinstance(memory, bool) or not isinstance(memory, (int, float)) or not (0 < memory < math.inf):
-            raise ValueError(f"backend 'e01loss': memory_gb must be a positive number of GiB; got {memory!r}")
+        if isinstance(memory, bool) or not isinstance(memory, (int, float)) or not (0 < memory <= MAX_MEMORY_GB):
+            raise ValueError(
+                f"backend 'e01loss': memory_gb must be a positive number of GiB, at most {MAX_MEMORY_GB:g}; got {memory!r}"
+            )
         self.memory_gb = float(memory)
         if not self.is_installed():  # checked without importing it: E01Loss runs only in the child process
             raise SolverNotInstalledError(

@@ -329,3 +329,32 @@ def test_an_interrupted_quick_robust_tradeoff_resumes_to_the_same_results(tmp_pa
     whole, resumed = pd.read_csv(tmp_path / "whole" / "runs.csv"), pd.read_csv(out / "runs.csv")
     timing = [c for c in whole.columns if "second" in c]
     pd.testing.assert_frame_equal(whole.drop(columns=timing), resumed.drop(columns=timing))
+
+
+@pytest.mark.parametrize("case", ["undecodable", "directory", "output-is-a-directory"])
+def test_bench_mip_names_a_resume_or_output_file_it_cannot_use_before_any_cell(tmp_path, monkeypatch, case):
+    """A cells.jsonl that is not UTF-8 text or is a directory, or an output file that is a directory, is one
+    line naming it, exit 2, and no cell runs (these were tracebacks, some after the whole run)."""
+    import oraclepriv.bench.mip as mip
+
+    out = tmp_path / "run"
+    out.mkdir()
+    target = {"undecodable": "cells.jsonl", "directory": "cells.jsonl", "output-is-a-directory": "rows.json"}[case]
+    if case == "undecodable":
+        (out / target).write_bytes(b"\xff\xfe")
+    else:
+        (out / target).mkdir()
+    monkeypatch.setattr(mip, "run_benchmark", lambda *a, **k: pytest.fail("the run started"))
+    result = CliRunner().invoke(app, ["bench", "mip", "--quick", "--backends", "direction-bb", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and target in lines[0], lines
+
+
+@pytest.mark.parametrize("content", [b"garbage\n", b"\x1f\x8b\x08\x00"], ids=["not-gzip", "truncated-gzip"])
+def test_a_resume_snapshot_that_cannot_be_read_is_named(tmp_path, content):
+    from oraclepriv.experiments.oracle_cost import load_cells
+
+    (tmp_path / "cells.jsonl.gz").write_bytes(content)
+    with pytest.raises(ValueError, match=r"cells\.jsonl\.gz' cannot be read as the run's cells"):
+        load_cells(tmp_path / "cells.jsonl")

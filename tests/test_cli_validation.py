@@ -241,9 +241,10 @@ def test_durations_must_be_finite_and_within_the_solvers_range(no_work, tmp_path
 
 
 def test_a_time_limit_beyond_the_solvers_range_is_refused_by_name_in_the_library():
+    from oraclepriv.solvers.deadline import MAX_TIME_LIMIT
+
     from oraclepriv import make_oracle
     from oraclepriv.backends import backend_class
-    from oraclepriv.solvers.deadline import MAX_TIME_LIMIT
 
     with pytest.raises(ValueError, match=r"time_limit must be .* at most 1e\+06.*2000000"):
         make_oracle("halfspace", backend="scip-bc", time_limit=2 * MAX_TIME_LIMIT)
@@ -351,3 +352,70 @@ def test_checks_do_not_refuse_good_input(files, tmp_path):
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["verdict"] == "verified"
     assert Path(files["v1"]).exists()
+
+
+# ------------------------------------------------------------------------ backend specs and counts in learn / audit
+
+
+def test_learn_takes_a_backend_spec_with_options_as_erm_does(files):
+    """--backend NAME:key=value reaches the learner's oracle as backend_options (it used to be refused as an
+    unknown backend); a bad option is named by the backend itself."""
+    ok = runner.invoke(
+        app, [*_learn(files, "--algorithm", "rrspm", "--epsilon", "1", "--backend", "scip-bc:workers=1"), "--json"]
+    )
+    assert ok.exit_code == 0, ok.output
+    _refused(
+        _learn(files, "--algorithm", "rrspm", "--epsilon", "1", "--backend", "scip-bc:workers=-1"), "workers", "-1"
+    )
+    _refused(_learn(files, "--algorithm", "rrspm", "--epsilon", "1", "--backend", "scip-bc:bogus=1"), "bogus")
+    _refused(
+        _learn(files, "--algorithm", "rrspm", "--epsilon", "1", "--backend", "scip-bc:workers=1,workers=2"), "twice"
+    )
+
+
+def test_regularization_refuses_a_time_limit_it_would_ignore(files, tmp_path):
+    from oraclepriv.learners import Regularization
+
+    l1 = tmp_path / "l1.csv"
+    write_csv_problem(l1, np.array([[0.1, 0.2], [-0.3, 0.1], [0.2, -0.4]]), np.array([1, 0, 1]))
+    args = ["learn", str(l1), "--public", files["public"], "--algorithm", "regularization", "--epsilon", "1"]
+    _refused([*args, "--hypothesis-class", "linear", "--time-limit", "5"], "--time-limit", "does not apply")
+    learner = Regularization(epsilon=1.0, time_limit=5.0)
+    with pytest.raises(ValueError, match="takes no time_limit; got time_limit=5.0"):
+        learner.fit(np.array([[0.1, 0.2], [-0.3, 0.1]]), np.array([1, 0]), X_public=np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (["audit", "subsample", "--runs", "1000000000000"], "1,000,000,000,000"),
+        (["audit", "rrspm", "--runs", "9223372036854775808"], "9,223,372,036,854,775,808"),
+        (["audit", "rrspm", "--draws", "100000001"], "100,000,001"),
+    ],
+    ids=["subsample-runs", "rrspm-runs-beyond-int64", "rrspm-draws"],
+)
+def test_audit_counts_have_an_upper_bound(no_work, args, shown):
+    _refused(args, args[-2], "at most", shown)
+
+
+def test_warnings_are_one_line_each_and_shown_once(monkeypatch, capsys):
+    import warnings
+
+    from oraclepriv.cli.common import configure_warnings
+    from oraclepriv.release import PrivacyLeakWarning
+
+    monkeypatch.setattr(warnings, "showwarning", warnings.showwarning)  # restored after the test
+    configure_warnings()
+    for _ in range(3):
+        warnings.showwarning(PrivacyLeakWarning("diagnostics are not private"), PrivacyLeakWarning, "x.py", 1)
+    warnings.showwarning(RuntimeWarning("overflow"), RuntimeWarning, "y.py", 2)
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["warning: diagnostics are not private (PrivacyLeakWarning)", "warning: overflow (RuntimeWarning)"]
+
+
+def test_jobs_minus_one_is_described_by_the_cpus_it_means(monkeypatch):
+    import oraclepriv.execution as execution
+
+    monkeypatch.setattr(execution.os, "cpu_count", lambda: 3)
+    described = execution.Execution(backend="loky", n_jobs=-1).describe()
+    assert described.startswith("3 local processes") and "-1" in described

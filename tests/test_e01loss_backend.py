@@ -135,6 +135,7 @@ def test_the_deadline_stops_the_child():
         ({"algorithm": "cells"}, "algorithm must be one of"),
         ({"memory_gb": 0}, "memory_gb must be a positive number"),
         ({"memory_gb": True}, "memory_gb must be a positive number"),
+        ({"memory_gb": 1e30}, r"memory_gb must be a positive number of GiB, at most 1\.07374e\+09; got 1e\+30"),
         ({"threads": 1}, "unknown option"),
     ],
 )

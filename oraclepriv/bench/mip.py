@@ -67,6 +67,7 @@ import numpy as np
 from oraclepriv.backends import parse_backend_spec
 from oraclepriv.bench.report import write_json
 from oraclepriv.execution import Progress, parallel_map, where
+from oraclepriv.io import read_resume_file
 from oraclepriv.provenance import machine_description
 from oraclepriv.solvers.deadline import check_time_limit
 
@@ -425,12 +426,13 @@ def _plain(value: Any) -> Any:
 
 def load_cells(path: Path | str) -> list[dict[str, Any]]:
     """The rows in a :data:`CELLS` file (none if there is no file); a truncated last line (a run killed
-    mid-write) is ignored, and of two rows of one cell the later wins."""
-    path = Path(path)
-    if not path.is_file():
+    mid-write) is ignored, and of two rows of one cell the later wins. A file that cannot be read is a
+    ValueError naming it (:func:`oraclepriv.io.read_resume_file`)."""
+    text = read_resume_file(path)
+    if text is None:
         return []
     rows: dict[tuple[str, str, float], dict[str, Any]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         try:
             row = json.loads(line)
             rows[cell_key(row)] = row

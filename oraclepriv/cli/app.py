@@ -5,7 +5,7 @@ from typing import Annotated
 import typer
 
 from oraclepriv.cli import audit, bench, demo, erm, experiment, instances, learn, verify
-from oraclepriv.cli.common import Group, configure_logging
+from oraclepriv.cli.common import Group, configure_logging, configure_warnings
 
 app = typer.Typer(
     cls=Group,
@@ -29,6 +29,7 @@ def options(
 ) -> None:
     """Exact ERM oracles and oracle-efficient private learners."""
     configure_logging(verbose)
+    configure_warnings()
 
 
 app.command("erm")(erm.erm)

@@ -151,6 +151,15 @@ def bench_mip(
         )
 
     cells = out / mip.CELLS
+    for name in (*mip.OUTPUTS, mip.LEARNERS_OUTPUT):  # checked now, not after every cell has run
+        if (out / name).exists() and not (out / name).is_file():
+            fail(f"--out {str(out)!r}: {str(out / name)!r} is not a file; the run writes its {name} there (remove it)")
+    try:
+        left = mip.load_cells(cells) if resume else []
+        if not resume and cells.exists() and not cells.is_file():
+            raise ValueError(f"{str(cells)!r} is not a file: the run keeps its finished cells there; delete it")
+    except ValueError as exc:
+        fail(str(exc))
 
     def record(row: dict) -> None:
         mip.append_cell(cells, row)
@@ -177,7 +186,7 @@ def bench_mip(
             for name in (*mip.OUTPUTS, mip.LEARNERS_OUTPUT):  # an earlier run's: replaced, never mixed with this run's
                 (out / name).unlink(missing_ok=True)
             wanted = {(i.name, b, float(limit), repeat) for i in instances for b in chosen}
-            done = [r for r in mip.load_cells(cells) if mip.cell_key(r) in wanted] if resume else []
+            done = [r for r in left if mip.cell_key(r) in wanted]
             if not resume:
                 cells.unlink(missing_ok=True)
             if done:

@@ -272,10 +272,13 @@ def check_backend_time_limit(backend: str | None, time_limit: float | None, opti
         )
 
 
-def check_at_least(value: int, minimum: int, option: str) -> None:
-    """A count option (runs, draws, repeats, ...) below its minimum is a one-line error."""
+def check_at_least(value: int, minimum: int, option: str, maximum: int | None = None) -> None:
+    """A count option (runs, draws, repeats, ...) below its minimum, or above its maximum when it has one (a
+    count the machine cannot hold would fail deep inside numpy), is a one-line error."""
     if value < minimum:
         fail(f"{option} must be >= {minimum}; got {value}")
+    if maximum is not None and value > maximum:
+        fail(f"{option} must be at most {maximum:,}; got {value:,}")
 
 
 def check_parallel_options(jobs: int | None, backend: str | None, scheduler: str | None) -> None:
@@ -376,6 +379,24 @@ class _StderrHandler(logging.StreamHandler):
     @stream.setter
     def stream(self, value) -> None:
         pass
+
+
+def configure_warnings() -> None:
+    """Python warnings as one line each on stderr, ``warning: MESSAGE (Category)``, each text once per
+    command: the default format adds the library's file, line and source line (not a user's concern), and a
+    numerical warning raised in a loop would fill the screen."""
+    import warnings
+
+    seen: set[tuple[str, str]] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ARG001 - warnings' API
+        key = (category.__name__, str(message))
+        if key in seen:
+            return
+        seen.add(key)
+        typer.echo(f"warning: {message} ({category.__name__})", err=True)
+
+    warnings.showwarning = show
 
 
 def configure_logging(verbose: bool) -> None:

@@ -3,7 +3,7 @@ its non-private diagnostics)."""
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -65,8 +65,9 @@ def learn(
         str | None,
         typer.Option(
             "--backend",
-            help="Oracle backend (default: chosen per problem; regularization: highs-qp+kkt, its convex oracle's one "
-            "backend, for which 'scipy' is a deprecated alias).",
+            help="Oracle backend, NAME[:key=value,...] as for `oraclepriv erm` (e.g. scip-bc:workers=2; default: chosen "
+            "per problem; regularization: highs-qp+kkt, its convex oracle's one backend, for which 'scipy' is a "
+            "deprecated alias).",
         ),
     ] = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Random seed (default: OS entropy).")] = None,
@@ -168,6 +169,11 @@ def _check_options(
                 fail(f"--algorithm {algorithm.value} {NO_ORACLE[algorithm.value]}; {flag} {value!r} does not apply")
     check_time_limit(time_limit)
     check_backend_time_limit(backend, time_limit)
+    if algorithm is Algorithm.regularization and time_limit is not None:
+        fail(
+            "--algorithm regularization's convex oracle solves its QP to a certified tolerance and takes no time "
+            f"limit; --time-limit {time_limit:g} does not apply"
+        )
     if on_uncertified is not None and on_uncertified not in ON_UNCERTIFIED_MODES:
         fail(f"--on-uncertified must be one of {list(ON_UNCERTIFIED_MODES)}; got {on_uncertified!r}")
     supported = getattr(_learner_class(algorithm), "supported_classes", ("halfspace",))
@@ -235,13 +241,19 @@ def _make_learner(
                 f"--algorithm public-cover-em is pure epsilon-DP (exponential mechanism); got --delta {delta}"
             )
         return cls(epsilon=epsilon, hypothesis_class=hypothesis_class, random_state=seed)
-    common = {
+    from oraclepriv.backends import parse_backend_spec
+
+    # NAME[:key=value,...], as `oraclepriv erm` takes it: the options reach the oracle as backend_options
+    name, options = parse_backend_spec(backend) if backend is not None else (None, {})
+    common: dict[str, Any] = {
         "epsilon": epsilon,
-        "backend": backend,
+        "backend": name,
         "random_state": seed,
         "time_limit": time_limit,
         "hypothesis_class": hypothesis_class,
     }
+    if options:
+        common["backend_options"] = options
     if on_uncertified is not None:
         common["on_uncertified"] = on_uncertified
     if algorithm is Algorithm.subsample:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.execution import Progress, check_n_jobs, parallel_map
+from oraclepriv.io import read_resume_file
 
 __all__ = ["CELLS", "finish_cells", "prepare_run", "run_cell_groups", "run_cells"]
 
@@ -61,11 +62,13 @@ def _plain(value: Any) -> Any:
 
 
 def _load(cache: Path) -> dict[str, list[dict[str, Any]]]:
-    """The cells in a cache file (a truncated last line, from a run killed mid-write, is ignored)."""
+    """The cells in a cache file (a truncated last line, from a run killed mid-write, is ignored; a file that
+    cannot be read is a ValueError naming it)."""
     found: dict[str, list[dict[str, Any]]] = {}
-    if not cache.is_file():
+    text = read_resume_file(cache)
+    if text is None:
         return found
-    for line in cache.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         try:
             record = json.loads(line)
             found[record["key"]] = record["rows"]

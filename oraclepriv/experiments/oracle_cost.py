@@ -66,7 +66,7 @@ from oraclepriv.experiments.oracle_cost_cell import (
     public_size,
     run_cell,
 )
-from oraclepriv.io import to_json
+from oraclepriv.io import read_resume_file, to_json
 
 __all__ = [
     "FULL_CONFIG",
@@ -294,13 +294,9 @@ def load_cells(path: str | Path, fingerprint_: str | None = None) -> list[dict[s
     path = Path(path)
     out: dict[str, dict[str, Any]] = {}
     for source in (_snapshot(path), path):
-        if not source.exists():
+        text = read_resume_file(source)  # a file that cannot be read: a ValueError naming it
+        if text is None:
             continue
-        if source.suffix == ".gz":
-            with gzip.open(source, "rt", encoding="utf-8") as fh:
-                text = fh.read()
-        else:
-            text = source.read_text(encoding="utf-8")
         for line in text.splitlines():
             try:
                 record = json.loads(line)

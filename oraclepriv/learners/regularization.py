@@ -180,6 +180,11 @@ class Regularization(PrivateLearner):
             )
         if self.backend_options:
             raise ValueError(f"Regularization's convex oracle takes no backend_options; got {self.backend_options!r}")
+        if self.time_limit is not None:  # it would be ignored: refused, like backend_options
+            raise ValueError(
+                "Regularization's convex oracle solves its QP to a certified tolerance and takes no time_limit; "
+                f"got time_limit={self.time_limit!r}"
+            )
         # a deprecated name warns here, attributed to this line (so a fit's two oracles show it once)
         return make_convex_oracle(
             convex_backend_key(self.backend, "backend", stacklevel=1), opt_tol=float(self.opt_tol)
