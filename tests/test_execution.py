@@ -152,7 +152,9 @@ def test_verifier_does_not_depend_on_the_backend(scheduler):
     serial = verify(1)
     with execution(scheduler=scheduler) as env:
         assert verify(env.n_jobs) == serial
-    assert serial["verdict"] == "verified" and serial["n_neighbours"] > 4
+    # the tight construction's loss is eps exactly: no number of draws can support the claim, so a sampled run
+    # that does not refute it is inconclusive (exact mode verifies it); the point here is that it is the same
+    assert serial["verdict"] == "inconclusive" and serial["n_neighbours"] > 4
 
 
 def test_experiment_cells_do_not_depend_on_the_backend(scheduler):

@@ -4,10 +4,12 @@ the cost computation against brute force, RSPM and its identification sets, and 
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
+from verify_results import verify_result
 
 from oraclepriv.audit.controls import RRSPMProjectionSeesPrivatePoint, laplace_scaled
 from oraclepriv.audit.scenarios import tight_construction
@@ -18,7 +20,7 @@ from oraclepriv.learners import RRSPM, RSPM
 from oraclepriv.noisy_argmin.costs import brute_force_costs, labeling_costs, realisable_labelings
 from oraclepriv.oracle import make_oracle
 from oraclepriv.verify.suite import natural_halfspace, tight_halfspace
-from oraclepriv.verify.verifier import neighbour_family, verify_learner
+from oraclepriv.verify.verifier import VERDICTS, neighbour_family, verify_learner
 
 runner = CliRunner()
 
@@ -201,3 +203,103 @@ def test_learners_without_a_noisy_argmin_release_are_refused():
     X, y, Z = natural_halfspace(n=5, m=2)
     with pytest.raises(ValueError, match="does not release a noisy argmin"):
         verify_learner(PublicCoverEM(epsilon=1.0), X, y, Z)
+
+
+# ------------------------------------------------------------------------------------------------ sampled verdicts
+#: three 1-d records and two public points (thresholds): RRSPM at eps = 1 has loss 0.464 here (exact mode), well
+#: inside its claim, so a sampled run can support the claim with enough draws
+SMALL = (np.array([[0.1], [0.5], [0.9]]), np.array([0, 1, 1]), np.array([[0.3], [0.7]]))
+
+
+def _in_range(result):
+    """The intervals lie in the quantities' ranges and contain the point estimates."""
+    assert 0.0 <= result.loss_low <= result.loss <= result.loss_high
+    assert 0.0 <= result.delta_low <= result.delta_at_epsilon <= result.delta_high <= 1.0
+
+
+@pytest.mark.parametrize("draws", [1, 10])
+def test_sampled_run_with_too_few_draws_is_inconclusive_not_verified(draws):
+    """A handful of draws bounds neither the loss nor delta(eps): the claim is neither refuted nor supported. It
+    used to read "verified" with loss_low < 0 and delta_high ~ 3."""
+    result = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="threshold"), *SMALL, mode="sampled", draws=draws)
+    assert result.verdict == "inconclusive"
+    assert result.loss_high > result.epsilon >= result.loss_low  # the interval contains the claim
+    _in_range(result)
+    row = result.to_dict()
+    assert row["verdict"] == "inconclusive" and "more draws" in row["verdict_reason"]
+
+
+@pytest.mark.parametrize("draws", [1, 3, 30, 1000])
+@pytest.mark.parametrize("gaussian", [False, True])
+def test_sampled_intervals_stay_in_range(draws, gaussian):
+    """loss in [0, inf] (a maximum of absolute log ratios), delta(eps) in [0, 1] (a difference of probabilities),
+    for Laplace and Gaussian noise, at every sample size (the loose ends are where a clip is needed)."""
+    params = dict(epsilon=1.0, delta=0.01, noise="gaussian") if gaussian else dict(epsilon=1.0)
+    result = verify_learner(
+        RRSPM(hypothesis_class="threshold", **params), *SMALL, mode="sampled", draws=draws, seed=draws
+    )
+    _in_range(result)
+
+
+def test_sampled_run_with_enough_draws_verifies_a_clearly_private_instance():
+    exact = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="threshold"), *SMALL)
+    sampled = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="threshold"), *SMALL, mode="sampled", draws=100_000)
+    assert exact.loss == pytest.approx(0.4642, abs=1e-4)
+    assert sampled.verdict == "verified" and sampled.loss_high <= sampled.epsilon
+    assert sampled.loss_low <= exact.loss <= sampled.loss_high
+    _in_range(sampled)
+
+
+def test_sampled_mode_still_catches_broken_mechanisms():
+    """Near-miss and gross controls in sampled mode: Laplace scale x 0.5 (true loss 2 eps), x 0.9 (1.111 eps) and a
+    projection that reads a private record (loss inf) exceed with confidence; the Gaussian std x 0.35 exceeds its
+    (eps, delta) claim, while the derived safe calibration verifies at the same number of draws."""
+    sc = tight_construction(1)
+    for learner, draws in (
+        (laplace_scaled(0.5)(epsilon=1.0, hypothesis_class="threshold"), 20_000),
+        (laplace_scaled(0.9)(epsilon=1.0, hypothesis_class="threshold"), 1_000_000),
+        (RRSPMProjectionSeesPrivatePoint(epsilon=1.0, hypothesis_class="threshold"), 20_000),
+    ):
+        result = verify_learner(learner, sc.X, sc.y, sc.X_public, mode="sampled", draws=draws)
+        assert result.verdict == "exceeds" and result.loss_low > 1.0, type(learner).__name__
+        _in_range(result)
+    from oraclepriv.verify.suite import _gaussian_scaled
+
+    sc2 = tight_construction(2)
+    gaussian = dict(epsilon=1.0, delta=1e-2, noise="gaussian", hypothesis_class=sc2.hypothesis_class)
+    bad = verify_learner(_gaussian_scaled(0.35)(**gaussian), sc2.X, sc2.y, sc2.X_public, mode="sampled", draws=200_000)
+    assert bad.verdict == "exceeds" and bad.delta_low > bad.delta
+    good = verify_learner(RRSPM(**gaussian), sc2.X, sc2.y, sc2.X_public, mode="sampled", draws=200_000)
+    assert good.verdict == "verified" and good.delta_high <= good.delta
+
+
+def test_exact_mode_reads_a_loss_at_the_claim_within_its_error_as_verified():
+    """Exact mode keeps its verdicts: on the tight construction the loss is eps to within float error, so the upper
+    end is above eps, and the verdict is still "verified" (never "inconclusive")."""
+    sc = tight_construction(2)
+    result = verify_learner(RRSPM(epsilon=0.7, hypothesis_class="stump"), sc.X, sc.y, sc.X_public)
+    assert result.loss_low <= 0.7 < result.loss_high and result.verdict == "verified"
+
+
+@pytest.mark.parametrize(
+    "mode, loss_low, loss_high, delta, delta_low, delta_high, verdict",
+    [
+        ("sampled", 1.2, 1.5, 0.0, 0.0, 0.0, "exceeds"),  # lower end above eps
+        ("sampled", 0.5, 1.5, 0.0, 0.0, 0.0, "inconclusive"),  # the interval contains eps
+        ("sampled", 0.0, math.inf, 0.0, 0.0, 0.0, "inconclusive"),
+        ("sampled", 0.5, 0.9, 0.0, 0.0, 0.0, "verified"),  # upper end within eps
+        ("exact", 0.5, 1.5, 0.0, 0.0, 0.0, "verified"),  # exact mode: not refuted = verified
+        ("exact", 1.2, 1.5, 0.0, 0.0, 0.0, "exceeds"),
+        # an (eps, delta) claim is judged on delta(eps), whatever the loss
+        ("sampled", 2.0, 3.0, 0.01, 0.0, 0.005, "verified"),
+        ("sampled", 0.1, 0.2, 0.01, 0.0, 0.02, "inconclusive"),
+        ("sampled", 0.1, 0.2, 0.01, 0.02, 0.03, "exceeds"),
+        ("exact", 0.1, 0.2, 0.01, 0.0, 0.02, "verified"),
+    ],
+)
+def test_verdict_table(mode, loss_low, loss_high, delta, delta_low, delta_high, verdict):
+    result = verify_result(mode, loss_low, loss_high, delta=delta, delta_low=delta_low, delta_high=delta_high)
+    assert result.verdict == verdict and verdict in VERDICTS
+    reason = result.verdict_reason
+    assert ("more draws" in reason) == (verdict == "inconclusive")
+    assert ("eps = 1" if delta == 0 else "delta = 0.01") in reason

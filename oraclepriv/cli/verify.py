@@ -5,12 +5,17 @@ oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|r
                   [--others OTHERS.csv] [--jobs J] [--seed S] [--json]
 oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
 
+``verify instance`` exits 0 when the claim is verified, 1 when it is exceeded, 3 when a sampled run is
+inconclusive (its interval contains the claim: more --draws may decide it) and 2 on bad input (the verdicts:
+:attr:`oraclepriv.verify.verifier.VerifyResult.verdict`). ``--backend NAME[:key=value,...]`` passes the
+options to the backend (``scip-bc:workers=2``), which validates them.
+
 Both take the execution switch of every parallel command (--jobs, --parallel-backend, --scheduler).
 """
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -67,6 +72,28 @@ def _show(row: dict) -> None:
 
 #: --draws when it is not given (sampled mode)
 DEFAULT_DRAWS = 10_000_000
+#: the exit code of each verdict of ``verify instance`` (2 is bad input, as for every command)
+EXIT_CODES = {"verified": 0, "exceeds": 1, "inconclusive": 3}
+
+
+def _backend_spec(backend: str | None, hypothesis_class: str) -> tuple[str | None, dict[str, Any]]:
+    """``--backend NAME[:key=value,...]`` split into the backend's name and options, as ``oraclepriv erm`` does;
+    the options are validated by the backend itself, before any file is read, so that a bad one is a one-line
+    error naming --backend, the spec and the option. A time limit is refused: the verifier needs every oracle
+    call solved exactly, and this command has no --time-limit to give one."""
+    if backend is None:
+        return None, {}
+    from oraclepriv.backends import parse_backend_spec
+    from oraclepriv.oracle import make_oracle
+
+    try:
+        name, options = parse_backend_spec(backend)
+        if "time_limit" in options:
+            raise ValueError("sets time_limit, which verify does not take (every oracle call must be solved exactly)")
+        make_oracle(hypothesis_class, backend=name, **options)
+    except (ValueError, ImportError) as exc:
+        fail(f"--backend {backend!r}: {exc}")
+    return name, options
 
 
 def _check_instance_options(
@@ -137,7 +164,12 @@ def verify_instance(
         str | None, typer.Option("--grid", help='rspm: the grid, e.g. "0,1,2,3;0,1" (values per feature).')
     ] = None,
     backend: Annotated[
-        str | None, typer.Option("--backend", help="Exact backend for c_D(L) and the learner (default: per problem).")
+        str | None,
+        typer.Option(
+            "--backend",
+            help="Exact backend for c_D(L) and the learner (default: per problem), optionally with options: "
+            "scip-bc:workers=2.",
+        ),
     ] = None,
     mode: Annotated[str, typer.Option("--mode", help="exact (Laplace) | sampled.")] = "exact",
     draws: Annotated[
@@ -153,13 +185,19 @@ def verify_instance(
     parallel_backend: ParallelBackend = None,
     scheduler: Scheduler = None,
 ) -> None:
-    """The privacy loss of RRSPM / RSPM on one small instance, over every neighbour, against its claim."""
+    """The privacy loss of RRSPM / RSPM on one small instance, over every neighbour, against its claim.
+
+    Exit codes: 0 verified; 1 exceeds (the claim is exceeded beyond the error bars);
+    3 inconclusive (sampled mode: the interval contains the claim, which the run
+    neither refutes nor supports; more --draws may decide it); 2 bad input.
+    """
     from oraclepriv.learners import RRSPM, RSPM
     from oraclepriv.verify.verifier import verify_learner
 
     check_seed(seed)
     check_parallel_options(jobs, parallel_backend, scheduler)
     _check_instance_options(algorithm, epsilon, delta, grid, mode, draws, hypothesis_class)
+    backend_name, backend_options = _backend_spec(backend, hypothesis_class)
     check_input_file(private, "data file")
     check_input_file(public, "--public")
     check_input_file(others, "--others")
@@ -187,7 +225,13 @@ def verify_instance(
                 )
             if grid is None:
                 raise ValueError("--algorithm rspm needs --grid (the data domain)")
-            learner = RSPM(epsilon=epsilon, hypothesis_class=hypothesis_class, grid=_parse_grid(grid), backend=backend)
+            learner = RSPM(
+                epsilon=epsilon,
+                hypothesis_class=hypothesis_class,
+                grid=_parse_grid(grid),
+                backend=backend_name,
+                backend_options=backend_options,
+            )
             Z = None
         else:
             if public is None:
@@ -195,12 +239,15 @@ def verify_instance(
             points = read_csv_problem(public, require_labels=False)
             _same_features(points.feature_names, data.feature_names, "--public", public, private)
             Z = points.X
+            oracle_params = {
+                "hypothesis_class": hypothesis_class,
+                "backend": backend_name,
+                "backend_options": backend_options,
+            }
             learner = (
-                RRSPM(
-                    epsilon=epsilon, delta=delta, noise="gaussian", hypothesis_class=hypothesis_class, backend=backend
-                )
+                RRSPM(epsilon=epsilon, delta=delta, noise="gaussian", **oracle_params)
                 if delta > 0
-                else RRSPM(epsilon=epsilon, hypothesis_class=hypothesis_class, backend=backend)
+                else RRSPM(epsilon=epsilon, **oracle_params)
             )
     except (ValueError, ImportError) as exc:
         fail(str(exc))
@@ -211,7 +258,8 @@ def verify_instance(
                 data.X,
                 data.y,
                 Z,
-                backend=backend,
+                backend=backend_name,
+                backend_options=backend_options,
                 others=extra,
                 mode=mode,
                 draws=DEFAULT_DRAWS if draws is None else draws,
@@ -230,8 +278,9 @@ def verify_instance(
             f"  numerical error of the exact law: {row['numerical_error']:.2g}; brute-force cross-checks: "
             f"{row['brute_force_checked']}; {row['seconds']:.1f} s"
         )
-    if result.verdict == "exceeds":
-        raise typer.Exit(code=1)
+        typer.echo(f"  {row['verdict']}: {row['verdict_reason']}")
+    if EXIT_CODES[result.verdict]:
+        raise typer.Exit(code=EXIT_CODES[result.verdict])
 
 
 @app.command("suite")

@@ -29,8 +29,13 @@ def markdown_report(rows: list[dict[str, Any]], command: str, explicit: list[dic
         "the numerical error column bounds each probability's error) or **sampled** (10⁷ noise vectors per cost "
         "vector, no oracle call per draw; 99% exact binomial intervals, Bonferroni over outcomes and neighbours). "
         "*loss* is the largest |log P_D(o) − log P_D′(o)| over neighbours and outcomes, with its interval; "
-        "*δ(ε)* is max Σ_o max(0, P(o) − e^ε P′(o)) at the claimed ε. A pure claim is exceeded when the loss's lower "
-        "end is above ε; an (ε, δ) claim when δ(ε)'s lower end is above δ. What is verified is the mechanism with an "
+        "*δ(ε)* is max Σ_o max(0, P(o) − e^ε P′(o)) at the claimed ε. The intervals bound these maxima (the largest "
+        "lower and upper ends over every outcome, neighbour and direction), clipped to the quantities' ranges (loss "
+        "in [0, ∞], δ(ε) in [0, 1]). A pure claim is exceeded when the loss's lower end is above ε; an (ε, δ) claim "
+        "when δ(ε)'s lower end is above δ. Otherwise exact mode reads *verified* (its error bars are float rounding: "
+        "a loss of ε within them, as on the tight constructions, meets the claim); sampled mode reads *verified* only "
+        "when the upper end is within the claim too, and *inconclusive* when the interval contains the claim (the run "
+        "neither refutes nor supports it; more draws narrow the interval). What is verified is the mechanism with an "
         "exact oracle (the certification tolerance's near-ties are the release's recorded numerical δ; see "
         "[release-boundary.md](release-boundary.md)).",
         "",

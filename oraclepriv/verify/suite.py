@@ -65,7 +65,7 @@ class SuiteCase:
     X_public: np.ndarray | None
     backend: str | None
     mode: str
-    expected: str  # "verified" or "exceeds"
+    expected: str  # a verdict of oraclepriv.verify.verifier.VERDICTS: "verified" or "exceeds" in the suite
     note: str = ""
     draws: int = 10_000_000
 

@@ -16,8 +16,23 @@ code, the verifier
    intervals, Bonferroni over outcomes and neighbours); the law does not depend on Ytilde;
 4. reports the privacy loss max |log P_D(o) - log P_D'(o)| over neighbours and outcomes, the
    privacy profile delta(eps) = max over ordered pairs of sum_o max(0, P(o) - e^eps P'(o)), where
-   they are attained, and a verdict against the learner's claim: "exceeds" only when the claim is
-   exceeded beyond the numerical error (exact mode) or with confidence (sampled mode).
+   they are attained, and a verdict against the learner's claim (:attr:`VerifyResult.verdict`).
+
+The intervals bound the maxima themselves, not the terms where the point estimates are largest: the
+loss's ends are the largest lower and upper ends of the log ratio over every outcome, neighbour and
+direction (a term the point estimate ranks low can have the widest interval, e.g. an outcome drawn
+a few times), and likewise for delta(eps) over the ordered pairs. Each end is clipped to the
+quantity's range: the loss (a maximum of absolute values) to [0, inf], delta(eps) (a difference of
+probabilities) to [0, 1]. The sampled mode's statements hold jointly with probability
+:data:`CONFIDENCE`.
+
+Verdicts. "exceeds": the claim is exceeded beyond the error bars (the lower end of the loss, or of
+delta(eps) for an (eps, delta) claim, is above the claim), in either mode. Exact mode otherwise says
+"verified": its error bars are float rounding (~1e-13), so a value within them of the claim is the
+claim met (the tight constructions, whose loss is eps exactly, must read "verified"). Sampled mode
+says "verified" only when the upper end is within the claim too, and "inconclusive" when the interval
+contains the claim: such a run neither refutes nor supports it (more draws narrow the interval; a
+value exactly at the claim is decided by exact mode only).
 
 What is verified is the mechanism with an exact oracle (the tolerance's near-ties are the numerical
 delta of the release, :mod:`oraclepriv.near_ties`), and the release as a function of the winning
@@ -45,9 +60,11 @@ from oraclepriv.oracle import make_oracle
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
 
-__all__ = ["MODES", "Neighbour", "VerifyResult", "neighbour_family", "verify_learner"]
+__all__ = ["MODES", "VERDICTS", "Neighbour", "VerifyResult", "neighbour_family", "verify_learner"]
 
 MODES = ("exact", "sampled")
+#: the verdicts of :attr:`VerifyResult.verdict` ("inconclusive" in sampled mode only)
+VERDICTS = ("verified", "exceeds", "inconclusive")
 #: confidence of the sampled mode's statements (Bonferroni over outcomes, neighbours and directions)
 CONFIDENCE = 0.99
 
@@ -143,16 +160,55 @@ class VerifyResult:
     draws: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def _judged(self) -> tuple[str, float, float, float, float]:
+        """(name, point, lower end, upper end, claim) of the quantity the verdict compares with the claim: the
+        loss against eps for a pure claim, delta(eps) against delta for an (eps, delta) one."""
+        if self.delta == 0:
+            return "the loss", self.loss, self.loss_low, self.loss_high, self.epsilon
+        return "delta(eps)", self.delta_at_epsilon, self.delta_low, self.delta_high, self.delta
+
     @property
     def verdict(self) -> str:
-        """ "exceeds" when the claim is exceeded beyond the error bars, else "verified"."""
-        if self.delta == 0:
-            return "exceeds" if self.loss_low > self.epsilon else "verified"
-        return "exceeds" if self.delta_low > self.delta else "verified"
+        """One of :data:`VERDICTS` (the module docstring): "exceeds" when the claim is exceeded beyond the error
+        bars; in exact mode "verified" otherwise; in sampled mode "verified" only when the upper end is within the
+        claim as well, and "inconclusive" when the interval contains the claim (neither refuted nor supported)."""
+        _, _, low, high, claim = self._judged()
+        if low > claim:
+            return "exceeds"
+        if self.mode == "sampled" and high > claim:
+            return "inconclusive"
+        return "verified"
+
+    @property
+    def verdict_reason(self) -> str:
+        """The verdict in one sentence: the interval compared with the claim, and, for "inconclusive", what would
+        decide it."""
+        name, point, low, high, claim = self._judged()
+        symbol = "eps" if self.delta == 0 else "delta"
+        interval = f"{name} = {point:.6g} in [{low:.6g}, {high:.6g}]"
+        bars = (
+            f"{CONFIDENCE:.0%} interval over {self.draws:,} draw{'s' if self.draws != 1 else ''} per cost vector"
+            if self.mode == "sampled"
+            else f"numerical error {self.numerical_error:.2g} per probability"
+        )
+        verdict = self.verdict
+        if verdict == "exceeds":
+            return f"{interval} ({bars}): its lower end is above the claimed {symbol} = {claim:g}"
+        if verdict == "verified" and self.mode == "sampled":
+            return f"{interval} ({bars}): its upper end is within the claimed {symbol} = {claim:g}"
+        if verdict == "verified":
+            return f"{interval} ({bars}): not above the claimed {symbol} = {claim:g} beyond the numerical error"
+        unseen = " (an outcome drawn 0 times under some dataset leaves it at inf)" if math.isinf(high) else ""
+        return (
+            f"{interval} ({bars}) contains the claimed {symbol} = {claim:g}: the run neither refutes nor supports "
+            f"the claim; more draws narrow the interval{unseen}, unless the true value equals the claim, which only "
+            "exact mode (Laplace noise) decides"
+        )
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "extra"}
         out["verdict"] = self.verdict
+        out["verdict_reason"] = self.verdict_reason
         out.update(self.extra)
         return out
 
@@ -163,13 +219,15 @@ def _costs_chunk(
     labelings: np.ndarray,
     learner: Any,
     backend: str | None,
+    backend_options: dict[str, Any],
     cross_check: bool,
     backends: dict[str, Any],
 ) -> tuple[list[np.ndarray], int]:
-    """Normalised costs of each dataset's labelings (one oracle per worker; registered backends shipped
-    along): c_D(L) by default, or the learner's own ``verification_costs`` (SubsampleAggregate)."""
+    """Normalised costs of each dataset's labelings (one oracle per worker, configured by ``backend_options``;
+    registered backends shipped along): c_D(L) by default, or the learner's own ``verification_costs``
+    (SubsampleAggregate)."""
     restore_registry(backends)
-    oracle = make_oracle(learner.hypothesis_class, backend=backend)
+    oracle = make_oracle(learner.hypothesis_class, backend=backend, **backend_options)
     own = getattr(learner, "verification_costs", None)
     out, checked = [], 0
     for Xd, yd in datasets:
@@ -188,6 +246,15 @@ def _costs_chunk(
                 checked += 1
         out.append(costs - costs.min())
     return out, checked
+
+
+def _log_ratio_interval(p_lo: float, p_hi: float, q_lo: float, q_hi: float) -> tuple[float, float]:
+    """The range of log(p / q) over p in [p_lo, p_hi] and q in [q_lo, q_hi] (probabilities): +inf where p > 0
+    is certain and q = 0 possible, -inf where p = 0 is possible (an outcome impossible under both is (-inf, -inf),
+    no term of the loss)."""
+    low = math.log(p_lo / q_hi) if p_lo > 0 and q_hi > 0 else (math.inf if q_hi <= 0 < p_lo else -math.inf)
+    high = math.log(p_hi / q_lo) if q_lo > 0 and p_hi > 0 else (math.inf if p_hi > 0 else -math.inf)
+    return low, high
 
 
 def _law(
@@ -211,6 +278,7 @@ def verify_learner(
     X_public: np.ndarray | None = None,
     *,
     backend: str | None = None,
+    backend_options: dict[str, Any] | None = None,
     others: np.ndarray | None = None,
     mode: str = "exact",
     draws: int = 10_000_000,
@@ -221,9 +289,11 @@ def verify_learner(
 ) -> VerifyResult:
     """Verify ``learner`` (an unfitted RRSPM or RSPM, or a variant of one) on private data (X, y).
 
-    ``others``: extra candidate records for the neighbour family; ``mode``: "exact" (Laplace noise,
-    m <= :data:`~oraclepriv.noisy_argmin.laws.MAX_EXACT_POINTS`) or "sampled" (``draws`` noise vectors per
-    cost vector); ``n_jobs``: worker processes for the oracle calls and the laws, or, inside
+    ``backend`` and ``backend_options``: the exact backend of the verifier's own oracles (c_D(L), the realisable
+    labelings) and its options (e.g. ``{"workers": 2}`` for scip-bc; rejected by name by the backend); the learner's
+    own oracle is configured by the learner's parameters. ``others``: extra candidate records for the neighbour
+    family; ``mode``: "exact" (Laplace noise, m <= :data:`~oraclepriv.noisy_argmin.laws.MAX_EXACT_POINTS`) or
+    "sampled" (``draws`` noise vectors per cost vector); ``n_jobs``: worker processes for the oracle calls and the laws, or, inside
     :func:`oraclepriv.execution.execution` with dask, the cluster's workers (results depend on neither).
     """
     start = time.perf_counter()
@@ -254,7 +324,8 @@ def verify_learner(
             f"m = {m} noisy points is too large for exact mode (at most {MAX_EXACT_POINTS}): "
             "use mode='sampled' or fewer points"
         )
-    oracle = make_oracle(learner.hypothesis_class, backend=backend)
+    backend_options = dict(backend_options or {})
+    oracle = make_oracle(learner.hypothesis_class, backend=backend, **backend_options)
     restriction = oracle.restriction()
     if restriction is not None:
         raise ValueError(
@@ -300,7 +371,10 @@ def verify_learner(
     snapshot = registry_snapshot()
     parts = parallel_map(
         _costs_chunk,
-        [([unique[k] for k in chunk], points, labelings, learner, backend, cross_check, snapshot) for chunk in chunks],
+        [
+            ([unique[k] for k in chunk], points, labelings, learner, backend, backend_options, cross_check, snapshot)
+            for chunk in chunks
+        ],
         n_jobs,
     )
     cost_cache: dict[bytes, np.ndarray] = {}
@@ -346,9 +420,13 @@ def verify_learner(
 
     claim_eps = float(learner.epsilon_)
     claim_delta = float(learner.delta_)
-    worst = {"loss": -1.0, "low": 0.0, "high": 0.0, "neighbour": "", "outcome": ""}
-    worst_delta = {"delta": -1.0, "low": 0.0, "high": 0.0}
+    worst = {"loss": -1.0, "neighbour": "", "outcome": ""}
+    # the ends bound the maxima over every outcome, neighbour and direction (module docstring), from the
+    # bottom of the quantities' ranges: the loss is >= 0 and delta(eps) >= 0 whatever the data
+    loss_low = loss_high = 0.0
+    delta_max, delta_low_max, delta_high_max = -1.0, 0.0, 0.0
     error_bound = base_err
+    e_eps = math.exp(claim_eps)
     for nb in neighbours:
         Xn, yn = nb.apply(X, y)
         p2, stats2, err2 = dataset_law(Xn, yn)
@@ -362,18 +440,19 @@ def verify_learner(
                 p, q = first.get(outcome, 0.0), second.get(outcome, 0.0)
                 p_lo, p_hi = interval(first_stats.get(outcome, (0.0, draws) if mode == "sampled" else (0.0, 0.0)), e1)
                 q_lo, q_hi = interval(second_stats.get(outcome, (0.0, draws) if mode == "sampled" else (0.0, 0.0)), e2)
-                delta_point += max(0.0, p - math.exp(claim_eps) * q)
-                delta_low += max(0.0, p_lo - math.exp(claim_eps) * q_hi)
-                delta_high += max(0.0, p_hi - math.exp(claim_eps) * q_lo)
+                delta_point += max(0.0, p - e_eps * q)
+                delta_low += max(0.0, p_lo - e_eps * q_hi)
+                delta_high += max(0.0, p_hi - e_eps * q_lo)
+                low, high = _log_ratio_interval(p_lo, p_hi, q_lo, q_hi)
+                loss_low, loss_high = max(loss_low, low), max(loss_high, high)
                 if p <= 0 and q <= 0:
                     continue
                 loss = math.inf if q <= 0 else (math.log(p / q) if p > 0 else -math.inf)
-                low = math.log(p_lo / q_hi) if p_lo > 0 and q_hi > 0 else (math.inf if q_hi <= 0 < p_lo else -math.inf)
-                high = math.log(p_hi / q_lo) if q_lo > 0 and p_hi > 0 else (math.inf if p_hi > 0 else -math.inf)
                 if loss > worst["loss"]:
-                    worst.update(loss=loss, low=low, high=high, neighbour=nb.describe(), outcome=outcome)
-            if delta_point > worst_delta["delta"]:
-                worst_delta.update(delta=delta_point, low=delta_low, high=delta_high)
+                    worst.update(loss=loss, neighbour=nb.describe(), outcome=outcome)
+            delta_max = max(delta_max, delta_point)
+            delta_low_max = max(delta_low_max, min(1.0, delta_low))
+            delta_high_max = max(delta_high_max, min(1.0, delta_high))
     return VerifyResult(
         learner=name or type(learner).__name__,
         hypothesis_class=learner.hypothesis_class,
@@ -386,11 +465,11 @@ def verify_learner(
         n_labelings=int(len(labelings)),
         n_neighbours=len(neighbours),
         loss=float(worst["loss"]),
-        loss_low=float(worst["low"]),
-        loss_high=float(worst["high"]),
-        delta_at_epsilon=float(worst_delta["delta"]),
-        delta_low=float(worst_delta["low"]),
-        delta_high=float(worst_delta["high"]),
+        loss_low=float(loss_low),
+        loss_high=float(loss_high),
+        delta_at_epsilon=float(delta_max),
+        delta_low=float(delta_low_max),
+        delta_high=float(delta_high_max),
         worst_neighbour=str(worst["neighbour"]),
         worst_outcome=str(worst["outcome"]),
         release_reads_private_data=reads_private,
