@@ -9,9 +9,11 @@ time limit, whether the objective is proved optimal, and the gap).
 every instance (exact combinatorial oracles where they apply, a time-limited MIP otherwise: an
 instance the MIP does not close is kept as *open*, with its best known objective and bound);
 :func:`record_results` merges the rows of an ``oraclepriv bench mip`` run into the manifest the
-same way (best values never regress; a row's hypothesis must attain its objective and becomes the
-witness; ``oraclepriv instances record ROWS.json``); ``oraclepriv instances check`` verifies the checksums
-and re-scores every witness (:func:`check_witnesses`);
+same way (best values never regress; a new best objective is recorded only with a hypothesis that attains
+it, which becomes the witness; a bound only when proved over the whole class; ``oraclepriv instances record
+ROWS.json``); ``oraclepriv instances check`` verifies the manifest's fields, the checksums, that every
+entry agrees with its file and with itself (best bound <= best objective, gap, proved_optimal), and
+re-scores every witness (:func:`check_library`, :func:`check_witnesses`);
 ``oraclepriv instances export-mps`` writes an instance's MIP model as MPS so other solvers can
 be benchmarked on the same models.
 
@@ -71,6 +73,9 @@ __all__ = [
     "real_tier",
     "check_library",
     "check_witnesses",
+    "CLASSES",
+    "WITNESS_CLASSES",
+    "ManifestError",
     "instances_dir",
     "load_manifest",
     "manifest_entry",
@@ -494,7 +499,8 @@ def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None, toleranc
     """The better of a new result and a previous manifest entry for the same file: the lower objective
     and the higher bound, each with who found or proved it and at what time limit (so best known values
     never regress when a rebuild uses a shorter time limit or a slower backend); ``proved_optimal``
-    when they meet within ``tolerance``, and ``gap`` = best objective - best bound.
+    when they meet within ``tolerance`` (and only then: it is derived from the two values, never carried
+    over from a backend's claim), and ``gap`` = max(0, best objective - best bound).
 
     A bound above the objective of a hypothesis is a false proof and raises ``ValueError``."""
     merged = dict(entry)
@@ -507,21 +513,20 @@ def _merge_best(entry: dict[str, Any], previous: dict[str, Any] | None, toleranc
         tie = old is not None and new is not None and abs(old - new) <= tolerance
         if old is not None and (new is None or old < new - tolerance or (tie and previous.get("solved_by"))):
             merged.update({k: previous.get(k) for k in _OBJECTIVE_FIELDS})
-            if tie and merged.get("best_hypothesis") is None:  # the first finder keeps the credit; a witness is added
-                merged["best_hypothesis"] = entry.get("best_hypothesis")
+        if tie and merged.get("best_hypothesis") is None:  # whoever keeps the credit, a witness is kept or added
+            merged["best_hypothesis"] = entry.get("best_hypothesis") or previous.get("best_hypothesis")
         old, new = previous.get("best_bound"), entry.get("best_bound")
         if old is not None and (new is None or old > new or (old == new and previous.get("bound_by"))):
             merged.update({k: previous.get(k) for k in _BOUND_FIELDS})
-        merged["proved_optimal"] = bool(entry.get("proved_optimal") or previous.get("proved_optimal"))
     objective, bound = merged.get("best_objective"), merged.get("best_bound")
     merged["gap"] = None if objective is None or bound is None else max(0.0, objective - bound)
-    if objective is not None and bound is not None:
-        if bound > objective + tolerance:
-            raise ValueError(
-                f"{entry['name']}: the bound {bound!r} ({merged.get('bound_by')}) exceeds the objective {objective!r} "
-                f"of a hypothesis found by {merged.get('solved_by')}: a false proof"
-            )
-        merged["proved_optimal"] = bool(merged.get("proved_optimal") or objective <= bound + tolerance)
+    if objective is not None and bound is not None and bound > objective + tolerance:
+        raise ValueError(
+            f"{entry['name']}: the bound {bound!r} ({merged.get('bound_by')}) exceeds the objective {objective!r} "
+            f"of a hypothesis found by {merged.get('solved_by')}: a false proof"
+        )
+    # proved means the best objective meets the best whole-class bound; a backend's word alone proves nothing
+    merged["proved_optimal"] = bool(objective is not None and bound is not None and objective <= bound + tolerance)
     return merged
 
 
@@ -635,97 +640,318 @@ def _write_manifest(directory: Path, manifest: list[dict[str, Any]]) -> None:
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
 
 
+#: keys every row of a ``bench mip`` rows.json has, which :func:`record_results` needs
+_ROW_KEYS = ("instance", "class", "backend", "status", "objective", "bound", "certified", "restriction")
+#: row statuses that carry no answer (:func:`record_results` skips them)
+_NO_ANSWER = ("error", "unsupported")
+
+
 def record_results(rows: Iterable[dict[str, Any]], directory: Path | None = None) -> list[dict[str, Any]]:
     """Merge oracle answers into the manifest: best objectives and bounds never regress (:func:`_merge_best`).
 
-    ``rows`` are rows of ``oraclepriv bench mip`` (``rows.json``: instance, backend, status, objective,
+    ``rows`` are rows of ``oraclepriv bench mip`` (``rows.json``: instance, class, backend, status, objective,
     bound, certified, restriction, time_limit, hypothesis). Every re-scored objective counts (it is a
     hypothesis's loss, whatever the backend's class); a row's ``hypothesis`` must re-score to its
-    objective (else ValueError) and is kept as the witness of a new best (rows written before bench
-    rows carried hypotheses add objectives without one, which :func:`check_witnesses` reports); a bound
-    counts only when proved over the whole class (``restriction`` empty); error and unsupported rows
-    are skipped. Rows of instances the manifest
-    does not hold, or of a different file, raise ``ValueError``. Returns the new manifest (also written).
+    objective and be in the instance's class (:func:`_witness_problem`), and it becomes the witness of a
+    new best. A row whose objective would be a new best but that has no ``hypothesis`` is refused: a best
+    known objective is recorded only with a hypothesis that attains it. A bound counts only when proved
+    over the whole class (``restriction`` null, the row's ``class`` the instance's) and finite, and never
+    above a known objective (a false proof); ``proved_optimal`` follows from the merged objective and
+    bound, not from the row's ``certified`` (which must agree with its own objective, bound and restriction).
+    Error and unsupported rows are skipped. Any bad row (a missing key, a value of the wrong type, one of
+    the refusals above, an instance the manifest does not hold) raises ``ValueError`` naming the row and
+    the manifest is left as it was: a rows file is recorded whole or not at all. A manifest with problems
+    in its fields raises :class:`ManifestError`. Returns the new manifest (also written).
     """
     directory = Path(directory) if directory is not None else instances_dir()
     manifest = load_manifest(directory)
+    problems = _manifest_problems(manifest, directory / "manifest.json")
+    if problems:
+        raise ManifestError(
+            f"manifest {str(directory / 'manifest.json')!r} has {len(problems)} problem(s) (`oraclepriv instances "
+            f"check` lists them), the first: {problems[0]}"
+        )
     index = {entry["name"]: k for k, entry in enumerate(manifest)}
     for number, row in enumerate(rows):
-        missing = [
-            key for key in ("instance", "backend", "status", "objective", "bound", "certified") if key not in row
-        ]
+        if not isinstance(row, dict):
+            raise ValueError(f"row {number} must be an object (a row of bench mip's rows.json); got {row!r}")
+        missing = [key for key in _ROW_KEYS if key not in row]
         if missing:
             raise ValueError(f"row {number} lacks the keys {missing} (every row of a bench mip rows.json has them)")
-        if row["status"] in ("error", "unsupported"):
+        for key in ("instance", "backend", "status"):
+            if not isinstance(row[key], str) or not row[key].strip():
+                raise ValueError(f"row {number}: {key!r} must be a non-empty string; got {row[key]!r}")
+        if row["status"] in _NO_ANSWER:
             continue
-        if row["instance"] not in index:
-            raise ValueError(f"row of unknown instance {row['instance']!r}; the manifest has: {sorted(index)}")
-        k = index[row["instance"]]
-        _, X, y, weights = load_instance(row["instance"], directory)
+        name = row["instance"]
+        if name not in index:
+            raise ValueError(f"row {number} is of unknown instance {name!r}; the manifest has: {sorted(index)}")
+        label = f"row {number} ({name}, backend {row['backend']!r})"
+        k = index[name]
+        hypothesis_class = manifest[k]["class"]
+        if row["class"] != hypothesis_class:  # its bound would be over another class
+            raise ValueError(f"{label}: 'class' is {row['class']!r}, but {name} is a {hypothesis_class} instance")
+        objective, bound = _row_number(row, "objective", label), _row_number(row, "bound", label)
+        certified, restriction = row["certified"], row["restriction"]
+        if not isinstance(certified, bool):
+            raise ValueError(f"{label}: 'certified' must be true or false; got {certified!r}")
+        if restriction is not None and (not isinstance(restriction, str) or not restriction.strip()):
+            raise ValueError(
+                f"{label}: 'restriction' must be null (a bound over the whole class) or a non-empty string; "
+                f"got {restriction!r}"
+            )
+        time_limit = row.get("time_limit")
+        if time_limit is not None and not (_is_number(time_limit) and time_limit > 0):
+            raise ValueError(f"{label}: 'time_limit' must be a positive number or null; got {time_limit!r}")
         hypothesis = row.get("hypothesis")
+        if hypothesis is not None and not isinstance(hypothesis, dict):
+            raise ValueError(
+                f"{label}: 'hypothesis' must be an object (a hypothesis's to_dict) or null; got {hypothesis!r}"
+            )
+        data = _instance_data(manifest[k], directory)
+        tolerance = _tolerance(data[2], len(data[1]))
+        if certified and (restriction is not None or not objective <= bound + tolerance):
+            raise ValueError(
+                f"{label}: 'certified' is true, but "
+                + (
+                    f"its restriction {restriction!r} says the bound holds over a smaller class only"
+                    if restriction is not None
+                    else f"its objective {objective!r} does not meet its bound {bound!r} (tolerance {tolerance:.3g})"
+                )
+            )
+        best = manifest[k].get("best_objective")
+        if hypothesis is None and math.isfinite(objective) and (best is None or objective < best - tolerance):
+            raise ValueError(
+                f"{label}: objective {objective!r} would be the new best known objective (now {best!r}), but the row "
+                "has no 'hypothesis' to re-score: a best objective is recorded only with the hypothesis that attains it"
+            )
         if hypothesis is not None:  # the witness must attain the objective the row reports
-            problem = _witness_problem(row["instance"], hypothesis, _number(row["objective"]), X, y, weights)
+            problem = _witness_problem(name, hypothesis, objective, *data, hypothesis_class, field="hypothesis")
             if problem:
-                raise ValueError(f"row of backend {row['backend']!r}: {problem}")
+                raise ValueError(f"{label}: {problem}")
         new = {
             **manifest[k],
             **_result_fields(
-                row["backend"],
-                _number(row["objective"]),
-                _number(row["bound"]),
-                bool(row["certified"]),
-                row.get("time_limit"),
-                bool(row.get("restriction")),
-                hypothesis,
+                row["backend"], objective, bound, certified, time_limit, restriction is not None, hypothesis
             ),
         }
-        manifest[k] = _merge_best(new, manifest[k], _tolerance(weights, len(y)))
+        manifest[k] = _merge_best(new, manifest[k], tolerance)
     _write_manifest(directory, manifest)
     return manifest
 
 
-def _number(value: Any) -> float:
-    """A float from a rows.json value (non-finite values are stored there as "inf" / "-inf" / null)."""
-    return math.nan if value is None else float(value)
+def _is_number(value: Any) -> bool:
+    """A finite JSON number (not a boolean)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _row_number(row: dict[str, Any], key: str, label: str) -> float:
+    """A float from a rows.json value (non-finite values are stored there as "inf" / "-inf" / null), or a
+    ValueError naming the row and the key."""
+    value = row[key]
+    if value is None:
+        return math.nan
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    raise ValueError(f'{label}: {key!r} must be a number (null, "inf" or "-inf" when not finite); got {value!r}')
 
 
 def _witness_problem(
-    name: str, hypothesis: dict[str, Any], objective: float, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None
+    name: str,
+    hypothesis: dict[str, Any],
+    objective: float,
+    X: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray | None,
+    hypothesis_class: str | None = None,
+    field: str = "best_hypothesis",
 ) -> str | None:
-    """None if the hypothesis (a ``to_dict``) re-scores on the instance to ``objective`` within the protocol's
-    tolerance; else what is wrong."""
+    """None if the hypothesis (a ``to_dict``) is in the instance's ``hypothesis_class`` (or a class inside it,
+    :data:`WITNESS_CLASSES`) and re-scores on the instance to ``objective`` within the protocol's tolerance;
+    else what is wrong (naming the instance and ``field``)."""
     from oraclepriv.hypotheses import hypothesis_from_dict
 
     try:
         h = hypothesis_from_dict(hypothesis)
+        if hypothesis_class is not None and h.hypothesis_class not in WITNESS_CLASSES[hypothesis_class]:
+            return (
+                f"{name}: {field} is a {h.hypothesis_class}, not in the instance's class {hypothesis_class!r} "
+                f"(witnesses of a {hypothesis_class} instance: {list(WITNESS_CLASSES[hypothesis_class])})"
+            )
         loss = h.loss(X, y, weights)
-    except (ValueError, KeyError, TypeError) as exc:
-        return f"{name}: best_hypothesis {hypothesis!r} cannot be read or applied: {exc}"
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        return f"{name}: {field} {hypothesis!r} cannot be read or applied: {exc}"
     if not abs(loss - objective) <= _tolerance(weights, len(y)):
-        return f"{name}: best_hypothesis re-scores to {loss!r}, not the recorded objective {objective!r}"
+        return f"{name}: {field} re-scores to {loss!r}, not the recorded objective {objective!r}"
     return None
 
 
+#: the hypothesis classes of instances
+CLASSES = ("threshold", "stump", "halfspace")
+#: the classes of hypotheses that can witness an instance's objective: its class and those inside it (a
+#: threshold is a stump on the one feature, a stump an axis-parallel halfspace)
+WITNESS_CLASSES: dict[str, tuple[str, ...]] = {
+    "threshold": ("threshold",),
+    "stump": ("stump", "threshold"),
+    "halfspace": ("halfspace", "stump", "threshold"),
+}
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _finite_or_null(value: Any) -> bool:
+    return value is None or _is_number(value)
+
+
+def _name_or_null(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and bool(value.strip()))
+
+
+def _time_limit_or_null(value: Any) -> bool:
+    return value is None or (_is_number(value) and value > 0)
+
+
+#: the manifest's fields besides name, file and sha256 (which :func:`load_manifest` requires): field ->
+#: (required, what a valid value is, the test); an optional field may be absent (= null, or false)
+_FIELD_RULES: dict[str, tuple[bool, str, Callable[[Any], bool]]] = {
+    "class": (True, f"one of {list(CLASSES)}", lambda v: isinstance(v, str) and v in CLASSES),
+    "n": (True, "a positive integer", _positive_int),
+    "d": (True, "a positive integer", _positive_int),
+    "best_objective": (False, "a finite number or null", _finite_or_null),
+    "best_bound": (False, "a finite number or null", _finite_or_null),
+    "gap": (False, "a finite number >= 0 or null", lambda v: v is None or (_is_number(v) and v >= 0)),
+    "proved_optimal": (False, "true or false", lambda v: isinstance(v, bool)),
+    "signed_weights": (False, "true or false", lambda v: isinstance(v, bool)),
+    "solved_by": (False, "a backend name or null", _name_or_null),
+    "bound_by": (False, "a backend name or null", _name_or_null),
+    "solved_time_limit": (False, "a positive number or null", _time_limit_or_null),
+    "bound_time_limit": (False, "a positive number or null", _time_limit_or_null),
+    "best_hypothesis": (
+        False,
+        "an object (a hypothesis's to_dict) or null",
+        lambda v: v is None or isinstance(v, dict),
+    ),
+}
+
+
+def _field_problems(entry: dict[str, Any]) -> list[str]:
+    """One line per field of a manifest entry that is missing (when required) or has a bad type or value."""
+    problems = []
+    for field, (required, expected, valid) in _FIELD_RULES.items():
+        if field not in entry:
+            if required:
+                problems.append(f"{entry['name']}: field {field!r} is missing ({expected} expected)")
+        elif not valid(entry[field]):
+            problems.append(f"{entry['name']}: field {field!r} must be {expected}; got {entry[field]!r}")
+    return problems
+
+
+def _manifest_problems(manifest: list[dict[str, Any]], path: Path) -> list[str]:
+    """Problems of a manifest read by :func:`load_manifest` that need no instance file: no entries, two
+    entries with one name, and every bad field (:func:`_field_problems`)."""
+    if not manifest:
+        return [f"manifest {str(path)!r} lists no instances"]
+    problems = []
+    names = [entry["name"] for entry in manifest]
+    for name in sorted({name for name in names if names.count(name) > 1}):
+        problems.append(f"{name}: {names.count(name)} entries of the manifest have this name")
+    for entry in manifest:
+        problems += _field_problems(entry)
+    return problems
+
+
+def _consistency_problems(entry: dict[str, Any], X: np.ndarray, weights: np.ndarray, tolerance: float) -> list[str]:
+    """How a manifest entry with valid fields disagrees with its instance file (shape, signed weights) or
+    with itself: a bound above the best objective (a false proof), a ``gap`` that is not
+    max(0, best_objective - best_bound), ``proved_optimal`` other than "they meet within ``tolerance``",
+    an objective or bound that does not say who found or proved it."""
+    name, problems = entry["name"], []
+    if X.shape != (entry["n"], entry["d"]):
+        problems.append(
+            f"{name}: the file {entry['file']} holds {X.shape[0]} points in {X.shape[1]} dimensions, the manifest "
+            f"says n = {entry['n']}, d = {entry['d']}"
+        )
+    signed = bool(np.any(weights < 0))
+    if "signed_weights" in entry and entry["signed_weights"] != signed:
+        problems.append(
+            f"{name}: signed_weights is {entry['signed_weights']}, but the file has "
+            f"{'some' if signed else 'no'} negative weights"
+        )
+    objective, bound, gap = entry.get("best_objective"), entry.get("best_bound"), entry.get("gap")
+    proved = entry.get("proved_optimal", False)
+    if objective is not None and entry.get("solved_by") is None:
+        problems.append(f"{name}: best_objective {objective!r} has no solved_by (who found it)")
+    if bound is not None and entry.get("bound_by") is None:
+        problems.append(f"{name}: best_bound {bound!r} has no bound_by (who proved it)")
+    if objective is None or bound is None:
+        if gap is not None:
+            problems.append(
+                f"{name}: gap {gap!r} without both a best_objective ({objective!r}) and a best_bound ({bound!r})"
+            )
+        if proved:
+            problems.append(f"{name}: proved_optimal is true without both a best_objective and a best_bound")
+        return problems
+    if bound > objective + tolerance:
+        problems.append(
+            f"{name}: best_bound {bound!r} exceeds best_objective {objective!r} by {bound - objective:.6g} "
+            f"(tolerance {tolerance:.3g}): a false proof"
+        )
+        return problems  # gap and proved_optimal mean nothing for an impossible pair
+    expected = max(0.0, objective - bound)
+    if gap is None or abs(gap - expected) > tolerance:
+        problems.append(
+            f"{name}: gap {gap!r} is not max(0, best_objective - best_bound) = {expected!r} (tolerance {tolerance:.3g})"
+        )
+    meet = objective <= bound + tolerance
+    if proved and not meet:
+        problems.append(
+            f"{name}: proved_optimal is true, but best_objective {objective!r} is {objective - bound:.6g} above "
+            f"best_bound {bound!r} (tolerance {tolerance:.3g})"
+        )
+    elif meet and not proved:
+        problems.append(
+            f"{name}: proved_optimal is false, but best_objective {objective!r} and best_bound {bound!r} meet "
+            f"(tolerance {tolerance:.3g})"
+        )
+    return problems
+
+
 def check_witnesses(directory: Path | None = None) -> list[str]:
-    """Problems found in the manifest's witnesses: a ``best_hypothesis`` that does not re-score to
-    ``best_objective`` on its instance, or a best objective recorded without one."""
+    """Problems found in the manifest's results, one line each naming the instance and the field: a bad
+    field (:func:`_field_problems`; such an entry is not checked further), an entry that disagrees with its
+    file or with itself (:func:`_consistency_problems`), a ``best_hypothesis`` that does not re-score to
+    ``best_objective`` on its instance or is not in its class, or a best objective recorded without one."""
     directory = Path(directory) if directory is not None else instances_dir()
     problems = []
     for entry in load_manifest(directory):
+        fields = _field_problems(entry)
+        if fields:
+            problems += fields
+            continue
+        X, y, weights = _instance_data(entry, directory)
+        tolerance = _tolerance(weights, len(y))
+        problems += _consistency_problems(entry, X, weights, tolerance)
         if entry.get("best_objective") is None:
             continue
         if entry.get("best_hypothesis") is None:
             problems.append(f"{entry['name']}: best_objective {entry['best_objective']!r} has no best_hypothesis")
             continue
-        _, X, y, weights = load_instance(entry["name"], directory)
-        problem = _witness_problem(entry["name"], entry["best_hypothesis"], entry["best_objective"], X, y, weights)
+        problem = _witness_problem(
+            entry["name"], entry["best_hypothesis"], entry["best_objective"], X, y, weights, entry["class"]
+        )
         if problem:
             problems.append(problem)
     return problems
 
 
 def check_library(directory: Path | None = None) -> list[str]:
-    """Problems found: files missing or differing from their manifest checksum / generator output."""
+    """Problems found: a manifest without instances, with two entries of one name or with bad fields
+    (:func:`_manifest_problems`), files missing or differing from their manifest checksum. A manifest
+    that is not a list of entries naming their files raises :class:`ManifestError`."""
     directory = Path(directory) if directory is not None else instances_dir()
     problems = []
     tasks_path = directory / "learning_tasks.json"
@@ -736,7 +962,8 @@ def check_library(directory: Path | None = None) -> list[str]:
                     problems.append(f"{entry['name']}: file {directory / file} is missing")
                 elif _sha256(directory / file) != digest:
                     problems.append(f"{entry['name']}: checksum mismatch for {directory / file}")
-    manifest = _read_entries(directory / "manifest.json", {"name": str, "file": str, "sha256": str})
+    manifest = load_manifest(directory)
+    problems += _manifest_problems(manifest, directory / "manifest.json")
     for entry in manifest:
         path = directory / entry["file"]
         if not path.is_file():
@@ -746,24 +973,28 @@ def check_library(directory: Path | None = None) -> list[str]:
     return problems
 
 
+class ManifestError(ValueError):
+    """A manifest (or learning_tasks.json) that cannot be used; the message names the file."""
+
+
 def _read_entries(path: Path, fields: dict[str, type]) -> list[dict[str, Any]]:
-    """A manifest (a JSON list of objects, each with ``fields`` of the given types), or a ValueError naming
-    the file and what is wrong with it."""
+    """A manifest (a JSON list of objects, each with ``fields`` of the given types), or a
+    :class:`ManifestError` naming the file and what is wrong with it."""
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ValueError(f"manifest {str(path)!r} cannot be read: {exc.strerror or exc}") from None
+        raise ManifestError(f"manifest {str(path)!r} cannot be read: {exc.strerror or exc}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"manifest {str(path)!r} is not valid JSON: {exc}") from None
+        raise ManifestError(f"manifest {str(path)!r} is not valid JSON: {exc}") from None
     if not isinstance(entries, list):
-        raise ValueError(f"manifest {str(path)!r} must be a JSON list of entries; got a {type(entries).__name__}")
+        raise ManifestError(f"manifest {str(path)!r} must be a JSON list of entries; got a {type(entries).__name__}")
     for k, entry in enumerate(entries):
         if not isinstance(entry, dict):
-            raise ValueError(f"manifest {str(path)!r}: entry {k} must be a JSON object; got {entry!r}")
+            raise ManifestError(f"manifest {str(path)!r}: entry {k} must be a JSON object; got {entry!r}")
         for field, kind in fields.items():
             if not isinstance(entry.get(field), kind):
                 problem = "has no" if field not in entry else f"has a {type(entry[field]).__name__} as its"
-                raise ValueError(
+                raise ManifestError(
                     f"manifest {str(path)!r}: entry {k} ({entry.get('name', 'unnamed')!r}) {problem} {field!r} "
                     f"field ({kind.__name__} expected)"
                 )
@@ -774,10 +1005,16 @@ def _read_entries(path: Path, fields: dict[str, type]) -> list[dict[str, Any]]:
 # reading instances and exporting their MIP models
 
 
+#: the fields every manifest entry must have for the library to be read at all (:func:`load_manifest`)
+_IDENTITY_FIELDS = {"name": str, "file": str, "sha256": str}
+
+
 def load_manifest(directory: Path | None = None) -> list[dict[str, Any]]:
-    """The manifest entries (one dict per instance)."""
+    """The manifest entries (one dict per instance); a :class:`ManifestError` naming the file when it is not
+    a JSON list of entries each with a name, file and sha256 (the other fields are checked by
+    :func:`check_library`)."""
     directory = Path(directory) if directory is not None else instances_dir()
-    return json.loads((directory / "manifest.json").read_text(encoding="utf-8"))
+    return _read_entries(directory / "manifest.json", _IDENTITY_FIELDS)
 
 
 def manifest_entry(name: str, directory: Path | None = None) -> dict[str, Any]:
@@ -794,9 +1031,14 @@ def load_instance(
     """(manifest entry, X, y, weights) of a bundled instance (unit weights when the file has none)."""
     directory = Path(directory) if directory is not None else instances_dir()
     entry = manifest_entry(name, directory)
+    return (entry, *_instance_data(entry, directory))
+
+
+def _instance_data(entry: dict[str, Any], directory: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(X, y, weights) of a manifest entry's file (unit weights when the file has none)."""
     data = read_csv_problem(directory / entry["file"])
     weights = data.weights if data.weights is not None else np.ones(len(data.y))
-    return entry, data.X, data.y, np.asarray(weights, dtype=np.float64)
+    return data.X, data.y, np.asarray(weights, dtype=np.float64)
 
 
 #: MIP formulations an instance can be exported as (see ``oraclepriv.solvers.milp``)

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from oraclepriv.bench.mip import load_suite
 from oraclepriv.cli import app
+from oraclepriv.hypotheses import Halfspace
 from oraclepriv.instances import (
     INSTANCE_SPECS,
     REAL_TIER,
@@ -103,9 +104,24 @@ def _one_instance_library(tmp_path, name="iris-virginica-4f"):
     return name
 
 
-def _row(name, backend, objective, bound, certified=False, restriction=None, status="time_limit", limit=60.0):
+def _attaining(name, loss):
+    """A halfspace with this loss on the instance: the shipped witness with its offset b shifted."""
+    _, X, y, w = load_instance(name)
+    witness = TIER[name]["best_hypothesis"]
+    for shift in np.linspace(0.0, -1.0, 2001):
+        hypothesis = {**witness, "b": witness["b"] + float(shift)}
+        if Halfspace(tuple(hypothesis["w"]), hypothesis["b"]).loss(X, y, w) == loss:
+            return hypothesis
+    raise AssertionError(f"no shift of {name}'s witness has loss {loss}")
+
+
+def _row(name, backend, objective, bound, certified=False, restriction=None, status="time_limit", limit=60.0, **more):
+    """A bench mip row; ``hypothesis=True``: one that attains ``objective`` (a new best needs one)."""
+    if more.get("hypothesis") is True:
+        more["hypothesis"] = _attaining(name, objective)
     return {
         "instance": name,
+        "class": "halfspace",
         "backend": backend,
         "status": status,
         "objective": objective,
@@ -113,15 +129,17 @@ def _row(name, backend, objective, bound, certified=False, restriction=None, sta
         "certified": certified,
         "restriction": restriction,
         "time_limit": limit,
+        **more,
     }
 
 
 def test_record_results_keeps_the_best_values_and_says_who(tmp_path):
     name = _one_instance_library(tmp_path)
     rows = [
-        _row(name, "a", 5.0, 1.0),
-        _row(name, "naive", 3.0, 4.0, restriction="margin 1e-4"),  # its objective counts, its bound does not
-        _row(name, "b", 4.0, 2.0, limit=10.0),
+        _row(name, "a", 5.0, 1.0, hypothesis=True),
+        # its objective counts, its bound does not
+        _row(name, "naive", 3.0, 4.0, restriction="margin 1e-4", hypothesis=True),
+        _row(name, "b", 4.0, 2.0, limit=10.0),  # no new best: no hypothesis needed
         _row(name, "c", math.nan, "-inf", status="error"),
     ]
     (entry,) = record_results(rows, tmp_path)
@@ -134,11 +152,12 @@ def test_record_results_keeps_the_best_values_and_says_who(tmp_path):
     (entry,) = record_results([_row(name, "e", 3.0, 3.0, certified=True, status="optimal")], tmp_path)
     assert entry["solved_by"] == "naive" and entry["bound_by"] == "e" and entry["proved_optimal"] and entry["gap"] == 0
     assert json.loads((tmp_path / "manifest.json").read_text())[0] == entry
+    assert check_witnesses(tmp_path) == []  # what record writes, check accepts
 
 
 def test_record_results_refuses_a_false_proof_and_unknown_instances(tmp_path):
     name = _one_instance_library(tmp_path)
-    record_results([_row(name, "a", 3.0, 1.0)], tmp_path)
+    record_results([_row(name, "a", 3.0, 1.0, hypothesis=True)], tmp_path)
     with pytest.raises(ValueError, match="false proof"):
         record_results([_row(name, "liar", 9.0, 4.0)], tmp_path)
     with pytest.raises(ValueError, match="unknown instance 'nope'"):

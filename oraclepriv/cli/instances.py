@@ -61,8 +61,12 @@ def _check_library_dir(directory: Path | None) -> None:
 
 @app.command("check")
 def instances_check(directory: Annotated[Path | None, typer.Option("--dir")] = None) -> None:
-    """Verify every instance file against the manifest checksum, and every best known objective against its
-    witness (the stored hypothesis, re-scored on the instance)."""
+    """Verify the manifest's fields, every instance file against its checksum, every entry against its file
+    and itself (n and d, best bound <= best objective, gap, proved_optimal), and every best known objective
+    against its witness (the stored hypothesis, re-scored on the instance).
+
+    Exit 1 with one line per problem on stderr; exit 2 when the manifest cannot be read as a list of
+    entries naming their files."""
     from oraclepriv.instances import check_library, check_witnesses
 
     _check_library_dir(directory)
@@ -86,11 +90,12 @@ def instances_record(
         Path | None, typer.Option("--dir", help="Library folder (default: the repo's instances/).")
     ] = None,
 ) -> None:
-    """Merge a benchmark run's answers into the manifest: better objectives (with the hypothesis that attains
-    them, re-scored first) and higher proved bounds replace the recorded ones; nothing regresses."""
+    """Merge a benchmark run's answers into the manifest: better objectives (only with the hypothesis that
+    attains them, re-scored first) and higher bounds proved over the whole class replace the recorded ones;
+    nothing regresses. A bad row refuses the whole file (the manifest is left as it was)."""
     import json
 
-    from oraclepriv.instances import record_results
+    from oraclepriv.instances import ManifestError, record_results
 
     check_input_file(rows, "rows file")
     _check_library_dir(directory)
@@ -100,8 +105,12 @@ def instances_record(
         fail(f"rows file {str(rows)!r} is not readable JSON: {exc}")
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
         fail(f"rows file {str(rows)!r} must hold a list of rows (objects), as bench mip writes rows.json")
+    if not data:
+        fail(f"rows file {str(rows)!r} holds no rows (an empty list): nothing recorded")
     try:
         manifest = record_results(data, directory)
+    except ManifestError as exc:  # the library's manifest, not the rows, is at fault: it names itself
+        fail(str(exc))
     except (ValueError, KeyError) as exc:
         fail(f"rows file {str(rows)!r}: {exc}")
     except OSError as exc:  # an instance file the manifest names is missing or unreadable
