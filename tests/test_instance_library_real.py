@@ -19,7 +19,6 @@ from oraclepriv.instances import (
     INSTANCE_SPECS,
     REAL_TIER,
     REAL_TIER_SPECS,
-    _sha256,
     check_witnesses,
     generate,
     instances_dir,
@@ -28,6 +27,7 @@ from oraclepriv.instances import (
     real_tier,
     record_results,
 )
+from oraclepriv.instances.manifest import _sha256
 from oraclepriv.io import write_csv_problem
 
 runner = CliRunner()

@@ -1,0 +1,109 @@
+"""An instance's MIP model, for other solvers: ``oraclepriv instances export-mps``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    pass
+from oraclepriv.instances.manifest import load_instance
+
+#: MIP formulations an instance can be exported as (see ``oraclepriv.solvers.milp``)
+FORMULATIONS = ("relaxed", "margin", "staircase")
+
+
+EXPORT_BACKENDS = ("highs", "scip", "pyomo")
+
+
+def instance_milp(name: str, formulation: str | None = None, gamma: float | None = None, directory: Path | None = None):
+    """(MilpArrays with the instance's costs, objective offset, formulation details) of an instance.
+
+    The signed weights are reduced once (``oraclepriv.oracle.reduce_signed_weights``) exactly as
+    the oracle protocol does, so ``min cost.x + offset`` is the model of the *signed* problem:
+
+    * halfspaces, ``formulation="relaxed"`` (default): the margin-free relaxation the MIP backends
+      certify with (:class:`oraclepriv.solvers.milp.HalfspaceRelaxedMilp`); its optimum + offset is a lower
+      bound on the instance's optimum and equals it on data in general position;
+    * halfspaces, ``"margin"``: the big-M model with margin gamma (:class:`HalfspaceMarginMilp`),
+      exact over halfspaces with margin >= gamma on [-1, 1]-scaled data;
+    * thresholds/stumps (``"staircase"``, the only choice): the exact staircase model.
+    """
+    from dataclasses import replace
+
+    from oraclepriv.oracle import reduce_signed_weights
+    from oraclepriv.solvers.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, HalfspaceRelaxedMilp, StumpMilp
+
+    entry, X, y, w = load_instance(name, directory)
+    cls = entry["class"]
+    allowed = ("relaxed", "margin") if cls == "halfspace" else ("staircase",)
+    formulation = formulation or allowed[0]
+    if formulation not in allowed:
+        raise ValueError(
+            f"formulation must be one of {list(allowed)} for the {cls} instance {name!r}; got {formulation!r}"
+        )
+    y_reduced, w_abs, sign_offset = reduce_signed_weights(y, w)
+    if formulation == "relaxed":
+        form = HalfspaceRelaxedMilp(X, y_reduced)
+    elif formulation == "margin":
+        form = HalfspaceMarginMilp(X, y_reduced, DEFAULT_GAMMA if gamma is None else gamma)
+    else:
+        form = StumpMilp(X, cls)
+    cost, form_offset = form.costs(y_reduced, w_abs)
+    milp = replace(form.milp, cost=np.asarray(cost, dtype=np.float64))
+    return milp, float(sign_offset + form_offset), form.details()
+
+
+def export_mps(
+    name: str,
+    path: Path | str,
+    backend: str = "highs",
+    formulation: str | None = None,
+    directory: Path | None = None,
+) -> dict[str, Any]:
+    """Write an instance's MIP model (objective = the signed loss, offset included) as free MPS.
+
+    ``backend`` chooses the writer: ``highs`` (highspy ``writeModel``), ``scip`` (OR-Tools
+    ``ExportModelAsMpsFormat``) or ``pyomo`` (Pyomo's MPS writer). Returns a summary (path,
+    columns, rows, integer columns, objective offset, formulation).
+    """
+    if backend not in EXPORT_BACKENDS:
+        raise ValueError(f"backend must be one of {list(EXPORT_BACKENDS)} for MPS export; got {backend!r}")
+    path = Path(path)
+    if path.suffix.lower() != ".mps":
+        raise ValueError(f"the output file must end in .mps; got {str(path)!r}")
+    milp, offset, details = instance_milp(name, formulation, directory=directory)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if backend == "highs":
+        from oraclepriv.solvers.highs import HighsModel, import_highspy
+
+        highspy = import_highspy()
+        model = HighsModel(highspy, milp)
+        model.h.changeObjectiveOffset(offset)
+        # kWarning only says that generic names (c0.., r0..) were generated
+        if model.h.writeModel(str(path)) not in (highspy.HighsStatus.kOk, highspy.HighsStatus.kWarning):
+            raise RuntimeError(f"HiGHS could not write {str(path)!r}")
+    elif backend == "scip":
+        from oraclepriv.solvers.scip import ScipModel, import_pywraplp
+
+        model = ScipModel(import_pywraplp(), milp)
+        model.objective.SetOffset(offset)
+        path.write_text(model.solver.ExportModelAsMpsFormat(False, False), encoding="utf-8")
+    else:
+        from oraclepriv.solvers.pyomo import PyomoModel
+
+        model = PyomoModel(milp)
+        model.model.obj.expr = model.model.obj.expr + offset
+        model.write(str(path))
+    return {
+        "instance": name,
+        "path": str(path),
+        "backend": backend,
+        "formulation": details["formulation"],
+        "num_cols": milp.num_cols,
+        "num_rows": milp.num_rows,
+        "num_integer": int(milp.integer.sum()),
+        "objective_offset": offset,
+    }
