@@ -245,10 +245,11 @@ class Backend(ABC):
         self.config = dict(options)
 
     def int_option(self, name: str, default: int | None, minimum: int, maximum: int | None = None) -> int | None:
-        """The integer option ``name`` (``default`` when not given; None stays None), or a ValueError
-        naming the backend, the option and the value when it is not an integer in [minimum, maximum]."""
+        """The integer option ``name`` (``default`` when not given; None only where the default is None, i.e.
+        "unset"), or a ValueError naming the backend, the option and the value when it is not an integer in
+        [minimum, maximum]."""
         value = self.config.get(name, default)
-        if value is None:
+        if value is None and default is None:
             return None
         if (
             isinstance(value, (bool, np.bool_))
