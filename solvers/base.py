@@ -264,6 +264,21 @@ class Backend(ABC):
             raise ValueError(f"backend {self.name!r}: {name} must be {kind}; got {value!r}")
         return int(value)
 
+    def seconds_option(self, name: str, default: float) -> float:
+        """The option ``name``, a number of seconds >= 0 and at most the longest time limit (``default`` when
+        not given), or a ValueError naming the backend, the option and the value."""
+        from oraclepriv.solvers.deadline import MAX_TIME_LIMIT
+
+        value = self.config.get(name, default)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise ValueError(f"backend {self.name!r}: {name} must be a number of seconds >= 0; got {value!r}")
+        if not 0 <= value <= MAX_TIME_LIMIT:  # NaN too
+            raise ValueError(
+                f"backend {self.name!r}: {name} must be a number of seconds >= 0 and at most {MAX_TIME_LIMIT:g}; "
+                f"got {value!r}"
+            )
+        return float(value)
+
     def flag_option(self, name: str, default: bool) -> bool:
         """The yes/no option ``name`` (``default`` when not given), or a ValueError naming it when it is
         not True or False (a string such as "no" would otherwise read as True)."""

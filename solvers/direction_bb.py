@@ -61,6 +61,7 @@ from oraclepriv.solvers.direction_pool import OpenBoxes
 from oraclepriv.solvers.heap import keep_freed_memory
 from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.line_search import improve_by_line_search
+from oraclepriv.solvers.local_search import to_original
 from oraclepriv.solvers.milp import gap_rule, heuristic_halfspaces, lattice_round_up, reduced_loss
 
 from oraclepriv.hypotheses import Halfspace
@@ -315,7 +316,7 @@ class DirectionBbBackend(Backend):
         for k in order[:4]:
             if not offsets.loss[k] < best.loss - groups.summation_slack():
                 break
-            h = _to_original(groups, normals[k], float(offsets.threshold[k]))
+            h = to_original(groups, normals[k], float(offsets.threshold[k]))
             loss = reduced_loss(h, X, y, w)
             if loss < best.loss:
                 best = _Incumbent(loss, h, "search")
@@ -381,17 +382,6 @@ def _polished(
     v, t, float_loss = improve_by_line_search(groups.U, groups.w_pos, groups.w_neg, normal, threshold, rng)
     if not float_loss < best.loss - groups.summation_slack():
         return best
-    h = _to_original(groups, v, t)
+    h = to_original(groups, v, t)
     loss = reduced_loss(h, X, y, w)
     return _Incumbent(loss, h, "search, line search") if loss < best.loss else best
-
-
-def _to_original(groups: WhitenedGroups, normal: np.ndarray, threshold: float) -> Halfspace:
-    """{u : v . u >= t} with u = A (x - mu) as a halfspace of x: w = A^T v, b = -(w . mu + t)."""
-    d = groups.d
-    if threshold == -math.inf:
-        return Halfspace(tuple([0.0] * d), 1.0)
-    if threshold == math.inf:
-        return Halfspace(tuple([0.0] * d), -1.0)
-    w = groups.A.T @ normal
-    return Halfspace(tuple(float(v) for v in w), float(-(w @ groups.mu + threshold)))

@@ -42,6 +42,7 @@ from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.gurobi import check_options
 from oraclepriv.solvers.gurobi_bc_callback import CoverCutCallback
 from oraclepriv.solvers.incumbents import IncumbentTrace
+from oraclepriv.solvers.local_search import LOCAL_SEARCH_SECONDS, search_from_start
 from oraclepriv.solvers.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up
 from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend, _Candidates
 
@@ -75,6 +76,9 @@ class GurobiBcBackend(Backend):
         Gurobi threads.
     output_flag : bool, default False
         Print Gurobi's log (on stdout; off by default).
+    local_search : float, default 5.0
+        As for ``scip-bc``: seconds of iterated local search over hyperplanes from the best start
+        halfspace on noisy instances (:func:`~oraclepriv.solvers.local_search.search_from_start`); 0: off.
 
     Raises
     ------
@@ -100,7 +104,7 @@ class GurobiBcBackend(Backend):
     name = "gurobi-bc"
     requires = ("gurobipy",)
     classes = frozenset({"halfspace"})
-    options = frozenset({"threads", "output_flag"})
+    options = frozenset({"threads", "output_flag", "local_search"})
     certificate = (
         "halfspaces: bound = Gurobi's dual bound of the branch-and-cut over exactly verified non-separable "
         "cores (lazy cover cuts), a proved lower bound over all halfspaces (margin-free)"
@@ -114,6 +118,7 @@ class GurobiBcBackend(Backend):
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
         self.threads, self.output_flag = check_options(self)
+        self.local_search = self.seconds_option("local_search", LOCAL_SEARCH_SECONDS)
         self._gp = genv.import_gurobipy("gurobi-bc")
         self._cache = HittingSetCache()
 
@@ -171,6 +176,8 @@ class GurobiBcBackend(Backend):
             t0 = time.perf_counter()
             cands.add(source, _polish(form, keep, deadline.solver_seconds()))
             polish_seconds = max(polish_seconds, time.perf_counter() - t0)
+        loss, _, h = cands.best()  # the same start heuristics as scip-bc, local search included
+        cands.add("local-search", search_from_start(X, y, w, h, loss, deadline, self.local_search))
         heuristic_seconds = time.perf_counter() - t_start
         start_keep = cands.best()[2].predict(form.groups.X) == yg
 

@@ -46,6 +46,7 @@ from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.incumbents import IncumbentTrace
+from oraclepriv.solvers.local_search import LOCAL_SEARCH_SECONDS, search_from_start
 from oraclepriv.solvers.milp import (
     HalfspaceHittingSet,
     gap_rule,
@@ -120,6 +121,10 @@ class ScipBcBackend(Backend):
     part_size : int, default 110
         Groups per part for ``strategy="partition"`` (at least 2); fewer than two parts means no
         partition (a plain search).
+    local_search : float, default 5.0
+        Seconds (at most; and at most a tenth of a time-limited call's time left) of iterated local
+        search over hyperplanes from the best start halfspace, when its loss is above the cover LP's
+        cap W/(d + 2) (:func:`~oraclepriv.solvers.local_search.search_from_start`); 0 turns it off.
 
     Attributes
     ----------
@@ -181,7 +186,7 @@ class ScipBcBackend(Backend):
     name = "scip-bc"
     requires = ("pyscipopt",)
     classes = frozenset({"halfspace"})
-    options = frozenset({"threads", "output_flag", "workers", "strategy", "part_size"})
+    options = frozenset({"threads", "output_flag", "workers", "strategy", "part_size", "local_search"})
     certificate = (
         "halfspaces: bound = SCIP's dual bound of the branch-and-cut over exactly verified non-separable "
         "cores (lazy cover cuts), a proved lower bound over all halfspaces (margin-free)"
@@ -196,6 +201,7 @@ class ScipBcBackend(Backend):
         if self.strategy not in STRATEGIES:
             raise ValueError(f"backend 'scip-bc': strategy must be one of {list(STRATEGIES)}; got {self.strategy!r}")
         self.part_size = self.int_option("part_size", PART_SIZE, 2)
+        self.local_search = self.seconds_option("local_search", LOCAL_SEARCH_SECONDS)
         self._parts: ScipBcBackend | None = None  # a plain backend for the parts of a split (its own cores)
         self._pyscipopt = import_pyscipopt()
         scip_bc_handler.handler_class(self._pyscipopt)
@@ -316,6 +322,8 @@ class ScipBcBackend(Backend):
             t0 = time.perf_counter()
             add(source, self._polish(form, keep, deadline.solver_seconds()))
             polish_seconds = max(polish_seconds, time.perf_counter() - t0)
+        loss, _, h = min(cands, key=lambda c: c[0])
+        add("local-search", search_from_start(X, y, w, h, loss, deadline, self.local_search))
         heuristic_seconds = time.perf_counter() - t_start
 
         best_loss, _, best_h = min(cands, key=lambda c: c[0])
