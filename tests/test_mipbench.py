@@ -233,3 +233,33 @@ def test_the_summary_says_a_load_exceeded_the_cores_only_when_it_did(monkeypatch
     md_busy = mipbench.markdown_summary(busy, mipbench.summarize(busy), [], [], "cmd", "issue", 60.0)
     assert "0.70-1.90 (at most the 2 cores)" in md_calm and "inflated" not in md_calm
     assert "0.70-5.10 (above the 2 cores at times" in md_busy
+
+
+def test_instances_selects_from_the_suite_and_names_what_it_lacks(tmp_path):
+    suite = [inst("a"), inst("b"), inst("c")]
+    assert [i.name for i in mipbench.select_instances(suite, ["c", "a"])] == ["a", "c"]  # the suite's order
+    assert mipbench.select_instances(suite, None) == suite
+    for bad, match in ((["x"], r"unknown instance\(s\) \['x'\]"), (["a", "a"], "repeated"), ([], "no instance")):
+        with pytest.raises(ValueError, match=match):
+            mipbench.select_instances(suite, bad)
+    out = tmp_path / "one"
+    ran = runner.invoke(
+        app,
+        [
+            "bench",
+            "mip",
+            "--quick",
+            "--instances",
+            "sepnoise-n30-d2-s0",
+            "--backends",
+            "direction-bb",
+            "--out",
+            str(out),
+        ],
+    )
+    assert ran.exit_code == 0, ran.output
+    rows = json.loads((out / "rows.json").read_text())
+    assert [r["instance"] for r in rows] == ["sepnoise-n30-d2-s0"]
+    assert "--instances sepnoise-n30-d2-s0" in (out / "summary.md").read_text()  # the command reproduces the run
+    bad = runner.invoke(app, ["bench", "mip", "--quick", "--instances", "nope", "--out", str(tmp_path / "x")])
+    assert bad.exit_code == 2 and "--instances: unknown instance(s) ['nope']" in bad.stderr

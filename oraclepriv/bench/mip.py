@@ -201,6 +201,24 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
     raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
 
 
+def select_instances(instances: list[BenchInstance], names: Iterable[str] | None) -> list[BenchInstance]:
+    """The instances of a suite named in ``names`` (all when None), in the suite's order; a name the suite
+    does not hold, or a repeated one, is a ValueError naming it and the suite's names."""
+    if names is None:
+        return instances
+    names = [str(name).strip() for name in names]
+    known = [instance.name for instance in instances]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names or len(set(names)) < len(names):
+        problem = (
+            f"unknown instance(s) {unknown}"
+            if unknown
+            else ("no instance named" if not names else f"a repeated name in {names}")
+        )
+        raise ValueError(f"--instances: {problem}; the suite has {known}")
+    return [instance for instance in instances if instance.name in set(names)]
+
+
 def check_backends(backends: Iterable[str]) -> list[str]:
     from oraclepriv.backends import available_backends
     from oraclepriv.oracle import make_oracle
@@ -876,10 +894,13 @@ def command_line(
     quick: bool,
     execution: Iterable[str] = (),
     repeat: int = 1,
+    instances: Iterable[str] | None = None,
 ) -> str:
     """The ``oraclepriv bench mip`` command line that reproduces a run (for reports); ``execution``: its
-    execution options (``["--jobs", "2"]``)."""
+    execution options (``["--jobs", "2"]``); ``instances``: the names given to ``--instances``."""
     parts = ["oraclepriv", "bench", "mip", "--suite", suite, *execution]
+    if instances is not None:
+        parts += ["--instances", ",".join(instances)]
     if repeat != 1:
         parts += ["--repeat", str(repeat)]
     if backends:

@@ -108,6 +108,14 @@ def bench_mip(
             "(for calls of a fraction of a second, e.g. --suite learners).",
         ),
     ] = 1,
+    instances_option: Annotated[
+        str | None,
+        typer.Option(
+            "--instances",
+            help="Comma-separated names of the suite's instances to run (default: all), e.g. --suite real "
+            "--instances diabetes-10f.",
+        ),
+    ] = None,
     resume: Resume = True,
     jobs: Jobs = None,
     parallel_backend: ParallelBackend = None,
@@ -137,7 +145,8 @@ def bench_mip(
         if repeat < 1:
             raise ValueError(f"--repeat must be an integer >= 1; got {repeat!r}")
         mip.check_backends(chosen)
-        instances = mip.load_suite(suite, quick=quick)
+        wanted_names = None if instances_option is None else instances_option.split(",")
+        instances = mip.select_instances(mip.load_suite(suite, quick=quick), wanted_names)
         _check_backends_fit_suite(chosen, instances, suite)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
@@ -174,6 +183,7 @@ def bench_mip(
             quick,
             parallel_note(environment).split(),
             repeat,
+            None if wanted_names is None else [i.name for i in instances],
         )
         typer.echo(
             f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s, "
