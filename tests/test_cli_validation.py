@@ -419,3 +419,12 @@ def test_jobs_minus_one_is_described_by_the_cpus_it_means(monkeypatch):
     monkeypatch.setattr(execution.os, "cpu_count", lambda: 3)
     described = execution.Execution(backend="loky", n_jobs=-1).describe()
     assert described.startswith("3 local processes") and "-1" in described
+
+
+def test_a_threshold_on_several_features_is_named_by_the_flag_and_the_file(files):
+    """The library says X / X_private and d; the command line names --hypothesis-class and the file."""
+    for args in (
+        ["erm", files["private"], "--hypothesis-class", "threshold"],
+        _learn(files, "--algorithm", "rrspm", "--epsilon", "1", "--hypothesis-class", "threshold"),
+    ):
+        _refused(args, "--hypothesis-class threshold needs data with one feature", "private.csv' has 2 (x0, x1)")

@@ -42,6 +42,11 @@ def erm(
     check_backend_time_limit(backend, time_limit)
     try:
         problem = read_csv_problem(data)
+        if hypothesis_class.value == "threshold" and problem.X.shape[1] != 1:  # named by the flag and the file
+            raise ValueError(
+                f"--hypothesis-class threshold needs data with one feature; {str(data)!r} has {problem.X.shape[1]} "
+                f"({', '.join(problem.feature_names)})"
+            )
         options = {} if time_limit is None else {"time_limit": time_limit}
         name = None
         if backend is not None:

@@ -332,6 +332,11 @@ def _fit_with_public_points(
     if public is None:
         raise ValueError(f"--public is required for --algorithm {algorithm.value}")
     data = read_csv_problem(private)
+    if hypothesis_class == "threshold" and data.X.shape[1] != 1:  # named by the flag and file, not the parameter
+        raise ValueError(
+            f"--hypothesis-class threshold needs data with one feature; {str(private)!r} has {data.X.shape[1]} "
+            f"({', '.join(data.feature_names)})"
+        )
     pub = read_csv_problem(public, require_labels=False)
     ignored = [name for name, values in (("y", pub.y), ("weight", pub.weights)) if values is not None]
     if ignored:
