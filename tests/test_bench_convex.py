@@ -55,6 +55,7 @@ def test_an_objective_below_a_certified_bound_is_a_disagreement_and_the_cli_exit
     [
         (["--methods", "bogus"], "--methods must name methods among"),
         (["--methods", ","], "--methods must name methods among"),
+        (["--methods", "scipy-slsqp,scipy-slsqp"], "--methods must not repeat a method"),
         (["--slsqp-max-n", "-1"], "--slsqp-max-n must be >= 0; got -1"),
         (["--seed", "-1"], "--seed"),
     ],

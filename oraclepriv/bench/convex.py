@@ -147,9 +147,14 @@ def _timed_run(method: str, X, y, Z, eta_sum: float, time_limit: float, slsqp_ma
 
 
 def check_methods(methods: tuple[str, ...], option: str = "methods") -> tuple[str, ...]:
-    """``methods`` if it names at least one method, each among :data:`METHODS`; else a ValueError naming ``option``."""
+    """``methods`` if it names at least one method, each among :data:`METHODS` and once (a repeat would run the
+    same method twice under one name, as ``bench mip`` refuses repeated backends); else a ValueError naming
+    ``option``."""
     if not methods or any(name not in METHODS for name in methods):
         raise ValueError(f"{option} must name methods among {list(METHODS)}; got {','.join(methods)!r}")
+    repeated = sorted({name for name in methods if methods.count(name) > 1})
+    if repeated:
+        raise ValueError(f"{option} must not repeat a method; got {','.join(methods)!r} ({repeated} twice or more)")
     return methods
 
 
