@@ -86,7 +86,6 @@ def test_the_backends_run_it_on_noisy_instances_and_stay_exact(backend):
 def test_a_broken_local_search_cannot_corrupt_the_answer(monkeypatch):
     """The search's halfspace is one more candidate: one that is wrong (here, the worst constant) is
     re-scored like any other and loses; the answer is still the certified optimum."""
-    pytest.importorskip("pyscipopt")
     import oraclepriv.solvers.scip_bc as scip_bc
 
     X, y, w = noisy(2, n=110, d=4, flips=0.2)

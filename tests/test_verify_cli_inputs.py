@@ -12,7 +12,7 @@ from oraclepriv.solvers.sweep import SweepBackend
 from typer.testing import CliRunner
 from verify_results import verify_result
 
-from oraclepriv.backends import backend_class, registered_backend
+from oraclepriv.backends import registered_backend
 from oraclepriv.cli import app
 from oraclepriv.io import write_csv_problem
 
@@ -147,8 +147,6 @@ def test_a_backend_spec_with_options_reaches_every_oracle(files):
 
 
 def test_scip_bc_with_workers(files):
-    if not backend_class("scip-bc").is_installed():
-        pytest.skip("scip-bc's solver (pyscipopt) is not installed")
     args = ["verify", "instance", files["h"], "--public", files["hpub"], "--algorithm", "rrspm"]
     result = runner.invoke(app, [*args, "--hypothesis-class", "halfspace", "--backend", "scip-bc:workers=2", "--json"])
     assert result.exit_code == 0, result.output
@@ -168,6 +166,4 @@ def test_scip_bc_with_workers(files):
     ],
 )
 def test_bad_backend_specs_are_one_line_errors_before_any_work(files, no_work, spec, fragments):
-    if spec.startswith("scip-bc") and not backend_class("scip-bc").is_installed():
-        pytest.skip("scip-bc's solver (pyscipopt) is not installed")
     _refused(_threshold(files, "--backend", spec), *fragments)
