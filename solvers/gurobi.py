@@ -40,7 +40,7 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.gurobi_env import (
     GuardedSolve,
@@ -50,6 +50,7 @@ from oraclepriv.solvers.gurobi_env import (
     licence_limit,
     licence_works,
     objective_bound,
+    set_common_parameters,
 )
 from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, gap_rule, heuristic_halfspaces, lattice_round_up
@@ -76,11 +77,13 @@ def add_milp_rows(gp, model, x, milp) -> None:
             model.addMConstr(A[rows], x, sense, rhs[rows])
 
 
-def check_options(backend: Backend) -> tuple[int, bool]:
-    """(threads, output_flag) of a Gurobi backend's config, validated (threads default 1)."""
+def check_options(backend: Backend) -> tuple[int, bool, int | None]:
+    """(threads, output_flag, random_seed) of a Gurobi backend's config, validated (threads default
+    1; random_seed None or in [0, 2^31 - 1], Gurobi's ``Seed``)."""
     threads = backend.int_option("threads", 1, 1)
     assert threads is not None
-    return threads, backend.flag_option("output_flag", False)
+    seed = backend.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
+    return threads, backend.flag_option("output_flag", False), seed
 
 
 class GurobiBackend(Backend):
@@ -102,6 +105,8 @@ class GurobiBackend(Backend):
         Gurobi threads.
     output_flag : bool, default False
         Print Gurobi's log (on stdout; off by default).
+    random_seed : int or None, default None
+        Gurobi's ``Seed``, in [0, 2^31 - 1] (None: Gurobi's default); another search path.
 
     References
     ----------
@@ -115,7 +120,7 @@ class GurobiBackend(Backend):
     name = "gurobi"
     requires = ("gurobipy",)
     classes = frozenset({"halfspace"})
-    options = frozenset({"gamma", "tolerances", "threads", "output_flag"})
+    options = frozenset({"gamma", "tolerances", "threads", "output_flag", "random_seed"})
 
     @classmethod
     def is_installed(cls) -> bool:
@@ -136,7 +141,7 @@ class GurobiBackend(Backend):
         self.tolerances = self.config.get("tolerances", "margin")
         if self.tolerances not in TOLERANCES:
             raise ValueError(f"backend 'gurobi': tolerances must be one of {list(TOLERANCES)}; got {self.tolerances!r}")
-        self.threads, self.output_flag = check_options(self)
+        self.threads, self.output_flag, self.random_seed = check_options(self)
         self.certificate = (
             f"big-M baseline: bound is Gurobi's dual bound of the margin-{gamma:g} model with ||w||_inf <= 1 on "
             "[-1,1]-scaled data; certified means optimal over that restricted margin class only, not over all "
@@ -222,9 +227,8 @@ class GurobiBackend(Backend):
         return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=nodes, details=details)
 
     def _set_parameters(self, model, abs_gap: float, form: HalfspaceMarginMilp) -> None:
+        set_common_parameters(model, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed)
         params = model.Params
-        params.OutputFlag = int(self.output_flag)
-        params.Threads = self.threads
         params.MIPGap = 0.0
         params.MIPGapAbs = float(abs_gap)
         if self.tolerances == "margin":

@@ -79,6 +79,9 @@ class GurobiBcBackend(Backend):
     local_search : float, default 5.0
         As for ``scip-bc``: seconds of iterated local search over hyperplanes from the best start
         halfspace on noisy instances (:func:`~oraclepriv.solvers.local_search.search_from_start`); 0: off.
+    random_seed : int or None, default None
+        In [0, 2^31 - 1]: Gurobi's ``Seed`` and the local search's seed (None: Gurobi's default and
+        seed 0). Exact either way; the seed changes the search path and a time-limited call's incumbent.
 
     Raises
     ------
@@ -104,7 +107,7 @@ class GurobiBcBackend(Backend):
     name = "gurobi-bc"
     requires = ("gurobipy",)
     classes = frozenset({"halfspace"})
-    options = frozenset({"threads", "output_flag", "local_search"})
+    options = frozenset({"threads", "output_flag", "local_search", "random_seed"})
     certificate = (
         "halfspaces: bound = Gurobi's dual bound of the branch-and-cut over exactly verified non-separable "
         "cores (lazy cover cuts), a proved lower bound over all halfspaces (margin-free)"
@@ -117,7 +120,7 @@ class GurobiBcBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        self.threads, self.output_flag = check_options(self)
+        self.threads, self.output_flag, self.random_seed = check_options(self)
         self.local_search = self.seconds_option("local_search", LOCAL_SEARCH_SECONDS)
         self._gp = genv.import_gurobipy("gurobi-bc")
         self._cache = HittingSetCache()
@@ -177,7 +180,9 @@ class GurobiBcBackend(Backend):
             cands.add(source, _polish(form, keep, deadline.solver_seconds()))
             polish_seconds = max(polish_seconds, time.perf_counter() - t0)
         loss, _, h = cands.best()  # the same start heuristics as scip-bc, local search included
-        cands.add("local-search", search_from_start(X, y, w, h, loss, deadline, self.local_search))
+        cands.add(
+            "local-search", search_from_start(X, y, w, h, loss, deadline, self.local_search, self.random_seed or 0)
+        )
         heuristic_seconds = time.perf_counter() - t_start
         start_keep = cands.best()[2].predict(form.groups.X) == yg
 
@@ -261,9 +266,10 @@ class GurobiBcBackend(Backend):
             zl = [z[g] for g in range(G)]
             for core in seeded:
                 model.addConstr(gp.quicksum(zl[g] for g in core) >= 1)
+            genv.set_common_parameters(
+                model, output_flag=self.output_flag, threads=self.threads, random_seed=self.random_seed
+            )
             params = model.Params
-            params.OutputFlag = int(self.output_flag)
-            params.Threads = self.threads
             params.LazyConstraints = 1
             params.MIPGap = 0.0
             params.MIPGapAbs = float(abs_gap)

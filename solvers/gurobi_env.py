@@ -93,6 +93,18 @@ def gurobi_env(gp=None):
     return env
 
 
+def set_common_parameters(model, *, output_flag: bool, threads: int, random_seed: int | None) -> None:
+    """The options both Gurobi backends share, on one model: its log on the console when
+    ``output_flag`` (the environment is silent, :func:`gurobi_env`), Gurobi's threads and, unless
+    None, its ``Seed``."""
+    params = model.Params
+    params.OutputFlag = int(output_flag)
+    params.LogToConsole = int(output_flag)
+    params.Threads = threads
+    if random_seed is not None:
+        params.Seed = random_seed
+
+
 @functools.lru_cache(maxsize=1)
 def licence_works() -> bool:
     """True when gurobipy imports and its licence solves a tiny MIP (checked once per process)."""

@@ -111,13 +111,21 @@ LOCAL_SEARCH_MIN_GROUPS = 100
 
 
 def search_from_start(
-    X: np.ndarray, y: np.ndarray, w: np.ndarray, start: Halfspace, loss: float, deadline: Deadline, seconds: float
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    start: Halfspace,
+    loss: float,
+    deadline: Deadline,
+    seconds: float,
+    seed: int = 0,
 ) -> Halfspace | None:
     """The branch-and-cut backends' use of the search: from their best start halfspace (reduced loss
     ``loss``), for at most ``seconds`` (0: never) and :data:`LOCAL_SEARCH_SHARE` of the time left, when
     the instance is noisy beyond the cover LP's reach (``loss`` above W / (d + 2), the most that LP's bound
     can prove for points in general position), has at least :data:`LOCAL_SEARCH_MIN_GROUPS` groups and its
-    points span all d dimensions. None when it does not run; else its halfspace, for the caller to re-score."""
+    points span all d dimensions. ``seed`` seeds the chains (:func:`iterated_line_search`). None when it
+    does not run; else its halfspace, for the caller to re-score."""
     d = X.shape[1]
     if seconds <= 0 or loss <= float(w.sum()) / (d + 2):
         return None
@@ -125,5 +133,5 @@ def search_from_start(
     if groups.flat or len(groups.U) < LOCAL_SEARCH_MIN_GROUPS:
         return None
     budget = Deadline(seconds, parent=deadline.share(LOCAL_SEARCH_SHARE))
-    h, _ = iterated_line_search(groups, start, budget, max_steps=LOCAL_SEARCH_STEPS)
+    h, _ = iterated_line_search(groups, start, budget, max_steps=LOCAL_SEARCH_STEPS, seed=seed)
     return h

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers import scip_bc_handler
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.incumbents import IncumbentTrace
@@ -125,6 +125,11 @@ class ScipBcBackend(Backend):
         Seconds (at most; and at most a tenth of a time-limited call's time left) of iterated local
         search over hyperplanes from the best start halfspace, when its loss is above the cover LP's
         cap W/(d + 2) (:func:`~oraclepriv.solvers.local_search.search_from_start`); 0 turns it off.
+    random_seed : int or None, default None
+        In [0, 2^31 - 1]: shifts every random seed of SCIP and its LP solver
+        (``randomization/randomseedshift``) and seeds the local search and ``strategy="partition"``'s
+        parts. None keeps SCIP's defaults and seed 0 for the others. Exact either way; the seed
+        changes the search path, hence the time and the incumbents a time-limited call ends with.
 
     Attributes
     ----------
@@ -186,7 +191,7 @@ class ScipBcBackend(Backend):
     name = "scip-bc"
     requires = ("pyscipopt",)
     classes = frozenset({"halfspace"})
-    options = frozenset({"threads", "output_flag", "workers", "strategy", "part_size", "local_search"})
+    options = frozenset({"threads", "output_flag", "workers", "strategy", "part_size", "local_search", "random_seed"})
     certificate = (
         "halfspaces: bound = SCIP's dual bound of the branch-and-cut over exactly verified non-separable "
         "cores (lazy cover cuts), a proved lower bound over all halfspaces (margin-free)"
@@ -202,6 +207,7 @@ class ScipBcBackend(Backend):
             raise ValueError(f"backend 'scip-bc': strategy must be one of {list(STRATEGIES)}; got {self.strategy!r}")
         self.part_size = self.int_option("part_size", PART_SIZE, 2)
         self.local_search = self.seconds_option("local_search", LOCAL_SEARCH_SECONDS)
+        self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
         self._parts: ScipBcBackend | None = None  # a plain backend for the parts of a split (its own cores)
         self._pyscipopt = import_pyscipopt()
         scip_bc_handler.handler_class(self._pyscipopt)
@@ -233,7 +239,7 @@ class ScipBcBackend(Backend):
         within :data:`PART_SHARE` of the time left: one after the other on that share, or (``even``) each
         on an equal share of what is left; an empty part is skipped."""
         if self._parts is None:
-            self._parts = ScipBcBackend(threads=self.threads, strategy="plain")
+            self._parts = ScipBcBackend(threads=self.threads, strategy="plain", random_seed=self.random_seed)
         share = deadline.share(PART_SHARE)
         masks = [part for part in masks if part.any()]
         out = []
@@ -297,7 +303,9 @@ class ScipBcBackend(Backend):
         if strategy in ("split", "heavy-first", "decompose"):
             parts = self._solve_parts(form, W, [~heavy, heavy], deadline, even=False)
         elif strategy == "partition":
-            parts = self._solve_parts(form, W, random_partition(W.size, self.part_size), deadline, even=True)
+            parts = self._solve_parts(
+                form, W, random_partition(W.size, self.part_size, self.random_seed or 0), deadline, even=True
+            )
         else:
             parts = []
         for part in parts:
@@ -323,13 +331,18 @@ class ScipBcBackend(Backend):
             add(source, self._polish(form, keep, deadline.solver_seconds()))
             polish_seconds = max(polish_seconds, time.perf_counter() - t0)
         loss, _, h = min(cands, key=lambda c: c[0])
-        add("local-search", search_from_start(X, y, w, h, loss, deadline, self.local_search))
+        add("local-search", search_from_start(X, y, w, h, loss, deadline, self.local_search, self.random_seed or 0))
         heuristic_seconds = time.perf_counter() - t_start
 
         best_loss, _, best_h = min(cands, key=lambda c: c[0])
         start_keep = best_h.predict(form.groups.X) == yg
         seeded = len(form.cores)
-        options = {"abs_gap": float(abs_gap), "threads": self.threads, "output_flag": self.output_flag}
+        options = {
+            "abs_gap": float(abs_gap),
+            "threads": self.threads,
+            "output_flag": self.output_flag,
+            "random_seed": self.random_seed,
+        }
         if deadline.expired():
             deadline.note("branch-and-cut (not started)")
             run = not_started()

@@ -66,7 +66,7 @@ class _Node:
     pattern: np.ndarray | None = None
 
 
-def _heavy_solve(pyscipopt, sep_h, W_h, form_h, fix, deadline, threads) -> dict[str, Any]:
+def _heavy_solve(pyscipopt, sep_h, W_h, form_h, fix, deadline, threads, random_seed) -> dict[str, Any]:
     run = run_branch_and_cut(
         pyscipopt,
         sep_h,
@@ -79,6 +79,7 @@ def _heavy_solve(pyscipopt, sep_h, W_h, form_h, fix, deadline, threads) -> dict[
         threads=threads,
         fix=fix,
         deadline=deadline,
+        random_seed=random_seed,
     )
     form_h.add_cores(run["new_cores"])
     return run
@@ -100,6 +101,7 @@ def decompose_branch_and_cut(
     time_limit: float | None = None,
     deadline: Deadline | None = None,
     trace: IncumbentTrace | None = None,
+    random_seed: int | None = None,
 ) -> dict[str, Any]:
     """The decomposition search (module docstring); returns the plain data of
     :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut` for the whole problem.
@@ -107,7 +109,7 @@ def decompose_branch_and_cut(
     ``heavy``: mask of the heavy groups; ``light_bound``: a proved lower bound on the ERM over the
     other groups alone; ``incumbent``/``start_keep``: the best labeling known and its correct groups;
     ``trace``: where the regions' improving solutions are noted (the heavy part's are not solutions
-    of the whole problem)."""
+    of the whole problem); ``random_seed``: SCIP's seed shift in every search (None: SCIP's default)."""
     from oraclepriv.solvers.base import import_highspy
 
     t0 = time.perf_counter()
@@ -140,7 +142,7 @@ def decompose_branch_and_cut(
             break
         heapq.heappop(heap)
         if node.pattern is None:  # lazy: the node's cheapest heavy pattern, and its own bound
-            run = _heavy_solve(pyscipopt, sep_h, W_h, form_h, node.fix, deadline, threads)
+            run = _heavy_solve(pyscipopt, sep_h, W_h, form_h, node.fix, deadline, threads, random_seed)
             heavy_solves += 1
             if run["raw"] == "infeasible":
                 continue  # no separable pattern satisfies these fixings
@@ -172,6 +174,7 @@ def decompose_branch_and_cut(
             seed_rows_initial=False,  # thousands of known cores: rows enter the LP when violated
             deadline=deadline,
             trace=trace,
+            random_seed=random_seed,
         )
         region_seconds.append(time.perf_counter() - t_region)
         regions += 1

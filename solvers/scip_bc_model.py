@@ -55,10 +55,13 @@ def import_pyscipopt():
     return import_solver("pyscipopt", backend="scip-bc", package="pyscipopt", tested=TESTED_PYSCIPOPT)
 
 
-def _set_parameters(model, scip, *, abs_gap: float, threads: int) -> None:
+def _set_parameters(model, scip, *, abs_gap: float, threads: int, random_seed: int | None = None) -> None:
     """Gaps that prove optimality, and SCIP features switched off because they cannot see the
-    handler's constraint or do not pay on a covering LP (``docs/solvers/scip-bc.md``)."""
+    handler's constraint or do not pay on a covering LP (``docs/solvers/scip-bc.md``); a
+    ``random_seed`` shifts every random seed of SCIP and its LP solver (another search path)."""
     model.setParam("limits/gap", 0.0)
+    if random_seed is not None:
+        model.setParam("randomization/randomseedshift", int(random_seed))
     model.setParam("limits/absgap", float(abs_gap))
     model.setParam("lp/threads", threads)
     model.setParam("presolving/maxrestarts", 0)
@@ -95,6 +98,7 @@ def build_model(
     deadline: Deadline | None = None,
     priorities: np.ndarray | None = None,
     bound_rows: tuple[tuple[np.ndarray, float], ...] = (),
+    random_seed: int | None = None,
 ):
     """The SCIP model over the groups (module docstring): returns (model, z, handler).
 
@@ -102,7 +106,7 @@ def build_model(
     parallel search); ``deadline`` is the one the handler's callbacks honour. ``priorities``
     (one integer per group) are SCIP branching priorities; ``bound_rows`` are rows
     sum_{g in groups} W_g z_g >= rhs that the caller has proved for every halfspace (the part
-    bounds of :mod:`oraclepriv.solvers.scip_bc_split`)."""
+    bounds of :mod:`oraclepriv.solvers.scip_bc_split`); ``random_seed`` as in :func:`_set_parameters`."""
     scip = pyscipopt
     model = scip.Model("scip-bc")
     if not output_flag:
@@ -120,7 +124,7 @@ def build_model(
     for g, value in (fix or {}).items():
         model.fixVar(z[g], float(value))
     handler = install_handler(pyscipopt, model, z, sep, W, yg, known, deadline)
-    _set_parameters(model, scip, abs_gap=abs_gap, threads=threads)
+    _set_parameters(model, scip, abs_gap=abs_gap, threads=threads, random_seed=random_seed)
     return model, z, handler
 
 
@@ -179,6 +183,7 @@ def run_branch_and_cut(
     priorities: np.ndarray | None = None,
     bound_rows: tuple[tuple[np.ndarray, float], ...] = (),
     trace: IncumbentTrace | None = None,
+    random_seed: int | None = None,
 ) -> dict[str, Any]:
     """One SCIP branch-and-cut over the groups, optionally restricted to a region.
 
@@ -187,7 +192,8 @@ def run_branch_and_cut(
     ``start_keep``: the groups a start solution classifies correctly (offered to SCIP unless it
     contradicts ``fix``); ``deadline``: the call's deadline, which the handler's callbacks honour
     (``time_limit`` is SCIP's own limit); ``priorities`` and ``bound_rows`` as in :func:`build_model`;
-    ``trace``: where SCIP's improving solutions are noted with their time (:mod:`oraclepriv.solvers.incumbents`).
+    ``trace``: where SCIP's improving solutions are noted with their time (:mod:`oraclepriv.solvers.incumbents`);
+    ``random_seed``: SCIP's seed shift (None: SCIP's default).
     A Ctrl-C raises KeyboardInterrupt (module docstring); a stop by the handler at the deadline
     reads as "timelimit".
 
@@ -209,6 +215,7 @@ def run_branch_and_cut(
         deadline=deadline,
         priorities=priorities,
         bound_rows=bound_rows,
+        random_seed=random_seed,
     )
     if trace is not None:
         _note_incumbents(pyscipopt, model, trace)

@@ -1,0 +1,132 @@
+"""The ``random_seed`` option of the branch-and-cut backends (scip-bc, gurobi-bc) and the Gurobi big-M model.
+
+A seed changes the search path (SCIP's seed shift, Gurobi's ``Seed``, the local search's chains), never
+the answer's exactness: every seed must give the certified optimum an independent method finds. The seed
+must also reach the solver: read back from the SCIP model, and from Gurobi's own log.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from oraclepriv.solvers import scip_bc, scip_bc_model
+from oraclepriv.solvers.base import MAX_RANDOM_SEED
+from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.direction_bounds import WhitenedGroups
+from oraclepriv.solvers.local_search import iterated_line_search
+from oraclepriv.solvers.milp import heuristic_halfspaces
+from oraclepriv.solvers.mipbackend import HittingSetCache
+
+from oraclepriv import make_oracle
+from oraclepriv.backends import backend_class
+
+GUROBI = backend_class("gurobi-bc").is_installed()
+
+
+def noisy(seed: int, n: int = 110, d: int = 4, flips: float = 0.2, signed: bool = False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = (X @ rng.normal(size=d) > 0).astype(int)
+    y[rng.random(n) < flips] ^= 1
+    w = rng.integers(-3, 4, size=n).astype(float) if signed else np.ones(n)
+    return X, y, w
+
+
+def backends() -> list[str]:
+    return ["scip-bc", "gurobi-bc", "gurobi"] if GUROBI else ["scip-bc"]
+
+
+@pytest.mark.parametrize("backend", backends())
+@pytest.mark.parametrize("bad", [-1, MAX_RANDOM_SEED + 1, 1.5, "3", True])
+def test_bad_seeds_are_refused_by_name(backend, bad):
+    with pytest.raises(ValueError, match="random_seed") as err:
+        make_oracle("halfspace", backend=backend, random_seed=bad)
+    assert repr(bad) in str(err.value) or str(bad) in str(err.value)
+
+
+@pytest.mark.parametrize("seed", [None, 0, 12345, MAX_RANDOM_SEED])
+def test_the_scip_model_carries_the_seed_shift(seed):
+    pyscipopt = scip_bc_model.import_pyscipopt()
+    X, y, w = noisy(0, n=20, d=2)
+    form, sep, _ = HittingSetCache().get(X, y)
+    model, _z, _handler = scip_bc_model.build_model(
+        pyscipopt, sep, form.groups.group_weights(w), form.yg, [], abs_gap=0.0, random_seed=seed
+    )
+    assert model.getParam("randomization/randomseedshift") == (0 if seed is None else seed)
+
+
+def test_scip_bc_hands_its_seed_to_scip_and_to_the_local_search(monkeypatch):
+    seen: dict[str, list] = {"scip": [], "local": []}
+    run, search = scip_bc.run_branch_and_cut, scip_bc.search_from_start
+
+    def spy_run(*args, **kwargs):
+        seen["scip"].append(kwargs["random_seed"])
+        return run(*args, **kwargs)
+
+    def spy_search(*args):
+        seen["local"].append(args[-1])
+        return search(*args)
+
+    monkeypatch.setattr(scip_bc, "run_branch_and_cut", spy_run)
+    monkeypatch.setattr(scip_bc, "search_from_start", spy_search)
+    X, y, w = noisy(2)
+    make_oracle("halfspace", backend="scip-bc", random_seed=41, local_search=0.2).solve(X, y, w)
+    make_oracle("halfspace", backend="scip-bc", local_search=0.2).solve(X, y, w)
+    assert seen == {"scip": [41, None], "local": [41, 0]}
+
+
+def test_the_local_search_depends_on_its_seed():
+    """Different seeds take different chains (else the option would not change the search), and each
+    seed is reproducible."""
+    X, y, w = noisy(1, n=150, flips=0.25)
+    groups = WhitenedGroups.build(X, y, w)
+    start = heuristic_halfspaces(X, y, w)[2]
+    found = [iterated_line_search(groups, start, Deadline(None), max_steps=60, seed=s)[0] for s in range(4)]
+    assert len(set(found)) > 1
+    assert iterated_line_search(groups, start, Deadline(None), max_steps=60, seed=2)[0] == found[2]
+
+
+@pytest.mark.parametrize("backend", ["scip-bc", "gurobi-bc"])
+@pytest.mark.parametrize("instance", range(4))
+def test_every_seed_gives_the_certified_optimum(backend, instance):
+    if backend == "gurobi-bc" and not GUROBI:
+        pytest.skip("gurobi-bc (optional extra [gurobi]) is not installed here")
+    X, y, w = noisy(10 + instance, n=40 + 8 * instance, d=3, signed=instance % 2 == 1)
+    reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)
+    assert reference.certified
+    tol = 1e-9 * np.abs(w).sum()
+    for seed in (0, 7, 2**20 + 3):
+        res = make_oracle("halfspace", backend=backend, random_seed=seed, local_search=0.2).solve(X, y, w)
+        assert res.certified and res.objective == pytest.approx(reference.objective, abs=tol)
+        assert res.hypothesis.loss(X, y, w) == pytest.approx(reference.objective, abs=tol)
+
+
+@pytest.mark.skipif(not GUROBI, reason="gurobi (optional extra [gurobi]) is not installed here")
+@pytest.mark.parametrize("backend", ["gurobi-bc", "gurobi"])
+def test_gurobi_logs_the_seed_it_was_given(backend, capfd):
+    """Gurobi's own log (shown with output_flag) states the Seed it runs with; without output_flag
+    nothing reaches the console."""
+    X, y, w = noisy(3, n=80)
+    make_oracle("halfspace", backend=backend, random_seed=7, output_flag=True).solve(X, y, w)
+    out = capfd.readouterr().out
+    assert "Set parameter Seed to value 7" in out
+    make_oracle("halfspace", backend=backend, random_seed=7).solve(X, y, w)
+    quiet = capfd.readouterr()
+    assert quiet.out == "" and "Seed" not in quiet.err
+
+
+def test_the_partition_parts_take_the_seed(monkeypatch):
+    """The parts of ``strategy="partition"`` and the search over the whole run with the same seed shift."""
+    seen: list = []
+    run = scip_bc_model.run_branch_and_cut
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("random_seed"))
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(scip_bc, "run_branch_and_cut", spy)  # the parts run through a scip-bc backend too
+    X, y, w = noisy(4, n=120, flips=0.15)
+    res = make_oracle("halfspace", backend="scip-bc", strategy="partition", part_size=50, random_seed=9).solve(X, y, w)
+    reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)
+    assert res.certified and res.objective == pytest.approx(reference.objective)
+    assert seen and set(seen) == {9}
