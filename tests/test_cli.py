@@ -76,7 +76,7 @@ def test_erm_stump_human_output(csv_file):
 
 def test_erm_human_output_says_what_a_restricted_bound_covers_and_why_a_backend_failed(csv_file):
     """A restricted-class answer names its class; a backend's own error reaches the user (here E01Loss, which
-    fails on duplicated points: a singular matrix), not only the word "error"."""
+    fails on duplicated points: a singular matrix), not only the word "error", and the exit code is 1."""
     path = csv_file([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 2.0], [2.0, 0.0]], [0, 0, 1, 1, 1, 0])
     result = runner.invoke(app, ["erm", str(path), "--hypothesis-class", "halfspace", "--backend", "naive-highs"])
     assert result.exit_code == 0, result.output
@@ -85,9 +85,11 @@ def test_erm_human_output_says_what_a_restricted_bound_covers_and_why_a_backend_
     pytest.importorskip("e01loss")
     dup = csv_file([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [2.0, 0.0]], [0, 1, 1, 0, 1], name="dup.csv")
     result = runner.invoke(app, ["erm", str(dup), "--hypothesis-class", "halfspace", "--backend", "e01loss"])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # a backend error is not a success
     assert "status      error" in result.stdout
     assert "reason      E01Loss failed: LinAlgError" in result.stdout
+    as_json = runner.invoke(app, ["erm", str(dup), "--hypothesis-class", "halfspace", "--backend", "e01loss", "--json"])
+    assert as_json.exit_code == 1 and json.loads(as_json.stdout)["status"] == "error"
 
 
 @pytest.mark.parametrize(

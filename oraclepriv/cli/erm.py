@@ -9,6 +9,9 @@ import typer
 from oraclepriv.cli.common import check_backend_time_limit, check_input_file, check_time_limit, fail
 from oraclepriv.io import read_csv_problem, to_json
 
+#: the exit code when the backend answers with status "error" (2 is bad input, as for every command)
+EXIT_BACKEND_ERROR = 1
+
 
 class HypothesisClass(str, Enum):
     threshold = "threshold"
@@ -33,7 +36,10 @@ def erm(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
-    """Solve one weighted 0-1 ERM problem exactly and report whether the answer is certified."""
+    """Solve one weighted 0-1 ERM problem exactly and report whether the answer is certified.
+
+    Exit code 0 when the backend answered (certified or not: a time limit leaves a best-known answer),
+    1 when it answered with status "error" (the reason is printed, or is ``details.error`` in the JSON)."""
     from oraclepriv.backends import parse_backend_spec
     from oraclepriv.oracle import make_oracle
 
@@ -61,7 +67,14 @@ def erm(
     summary["features"] = list(problem.feature_names)
     if as_json:
         typer.echo(to_json(summary))
-        return
+    else:
+        _print_summary(summary)
+    if summary["status"] == "error":
+        raise typer.Exit(code=EXIT_BACKEND_ERROR)
+
+
+def _print_summary(summary: dict) -> None:
+    """The answer as aligned lines (what ``--json`` gives as one object)."""
     typer.echo(f"class       {summary['class']}  (n={summary['n']}, d={summary['d']}, backend={summary['backend']})")
     typer.echo(f"hypothesis  {summary['hypothesis']}")
     typer.echo(f"objective   {summary['objective']:.12g}   bound {summary['bound']:.12g}")
