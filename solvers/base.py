@@ -15,6 +15,7 @@ import hashlib
 import importlib
 import importlib.util
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -263,6 +264,26 @@ class Backend(ABC):
                 kind = {1: "a positive integer", 0: "a non-negative integer"}.get(minimum, f"an integer >= {minimum}")
             raise ValueError(f"backend {self.name!r}: {name} must be {kind}; got {value!r}")
         return int(value)
+
+    def choice_option(self, name: str, default: str, choices: Iterable[str]) -> str:
+        """The option ``name``, one of ``choices`` (``default`` when not given), or a ValueError naming the
+        backend, the option, the choices and the value."""
+        value = self.config.get(name, default)
+        allowed = list(choices)
+        if not isinstance(value, str) or value not in allowed:
+            raise ValueError(f"backend {self.name!r}: {name} must be one of {allowed}; got {value!r}")
+        return value
+
+    def number_option(self, name: str, default: float, low: float, high: float, why: str = "") -> float:
+        """The real option ``name`` in [low, high] (``default`` when not given), or a ValueError naming the
+        backend, the option, the range (with ``why``, when given) and the value."""
+        value = self.config.get(name, default)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise ValueError(f"backend {self.name!r}: {name} must be a number in [{low:g}, {high:g}]; got {value!r}")
+        if not low <= value <= high:  # NaN too
+            because = f" ({why})" if why else ""
+            raise ValueError(f"backend {self.name!r}: {name} must be in [{low:g}, {high:g}]{because}; got {value!r}")
+        return float(value)
 
     def seconds_option(self, name: str, default: float) -> float:
         """The option ``name``, a number of seconds >= 0 and at most the longest time limit (``default`` when

@@ -364,16 +364,11 @@ class CpSatBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        cfg = self.config
         self.threads = self.int_option("threads", None, 1)
         self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
         self.resolution_bits = self.int_option("resolution_bits", 8, 1, 20)
         self.output_flag = self.flag_option("output_flag", False)
-        self.halfspace_model = cfg.get("halfspace_model", "auto")
-        if self.halfspace_model not in HALFSPACE_MODELS:
-            raise ValueError(
-                f"backend 'cpsat': halfspace_model must be one of {list(HALFSPACE_MODELS)}; got {self.halfspace_model!r}"
-            )
+        self.halfspace_model = self.choice_option("halfspace_model", "auto", HALFSPACE_MODELS)
         self.certificate = (
             "thresholds/stumps: exact integer staircase model; halfspaces on dyadic-grid data: exact integer model "
             "(|w|,|b| <= Hadamard bound K), a proved bound over all halfspaces; real-valued halfspace data: "

@@ -148,19 +148,9 @@ class DirectionBbBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        self.fallback = str(options.get("fallback", "auto"))
-        if self.fallback not in FALLBACKS:
-            raise ValueError(
-                f"backend 'direction-bb': fallback must be one of {list(FALLBACKS)}; got {self.fallback!r}"
-            )
-        self.batch = options.get("batch")
-        if self.batch is not None and (
-            isinstance(self.batch, bool) or not isinstance(self.batch, int) or self.batch < 1
-        ):
-            raise ValueError(f"backend 'direction-bb': batch must be an integer >= 1 or None; got {self.batch!r}")
-        self.max_boxes = options.get("max_boxes", MAX_BOXES)
-        if isinstance(self.max_boxes, bool) or not isinstance(self.max_boxes, int) or self.max_boxes < 1:
-            raise ValueError(f"backend 'direction-bb': max_boxes must be an integer >= 1; got {self.max_boxes!r}")
+        self.fallback = self.choice_option("fallback", "auto", FALLBACKS)
+        self.batch = self.int_option("batch", None, 1)
+        self.max_boxes = self.int_option("max_boxes", MAX_BOXES, 1)
 
     def check(self, hypothesis_class: str, n: int, d: int) -> None:
         super().check(hypothesis_class, n, d)

@@ -163,9 +163,7 @@ class E01LossBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        self.algorithm = self.config.get("algorithm", "cell")
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"backend 'e01loss': algorithm must be one of {list(ALGORITHMS)}; got {self.algorithm!r}")
+        self.algorithm = self.choice_option("algorithm", "cell", ALGORITHMS)
         memory = self.config.get("memory_gb", MEMORY_GB)
         if isinstance(memory, bool) or not isinstance(memory, (int, float)) or not (0 < memory <= MAX_MEMORY_GB):
             raise ValueError(

@@ -53,7 +53,15 @@ from oraclepriv.solvers.gurobi_env import (
     set_common_parameters,
 )
 from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, gap_rule, heuristic_halfspaces, lattice_round_up
+from oraclepriv.solvers.milp import (
+    DEFAULT_GAMMA,
+    GAMMA_RANGE,
+    GAMMA_WHY,
+    HalfspaceMarginMilp,
+    gap_rule,
+    heuristic_halfspaces,
+    lattice_round_up,
+)
 from oraclepriv.solvers.mipbackend import _Candidates
 
 __all__ = ["GurobiBackend", "TOLERANCES", "add_milp_rows"]
@@ -129,18 +137,8 @@ class GurobiBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        try:
-            gamma = float(self.config.get("gamma", DEFAULT_GAMMA))
-        except (TypeError, ValueError):
-            gamma = math.nan
-        if not (1e-6 <= gamma <= 0.5):
-            raise ValueError(
-                f"backend 'gurobi': gamma must be a number in [1e-6, 0.5]; got {self.config.get('gamma')!r}"
-            )
-        self.gamma = gamma
-        self.tolerances = self.config.get("tolerances", "margin")
-        if self.tolerances not in TOLERANCES:
-            raise ValueError(f"backend 'gurobi': tolerances must be one of {list(TOLERANCES)}; got {self.tolerances!r}")
+        self.gamma = gamma = self.number_option("gamma", DEFAULT_GAMMA, *GAMMA_RANGE, GAMMA_WHY)
+        self.tolerances = self.choice_option("tolerances", "margin", TOLERANCES)
         self.threads, self.output_flag, self.random_seed = check_options(self)
         self.certificate = (
             f"big-M baseline: bound is Gurobi's dual bound of the margin-{gamma:g} model with ||w||_inf <= 1 on "

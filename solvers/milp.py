@@ -84,6 +84,9 @@ __all__ = [
 #: factor >= 40 for d <= 10 (backends tighten the solver tolerance for larger d, see
 #: ``HalfspaceMarginMilp.feasibility_tolerance``).
 DEFAULT_GAMMA = 1e-3
+#: the margins a backend accepts (option ``gamma``), and why not smaller
+GAMMA_RANGE = (1e-6, 0.5)
+GAMMA_WHY = "margin on [-1,1]-scaled data; below 1e-6 it drowns in the solver's feasibility tolerance"
 
 
 @dataclass

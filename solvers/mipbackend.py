@@ -72,6 +72,8 @@ from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
 from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import (
     DEFAULT_GAMMA,
+    GAMMA_RANGE,
+    GAMMA_WHY,
     HalfspaceHittingSet,
     HalfspaceMarginMilp,
     HalfspaceRelaxedMilp,
@@ -276,27 +278,9 @@ class MipBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        cfg = self.config
-        self.certify = cfg.get("certify", "margin-free")
-        if self.certify not in CERTIFY_MODES:
-            raise ValueError(
-                f"backend {self.name!r}: certify must be one of {list(CERTIFY_MODES)}; got {self.certify!r}"
-            )
-        try:
-            gamma = float(cfg.get("gamma", DEFAULT_GAMMA))
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"backend {self.name!r}: gamma must be a number in [1e-6, 0.5]; got {cfg.get('gamma')!r}"
-            ) from None
-        if not (1e-6 <= gamma <= 0.5):
-            raise ValueError(
-                f"backend {self.name!r}: gamma must be in [1e-6, 0.5] (margin on [-1,1]-scaled data; below 1e-6 it "
-                f"drowns in the solver's feasibility tolerance); got {cfg.get('gamma')!r}"
-            )
-        self.gamma = gamma
-        self.method = cfg.get("method", "cuts")
-        if self.method not in METHODS:
-            raise ValueError(f"backend {self.name!r}: method must be one of {list(METHODS)}; got {self.method!r}")
+        self.certify = self.choice_option("certify", "margin-free", CERTIFY_MODES)
+        self.gamma = self.number_option("gamma", DEFAULT_GAMMA, *GAMMA_RANGE, GAMMA_WHY)
+        self.method = self.choice_option("method", "cuts", METHODS)
         self.threads = self.int_option("threads", None, 1)
         self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
         self.warm_start = self.flag_option("warm_start", True)

@@ -80,9 +80,7 @@ class PortfolioBackend(Backend):
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
-        self.lead = options.get("lead", LEAD_SECONDS)
-        if isinstance(self.lead, bool) or not isinstance(self.lead, (int, float)) or not 0 <= self.lead < float("inf"):
-            raise ValueError(f"backend 'portfolio': lead must be a finite number of seconds >= 0; got {self.lead!r}")
+        self.lead = self.seconds_option("lead", LEAD_SECONDS)
         self._direction = DirectionBbBackend()
         self._scip: Backend | None = None  # kept between calls: its core pool is reused on the same points
 

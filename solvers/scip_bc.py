@@ -202,9 +202,7 @@ class ScipBcBackend(Backend):
         self.threads = self.int_option("threads", 1, 1)
         self.workers = self.int_option("workers", 1, 1)
         self.output_flag = self.flag_option("output_flag", False)
-        self.strategy = self.config.get("strategy", "auto")
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"backend 'scip-bc': strategy must be one of {list(STRATEGIES)}; got {self.strategy!r}")
+        self.strategy = self.choice_option("strategy", "auto", STRATEGIES)
         self.part_size = self.int_option("part_size", PART_SIZE, 2)
         self.local_search = self.seconds_option("local_search", LOCAL_SEARCH_SECONDS)
         self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)

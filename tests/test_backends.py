@@ -154,8 +154,9 @@ def test_the_portfolio_hands_direction_bb_the_lead_s_halfspace_and_keeps_the_lar
     assert res.certified and res.objective == reference.objective
     assert res.details["portfolio"] == "scip-bc (lead 0 s), then direction-bb"
     assert res.details["lead_status"] in ("time_limit", "optimal")
-    with pytest.raises(ValueError, match="lead must be a finite number of seconds >= 0; got -1"):
-        make_oracle("halfspace", backend="portfolio", lead=-1)
+    for bad in (-1, float("inf"), float("nan"), True, "1"):
+        with pytest.raises(ValueError, match=f"lead must be a number of seconds >= 0.*got {bad!r}"):
+            make_oracle("halfspace", backend="portfolio", lead=bad)
 
 
 @pytest.mark.parametrize(("n", "flipped", "then"), [(30, 8, "direction-bb"), (60, 2, "scip-bc (loss")])
@@ -203,3 +204,35 @@ def test_the_portfolio_is_exact_on_degenerate_data_against_brute_force(kind, d, 
     assert res.certified and res.status == "optimal"
     assert res.objective == pytest.approx(truth, abs=1e-9)
     assert res.bound <= truth + 1e-9
+
+
+@pytest.mark.parametrize(
+    ("backend", "options", "message"),
+    [
+        ("direction-bb", {"fallback": "never"}, r"fallback must be one of \['auto', .*got 'never'"),
+        ("direction-bb", {"fallback": 3}, "fallback must be one of .*got 3$"),
+        ("direction-bb", {"batch": 0}, "batch must be a positive integer; got 0"),
+        ("direction-bb", {"batch": 2.5}, "batch must be a positive integer; got 2.5"),
+        ("direction-bb", {"max_boxes": True}, "max_boxes must be a positive integer; got True"),
+        ("scip-bc", {"strategy": "greedy"}, "strategy must be one of .*got 'greedy'"),
+        ("highs", {"gamma": float("nan")}, r"gamma must be in \[1e-06, 0.5\] \(margin on .*got nan"),
+        ("highs", {"gamma": "wide"}, r"gamma must be a number in \[1e-06, 0.5\]; got 'wide'"),
+        ("highs", {"certify": None}, "certify must be one of .*got None"),
+        ("highs", {"method": "lagrange"}, "method must be one of .*got 'lagrange'"),
+        ("cpsat", {"halfspace_model": "float"}, "halfspace_model must be one of .*got 'float'"),
+    ],
+)
+def test_backend_options_are_checked_by_name_and_value(backend, options, message):
+    """One set of validators (Backend.choice_option, number_option, int_option) for every backend: the message
+    names the backend, the option, what it must be and the value given."""
+    with pytest.raises(ValueError, match=f"backend '{backend}': {message}"):
+        make_oracle("halfspace", backend=backend, **options)
+
+
+def test_numpy_scalars_pass_the_option_validators():
+    oracle = make_oracle("halfspace", backend="direction-bb", batch=np.int64(4), max_boxes=np.int32(1000))
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]])
+    assert oracle.solve(X, np.array([0, 1, 0])).certified
+    assert (
+        make_oracle("halfspace", backend="highs", gamma=np.float64(0.01)).solve(X, np.array([0, 1, 0])).objective == 0
+    )
