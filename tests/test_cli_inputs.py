@@ -313,3 +313,116 @@ def test_a_name_too_long_is_a_one_line_error(tmp_path, no_work):
     _refused(["bench", "mip", "--out", long], "--out", "too long")
     _refused(["erm", long, "--hypothesis-class", "stump"], "data file", "too long")
     _refused(["instances", "check", "--dir", long], "--dir", "too long")
+
+
+# ------------------------------------------------------------------------------------------------ library names
+# Bad data or options the library refuses by its Python names (X_private, X_public, weights, delta=, backend=,
+# on_uncertified=) and 0-based rows: the command names the flag or the file, and data rows counted from 1 after the
+# header (as read_csv_problem counts them), before any learner is fitted.
+
+
+def _no_python_names(line: str, *names: str) -> None:
+    for name in names:
+        assert name not in line, (name, line)
+
+
+@pytest.fixture
+def no_fit(monkeypatch):
+    """Every learner's fit fails the test: the refusal must come from the command, not the library."""
+    from oraclepriv.learners._base import PublicDataEstimator
+
+    def started(*args, **kwargs):
+        raise AssertionError("the learner was fitted before the input was checked")
+
+    monkeypatch.setattr(PublicDataEstimator, "fit", started)
+
+
+def _linear(tmp_path, private_rows, public_rows) -> tuple[str, str]:
+    private, public = tmp_path / "lin.csv", tmp_path / "linpub.csv"
+    write_csv_problem(private, np.array(private_rows), np.arange(len(private_rows)) % 2)
+    write_csv_problem(public, np.array(public_rows), None)
+    return str(private), str(public)
+
+
+def _regularization(private: str, public: str, *extra: str) -> list[str]:
+    return [
+        "learn",
+        private,
+        "--public",
+        public,
+        "--algorithm",
+        "regularization",
+        "--hypothesis-class",
+        "linear",
+        "--epsilon",
+        "1",
+        *extra,
+    ]
+
+
+def test_learn_names_the_private_file_and_its_row_outside_the_l1_ball(tmp_path, no_fit):
+    """It said "X_private row 1 has l1 norm 1.4": the second data row, 0-based, of a parameter the user never saw."""
+    private, public = _linear(tmp_path, [[0.1, 0.2], [0.5, 0.9], [0.2, 0.1]], [[0.1, 0.1], [0.2, 0.3]])
+    line = _refused(_regularization(private, public), f"data file {private!r}: row 2 has l1 norm 1.4 > 1", "x0")
+    _no_python_names(line, "X_private", "row 1 ")
+
+
+def test_learn_names_the_public_file_and_its_row_outside_the_l1_ball(tmp_path, no_fit):
+    private, public = _linear(tmp_path, [[0.1, 0.2], [0.5, 0.3]], [[0.1, 0.1], [0.2, 0.3], [0.9, 0.3]])
+    line = _refused(_regularization(private, public), f"--public {public!r}: row 3 has l1 norm 1.2 > 1")
+    _no_python_names(line, "X_public", "row 2 ")
+
+
+@pytest.mark.parametrize("algorithm", ["perturbation", "regularization"])
+def test_learn_delta_zero_for_a_gaussian_learner_names_the_flag(tmp_path, no_fit, algorithm):
+    """It said "noise='gaussian' gives (eps, delta)-DP: delta must be > 0; got delta=0.0" (regularization) or
+    "...: delta must be > 0; got 0.0" (perturbation)."""
+    private, public = _linear(tmp_path, [[0.1, 0.2], [0.5, 0.3]], [[0.1, 0.1], [0.2, 0.3]])
+    args = (
+        _regularization(private, public)
+        if algorithm == "regularization"
+        else ["learn", private, "--public", public, "--algorithm", "perturbation", "--epsilon", "1"]
+    )
+    line = _refused([*args, "--delta", "0"], "--delta 0", f"--algorithm {algorithm}", "--delta must be > 0")
+    _no_python_names(line, "noise=", "delta=", "got 0.0")
+
+
+def test_learn_regularization_backend_and_on_uncertified_are_named_by_their_flags(tmp_path, no_fit):
+    """It said "backend must be None or one of [...]", "Regularization's convex oracle takes no backend_options" and
+    "on_uncertified='fallback' needs a second, exact backend"."""
+    private, public = _linear(tmp_path, [[0.1, 0.2], [0.5, 0.3]], [[0.1, 0.1], [0.2, 0.3]])
+    args = _regularization(private, public, "--delta", "0.1")
+    line = _refused([*args, "--backend", "nope"], "--backend must be one of ['highs-qp+kkt']", "got 'nope'")
+    _no_python_names(line, "None")
+    line = _refused([*args, "--backend", "highs-qp+kkt:x=1"], "--backend 'highs-qp+kkt:x=1'", "takes no options")
+    _no_python_names(line, "backend_options")
+    line = _refused([*args, "--on-uncertified", "fallback"], "--on-uncertified fallback", "--on-uncertified raise")
+    _no_python_names(line, "on_uncertified")
+
+
+@pytest.mark.parametrize(("algorithm", "extra"), [("rrspm", []), ("subsample", ["--on-uncertified", "raise"])])
+def test_learn_a_restricted_backend_is_named_by_its_flag(data, no_fit, algorithm, extra):
+    """A backend whose bounds cover a margin-restricted class with on_uncertified raise: it said "backend='gurobi'
+    proves its bounds only over ... Use an exact backend (e.g. backend=None), or on_uncertified='fallback'"."""
+    private, public, _ = data
+    args = ["learn", str(private), "--public", str(public), "--algorithm", algorithm, "--epsilon", "1", *extra]
+    line = _refused(
+        [*args, "--backend", "gurobi"], "--backend 'gurobi' proves its bounds only over", "--on-uncertified fallback"
+    )
+    _no_python_names(line, "backend=", "on_uncertified")
+
+
+def test_learn_a_bad_backend_option_names_the_flag_and_the_spec(data, no_fit):
+    private, public, _ = data
+    args = ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--epsilon", "1"]
+    _refused([*args, "--backend", "sweep:bogus=1"], "--backend 'sweep:bogus=1'", "unknown option(s) ['bogus']")
+
+
+def test_erm_names_the_weight_column_whose_total_overflows(tmp_path):
+    """It said "weights: the sum of |weights| overflows float64": the parameter, not the file's 'weight' column."""
+    path = tmp_path / "w.csv"
+    write_csv_problem(path, np.array([[0.1], [0.5], [0.2]]), np.array([0, 1, 1]), np.full(3, 1e308))
+    line = _refused(
+        ["erm", str(path), "--hypothesis-class", "threshold"], f"data file {str(path)!r}", "'weight' column"
+    )
+    _no_python_names(line, "weights")

@@ -167,3 +167,93 @@ def test_scip_bc_with_workers(files):
 )
 def test_bad_backend_specs_are_one_line_errors_before_any_work(files, no_work, spec, fragments):
     _refused(_threshold(files, "--backend", spec), *fragments)
+
+
+# ------------------------------------------------------------------------------------------------ library names
+# The learner and the verifier refuse bad grids and data by their Python names (X_private, mode=, backend=) and count
+# rows and features from 0; the command names --grid, --public, --mode or --backend, the data file, its column and
+# the data row counted from 1 after the header (as read_csv_problem counts them), before any verification.
+
+
+def _no_python_names(line: str, *names: str) -> None:
+    for name in names:
+        assert name not in line, (name, line)
+
+
+def _rspm(files, grid: str, data: str = "g2", *args: str) -> list[str]:
+    return [
+        "verify",
+        "instance",
+        files[data],
+        "--algorithm",
+        "rspm",
+        "--hypothesis-class",
+        "stump",
+        "--grid",
+        grid,
+        *args,
+    ]
+
+
+@pytest.fixture
+def grid_files(files, tmp_path):
+    """2-d records on the grid {0, 1, 2} x {0, 1} but for row 3's x1 = 0.5; 1-d records on {0, 1, 2}; 6 public points."""
+    paths = {name: tmp_path / f"{name}.csv" for name in ("g2", "g1", "pub6")}
+    write_csv_problem(paths["g2"], np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 0.5]]), np.array([0, 1, 1]))
+    write_csv_problem(paths["g1"], np.array([[0.0], [1.0], [2.0]]), np.array([0, 1, 1]))
+    write_csv_problem(paths["pub6"], np.linspace(0.05, 0.95, 6)[:, None], None)
+    return {**files, **{name: str(path) for name, path in paths.items()}}
+
+
+def test_a_record_off_the_grid_is_named_by_file_column_and_1_based_row(grid_files, no_work):
+    """It said "X_private row 2 feature 1 is 0.5, not a grid value of that feature" (0-based row and feature)."""
+    line = _refused(
+        _rspm(grid_files, "0,1,2;0,1"), f"data file {grid_files['g2']!r}: column 'x1' row 3 has the value 0.5", "--grid"
+    )
+    _no_python_names(line, "X_private", "row 2", "feature 1 ")
+
+
+def test_a_grid_with_too_few_features_names_the_flag_and_the_file(grid_files, no_work):
+    """It said "X_private has 2 features but the grid has 1"."""
+    line = _refused(_rspm(grid_files, "0,1,2"), "--grid '0,1,2'", "for 1 feature", grid_files["g2"], "(x0, x1)")
+    _no_python_names(line, "X_private")
+
+
+@pytest.mark.parametrize(
+    ("grid", "fragment"),
+    [
+        ("0,1,2;", "feature 2 has no values"),
+        (";0,1", "feature 1 has no values"),
+        ("0,nan;0,1", "feature 1 has the value 'nan'"),
+    ],
+)
+def test_a_bad_grid_feature_is_counted_from_1(grid_files, no_work, grid, fragment):
+    """It said "grid feature 1 must be a non-empty list of finite values; got []" for the second feature (0-based)."""
+    line = _refused(_rspm(grid_files, grid), f"--grid {grid!r}", fragment)
+    _no_python_names(line, "grid feature")
+
+
+def test_too_many_noisy_points_for_exact_mode_name_the_flags(grid_files, no_work):
+    """It said "m = 7 noisy points is too large for exact mode (at most 5): use mode='sampled'"."""
+    args = ["verify", "instance", grid_files["g1"], "--algorithm", "rspm", "--hypothesis-class", "threshold"]
+    line = _refused([*args, "--grid", "0,1,2,3,4,5,6"], "--grid '0,1,2,3,4,5,6' gives 7 noisy points", "--mode sampled")
+    _no_python_names(line, "mode=")
+    args = ["verify", "instance", grid_files["v3"], "--public", grid_files["pub6"], "--algorithm", "rrspm"]
+    line = _refused(
+        [*args, "--hypothesis-class", "threshold"], f"--public {grid_files['pub6']!r} has 6 rows", "--mode sampled"
+    )
+    _no_python_names(line, "mode=", "m = ")
+
+
+def test_threshold_on_two_features_names_the_flag_and_the_file(grid_files, no_work):
+    """It said "hypothesis_class='threshold' needs one feature; X_private has 2"."""
+    args = ["verify", "instance", grid_files["h"], "--public", grid_files["hpub"], "--algorithm", "rrspm"]
+    line = _refused([*args, "--hypothesis-class", "threshold"], "--hypothesis-class threshold", grid_files["h"])
+    _no_python_names(line, "hypothesis_class=", "X_private")
+
+
+def test_a_restricted_backend_names_the_flag(files, no_work):
+    """It said "backend='gurobi' proves its bounds only over ...; Use an exact backend (e.g. backend=None), or
+    on_uncertified='fallback'" (options verify does not have)."""
+    line = _refused(_threshold(files, "--backend", "gurobi"), "--backend 'gurobi' proves its bounds only over")
+    _no_python_names(line, "backend=", "on_uncertified")

@@ -213,6 +213,37 @@ def check_input_file(path: Path | None, what: str) -> None:
         fail(f"{what} {str(path)!r} does not exist")
 
 
+def check_threshold_features(hypothesis_class: str, path: Path, feature_names: tuple[str, ...]) -> None:
+    """``--hypothesis-class threshold`` on a CSV file with more than one feature column: a ValueError named by the
+    flag and the file (the library says ``X_private``, a name the command line never shows). Called where the
+    command turns a ValueError into :func:`fail` (``learn``'s block catches RuntimeError too, which
+    ``typer.Exit`` is)."""
+    if hypothesis_class == "threshold" and len(feature_names) != 1:
+        raise ValueError(
+            f"--hypothesis-class threshold needs data with one feature; {str(path)!r} has {len(feature_names)} "
+            f"({', '.join(feature_names)})"
+        )
+
+
+def backend_oracle(backend: str, hypothesis_class: str, option: str = "--backend") -> Any:
+    """The oracle ``--backend NAME[:key=value,...]`` selects for ``hypothesis_class``, built now: a bad name,
+    option or value is a one-line error naming the option and the spec as typed."""
+    from oraclepriv.backends import parse_backend_spec
+    from oraclepriv.oracle import make_oracle
+
+    try:
+        name, options = parse_backend_spec(backend)
+        return make_oracle(hypothesis_class, backend=name, **options)
+    except (ValueError, ImportError) as exc:
+        fail(f"{option} {backend!r}: {exc}")
+
+
+def restricted_backend_problem(backend: str, restriction: str, hypothesis_class: str, option: str = "--backend") -> str:
+    """The first half of the refusal of a backend whose bounds cover a restricted class only (a margin, a box),
+    named by the option and the spec; the caller says who needs an exact backend and what to do instead."""
+    return f"{option} {backend!r} proves its bounds only over {restriction}, not over all {hypothesis_class}s"
+
+
 #: the largest --epsilon the commands take: e^epsilon must stay a finite float64 (it overflows beyond 709.78)
 #: in the privacy computations (calibrations, numerical delta, verification, audits); no privacy guarantee
 #: means anything long before

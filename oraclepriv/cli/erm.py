@@ -2,11 +2,17 @@
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from oraclepriv.cli.common import check_backend_time_limit, check_input_file, check_time_limit, fail
+from oraclepriv.cli.common import (
+    check_backend_time_limit,
+    check_input_file,
+    check_threshold_features,
+    check_time_limit,
+    fail,
+)
 from oraclepriv.io import read_csv_problem, to_json
 
 #: the exit code when the backend answers with status "error" (2 is bad input, as for every command)
@@ -48,11 +54,8 @@ def erm(
     check_backend_time_limit(backend, time_limit)
     try:
         problem = read_csv_problem(data)
-        if hypothesis_class.value == "threshold" and problem.X.shape[1] != 1:  # named by the flag and the file
-            raise ValueError(
-                f"--hypothesis-class threshold needs data with one feature; {str(data)!r} has {problem.X.shape[1]} "
-                f"({', '.join(problem.feature_names)})"
-            )
+        check_threshold_features(hypothesis_class.value, data, problem.feature_names)
+        _check_weight_total(problem.weights, data)
         options = {} if time_limit is None else {"time_limit": time_limit}
         name = None
         if backend is not None:
@@ -71,6 +74,23 @@ def erm(
         _print_summary(summary)
     if summary["status"] == "error":
         raise typer.Exit(code=EXIT_BACKEND_ERROR)
+
+
+def _check_weight_total(weights: Any, data: Path) -> None:
+    """The 'weight' column's total sum |w| must be a finite float64 (every loss and bound is a partial sum of them):
+    a ValueError naming the file and the column (the library says ``weights``, a name the file never shows)."""
+    import numpy as np
+
+    if weights is None:
+        return
+    with np.errstate(over="ignore"):
+        total = float(np.abs(weights).sum())
+    if not np.isfinite(total):
+        raise ValueError(
+            f"data file {str(data)!r}: the sum of |weight| over its {len(weights)} rows overflows float64 (largest "
+            f"|weight| {float(np.abs(weights).max())!r}; the limit is a total of about 1.8e308). Divide the 'weight' "
+            "column by a common factor: the minimiser does not change"
+        )
 
 
 def _print_summary(summary: dict) -> None:

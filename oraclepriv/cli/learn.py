@@ -8,13 +8,16 @@ from typing import Annotated, Any
 import typer
 
 from oraclepriv.cli.common import (
+    backend_oracle,
     check_backend_time_limit,
     check_delta,
     check_epsilon,
     check_input_file,
     check_seed,
+    check_threshold_features,
     check_time_limit,
     fail,
+    restricted_backend_problem,
 )
 
 
@@ -184,6 +187,66 @@ def _check_options(
         )
     if teachers is not None and teachers < 2:
         fail(f"--teachers must be an integer >= 2 (and at most the number of private records); got {teachers}")
+    if delta == 0 and algorithm in (Algorithm.perturbation, Algorithm.regularization):
+        default = _learner_default(algorithm, "delta")
+        fail(
+            f"--delta {delta:g}: --algorithm {algorithm.value} adds Gaussian noise, which is (epsilon, delta)-DP only, "
+            f"so --delta must be > 0 (without --delta: {default:g})"
+        )
+    if algorithm is Algorithm.regularization:
+        _check_convex_backend(backend, on_uncertified)
+    elif algorithm.value not in NO_ORACLE and backend is not None:
+        _check_exact_backend(algorithm, backend, hypothesis_class, on_uncertified)
+
+
+def _learner_default(algorithm: Algorithm, parameter: str) -> Any:
+    """The default of one of the learner's parameters (what the command passes when its option is not given)."""
+    import inspect
+
+    return inspect.signature(_learner_class(algorithm)).parameters[parameter].default
+
+
+def _check_exact_backend(algorithm: Algorithm, backend: str, hypothesis_class: str, on_uncertified: str | None) -> None:
+    """--backend built now (a bad name, option or value names --backend and the spec), and refused when its bounds
+    cover a restricted class only while --on-uncertified is raise: the learner would refuse it too, by its
+    parameter names (backend=, on_uncertified=)."""
+    oracle = backend_oracle(backend, hypothesis_class)
+    mode = on_uncertified if on_uncertified is not None else _learner_default(algorithm, "on_uncertified")
+    restriction = oracle.restriction()
+    if restriction is not None and mode == "raise":
+        fail(
+            f"{restricted_backend_problem(backend, restriction, hypothesis_class)}, so it certifies no answer and "
+            f"--on-uncertified raise{' (the default)' if on_uncertified is None else ''} would abort --algorithm "
+            f"{algorithm.value}: omit --backend (an exact backend is chosen per problem), or give --on-uncertified "
+            "fallback to re-solve its answers exactly"
+        )
+
+
+def _check_convex_backend(backend: str | None, on_uncertified: str | None) -> None:
+    """--backend and --on-uncertified of --algorithm regularization, whose convex oracle has one backend and takes
+    no options, named by their flags (the learner would say backend=, backend_options= and on_uncertified=)."""
+    from oraclepriv.backends import parse_backend_spec
+    from oraclepriv.convex_oracle import CONVEX_BACKEND_ALIASES, CONVEX_BACKENDS
+
+    if on_uncertified == "fallback":
+        fail(
+            "--on-uncertified fallback needs a second, exact backend for the same class; --algorithm regularization's "
+            f"convex oracle has one backend ({', '.join(sorted(CONVEX_BACKENDS))}): use --on-uncertified raise or flag"
+        )
+    if backend is None:
+        return
+    try:
+        name, options = parse_backend_spec(backend)
+    except ValueError as exc:
+        fail(f"--backend {backend!r}: {exc}")
+    if name not in CONVEX_BACKENDS and name not in CONVEX_BACKEND_ALIASES:
+        aliases = ", ".join(f"{old!r} (deprecated alias of {new!r})" for old, new in CONVEX_BACKEND_ALIASES.items())
+        fail(
+            f"--backend must be one of {sorted(CONVEX_BACKENDS)} for --algorithm regularization's convex oracle, or "
+            f"omitted (also accepted: {aliases}); got {backend!r}"
+        )
+    if options:
+        fail(f"--backend {backend!r}: --algorithm regularization's convex oracle takes no options; got {options}")
 
 
 def _convex_backend(backend: str | None) -> str | None:
@@ -332,11 +395,7 @@ def _fit_with_public_points(
     if public is None:
         raise ValueError(f"--public is required for --algorithm {algorithm.value}")
     data = read_csv_problem(private)
-    if hypothesis_class == "threshold" and data.X.shape[1] != 1:  # named by the flag and file, not the parameter
-        raise ValueError(
-            f"--hypothesis-class threshold needs data with one feature; {str(private)!r} has {data.X.shape[1]} "
-            f"({', '.join(data.feature_names)})"
-        )
+    check_threshold_features(hypothesis_class, private, data.feature_names)
     pub = read_csv_problem(public, require_labels=False)
     ignored = [name for name, values in (("y", pub.y), ("weight", pub.weights)) if values is not None]
     if ignored:
@@ -370,10 +429,27 @@ def _fit_with_public_points(
             f"{given} more than the n={n} private records of {str(private)!r}: --algorithm subsample splits them "
             f"into --teachers disjoint blocks, so it needs 2 <= --teachers <= {n}"
         )
+    if algorithm is Algorithm.regularization:  # named by the file and its 1-based data rows, not X_private
+        _check_l1_ball(data.X, f"data file {str(private)!r}", data.feature_names)
+        _check_l1_ball(pub.X, f"--public {str(public)!r}", pub.feature_names)
     learner = _make_learner(
         algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers
     )
     return learner.fit(data.X, data.y, X_public=PublicData(pub.X))
+
+
+def _check_l1_ball(X: Any, shown: str, feature_names: tuple[str, ...]) -> None:
+    """Every row of a file inside the l1 unit ball (the bounded linear class of --algorithm regularization), or a
+    ValueError naming the file (``shown``) and the first row outside, counted from 1 after the header."""
+    from oraclepriv.learners.regularization import first_outside_l1_ball
+
+    outside = first_outside_l1_ball(X)
+    if outside is not None:
+        row, norm = outside
+        raise ValueError(
+            f"{shown}: row {row + 1} has l1 norm {norm!r} > 1 (|{'| + |'.join(feature_names)}|); --algorithm "
+            "regularization's bounded linear class needs every row's l1 norm <= 1 (rescale the features)"
+        )
 
 
 def _print_report(report: dict, as_json: bool) -> None:

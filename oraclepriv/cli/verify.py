@@ -13,6 +13,7 @@ options to the backend (``scip-bc:workers=2``), which validates them.
 Both take the execution switch of every parallel command (--jobs, --parallel-backend, --scheduler).
 """
 
+import math
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -26,6 +27,7 @@ from oraclepriv.cli.common import (
     Quiet,
     Scheduler,
     Seed,
+    backend_oracle,
     check_at_least,
     check_delta,
     check_epsilon,
@@ -33,12 +35,14 @@ from oraclepriv.cli.common import (
     check_out_and_report,
     check_parallel_options,
     check_seed,
+    check_threshold_features,
     echo,
     fail,
     output_path,
     parallel,
     parallel_note,
     progress_bar,
+    restricted_backend_problem,
 )
 from oraclepriv.io import read_csv_problem, to_json
 
@@ -53,12 +57,59 @@ class VerifyAlgorithm(str, Enum):
 
 
 def _parse_grid(text: str) -> list[list[float]]:
-    try:
-        return [[float(v) for v in part.split(",") if v.strip()] for part in text.split(";")]
-    except ValueError:
-        raise ValueError(
-            f"--grid {text!r}: expected comma-separated values per feature, features separated by ';'"
-        ) from None
+    """``--grid "0,1,2;0,1"``: the values of each feature. A feature without values, or with a value that is not
+    a finite number, is a one-line error naming --grid and the feature (counted from 1, as the file's columns)."""
+    grid: list[list[float]] = []
+    for j, part in enumerate(text.split(";"), start=1):
+        tokens = [v.strip() for v in part.split(",") if v.strip()]
+        try:
+            values = [float(v) for v in tokens]
+        except ValueError:
+            fail(f"--grid {text!r}: expected comma-separated values per feature, features separated by ';'")
+        if not values:
+            fail(
+                f"--grid {text!r}: feature {j} has no values (give comma-separated values per feature, features "
+                "separated by ';')"
+            )
+        for token, value in zip(tokens, values, strict=True):
+            if not math.isfinite(value):
+                fail(f"--grid {text!r}: feature {j} has the value {token!r}; grid values must be finite numbers")
+        grid.append(values)
+    return grid
+
+
+def _check_grid_data(
+    grid_text: str, grid: list[list[float]], data: Any, private: Path, hypothesis_class: str, mode: str
+) -> None:
+    """The data file against --grid, named by the flag, the file, its column names and 1-based data rows (the
+    learner would say ``X_private`` and count rows and features from 0): one grid feature per feature column,
+    every value on the grid, and, for --mode exact, an identification set small enough to integrate."""
+    import numpy as np
+
+    from oraclepriv.identification import identification_set
+    from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS
+
+    names = data.feature_names
+    if len(grid) != len(names):
+        fail(
+            f"--grid {grid_text!r} gives values for {len(grid)} feature(s) but the data file {str(private)!r} has "
+            f"{len(names)} feature column(s) ({', '.join(names)}); give one ';'-separated part per column"
+        )
+    off = np.column_stack([~np.isin(data.X[:, j], np.asarray(values)) for j, values in enumerate(grid)])
+    if off.any():
+        i, j = (int(k) for k in np.argwhere(off)[0])  # the first row, then its first column, as the file reads
+        fail(
+            f"data file {str(private)!r}: column {names[j]!r} row {i + 1} has the value {float(data.X[i, j])!r}, "
+            f"which is not a --grid value of feature {j + 1} ({', '.join(f'{v:g}' for v in grid[j])})"
+        )
+    if mode == "exact":
+        m = len(identification_set(hypothesis_class, grid))
+        if m > MAX_EXACT_POINTS:
+            fail(
+                f"--grid {grid_text!r} gives {m} noisy points (the identification set of the {hypothesis_class}s on "
+                f"the grid): too large for exact mode (--mode exact handles at most {MAX_EXACT_POINTS}); use --mode "
+                "sampled or a smaller grid"
+            )
 
 
 def _show(row: dict) -> None:
@@ -84,15 +135,22 @@ def _backend_spec(backend: str | None, hypothesis_class: str) -> tuple[str | Non
     if backend is None:
         return None, {}
     from oraclepriv.backends import parse_backend_spec
-    from oraclepriv.oracle import make_oracle
 
     try:
         name, options = parse_backend_spec(backend)
-        if "time_limit" in options:
-            raise ValueError("sets time_limit, which verify does not take (every oracle call must be solved exactly)")
-        make_oracle(hypothesis_class, backend=name, **options)
-    except (ValueError, ImportError) as exc:
+    except ValueError as exc:
         fail(f"--backend {backend!r}: {exc}")
+    if "time_limit" in options:
+        fail(
+            f"--backend {backend!r}: sets time_limit, which verify does not take (every oracle call must be solved "
+            "exactly)"
+        )
+    restriction = backend_oracle(backend, hypothesis_class).restriction()
+    if restriction is not None:  # the learner would name its parameters (backend=, on_uncertified=)
+        fail(
+            f"{restricted_backend_problem(backend, restriction, hypothesis_class)}; verify needs an exact backend "
+            "(omit --backend: one is chosen per problem)"
+        )
     return name, options
 
 
@@ -192,6 +250,7 @@ def verify_instance(
     neither refutes nor supports; more --draws may decide it); 2 bad input.
     """
     from oraclepriv.learners import RRSPM, RSPM
+    from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS
     from oraclepriv.verify.verifier import verify_learner
 
     check_seed(seed)
@@ -213,6 +272,7 @@ def verify_instance(
                 f"--delta {delta:g} is >= 1/n = {1.0 / len(data.y):.3g} for the n={len(data.y)} records of "
                 f"{str(private)!r}: use --delta < 1/n"
             )
+        check_threshold_features(hypothesis_class, private, data.feature_names)
         extra = None
         if others is not None:
             other = read_csv_problem(others, require_labels=False)
@@ -225,10 +285,12 @@ def verify_instance(
                 )
             if grid is None:
                 raise ValueError("--algorithm rspm needs --grid (the data domain)")
+            values = _parse_grid(grid)
+            _check_grid_data(grid, values, data, private, hypothesis_class, mode)
             learner = RSPM(
                 epsilon=epsilon,
                 hypothesis_class=hypothesis_class,
-                grid=_parse_grid(grid),
+                grid=values,
                 backend=backend_name,
                 backend_options=backend_options,
             )
@@ -239,6 +301,11 @@ def verify_instance(
             points = read_csv_problem(public, require_labels=False)
             _same_features(points.feature_names, data.feature_names, "--public", public, private)
             Z = points.X
+            if mode == "exact" and Z.shape[0] > MAX_EXACT_POINTS:  # RRSPM's noisy points: every public row
+                fail(
+                    f"--public {str(public)!r} has {Z.shape[0]} rows, each a noisy point: too large for exact mode "
+                    f"(--mode exact handles at most {MAX_EXACT_POINTS}); use --mode sampled or fewer points"
+                )
             oracle_params = {
                 "hypothesis_class": hypothesis_class,
                 "backend": backend_name,

@@ -53,14 +53,20 @@ __all__ = ["LinearPredictor", "Regularization", "regularization_parameters"]
 CLASS_NAME = LinearPredictor.hypothesis_class
 
 
-def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
-    """Inputs of the bounded linear class must satisfy ||x||_1 <= 1 (so |<w,x>| <= 1)."""
+def first_outside_l1_ball(X: np.ndarray) -> tuple[int, float] | None:
+    """(0-based row, l1 norm) of the first row of ``X`` outside the l1 unit ball (up to 1e-12), or None."""
     norms = np.abs(X).sum(axis=1)
     bad = np.flatnonzero(norms > 1.0 + 1e-12)
-    if bad.size:
-        i = int(bad[0])
+    return None if not bad.size else (int(bad[0]), float(norms[bad[0]]))
+
+
+def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
+    """Inputs of the bounded linear class must satisfy ||x||_1 <= 1 (so |<w,x>| <= 1)."""
+    outside = first_outside_l1_ball(X)
+    if outside is not None:
+        i, norm = outside
         raise ValueError(
-            f"{name} row {i} has l1 norm {float(norms[i])!r} > 1; the bounded linear class needs ||x||_1 <= 1 "
+            f"{name} row {i} has l1 norm {norm!r} > 1; the bounded linear class needs ||x||_1 <= 1 "
             "(rescale the features)"
         )
     return X
