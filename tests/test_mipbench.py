@@ -13,7 +13,8 @@ from mipbench_rows import inst, row
 from typer.testing import CliRunner
 
 from oraclepriv.bench import mip as mipbench
-from oraclepriv.bench.mip import (
+from oraclepriv.bench import mip_report
+from oraclepriv.bench.mip_report import (
     agreement_problems,
     performance_profile,
     shifted_geometric_mean,
@@ -226,11 +227,11 @@ def test_bench_mip_takes_a_spec_with_two_options(tmp_path):
 
 
 def test_the_summary_says_a_load_exceeded_the_cores_only_when_it_did(monkeypatch):
-    monkeypatch.setattr(mipbench.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(mip_report.os, "cpu_count", lambda: 2)
     calm = [{**row("a", "x"), "load_1min": 0.7}, {**row("b", "x"), "load_1min": 1.9}]
     busy = [{**row("a", "x"), "load_1min": 0.7}, {**row("b", "x"), "load_1min": 5.1}]
-    md_calm = mipbench.markdown_summary(calm, mipbench.summarize(calm), [], [], "cmd", "issue", 60.0)
-    md_busy = mipbench.markdown_summary(busy, mipbench.summarize(busy), [], [], "cmd", "issue", 60.0)
+    md_calm = mip_report.markdown_summary(calm, summarize(calm), [], [], "cmd", "issue", 60.0)
+    md_busy = mip_report.markdown_summary(busy, summarize(busy), [], [], "cmd", "issue", 60.0)
     assert "0.70-1.90 (at most the 2 cores)" in md_calm and "inflated" not in md_calm
     assert "0.70-5.10 (above the 2 cores at times" in md_busy
 
