@@ -223,9 +223,12 @@ def test_export_mps_rereads_with_the_expected_size_and_optimum(tmp_path, backend
     "args,fragment",
     [
         (["no-such-instance"], "unknown instance 'no-such-instance'"),
-        (["iris-vv-2f", "--backend", "gurobi"], "backend must be one of"),
-        (["iris-vv-2f", "--formulation", "staircase"], "formulation must be one of ['relaxed', 'margin']"),
-        (["iris-vv-stump", "--formulation", "margin"], "formulation must be one of ['staircase']"),
+        (
+            ["iris-vv-2f", "--backend", "gurobi"],
+            "--backend must be one of ['highs', 'scip', 'pyomo'] for MPS export; got 'gurobi'",
+        ),
+        (["iris-vv-2f", "--formulation", "staircase"], "--formulation must be one of ['relaxed', 'margin']"),
+        (["iris-vv-stump", "--formulation", "margin"], "--formulation must be one of ['staircase']"),
         (["iris-vv-2f", "--out", "model.lp"], "must end in .mps"),
     ],
 )

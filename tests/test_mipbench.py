@@ -167,9 +167,16 @@ def test_bench_mip_exits_nonzero_on_a_lying_backend(tmp_path, monkeypatch):
 @pytest.mark.parametrize(
     "args,fragment",
     [
-        (["--suite", "miplib"], "unknown suite 'miplib'"),
-        (["--backends", "highs,cplex"], "unknown backend(s) ['cplex']"),
-        (["--backends", "highs,highs"], "must not repeat"),
+        (
+            ["--suite", "miplib"],
+            "--suite must be one of ['issue', 'library', 'real', 'learners', 'small-d']; got 'miplib'",
+        ),
+        (["--backends", "highs,cplex"], "--backends: unknown backend(s) ['cplex']"),
+        (["--backends", "highs,highs"], "--backends must not repeat a backend; got ['highs'] more than once"),
+        (
+            ["--backends", "scip-bc:strategy=greedy"],
+            "--backends 'scip-bc:strategy=greedy': backend 'scip-bc': strategy",
+        ),
         (
             ["--time-limit", "-1"],
             "--time-limit must be a number of seconds > 0 and at most 1e+06 (about 11.6 days; for no limit give none); got -1",

@@ -43,18 +43,6 @@ from typing import Any
 import numpy as np
 
 from oraclepriv.backends import parse_backend_spec
-
-# Re-exported for oraclepriv/cli/bench.py only, which reaches the report through this module
-# (``mip.summarize``, ``mip.write_outputs``, ...) and is edited elsewhere; new code imports these from
-# oraclepriv.bench.mip_report. mip_report never imports this module, so this makes no cycle.
-from oraclepriv.bench.mip_report import (
-    LEARNERS_OUTPUT,
-    OUTPUTS,
-    agreement_problems,
-    command_line,
-    summarize,
-    write_outputs,
-)
 from oraclepriv.execution import Progress, parallel_map, where
 from oraclepriv.io import read_resume_file
 from oraclepriv.solvers.deadline import check_time_limit
@@ -75,13 +63,6 @@ __all__ = [
     "cell_key",
     "append_cell",
     "load_cells",
-    # re-exported from oraclepriv.bench.mip_report for the command line (see the import above)
-    "OUTPUTS",
-    "LEARNERS_OUTPUT",
-    "agreement_problems",
-    "summarize",
-    "write_outputs",
-    "command_line",
 ]
 
 log = logging.getLogger(__name__)
@@ -207,21 +188,28 @@ def select_instances(instances: list[BenchInstance], names: Iterable[str] | None
 
 
 def check_backends(backends: Iterable[str]) -> list[str]:
+    """The backend specs of ``--backends``, checked before any cell runs: at least one, each known, none
+    repeated, and each spec's options accepted by its backend; a ValueError names ``--backends`` and the
+    offending spec."""
     from oraclepriv.backends import available_backends
     from oraclepriv.oracle import make_oracle
 
     backends = list(backends)
     if not backends:
-        raise ValueError("backends must name at least one backend")
+        raise ValueError("--backends must name at least one backend")
     unknown = [b for b in backends if parse_backend_spec(b)[0] not in available_backends()]
     if unknown:
-        raise ValueError(f"unknown backend(s) {unknown}; available backends: {available_backends()}")
+        raise ValueError(f"--backends: unknown backend(s) {unknown}; available backends: {available_backends()}")
     if len(set(backends)) != len(backends):
-        raise ValueError(f"backends must not repeat; got {backends}")
+        repeated = sorted({b for b in backends if backends.count(b) > 1})
+        raise ValueError(f"--backends must not repeat a backend; got {repeated} more than once")
     for spec in backends:  # bad options fail here, by name, not as error rows after the first instance
         name, options = parse_backend_spec(spec)
         if options:
-            make_oracle("halfspace", backend=name, **options)
+            try:
+                make_oracle("halfspace", backend=name, **options)
+            except ValueError as exc:
+                raise ValueError(f"--backends {spec!r}: {exc}") from None
     return backends
 
 

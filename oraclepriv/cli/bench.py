@@ -128,7 +128,7 @@ def bench_mip(
     Every (instance, backend) cell is one task with one solver thread; with --jobs or a dask cluster the
     cells run side by side, one per worker (for honest timings: one worker per core, docs/cluster.md).
     Each row records where it ran and the load when it started."""
-    from oraclepriv.bench import mip
+    from oraclepriv.bench import mip, mip_report
     from oraclepriv.bench.primal import add_primal_measures
 
     check_output_dir(out, "--out")
@@ -141,7 +141,7 @@ def bench_mip(
     limit = time_limit if time_limit is not None else (mip.QUICK_TIME_LIMIT if quick else 60.0)
     try:
         if suite not in mip.SUITES:
-            raise ValueError(f"unknown suite {suite!r}; expected one of {list(mip.SUITES)}")
+            raise ValueError(f"--suite must be one of {list(mip.SUITES)}; got {suite!r}")
         if repeat < 1:
             raise ValueError(f"--repeat must be an integer >= 1; got {repeat!r}")
         mip.check_backends(chosen)
@@ -160,7 +160,7 @@ def bench_mip(
         )
 
     cells = out / mip.CELLS
-    for name in (*mip.OUTPUTS, mip.LEARNERS_OUTPUT):  # checked now, not after every cell has run
+    for name in (*mip_report.OUTPUTS, mip_report.LEARNERS_OUTPUT):  # checked now, not after every cell has run
         if (out / name).exists() and not (out / name).is_file():
             fail(f"--out {str(out)!r}: {str(out / name)!r} is not a file; the run writes its {name} there (remove it)")
     try:
@@ -175,7 +175,7 @@ def bench_mip(
         show(row)
 
     with parallel(jobs, parallel_backend, scheduler) as environment:
-        command = mip.command_line(
+        command = mip_report.command_line(
             suite,
             split_backend_list(backends) if backends else None,
             time_limit,
@@ -193,7 +193,10 @@ def bench_mip(
             f"Rerun the same command to resume: the cells finished so far are in {cells} (--no-resume runs them again)."
         )
         with partial_outputs(out, command, resume=resume_note):
-            for name in (*mip.OUTPUTS, mip.LEARNERS_OUTPUT):  # an earlier run's: replaced, never mixed with this run's
+            for name in (
+                *mip_report.OUTPUTS,
+                mip_report.LEARNERS_OUTPUT,
+            ):  # an earlier run's: replaced, never mixed with this run's
                 (out / name).unlink(missing_ok=True)
             wanted = {(i.name, b, float(limit), repeat) for i in instances for b in chosen}
             done = [r for r in left if mip.cell_key(r) in wanted]
@@ -214,10 +217,10 @@ def bench_mip(
                     done=done,
                     repeat=repeat,
                 )
-            problems, warnings = mip.agreement_problems(rows, instances)
+            problems, warnings = mip_report.agreement_problems(rows, instances)
             add_primal_measures(rows, {instance.name: instance.best_known for instance in instances})
-            summary = mip.summarize(rows)
-            paths = mip.write_outputs(
+            summary = mip_report.summarize(rows)
+            paths = mip_report.write_outputs(
                 out,
                 rows,
                 summary,

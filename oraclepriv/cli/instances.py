@@ -156,14 +156,24 @@ def instances_export_mps(
     ] = None,
 ) -> None:
     """Write an instance's MIP model (objective = signed loss, offset included) as MPS."""
-    from oraclepriv.instances import export_mps
+    from oraclepriv.instances import EXPORT_BACKENDS, export_mps, load_instance
+    from oraclepriv.instances.export import formulations_of
 
     name = name.removesuffix(".csv")  # the instance's file name names it too
     if not name.strip():
         fail(f"the instance name is empty (got {name!r}); `oraclepriv instances list` prints the names")
     target = out if out is not None else Path(f"{name}.mps")
     check_output_file(target, "--out")
+    if backend not in EXPORT_BACKENDS:  # named by the flags here (the library's messages name its parameters)
+        fail(f"--backend must be one of {list(EXPORT_BACKENDS)} for MPS export; got {backend!r}")
     try:
+        if formulation is not None:
+            cls = load_instance(name)[0]["class"]
+            if formulation not in formulations_of(cls):
+                raise ValueError(
+                    f"--formulation must be one of {list(formulations_of(cls))} for the {cls} instance {name!r}; "
+                    f"got {formulation!r}"
+                )
         info = export_mps(name, target, backend=backend, formulation=formulation)
     except (ValueError, ImportError) as exc:
         fail(str(exc))

@@ -18,6 +18,11 @@ FORMULATIONS = ("relaxed", "margin", "staircase")
 EXPORT_BACKENDS = ("highs", "scip", "pyomo")
 
 
+def formulations_of(hypothesis_class: str) -> tuple[str, ...]:
+    """The formulations an instance of ``hypothesis_class`` can be exported as, the default first."""
+    return ("relaxed", "margin") if hypothesis_class == "halfspace" else ("staircase",)
+
+
 def instance_milp(name: str, formulation: str | None = None, gamma: float | None = None, directory: Path | None = None):
     """(MilpArrays with the instance's costs, objective offset, formulation details) of an instance.
 
@@ -38,7 +43,7 @@ def instance_milp(name: str, formulation: str | None = None, gamma: float | None
 
     entry, X, y, w = load_instance(name, directory)
     cls = entry["class"]
-    allowed = ("relaxed", "margin") if cls == "halfspace" else ("staircase",)
+    allowed = formulations_of(cls)
     formulation = formulation or allowed[0]
     if formulation not in allowed:
         raise ValueError(
