@@ -55,6 +55,8 @@ __all__ = [
     "load_suite",
     "select_instances",
     "check_backends",
+    "seeded_backends",
+    "MAX_SEEDS",
     "check_repeat",
     "run_call",
     "run_one",
@@ -211,6 +213,40 @@ def check_backends(backends: Iterable[str]) -> list[str]:
             except ValueError as exc:
                 raise ValueError(f"--backends {spec!r}: {exc}") from None
     return backends
+
+
+#: the most random seeds ``--seeds`` runs per backend
+MAX_SEEDS = 100
+
+
+def seeded_backends(backends: Iterable[str], seeds: int) -> list[str]:
+    """Every spec of a backend that takes a ``random_seed`` option, once per seed 0 .. ``seeds`` - 1
+    ("scip-bc" -> "scip-bc:random_seed=0", "scip-bc:random_seed=1", ...); the others once. With
+    ``seeds`` = 1 the specs are unchanged (the solvers' default seeds). Performance variability: the
+    same exact search takes other paths, times and incumbents under another seed (Lodi and Tramontani,
+    "Performance variability in mixed-integer programming", TutORials 2013); the report compares the
+    seeds of one backend (:func:`oraclepriv.bench.mip_report.variability`). A ValueError when ``seeds``
+    is out of range, a spec already sets its seed, or ``seeds`` > 1 and no backend takes one."""
+    from oraclepriv.backends import backend_class
+
+    backends = list(backends)
+    if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= MAX_SEEDS:
+        raise ValueError(f"--seeds must be an integer in [1, {MAX_SEEDS}]; got {seeds!r}")
+    if seeds == 1:
+        return backends
+    out: list[str] = []
+    for spec in backends:
+        name, options = parse_backend_spec(spec)
+        if "random_seed" not in backend_class(name).options:
+            out.append(spec)
+            continue
+        if "random_seed" in options:
+            raise ValueError(f"--backends {spec!r} sets its random_seed; --seeds {seeds} would run other seeds")
+        joiner = "," if options else ":"
+        out += [f"{spec}{joiner}random_seed={k}" for k in range(seeds)]
+    if out == backends:
+        raise ValueError(f"--seeds {seeds}: none of the backends {backends} takes a random seed")
+    return out
 
 
 def _single_threaded(name: str, options: dict[str, Any]) -> dict[str, Any]:

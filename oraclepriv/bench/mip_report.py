@@ -28,9 +28,13 @@ The primal side (:mod:`oraclepriv.bench.primal` sets the row fields): for backen
 incumbent trace, the time to their final incumbent and Berthold's primal integral; for every backend,
 on how many instances it found the best objective known.
 
+Performance variability: with ``--seeds`` K > 1 a backend that takes a random seed runs once per seed
+(:func:`oraclepriv.bench.mip.seeded_backends`), each seed a backend of its own in the tables;
+:func:`variability` compares the seeds of one backend (solved counts and SGM per seed, instances solved
+by some seeds only, the slowest seed's time over the fastest's, final objectives that differ).
+
 This module reads rows and runs nothing. It does not import :mod:`oraclepriv.bench.mip` (what it reads
-of an instance is :class:`CheckedInstance`), so that module can re-export the names its command line
-takes from here without an import cycle.
+of an instance is :class:`CheckedInstance`).
 """
 
 from __future__ import annotations
@@ -62,6 +66,8 @@ __all__ = [
     "plot_performance_profile",
     "solver_versions",
     "markdown_summary",
+    "variability",
+    "unseeded",
     "write_outputs",
     "command_line",
 ]
@@ -152,6 +158,100 @@ def summarize(rows: list[dict[str, Any]], baseline: str | None = "naive-highs") 
             mine_sgm = shifted_geometric_mean(scored_time(supported[(s["backend"], n)]) for n in common)
             s["speedup_vs_baseline"] = base_sgm / mine_sgm if mine_sgm > 0 else None
     return out
+
+
+def unseeded(spec: str) -> tuple[str, int | None]:
+    """A backend spec without its ``random_seed`` option, and that seed (None when it sets none):
+    "scip-bc:local_search=0,random_seed=2" -> ("scip-bc:local_search=0", 2)."""
+    from oraclepriv.backends import parse_backend_spec
+
+    name, options = parse_backend_spec(spec)
+    seed = options.pop("random_seed", None)
+    if seed is None:
+        return spec, None
+    rest = [item for item in spec.partition(":")[2].split(",") if item and not item.startswith("random_seed=")]
+    return (f"{name}:{','.join(rest)}" if rest else name), int(seed)
+
+
+def variability(rows: list[dict[str, Any]], summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """For every backend run under two or more random seeds (rows labelled by their seeded specs), how
+    much the seed changed (module docstring): per seed its solved count and SGM time (from ``summary``),
+    on the instances every seed ran: how many some seeds solve and others do not, the median and the
+    largest ratio slowest / fastest seed's seconds where all solve, and how many end with different
+    re-scored objectives. Empty when no backend ran under several seeds."""
+    by_spec = {s["backend"]: s for s in summary}
+    groups: dict[str, list[tuple[int, str]]] = {}
+    for spec in by_spec:
+        base, seed = unseeded(spec)
+        if seed is not None:
+            groups.setdefault(base, []).append((seed, spec))
+    out = []
+    for base, members in groups.items():
+        if len(members) < 2:
+            continue
+        members.sort()
+        specs = [spec for _, spec in members]
+        cells: dict[str, dict[str, dict[str, Any]]] = {}
+        for r in rows:
+            if r["backend"] in specs and r["status"] != "unsupported":
+                cells.setdefault(r["instance"], {})[r["backend"]] = r
+        common = {name: runs for name, runs in cells.items() if len(runs) == len(specs)}
+        unstable = 0
+        time_ratios: list[float] = []
+        objectives_differ = 0
+        for runs in common.values():
+            done = [solved(r) for r in runs.values()]
+            if any(done) and not all(done):
+                unstable += 1
+            if all(done):
+                seconds = [max(float(r["seconds"]), 1e-3) for r in runs.values()]
+                time_ratios.append(max(seconds) / min(seconds))
+            values = [float(r["objective"]) for r in runs.values()]
+            tol = 1e-9 * max(1.0, max(abs(v) for v in values))
+            objectives_differ += max(values) - min(values) > tol
+        out.append(
+            {
+                "backend": base,
+                "seeds": [seed for seed, _ in members],
+                "instances": len(common),
+                "solved_per_seed": [by_spec[spec]["solved"] for spec in specs],
+                "sgm_seconds_per_seed": [by_spec[spec]["sgm_seconds"] for spec in specs],
+                "solved_by_some_seeds_only": unstable,
+                "solved_by_all_seeds": len(time_ratios),
+                "median_time_ratio": float(np.median(time_ratios)) if time_ratios else None,
+                "max_time_ratio": max(time_ratios) if time_ratios else None,
+                "final_objectives_differ": objectives_differ,
+            }
+        )
+    return out
+
+
+def _variability_section(entries: list[dict[str, Any]]) -> list[str]:
+    """:func:`variability` as Markdown lines (none without seeded runs)."""
+    if not entries:
+        return []
+    lines = [
+        "",
+        "## Performance variability (random seeds)",
+        "",
+        "The same exact search under other random seeds (`--seeds`): each seed is a row of the tables above. "
+        "*Some seeds only*: instances solved by some seeds and not by others. *Time ratio*: the slowest seed's "
+        "seconds over the fastest's, on the instances every seed solved (median and largest). *Objectives differ*: "
+        "instances whose final re-scored objectives differ between seeds (only possible where some seed stopped "
+        "at the time limit).",
+        "",
+        "| backend | seeds | instances | solved per seed | SGM time per seed (s) | some seeds only | all seeds | "
+        "time ratio median / max | objectives differ |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for v in entries:
+        ratio = f"{_fmt(v['median_time_ratio'], 3)} / {_fmt(v['max_time_ratio'], 3)}" if v["median_time_ratio"] else "-"
+        lines.append(
+            f"| {v['backend']} | {', '.join(map(str, v['seeds']))} | {v['instances']} | "
+            f"{', '.join(map(str, v['solved_per_seed']))} | {', '.join(_fmt(t, 4) for t in v['sgm_seconds_per_seed'])} | "
+            f"{v['solved_by_some_seeds_only']} | {v['solved_by_all_seeds']} | {ratio} | {v['final_objectives_differ']} |"
+        )
+    return lines
 
 
 def _primal_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -379,6 +479,7 @@ def markdown_summary(
     if profile_png:
         lines += ["", f"![performance profile]({profile_png})"]
     lines += _primal_section(summary, time_limit)
+    lines += _variability_section(variability(rows, summary))
     lines += [
         "",
         "## Per instance",
@@ -496,6 +597,7 @@ def write_outputs(
         "sgm_shift": SGM_SHIFT,
         "versions": solver_versions(),
         "summary": summary,
+        "variability": variability(rows, summary),
         "agreement_problems": problems,
         "restricted_certificate_warnings": warnings,
     }
@@ -532,14 +634,18 @@ def command_line(
     execution: Iterable[str] = (),
     repeat: int = 1,
     instances: Iterable[str] | None = None,
+    seeds: int = 1,
 ) -> str:
     """The ``oraclepriv bench mip`` command line that reproduces a run (for reports); ``execution``: its
-    execution options (``["--jobs", "2"]``); ``instances``: the names given to ``--instances``."""
+    execution options (``["--jobs", "2"]``); ``instances``: the names given to ``--instances``; ``backends``:
+    as given to ``--backends`` (before ``seeds`` expands them)."""
     parts = ["oraclepriv", "bench", "mip", "--suite", suite, *execution]
     if instances is not None:
         parts += ["--instances", ",".join(instances)]
     if repeat != 1:
         parts += ["--repeat", str(repeat)]
+    if seeds != 1:
+        parts += ["--seeds", str(seeds)]
     if backends:
         parts += ["--backends", ",".join(backends)]
     if time_limit is not None:

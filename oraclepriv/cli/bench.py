@@ -108,6 +108,14 @@ def bench_mip(
             "(for calls of a fraction of a second, e.g. --suite learners).",
         ),
     ] = 1,
+    seeds: Annotated[
+        int,
+        typer.Option(
+            "--seeds",
+            help="Run every backend that takes a random seed once per seed 0..K-1 (each seed its own row; "
+            "summary.md adds a performance-variability table). 1: the solvers' default seeds.",
+        ),
+    ] = 1,
     instances_option: Annotated[
         str | None,
         typer.Option(
@@ -148,14 +156,20 @@ def bench_mip(
         wanted_names = None if instances_option is None else instances_option.split(",")
         instances = mip.select_instances(mip.load_suite(suite, quick=quick), wanted_names)
         _check_backends_fit_suite(chosen, instances, suite)
+        given = chosen
+        chosen = mip.seeded_backends(chosen, seeds)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
+    # the speed-up column's baseline: the naive model, its first seed when it runs under several
+    baseline = next((b for b in chosen if mip_report.unseeded(b) == ("naive-highs", 0)), "naive-highs")
     check_parallel_options(jobs, parallel_backend, scheduler)
+
+    width = max(12, *(len(b) for b in chosen))  # the backend column of the lines printed
 
     def show(row: dict) -> None:
         flag = "certified" if row["certified"] else ("restricted" if row["meets_bound"] else "NOT certified")
         echo(
-            f"  {row['instance']:<28} {row['backend']:<12} {row['status']:<10} {flag:<13} objective {row['objective']:.10g}  "
+            f"  {row['instance']:<28} {row['backend']:<{width}} {row['status']:<10} {flag:<13} objective {row['objective']:.10g}  "
             f"bound {row['bound']:.10g}  {row['seconds']:.3f} s" + (f"  [{row['error']}]" if row.get("error") else "")
         )
 
@@ -177,13 +191,14 @@ def bench_mip(
     with parallel(jobs, parallel_backend, scheduler) as environment:
         command = mip_report.command_line(
             suite,
-            split_backend_list(backends) if backends else None,
+            given if backends else None,
             time_limit,
             out,
             quick,
             parallel_note(environment).split(),
             repeat,
             None if wanted_names is None else [i.name for i in instances],
+            seeds,
         )
         typer.echo(
             f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s, "
@@ -219,7 +234,7 @@ def bench_mip(
                 )
             problems, warnings = mip_report.agreement_problems(rows, instances)
             add_primal_measures(rows, {instance.name: instance.best_known for instance in instances})
-            summary = mip_report.summarize(rows)
+            summary = mip_report.summarize(rows, baseline)
             paths = mip_report.write_outputs(
                 out,
                 rows,
@@ -234,12 +249,13 @@ def bench_mip(
             )
             cells.unlink(missing_ok=True)  # every row is in rows.json now
     typer.echo(
-        f"\n{'backend':<12} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  speed-up vs naive-highs"
+        f"\n{'backend':<{width}} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  "
+        f"speed-up vs {baseline}"
     )
     for s in summary:
         speedup = f"{s['speedup_vs_baseline']:.2f}x" if s["speedup_vs_baseline"] else "-"
         typer.echo(
-            f"{s['backend']:<12} {s['solved']:>4}/{s['instances']:<3} {s['wrong_certificates']:>6} {s['time_limit_hits']:>8} "
+            f"{s['backend']:<{width}} {s['solved']:>4}/{s['instances']:<3} {s['wrong_certificates']:>6} {s['time_limit_hits']:>8} "
             f"{s['errors']:>7} {s['sgm_seconds']:>9.3f}  {speedup}"
         )
     for warning in warnings:
