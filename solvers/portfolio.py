@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.combine import combine_answers
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bb import DirectionBbBackend
@@ -55,6 +55,8 @@ class PortfolioBackend(Backend):
         Seconds for one call; the lead and the rest share it.
     lead : float, default 1.0
         Seconds scip-bc runs first in d = 7 and 8.
+    random_seed : int or None, default None
+        scip-bc's ``random_seed`` where the portfolio runs it (d >= 7); direction-bb is deterministic.
 
     References
     ----------
@@ -75,12 +77,13 @@ class PortfolioBackend(Backend):
 
     name = "portfolio"
     classes = frozenset({"halfspace"})
-    options = frozenset({"lead"})
+    options = frozenset({"lead", "random_seed"})
     certificate = "the larger of the bounds of the backends it ran, each proved over all closed halfspaces"
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
         self.lead = self.seconds_option("lead", LEAD_SECONDS)
+        self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
         self._direction = DirectionBbBackend()
         self._scip: Backend | None = None  # kept between calls: its core pool is reused on the same points
 
@@ -90,7 +93,7 @@ class PortfolioBackend(Backend):
         if self._scip is None:
             if not ScipBcBackend.is_installed():
                 return None
-            self._scip = ScipBcBackend()
+            self._scip = ScipBcBackend(random_seed=self.random_seed)
         return self._scip
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:

@@ -250,19 +250,19 @@ def test_record_refuses_a_new_best_without_a_hypothesis_and_leaves_the_manifest(
     """The repro: a row claiming 60 < 85 (and proving it) with nothing to re-score."""
     _library(tmp_path)
     before = (tmp_path / "manifest.json").read_bytes()
-    with pytest.raises(ValueError, match=r"row 0 \(diabetes-10f, backend 'scip-bc'\): objective 60.0 would be the new"):
+    with pytest.raises(ValueError, match=r"row 1 \(diabetes-10f, backend 'scip-bc'\): objective 60.0 would be the new"):
         record_results([_row(60.0)], tmp_path)
     result = _record_cli(tmp_path, [_row(60.0)])
     assert result.exit_code == 2, result.output
     assert result.stderr.strip().splitlines() == [
-        f"error: rows file {str(tmp_path / 'rows.json')!r}: row 0 ({OPEN}, backend 'scip-bc'): objective 60.0 would be "
+        f"error: rows file {str(tmp_path / 'rows.json')!r}: row 1 ({OPEN}, backend 'scip-bc'): objective 60.0 would be "
         "the new best known objective (now 85.0), but the row has no 'hypothesis' to re-score: a best objective is "
         "recorded only with the hypothesis that attains it"
     ]
     # a later row of the same file refuses the whole file, the earlier good rows included
     worse = _row(90.0, certified=False, bound=51.0, status="time_limit")
     result = _record_cli(tmp_path, [worse, _row(60.0)])
-    assert result.exit_code == 2 and "row 1 (" in result.stderr
+    assert result.exit_code == 2 and "row 2 (" in result.stderr
     assert (tmp_path / "manifest.json").read_bytes() == before
     assert _check(tmp_path) == []
 
@@ -309,7 +309,7 @@ def test_record_refuses_a_row_with_a_bad_value_naming_row_and_key(tmp_path, chan
     before = (tmp_path / "manifest.json").read_bytes()
     with pytest.raises(ValueError) as raised:
         record_results([_row(90.0, **changes)], tmp_path)
-    assert str(raised.value).startswith(f"row 0 ({OPEN}, backend 'scip-bc'): {fragment}"), str(raised.value)
+    assert str(raised.value).startswith(f"row 1 ({OPEN}, backend 'scip-bc'): {fragment}"), str(raised.value)
     result = _record_cli(tmp_path, [_row(90.0, **changes)])
     assert result.exit_code == 2 and fragment in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert (tmp_path / "manifest.json").read_bytes() == before
@@ -318,7 +318,7 @@ def test_record_refuses_a_row_with_a_bad_value_naming_row_and_key(tmp_path, chan
 @pytest.mark.parametrize(("key", "value"), [("instance", ["x"]), ("backend", ""), ("status", None)])
 def test_record_refuses_a_row_whose_names_are_not_strings(tmp_path, key, value):
     _library(tmp_path)
-    with pytest.raises(ValueError, match=re.escape(f"row 0: '{key}' must be a non-empty string; got {value!r}")):
+    with pytest.raises(ValueError, match=re.escape(f"row 1: '{key}' must be a non-empty string; got {value!r}")):
         record_results([_row(90.0, **{key: value})], tmp_path)
 
 
@@ -326,7 +326,7 @@ def test_record_refuses_a_row_without_restriction_or_class(tmp_path):
     _library(tmp_path)
     row = _row(90.0, certified=False, bound=60.0)
     for key in ("restriction", "class"):
-        with pytest.raises(ValueError, match=rf"row 0 lacks the keys \['{key}'\]"):
+        with pytest.raises(ValueError, match=rf"row 1 lacks the keys \['{key}'\]"):
             record_results([{k: v for k, v in row.items() if k != key}], tmp_path)
 
 

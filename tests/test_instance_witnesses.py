@@ -106,7 +106,7 @@ def test_instances_record_merges_a_rows_file_and_refuses_bad_ones(tmp_path):
     for content, fragment in [
         ("{", "not readable JSON"),
         ('{"a": 1}', "must hold a list of rows"),
-        ("[{}]", "row 0 lacks the keys ['instance'"),
+        ("[{}]", "row 1 lacks the keys ['instance'"),
     ]:
         rows.write_text(content)
         result = runner.invoke(app, ["instances", "record", str(rows), "--dir", str(tmp_path)])

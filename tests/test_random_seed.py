@@ -1,4 +1,4 @@
-"""The ``random_seed`` option of the branch-and-cut backends (scip-bc, gurobi-bc) and the Gurobi big-M model.
+"""The ``random_seed`` option of the branch-and-cut backends (scip-bc, gurobi-bc), the Gurobi big-M model and the portfolio.
 
 A seed changes the search path (SCIP's seed shift, Gurobi's ``Seed``, the local search's chains), never
 the answer's exactness: every seed must give the certified optimum an independent method finds. The seed
@@ -130,3 +130,22 @@ def test_the_partition_parts_take_the_seed(monkeypatch):
     reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)
     assert res.certified and res.objective == pytest.approx(reference.objective)
     assert seen and set(seen) == {9}
+
+
+def test_the_portfolio_hands_its_seed_to_scip_bc(monkeypatch):
+    """In d >= 7 the portfolio runs scip-bc, which gets the portfolio's seed; the answer stays exact."""
+    seen: list = []
+    run = scip_bc.run_branch_and_cut
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["random_seed"])
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(scip_bc, "run_branch_and_cut", spy)
+    X, y, w = noisy(5, n=40, d=7, flips=0.05)
+    res = make_oracle("halfspace", backend="portfolio", random_seed=13).solve(X, y, w)
+    reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)
+    assert res.certified and res.objective == pytest.approx(reference.objective)
+    assert seen and set(seen) == {13}
+    with pytest.raises(ValueError, match=r"backend 'portfolio': random_seed must be an integer in \[0, 2147483647\]"):
+        make_oracle("halfspace", backend="portfolio", random_seed=-1)

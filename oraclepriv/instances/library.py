@@ -230,7 +230,8 @@ def record_results(rows: Iterable[dict[str, Any]], directory: Path | None = None
     above a known objective (a false proof); ``proved_optimal`` follows from the merged objective and
     bound, not from the row's ``certified`` (which must agree with its own objective, bound and restriction).
     Error and unsupported rows are skipped. Any bad row (a missing key, a value of the wrong type, one of
-    the refusals above, an instance the manifest does not hold) raises ``ValueError`` naming the row and
+    the refusals above, an instance the manifest does not hold) raises ``ValueError`` naming the row (counted
+    from 1) and
     the manifest is left as it was: a rows file is recorded whole or not at all. A manifest with problems
     in its fields raises :class:`ManifestError`. Returns the new manifest (also written).
     """
@@ -243,7 +244,7 @@ def record_results(rows: Iterable[dict[str, Any]], directory: Path | None = None
             f"check` lists them), the first: {problems[0]}"
         )
     index = {entry["name"]: k for k, entry in enumerate(manifest)}
-    for number, row in enumerate(rows):
+    for number, row in enumerate(rows, start=1):  # counted from 1, as a reader of the rows file counts
         if not isinstance(row, dict):
             raise ValueError(f"row {number} must be an object (a row of bench mip's rows.json); got {row!r}")
         missing = [key for key in _ROW_KEYS if key not in row]
