@@ -53,6 +53,7 @@ __all__ = [
     "QUICK_TIME_LIMIT",
     "default_backends",
     "load_suite",
+    "load_files",
     "select_instances",
     "check_backends",
     "seeded_backends",
@@ -169,6 +170,36 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
         grid = QUICK_GRID if quick else LEARNER_GRID
         return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in learner_instances(grid)]
     raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
+
+
+def load_files(path: Path | str, hypothesis_class: str = "halfspace") -> list[BenchInstance]:
+    """A user's own instances: one CSV file, or every ``*.csv`` in a folder (sorted by name), in the format
+    ``oraclepriv erm`` reads (feature columns, label column ``y``, optional ``weight`` column of any sign);
+    each is an instance of ``hypothesis_class`` named by its file's stem, with no best known objective
+    (the agreement check still compares the backends' answers). A ValueError names the path when it holds
+    no CSV file, or (from the reader) the file, column and row of bad data."""
+    from oraclepriv.io import read_csv_problem
+
+    path = Path(path)
+    if not path.exists():
+        raise ValueError(f"--data {str(path)!r} does not exist")
+    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+    if not files:
+        raise ValueError(f"--data {str(path)!r} holds no .csv file")
+    if hypothesis_class not in ("threshold", "stump", "halfspace"):
+        raise ValueError(
+            f"--hypothesis-class must be one of ['threshold', 'stump', 'halfspace']; got {hypothesis_class!r}"
+        )
+    out = []
+    for file in files:
+        problem = read_csv_problem(file)
+        if hypothesis_class == "threshold" and problem.X.shape[1] != 1:
+            raise ValueError(
+                f"--hypothesis-class threshold needs data with one feature; {str(file)!r} has {problem.X.shape[1]}"
+            )
+        w = np.ones(problem.X.shape[0]) if problem.weights is None else np.asarray(problem.weights, dtype=float)
+        out.append(BenchInstance(file.stem, hypothesis_class, problem.X, problem.y, w))
+    return out
 
 
 def select_instances(instances: list[BenchInstance], names: Iterable[str] | None) -> list[BenchInstance]:

@@ -635,11 +635,19 @@ def command_line(
     repeat: int = 1,
     instances: Iterable[str] | None = None,
     seeds: int = 1,
+    data: Path | str | None = None,
+    data_class: str = "halfspace",
 ) -> str:
     """The ``oraclepriv bench mip`` command line that reproduces a run (for reports); ``execution``: its
     execution options (``["--jobs", "2"]``); ``instances``: the names given to ``--instances``; ``backends``:
-    as given to ``--backends`` (before ``seeds`` expands them)."""
-    parts = ["oraclepriv", "bench", "mip", "--suite", suite, *execution]
+    as given to ``--backends`` (before ``seeds`` expands them); ``data``: the ``--data`` path that replaced
+    the suite, with its ``--hypothesis-class``."""
+    if data is not None:  # the user's own instances (--data), not a suite
+        parts = ["oraclepriv", "bench", "mip", "--data", str(data), *execution]
+        if data_class != "halfspace":
+            parts += ["--hypothesis-class", data_class]
+    else:
+        parts = ["oraclepriv", "bench", "mip", "--suite", suite, *execution]
     if instances is not None:
         parts += ["--instances", ",".join(instances)]
     if repeat != 1:

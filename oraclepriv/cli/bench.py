@@ -71,12 +71,24 @@ def bench_oracles(
 @app.command("mip")
 def bench_mip(
     suite: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--suite",
-            help="issue (issue #3's suite) | library (bundled) | real (real-data tier) | learners (the private learners' oracle calls) | small-d (issue #3's family at d = 2, 3 and n = 50-400, where E01Loss runs).",
+            help="issue (issue #3's suite; the default) | library (bundled) | real (real-data tier) | learners (the private learners' oracle calls) | small-d (issue #3's family at d = 2, 3 and n = 50-400, where E01Loss runs).",
         ),
-    ] = "issue",
+    ] = None,
+    data: Annotated[
+        Path | None,
+        typer.Option(
+            "--data",
+            help="Your own instances instead of a suite: a CSV file or a folder of them, in erm's format (feature "
+            "columns, y, optional weight), each named by its file name.",
+        ),
+    ] = None,
+    data_class: Annotated[
+        str,
+        typer.Option("--hypothesis-class", help="The class of the --data instances: halfspace | stump | threshold."),
+    ] = "halfspace",
     backends: Annotated[
         str | None,
         typer.Option(
@@ -147,14 +159,24 @@ def bench_mip(
     for spec in chosen:  # the benchmark's own time limit is --time-limit
         check_backend_time_limit(spec, time_limit, "--backends")
     limit = time_limit if time_limit is not None else (mip.QUICK_TIME_LIMIT if quick else 60.0)
+    if data is not None and suite is not None:
+        fail(f"--data and --suite exclude each other (the instances come from one of them); got --suite {suite}")
+    if data is None and data_class != "halfspace":
+        fail(
+            f"--hypothesis-class {data_class} applies to --data instances only (a suite's instances carry their class)"
+        )
+    suite = "data" if data is not None else (suite if suite is not None else "issue")
     try:
-        if suite not in mip.SUITES:
+        if data is None and suite not in mip.SUITES:
             raise ValueError(f"--suite must be one of {list(mip.SUITES)}; got {suite!r}")
         if repeat < 1:
             raise ValueError(f"--repeat must be an integer >= 1; got {repeat!r}")
         mip.check_backends(chosen)
         wanted_names = None if instances_option is None else instances_option.split(",")
-        instances = mip.select_instances(mip.load_suite(suite, quick=quick), wanted_names)
+        loaded = mip.load_files(data, data_class) if data is not None else mip.load_suite(suite, quick=quick)
+        instances = mip.select_instances(loaded, wanted_names)
+        if backends is None:  # the default list, narrowed to the backends that take the instances' classes
+            chosen = _backends_for(chosen, instances)
         _check_backends_fit_suite(chosen, instances, suite)
         given = chosen
         chosen = mip.seeded_backends(chosen, seeds)
@@ -199,6 +221,8 @@ def bench_mip(
             repeat,
             None if wanted_names is None else [i.name for i in instances],
             seeds,
+            data=data,
+            data_class=data_class,
         )
         typer.echo(
             f"{command}\n{len(instances)} instances x {len(chosen)} backends, time limit {limit:g} s, "
@@ -273,6 +297,14 @@ def bench_mip(
     typer.echo("agreement: all certified objectives agree; no proved bound exceeds a found objective")
 
 
+def _backends_for(chosen: list[str], instances: list) -> list[str]:
+    """The backends of ``chosen`` that support at least one of the instances' hypothesis classes."""
+    from oraclepriv.backends import backend_class, parse_backend_spec
+
+    classes = {instance.hypothesis_class for instance in instances}
+    return [spec for spec in chosen if classes & set(backend_class(parse_backend_spec(spec)[0]).classes)]
+
+
 def _check_backends_fit_suite(chosen: list[str], instances: list, suite: str) -> None:
     """A backend that supports none of the suite's hypothesis classes would only add "unsupported" rows (and
     a summary of 0/0): refused before the run."""
@@ -283,8 +315,8 @@ def _check_backends_fit_suite(chosen: list[str], instances: list, suite: str) ->
         supported = tuple(backend_class(parse_backend_spec(spec)[0]).classes)
         if not set(classes) & set(supported):
             raise ValueError(
-                f"--backends: {spec!r} supports the classes {list(supported)}, none of the --suite {suite} "
-                f"instances' classes {classes}; leave it out or choose another suite"
+                f"--backends: {spec!r} supports the classes {list(supported)}, none of the "
+                f"{'--data' if suite == 'data' else f'--suite {suite}'} instances' classes {classes}; leave it out"
             )
 
 
