@@ -13,7 +13,8 @@ Suites: ``issue`` (issue #3's halfspace suite from :mod:`oraclepriv.bench.mip_su
 library, all classes), ``real`` (its real-data tier), ``learners`` (the private learners' recorded
 oracle calls) and ``small-d`` (issue #3's family at n in {50, 100, 200, 400} x d in {2, 3}, the
 range of the combinatorial methods and of the E01Loss peer). ``quick`` shrinks them to tiny sizes
-for smoke tests.
+for smoke tests. Instead of a suite, :func:`load_files` takes a user's own CSV files (``--data``), and
+:func:`seeded_backends` runs seedable backends under several random seeds (``--seeds``).
 
 The grid: every (instance, backend) cell is one task, run where :mod:`oraclepriv.execution` says
 (in this process, in local processes, or on a dask cluster), with one solver thread
