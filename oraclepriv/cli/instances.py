@@ -10,6 +10,7 @@ from oraclepriv.cli.common import (
     check_input_file,
     check_output_dir,
     check_output_file,
+    check_threshold_features,
     check_time_limit,
     fail,
     output_path,
@@ -141,7 +142,11 @@ def instances_list() -> None:
 @app.command("export-mps")
 def instances_export_mps(
     name: Annotated[
-        str, typer.Argument(help="Instance name as `oraclepriv instances list` prints it (NAME.csv works too).")
+        str,
+        typer.Argument(
+            help="Instance name as `oraclepriv instances list` prints it (NAME.csv works too), or the path of your "
+            "own CSV file in erm's format (feature columns, y, optional weight)."
+        ),
     ],
     backend: Annotated[str, typer.Option("--backend", help="MPS writer: highs | scip | pyomo.")] = "highs",
     out: Annotated[
@@ -154,12 +159,28 @@ def instances_export_mps(
             "--formulation", help="Halfspaces: relaxed (default, margin-free) | margin; stumps/thresholds: staircase."
         ),
     ] = None,
+    hypothesis_class: Annotated[
+        str | None,
+        typer.Option(
+            "--hypothesis-class",
+            help="The class of your own CSV file: halfspace (default) | stump | threshold (a library instance "
+            "carries its class).",
+        ),
+    ] = None,
 ) -> None:
     """Write an instance's MIP model (objective = signed loss, offset included) as MPS."""
+    import numpy as np
+
     from oraclepriv.instances import EXPORT_BACKENDS, export_mps, load_instance
     from oraclepriv.instances.export import formulations_of
+    from oraclepriv.io import read_csv_problem
 
-    name = name.removesuffix(".csv")  # the instance's file name names it too
+    own = Path(name) if name.endswith(".csv") and Path(name).is_file() else None  # a user's own file
+    if own is None and hypothesis_class is not None:
+        fail(
+            f"--hypothesis-class {hypothesis_class} applies to your own CSV file only (a library instance carries its class)"
+        )
+    name = own.stem if own is not None else name.removesuffix(".csv")  # the instance's file name names it too
     if not name.strip():
         fail(f"the instance name is empty (got {name!r}); `oraclepriv instances list` prints the names")
     target = out if out is not None else Path(f"{name}.mps")
@@ -167,14 +188,23 @@ def instances_export_mps(
     if backend not in EXPORT_BACKENDS:  # named by the flags here (the library's messages name its parameters)
         fail(f"--backend must be one of {list(EXPORT_BACKENDS)} for MPS export; got {backend!r}")
     try:
-        if formulation is not None:
-            cls = load_instance(name)[0]["class"]
-            if formulation not in formulations_of(cls):
-                raise ValueError(
-                    f"--formulation must be one of {list(formulations_of(cls))} for the {cls} instance {name!r}; "
-                    f"got {formulation!r}"
-                )
-        info = export_mps(name, target, backend=backend, formulation=formulation)
+        problem = None
+        if own is not None:
+            cls = hypothesis_class or "halfspace"
+            if cls not in ("threshold", "stump", "halfspace"):
+                raise ValueError(f"--hypothesis-class must be one of ['threshold', 'stump', 'halfspace']; got {cls!r}")
+            data = read_csv_problem(own)
+            check_threshold_features(cls, own, data.feature_names)
+            weights = np.ones(data.X.shape[0]) if data.weights is None else np.asarray(data.weights, dtype=float)
+            problem = (data.X, data.y, weights, cls)
+        else:
+            cls = load_instance(name)[0]["class"] if formulation is not None else ""
+        if formulation is not None and formulation not in formulations_of(cls):
+            raise ValueError(
+                f"--formulation must be one of {list(formulations_of(cls))} for the {cls} instance {name!r}; "
+                f"got {formulation!r}"
+            )
+        info = export_mps(name, target, backend=backend, formulation=formulation, problem=problem)
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     typer.echo(
