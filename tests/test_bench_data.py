@@ -132,3 +132,34 @@ def test_export_mps_of_your_own_file_solves_to_its_optimum(folder, tmp_path, hyp
     assert h.getInfo().objective_function_value == pytest.approx(reference.objective, abs=1e-6)
     library = runner.invoke(app, ["instances", "export-mps", "iris-vv-2f", "--hypothesis-class", "stump"])
     assert library.exit_code == 2 and "applies to your own CSV file only" in library.stderr
+
+
+def test_a_resumed_run_takes_no_cell_of_other_data_with_the_same_name(folder, tmp_path):
+    """An interrupted run's cells.jsonl may come from another folder holding a file of the same name: those
+    rows are computed again (the cell key holds a digest of the data), not mixed into this run."""
+    out = tmp_path / "run"
+    out.mkdir()
+    stale = {
+        "instance": "alpha",
+        "data_key": "digest of other data",
+        "class": "halfspace",
+        "n": 30,
+        "d": 2,
+        "backend": "direction-bb",
+        "time_limit": 60.0,
+        "repeat": 1,
+        "status": "optimal",
+        "certified": True,
+        "meets_bound": True,
+        "objective": -123.0,
+        "bound": -123.0,
+        "seconds": 0.1,
+    }
+    (out / "cells.jsonl").write_text(json.dumps(stale) + "\n")
+    args = ["bench", "mip", "--data", str(folder), "--instances", "alpha", "--backends", "direction-bb"]
+    result = runner.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "resuming" not in result.stdout
+    [row] = json.loads((out / "rows.json").read_text())
+    X, y, _ = noisy(0, 30, 2, False)
+    assert row["objective"] == make_oracle("halfspace", backend="enumerate").solve(X.round(6), y).objective

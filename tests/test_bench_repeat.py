@@ -56,10 +56,11 @@ def test_bad_repeat_is_refused_by_name_and_value(repeat):
         run_one(_instance(), "enumerate", 10.0, repeat=repeat)
 
 
-def test_cell_key_tells_repeat_counts_apart():
-    row = {"instance": "a", "backend": "b", "time_limit": 5.0}
-    assert cell_key(row) == ("a", "b", 5.0, 1)  # rows written before --repeat existed ran once
+def test_cell_key_tells_repeat_counts_and_data_apart():
+    row = {"instance": "a", "data_key": "k", "backend": "b", "time_limit": 5.0}
+    assert cell_key(row) == ("a", "k", "b", 5.0, 1)  # rows written before --repeat existed ran once
     assert cell_key({**row, "repeat": 4}) != cell_key(row)
+    assert cell_key({**row, "data_key": "other"}) != cell_key(row)  # same name, other data
 
 
 def test_cli_repeat_is_recorded_in_the_reports_and_bad_counts_exit_2(tmp_path):

@@ -32,6 +32,7 @@ written only once every cell has a row.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -65,6 +66,7 @@ __all__ = [
     "run_benchmark",
     "CELLS",
     "cell_key",
+    "cell_keys",
     "append_cell",
     "load_cells",
 ]
@@ -117,6 +119,15 @@ class BenchInstance:
     @property
     def tolerance(self) -> float:
         return AGREEMENT_RTOL * max(1.0, float(np.abs(self.w).sum()))
+
+    @property
+    def data_key(self) -> str:
+        """A digest of the class, points, labels and weights: a resumed run takes a finished cell only for the
+        same data (two folders of ``--data`` may hold different files of one name)."""
+        from oraclepriv.solvers.base import fingerprint
+
+        weights = hashlib.blake2b(np.ascontiguousarray(self.w, dtype=np.float64).tobytes(), digest_size=16)
+        return fingerprint(self.hypothesis_class, self.X, self.y, (weights.hexdigest(),))
 
 
 def default_backends() -> list[str]:
@@ -332,6 +343,7 @@ def run_call(instance: BenchInstance, backend: str, time_limit: float) -> dict[s
 
     row: dict[str, Any] = {
         "instance": instance.name,
+        "data_key": instance.data_key,
         "class": instance.hypothesis_class,
         "n": instance.n,
         "d": instance.d,
@@ -425,7 +437,7 @@ def run_benchmark(
     repeat = check_repeat(repeat)
     finished = {cell_key(row): row for row in done}
     cells = [(instance, backend, float(time_limit), repeat) for instance in instances for backend in backends]
-    keys = [(instance.name, backend, float(time_limit), repeat) for instance, backend, _, _ in cells]
+    keys = cell_keys(instances, backends, time_limit, repeat)
     todo = [cell for cell, key in zip(cells, keys, strict=True) if key not in finished]
     skipped = len(cells) - len(todo)
     report = progress
@@ -461,9 +473,28 @@ def run_benchmark(
 CELLS = "cells.jsonl"
 
 
-def cell_key(row: dict[str, Any]) -> tuple[str, str, float, int]:
-    """What identifies a cell across runs: (instance, backend, time limit, runs per cell)."""
-    return (str(row["instance"]), str(row["backend"]), float(row["time_limit"]), int(row.get("repeat", 1)))
+def cell_key(row: dict[str, Any]) -> tuple[str, str, str, float, int]:
+    """What identifies a cell across runs: (instance, its data's digest, backend, time limit, runs per cell).
+    A row written before the digest existed has none, so it is computed again rather than trusted."""
+    return (
+        str(row["instance"]),
+        str(row.get("data_key", "")),
+        str(row["backend"]),
+        float(row["time_limit"]),
+        int(row.get("repeat", 1)),
+    )
+
+
+def cell_keys(
+    instances: Iterable[BenchInstance], backends: Iterable[str], time_limit: float, repeat: int = 1
+) -> list[tuple[str, str, str, float, int]]:
+    """The :func:`cell_key` of every (instance, backend) cell of a run, instance-major."""
+    backends = list(backends)
+    return [
+        (instance.name, instance.data_key, backend, float(time_limit), int(repeat))
+        for instance in instances
+        for backend in backends
+    ]
 
 
 def append_cell(path: Path | str, row: dict[str, Any]) -> None:

@@ -237,7 +237,7 @@ def bench_mip(
                 mip_report.LEARNERS_OUTPUT,
             ):  # an earlier run's: replaced, never mixed with this run's
                 (out / name).unlink(missing_ok=True)
-            wanted = {(i.name, b, float(limit), repeat) for i in instances for b in chosen}
+            wanted = set(mip.cell_keys(instances, chosen, limit, repeat))
             done = [r for r in left if mip.cell_key(r) in wanted]
             if not resume:
                 cells.unlink(missing_ok=True)
