@@ -33,6 +33,10 @@ class WeightedData:
     feature_names: tuple[str, ...]
     mask: np.ndarray | None = None  # the boolean ``mask_column`` (e.g. PPM's privacy bits), if asked for
 
+    def weights_or_ones(self) -> np.ndarray:
+        """The weight column, or unit weights when the file has none."""
+        return np.ones(self.X.shape[0]) if self.weights is None else self.weights
+
 
 def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_column: str | None = None) -> WeightedData:
     """Load X, y (and weights if present) from a CSV file; errors name the file, column and row.
@@ -40,7 +44,7 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_colu
     ``mask_column``: a required 0/1 column returned as a boolean ``mask`` and not used as a feature.
     Refused, never repaired: a header with an unnamed column (a pandas index written without
     ``index=False``) or a repeated name, a row with more or fewer fields than the header, an empty cell,
-    and a file that cannot be read (an ``OSError`` becomes a ``ValueError`` naming the file). Rows are
+    a weight column whose total |weight| overflows float64, and a file that cannot be read (an ``OSError`` becomes a ``ValueError`` naming the file). Rows are
     counted from 1 after the header (blank lines are skipped); "line" is the line in the file.
     """
     import warnings
@@ -96,6 +100,15 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_colu
             raise ValueError(f"{shown}: label column 'y' row {row + 1} has value '{y[row]:g}'; labels must be 0 or 1")
         y = y.astype(np.int8)
     weights = frame[WEIGHT_COLUMN].to_numpy(dtype=np.float64) if WEIGHT_COLUMN in frame.columns else None
+    if weights is not None:  # every loss and bound is a partial sum of |weight|: the total must be a float64
+        with np.errstate(over="ignore"):
+            total = float(np.abs(weights).sum())
+        if not np.isfinite(total):
+            raise ValueError(
+                f"{shown}: the sum of |weight| over its {len(weights)} rows overflows float64 (largest |weight| "
+                f"{float(np.abs(weights).max())!r}; the limit is a total of about 1.8e308). Divide the 'weight' "
+                "column by a common factor: the minimiser does not change"
+            )
     mask = None
     if mask_column is not None:
         values = frame[mask_column].to_numpy()

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
 from oraclepriv.solvers.combine import combine_answers
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bounds import (
@@ -119,6 +119,9 @@ class DirectionBbBackend(Backend):
         ``SMALL_D_BATCH`` up to d = 6 and ``LARGE_D_BATCH`` above.
     max_boxes : int, default 2_000_000
         Open boxes beyond which the search stops.
+    random_seed : int or None, default None
+        Seeds the random directions of the incumbents' line searches (None: seed 0) and is passed to a
+        ``scip-bc`` fallback. Exact either way; the search is deterministic for a given seed.
 
     References
     ----------
@@ -140,7 +143,7 @@ class DirectionBbBackend(Backend):
 
     name = "direction-bb"
     classes = frozenset({"halfspace"})
-    options = frozenset({"fallback", "batch", "max_boxes"})
+    options = frozenset({"fallback", "batch", "max_boxes", "random_seed"})
     certificate = (
         "proved over all closed halfspaces: interval bounds (rounding errors included) over boxes of "
         "normals covering every direction, each box either discarded by its bound or still open"
@@ -151,6 +154,7 @@ class DirectionBbBackend(Backend):
         self.fallback = self.choice_option("fallback", "auto", FALLBACKS)
         self.batch = self.int_option("batch", None, 1)
         self.max_boxes = self.int_option("max_boxes", MAX_BOXES, 1)
+        self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
 
     def check(self, hypothesis_class: str, n: int, d: int) -> None:
         super().check(hypothesis_class, n, d)
@@ -181,7 +185,8 @@ class DirectionBbBackend(Backend):
         for k in range(d):
             for s, row in ((1.0, 2 * k), (-1.0, 2 * k + 1)):
                 lower[row, k] = upper[row, k] = s
-        rng = np.random.default_rng(0)  # the line searches' random directions: the same answer every run
+        # the line searches' random directions: the same answer every run with the same seed
+        rng = np.random.default_rng(self.random_seed or 0)
         best = self._improve(best, groups, X, y, w, (lower + upper) / 2, rng)
         trace.note(best.loss)
         bounds, windows = region_lower_bounds(groups, lower, upper, threshold=best.loss - abs_gap + slack)
@@ -343,7 +348,8 @@ class DirectionBbBackend(Backend):
         """Hand the problem to the fallback backend for the time left; keep the larger proved bound
         and the better halfspace (both bounds hold over the whole class)."""
         log.debug("direction-bb: %s after %d steps; falling back to %s", details["search_stop"], steps, fallback.name)
-        answer = fallback(time_limit=None).solve(problem.with_deadline(deadline))
+        seeded = {"random_seed": self.random_seed} if "random_seed" in fallback.options else {}
+        answer = fallback(time_limit=None, **seeded).solve(problem.with_deadline(deadline))
         details = {
             **details,
             "fallback": fallback.name,

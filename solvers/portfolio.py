@@ -56,7 +56,7 @@ class PortfolioBackend(Backend):
     lead : float, default 1.0
         Seconds scip-bc runs first in d = 7 and 8.
     random_seed : int or None, default None
-        scip-bc's ``random_seed`` where the portfolio runs it (d >= 7); direction-bb is deterministic.
+        The ``random_seed`` of the direction-bb and scip-bc it runs (and so of direction-bb's fallback).
 
     References
     ----------
@@ -84,7 +84,7 @@ class PortfolioBackend(Backend):
         super().__init__(time_limit, **options)
         self.lead = self.seconds_option("lead", LEAD_SECONDS)
         self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
-        self._direction = DirectionBbBackend()
+        self._direction = DirectionBbBackend(random_seed=self.random_seed)
         self._scip: Backend | None = None  # kept between calls: its core pool is reused on the same points
 
     def _scip_bc(self) -> Backend | None:

@@ -149,3 +149,30 @@ def test_the_portfolio_hands_its_seed_to_scip_bc(monkeypatch):
     assert seen and set(seen) == {13}
     with pytest.raises(ValueError, match=r"backend 'portfolio': random_seed must be an integer in \[0, 2147483647\]"):
         make_oracle("halfspace", backend="portfolio", random_seed=-1)
+
+
+def test_direction_bb_takes_a_seed_stays_exact_and_hands_it_to_its_fallback(monkeypatch):
+    """direction-bb's seed drives its line searches (deterministic per seed, exact for every seed) and reaches
+    the scip-bc it falls back to on flat data, also through the portfolio."""
+    X, y, w = noisy(6, n=70, d=3, signed=True)
+    reference = make_oracle("halfspace", backend="enumerate").solve(X, y, w)
+    for seed in (0, 5, 99):
+        res = make_oracle("halfspace", backend="direction-bb", random_seed=seed).solve(X, y, w)
+        assert res.certified and res.objective == pytest.approx(reference.objective, abs=1e-9 * np.abs(w).sum())
+    seen: list = []
+    run = scip_bc.run_branch_and_cut
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["random_seed"])
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(scip_bc, "run_branch_and_cut", spy)
+    rng = np.random.default_rng(0)
+    flat = rng.normal(size=(40, 5))
+    flat[:, 4] = flat[:, 0] + flat[:, 1]  # rounded sums: flat to the search, so it falls back to scip-bc
+    labels = (flat[:, 0] - flat[:, 2] > 0).astype(int)
+    for backend in ("direction-bb", "portfolio"):
+        seen.clear()
+        res = make_oracle("halfspace", backend=backend, random_seed=13).solve(flat, labels)
+        assert res.details.get("fallback") == "scip-bc"
+        assert seen and set(seen) == {13}

@@ -195,7 +195,7 @@ def load_files(path: Path | str, hypothesis_class: str = "halfspace") -> list[Be
     path = Path(path)
     if not path.exists():
         raise ValueError(f"--data {str(path)!r} does not exist")
-    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+    files = sorted(f for f in path.glob("*.csv") if f.is_file()) if path.is_dir() else [path]
     if not files:
         raise ValueError(f"--data {str(path)!r} holds no .csv file")
     if hypothesis_class not in ("threshold", "stump", "halfspace"):
@@ -207,10 +207,10 @@ def load_files(path: Path | str, hypothesis_class: str = "halfspace") -> list[Be
         problem = read_csv_problem(file)
         if hypothesis_class == "threshold" and problem.X.shape[1] != 1:
             raise ValueError(
-                f"--hypothesis-class threshold needs data with one feature; {str(file)!r} has {problem.X.shape[1]}"
+                f"--hypothesis-class threshold needs data with one feature; {str(file)!r} has {problem.X.shape[1]} "
+                f"({', '.join(problem.feature_names)})"
             )
-        w = np.ones(problem.X.shape[0]) if problem.weights is None else np.asarray(problem.weights, dtype=float)
-        out.append(BenchInstance(file.stem, hypothesis_class, problem.X, problem.y, w))
+        out.append(BenchInstance(file.stem, hypothesis_class, problem.X, problem.y, problem.weights_or_ones()))
     return out
 
 
@@ -285,8 +285,9 @@ def seeded_backends(backends: Iterable[str], seeds: int) -> list[str]:
             continue
         if "random_seed" in options:
             raise ValueError(f"--backends {spec!r} sets its random_seed; --seeds {seeds} would run other seeds")
+        base = spec.rstrip(":,")  # "scip-bc:" names scip-bc without options
         joiner = "," if options else ":"
-        out += [f"{spec}{joiner}random_seed={k}" for k in range(seeds)]
+        out += [f"{base}{joiner}random_seed={k}" for k in range(seeds)]
     if out == backends:
         raise ValueError(f"--seeds {seeds}: none of the backends {backends} takes a random seed")
     return out

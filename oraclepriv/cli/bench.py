@@ -177,9 +177,14 @@ def bench_mip(
         instances = mip.select_instances(loaded, wanted_names)
         if backends is None:  # the default list, narrowed to the backends that take the instances' classes
             chosen = _backends_for(chosen, instances)
+            if not chosen:
+                raise ValueError(
+                    f"no installed default backend takes the class {data_class!r} of the --data instances; "
+                    "name one with --backends"
+                )
         _check_backends_fit_suite(chosen, instances, suite)
         given = chosen
-        chosen = mip.seeded_backends(chosen, seeds)
+        chosen = mip.check_backends(mip.seeded_backends(chosen, seeds))
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     # the speed-up column's baseline: the naive model, its first seed when it runs under several

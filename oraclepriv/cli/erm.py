@@ -2,7 +2,7 @@
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -55,7 +55,6 @@ def erm(
     try:
         problem = read_csv_problem(data)
         check_threshold_features(hypothesis_class.value, data, problem.feature_names)
-        _check_weight_total(problem.weights, data)
         options = {} if time_limit is None else {"time_limit": time_limit}
         name = None
         if backend is not None:
@@ -74,23 +73,6 @@ def erm(
         _print_summary(summary)
     if summary["status"] == "error":
         raise typer.Exit(code=EXIT_BACKEND_ERROR)
-
-
-def _check_weight_total(weights: Any, data: Path) -> None:
-    """The 'weight' column's total sum |w| must be a finite float64 (every loss and bound is a partial sum of them):
-    a ValueError naming the file and the column (the library says ``weights``, a name the file never shows)."""
-    import numpy as np
-
-    if weights is None:
-        return
-    with np.errstate(over="ignore"):
-        total = float(np.abs(weights).sum())
-    if not np.isfinite(total):
-        raise ValueError(
-            f"data file {str(data)!r}: the sum of |weight| over its {len(weights)} rows overflows float64 (largest "
-            f"|weight| {float(np.abs(weights).max())!r}; the limit is a total of about 1.8e308). Divide the 'weight' "
-            "column by a common factor: the minimiser does not change"
-        )
 
 
 def _print_summary(summary: dict) -> None:

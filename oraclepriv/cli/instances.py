@@ -169,7 +169,6 @@ def instances_export_mps(
     ] = None,
 ) -> None:
     """Write an instance's MIP model (objective = signed loss, offset included) as MPS."""
-    import numpy as np
 
     from oraclepriv.instances import EXPORT_BACKENDS, export_mps, load_instance
     from oraclepriv.instances.export import formulations_of
@@ -195,8 +194,7 @@ def instances_export_mps(
                 raise ValueError(f"--hypothesis-class must be one of ['threshold', 'stump', 'halfspace']; got {cls!r}")
             data = read_csv_problem(own)
             check_threshold_features(cls, own, data.feature_names)
-            weights = np.ones(data.X.shape[0]) if data.weights is None else np.asarray(data.weights, dtype=float)
-            problem = (data.X, data.y, weights, cls)
+            problem = (data.X, data.y, data.weights_or_ones(), cls)
         else:
             cls = load_instance(name)[0]["class"] if formulation is not None else ""
         if formulation is not None and formulation not in formulations_of(cls):
