@@ -163,3 +163,17 @@ def test_a_resumed_run_takes_no_cell_of_other_data_with_the_same_name(folder, tm
     [row] = json.loads((out / "rows.json").read_text())
     X, y, _ = noisy(0, 30, 2, False)
     assert row["objective"] == make_oracle("halfspace", backend="enumerate").solve(X.round(6), y).objective
+
+
+def test_export_mps_tells_a_library_name_from_your_own_file(folder, tmp_path, monkeypatch):
+    """A bare NAME.csv that the library holds is the library's instance even beside a file of that name; a path
+    with a folder part is always your own file, and a missing one is named."""
+    monkeypatch.chdir(tmp_path)
+    X, y, _ = noisy(3, 20, 2, False)
+    write_csv(tmp_path / "iris-vv-stump.csv", X, y)  # a halfspace file that shadows a library stump instance
+    library = runner.invoke(app, ["instances", "export-mps", "iris-vv-stump.csv", "--out", str(tmp_path / "a.mps")])
+    assert library.exit_code == 0 and "stump-staircase" in library.stdout
+    own = runner.invoke(app, ["instances", "export-mps", "./iris-vv-stump.csv", "--out", str(tmp_path / "b.mps")])
+    assert own.exit_code == 0 and "halfspace-relaxed" in own.stdout
+    missing = runner.invoke(app, ["instances", "export-mps", "sub/missing.csv"])
+    assert missing.exit_code == 2 and "'sub/missing.csv' does not exist" in missing.stderr

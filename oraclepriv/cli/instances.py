@@ -1,5 +1,6 @@
 """``oraclepriv instances``: the bundled benchmark instance library (:mod:`oraclepriv.instances`)."""
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -139,6 +140,25 @@ def instances_list() -> None:
         )
 
 
+def _own_file(name: str) -> Path | None:
+    """The user's own CSV file that ``export-mps NAME`` names, or None for a library instance: a path with a
+    folder part is always a file (which must exist); a bare NAME.csv is the library's instance when the
+    library has one of that name, else a file in the current folder when there is one."""
+    from oraclepriv.instances import load_manifest
+
+    path = Path(name)
+    if "/" in name or os.sep in name:  # "./NAME.csv" too: Path would drop its "./"
+        if not path.is_file():
+            fail(
+                f"{name!r} does not exist (or is not a file); give a CSV file, or a name `oraclepriv instances list` prints"
+            )
+        return path
+    library = {entry["name"] for entry in load_manifest()}
+    if name.removesuffix(".csv") in library or not (name.endswith(".csv") and path.is_file()):
+        return None
+    return path
+
+
 @app.command("export-mps")
 def instances_export_mps(
     name: Annotated[
@@ -174,7 +194,7 @@ def instances_export_mps(
     from oraclepriv.instances.export import formulations_of
     from oraclepriv.io import read_csv_problem
 
-    own = Path(name) if name.endswith(".csv") and Path(name).is_file() else None  # a user's own file
+    own = _own_file(name)
     if own is None and hypothesis_class is not None:
         fail(
             f"--hypothesis-class {hypothesis_class} applies to your own CSV file only (a library instance carries its class)"
