@@ -93,7 +93,10 @@ def test_the_default_backends_are_narrowed_to_the_class(folder):
         (["--data", "{folder}/nope"], "does not exist"),
         (["--data", "{bad}"], "column 'x0' row 2"),
         (["--hypothesis-class", "stump"], "--hypothesis-class stump applies to --data instances only"),
-        (["--data", "{folder}", "--hypothesis-class", "ball"], "--hypothesis-class must be one of"),
+        (
+            ["--data", "{folder}", "--hypothesis-class", "ball"],
+            "'ball' is not one of 'threshold', 'stump', 'halfspace'",
+        ),
         (["--data", "{folder}", "--backends", "scip-bc", "--hypothesis-class", "stump"], "none of the --data"),
     ],
 )

@@ -17,12 +17,12 @@ runner = CliRunner()
 
 
 def test_seeded_backends_expand_only_the_backends_that_take_a_seed():
-    assert seeded_backends(["scip-bc", "direction-bb"], 1) == ["scip-bc", "direction-bb"]
-    assert seeded_backends(["scip-bc", "direction-bb", "scip-bc:local_search=0"], 3) == [
+    assert seeded_backends(["scip-bc", "enumerate"], 1) == ["scip-bc", "enumerate"]
+    assert seeded_backends(["scip-bc:", "enumerate", "scip-bc:local_search=0"], 3) == [
         "scip-bc:random_seed=0",
         "scip-bc:random_seed=1",
         "scip-bc:random_seed=2",
-        "direction-bb",
+        "enumerate",
         "scip-bc:local_search=0,random_seed=0",
         "scip-bc:local_search=0,random_seed=1",
         "scip-bc:local_search=0,random_seed=2",
@@ -36,7 +36,7 @@ def test_seeded_backends_expand_only_the_backends_that_take_a_seed():
         (["scip-bc"], MAX_SEEDS + 1, "got 101"),
         (["scip-bc"], True, "got True"),
         (["scip-bc:random_seed=4"], 2, "--backends 'scip-bc:random_seed=4' sets its random_seed"),
-        (["direction-bb", "enumerate"], 2, "none of the backends .* takes a random seed"),
+        (["enumerate", "e01loss"], 2, "none of the backends .* takes a random seed"),
     ],
 )
 def test_bad_seed_requests_are_refused_by_name(backends, seeds, message):
@@ -83,15 +83,26 @@ def test_variability_compares_the_seeds_of_one_backend():
 def test_bench_mip_seeds_runs_each_seed_and_reports_them(tmp_path):
     out = tmp_path / "run"
     args = ["bench", "mip", "--quick", "--instances", "sepnoise-n30-d2-s0,sepnoise-n60-d3-s0"]
-    result = runner.invoke(app, [*args, "--backends", "scip-bc,direction-bb", "--seeds", "2", "--out", str(out)])
+    result = runner.invoke(app, [*args, "--backends", "scip-bc,enumerate", "--seeds", "2", "--out", str(out)])
     assert result.exit_code == 0, result.output
     rows = json.loads((out / "rows.json").read_text())
-    assert sorted({r["backend"] for r in rows}) == ["direction-bb", "scip-bc:random_seed=0", "scip-bc:random_seed=1"]
+    assert sorted({r["backend"] for r in rows}) == ["enumerate", "scip-bc:random_seed=0", "scip-bc:random_seed=1"]
     assert all(r["certified"] for r in rows)
     meta = json.loads((out / "summary.json").read_text())
-    assert "--seeds 2 --backends scip-bc,direction-bb" in meta["command"]
+    assert "--seeds 2 --backends scip-bc,enumerate" in meta["command"]
     [entry] = meta["variability"]
     assert entry["backend"] == "scip-bc" and entry["solved_per_seed"] == [2, 2]
     assert "## Performance variability" in (out / "summary.md").read_text()
-    bad = runner.invoke(app, [*args, "--backends", "direction-bb", "--seeds", "3", "--out", str(tmp_path / "x")])
+    bad = runner.invoke(app, [*args, "--backends", "enumerate", "--seeds", "3", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "--seeds 3: none of the backends" in bad.stderr
+
+
+def test_a_seed_that_errors_counts_as_a_different_outcome_and_the_baseline_is_named():
+    s0, s1 = "scip-bc:random_seed=0", "scip-bc:random_seed=1"
+    failed = row("a", s1, certified=False, status="error", objective=float("nan"), bound=float("-inf"))
+    rows = [row("a", s0, objective=2.0), failed, row("a", "naive-highs:random_seed=0", seconds=3.0)]
+    summary = summarize(rows, baseline="naive-highs:random_seed=0")
+    [entry] = [v for v in variability(rows, summary) if v["backend"] == "scip-bc"]
+    assert entry["final_objectives_differ"] == 1 and entry["solved_by_some_seeds_only"] == 1
+    text = markdown_summary(rows, summary, [], [], "cmd", "issue", 60.0)
+    assert "speed-up vs naive-highs:random_seed=0 (common instances)" in text

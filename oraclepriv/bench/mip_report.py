@@ -153,6 +153,7 @@ def summarize(rows: list[dict[str, Any]], baseline: str | None = "naive-highs") 
     for s in out:
         common = [name for (b, name) in supported if b == s["backend"] and (baseline, name) in supported]
         s["speedup_vs_baseline"] = None
+        s["baseline"] = baseline
         if baseline in backends and common:
             base_sgm = shifted_geometric_mean(scored_time(supported[(baseline, n)]) for n in common)
             mine_sgm = shifted_geometric_mean(scored_time(supported[(s["backend"], n)]) for n in common)
@@ -207,8 +208,9 @@ def variability(rows: list[dict[str, Any]], summary: list[dict[str, Any]]) -> li
                 seconds = [max(float(r["seconds"]), 1e-3) for r in runs.values()]
                 time_ratios.append(max(seconds) / min(seconds))
             values = [float(r["objective"]) for r in runs.values()]
-            tol = 1e-9 * max(1.0, max(abs(v) for v in values))
-            objectives_differ += max(values) - min(values) > tol
+            finite = [v for v in values if math.isfinite(v)]  # a seed that errored has no objective
+            tol = 1e-9 * max(1.0, max((abs(v) for v in finite), default=1.0))
+            objectives_differ += len(finite) < len(values) or max(finite) - min(finite) > tol
         out.append(
             {
                 "backend": base,
@@ -237,8 +239,8 @@ def _variability_section(entries: list[dict[str, Any]]) -> list[str]:
         "The same exact search under other random seeds (`--seeds`): each seed is a row of the tables above. "
         "*Some seeds only*: instances solved by some seeds and not by others. *Time ratio*: the slowest seed's "
         "seconds over the fastest's, on the instances every seed solved (median and largest). *Objectives differ*: "
-        "instances whose final re-scored objectives differ between seeds (only possible where some seed stopped "
-        "at the time limit).",
+        "instances whose final re-scored objectives differ between seeds, or where some seeds answered and others "
+        "failed (only possible where some seed stopped at the time limit or errored).",
         "",
         "| backend | seeds | instances | solved per seed | SGM time per seed (s) | some seeds only | all seeds | "
         "time ratio median / max | objectives differ |",
@@ -453,7 +455,7 @@ def markdown_summary(
         ),
         "",
         "| backend | instances | solved | wrong certificates | time-limit hits | uncertified (other) | errors | SGM time (s) "
-        "| speed-up vs naive-highs (common instances) |",
+        f"| speed-up vs {summary[0].get('baseline') or 'naive-highs' if summary else 'naive-highs'} (common instances) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summary:

@@ -9,6 +9,7 @@ import typer
 
 from oraclepriv.backends import split_backend_list
 from oraclepriv.cli.common import (
+    HypothesisClass,
     Jobs,
     JsonOut,
     MarkdownOut,
@@ -85,10 +86,10 @@ def bench_mip(
             "columns, y, optional weight), each named by its file name.",
         ),
     ] = None,
-    data_class: Annotated[
-        str,
-        typer.Option("--hypothesis-class", help="The class of the --data instances: halfspace | stump | threshold."),
-    ] = "halfspace",
+    hypothesis_class: Annotated[
+        HypothesisClass,
+        typer.Option("--hypothesis-class", help="The class of the --data instances."),
+    ] = HypothesisClass.halfspace,
     backends: Annotated[
         str | None,
         typer.Option(
@@ -161,6 +162,7 @@ def bench_mip(
     limit = time_limit if time_limit is not None else (mip.QUICK_TIME_LIMIT if quick else 60.0)
     if data is not None and suite is not None:
         fail(f"--data and --suite exclude each other (the instances come from one of them); got --suite {suite}")
+    data_class = hypothesis_class.value
     if data is None and data_class != "halfspace":
         fail(
             f"--hypothesis-class {data_class} applies to --data instances only (a suite's instances carry their class)"

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -211,6 +212,14 @@ def check_input_file(path: Path | None, what: str) -> None:
         fail(f"{what} {str(path)!r} is a directory; a CSV file is expected")
     if not exists:
         fail(f"{what} {str(path)!r} does not exist")
+
+
+class HypothesisClass(str, Enum):
+    """The hypothesis classes a command's ``--hypothesis-class`` takes (typer refuses any other by name)."""
+
+    threshold = "threshold"
+    stump = "stump"
+    halfspace = "halfspace"
 
 
 def check_threshold_features(hypothesis_class: str, path: Path, feature_names: tuple[str, ...]) -> None:

@@ -1,12 +1,12 @@
 """``oraclepriv erm``: one exact, certified weighted 0-1 ERM call on a CSV file."""
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from oraclepriv.cli.common import (
+    HypothesisClass,
     check_backend_time_limit,
     check_input_file,
     check_threshold_features,
@@ -17,12 +17,6 @@ from oraclepriv.io import read_csv_problem, to_json
 
 #: the exit code when the backend answers with status "error" (2 is bad input, as for every command)
 EXIT_BACKEND_ERROR = 1
-
-
-class HypothesisClass(str, Enum):
-    threshold = "threshold"
-    stump = "stump"
-    halfspace = "halfspace"
 
 
 def erm(

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from oraclepriv.cli.common import (
+    HypothesisClass,
     Quiet,
     check_input_file,
     check_output_dir,
@@ -180,11 +181,10 @@ def instances_export_mps(
         ),
     ] = None,
     hypothesis_class: Annotated[
-        str | None,
+        HypothesisClass | None,
         typer.Option(
             "--hypothesis-class",
-            help="The class of your own CSV file: halfspace (default) | stump | threshold (a library instance "
-            "carries its class).",
+            help="The class of your own CSV file (default halfspace; a library instance carries its class).",
         ),
     ] = None,
 ) -> None:
@@ -197,7 +197,7 @@ def instances_export_mps(
     own = _own_file(name)
     if own is None and hypothesis_class is not None:
         fail(
-            f"--hypothesis-class {hypothesis_class} applies to your own CSV file only (a library instance carries its class)"
+            f"--hypothesis-class {hypothesis_class.value} applies to your own CSV file only (a library instance carries its class)"
         )
     name = own.stem if own is not None else name.removesuffix(".csv")  # the instance's file name names it too
     if not name.strip():
@@ -209,9 +209,7 @@ def instances_export_mps(
     try:
         problem = None
         if own is not None:
-            cls = hypothesis_class or "halfspace"
-            if cls not in ("threshold", "stump", "halfspace"):
-                raise ValueError(f"--hypothesis-class must be one of ['threshold', 'stump', 'halfspace']; got {cls!r}")
+            cls = hypothesis_class.value if hypothesis_class is not None else "halfspace"
             data = read_csv_problem(own)
             check_threshold_features(cls, own, data.feature_names)
             problem = (data.X, data.y, data.weights_or_ones(), cls)
