@@ -32,6 +32,20 @@ def noisy(seed: int, n: int = 110, d: int = 4, flips: float = 0.2, signed: bool 
     return X, y, w
 
 
+@pytest.fixture
+def scip_seeds(monkeypatch) -> list:
+    """The random_seed of every SCIP search scip-bc starts from now on (its calls still run)."""
+    seen: list = []
+    run = scip_bc.run_branch_and_cut
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["random_seed"])
+        return run(*args, **kwargs)
+
+    monkeypatch.setattr(scip_bc, "run_branch_and_cut", spy)  # the parts and fallbacks run through scip-bc too
+    return seen
+
+
 def backends() -> list[str]:
     return ["scip-bc", "gurobi-bc", "gurobi"] if GUROBI else ["scip-bc"]
 
@@ -115,16 +129,9 @@ def test_gurobi_logs_the_seed_it_was_given(backend, capfd):
     assert quiet.out == "" and "Seed" not in quiet.err
 
 
-def test_the_partition_parts_take_the_seed(monkeypatch):
+def test_the_partition_parts_take_the_seed(scip_seeds):
     """The parts of ``strategy="partition"`` and the search over the whole run with the same seed shift."""
-    seen: list = []
-    run = scip_bc_model.run_branch_and_cut
-
-    def spy(*args, **kwargs):
-        seen.append(kwargs.get("random_seed"))
-        return run(*args, **kwargs)
-
-    monkeypatch.setattr(scip_bc, "run_branch_and_cut", spy)  # the parts run through a scip-bc backend too
+    seen = scip_seeds
     X, y, w = noisy(4, n=120, flips=0.15)
     res = make_oracle("halfspace", backend="scip-bc", strategy="partition", part_size=50, random_seed=9).solve(X, y, w)
     reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)
@@ -132,16 +139,9 @@ def test_the_partition_parts_take_the_seed(monkeypatch):
     assert seen and set(seen) == {9}
 
 
-def test_the_portfolio_hands_its_seed_to_scip_bc(monkeypatch):
+def test_the_portfolio_hands_its_seed_to_scip_bc(scip_seeds):
     """In d >= 7 the portfolio runs scip-bc, which gets the portfolio's seed; the answer stays exact."""
-    seen: list = []
-    run = scip_bc.run_branch_and_cut
-
-    def spy(*args, **kwargs):
-        seen.append(kwargs["random_seed"])
-        return run(*args, **kwargs)
-
-    monkeypatch.setattr(scip_bc, "run_branch_and_cut", spy)
+    seen = scip_seeds
     X, y, w = noisy(5, n=40, d=7, flips=0.05)
     res = make_oracle("halfspace", backend="portfolio", random_seed=13).solve(X, y, w)
     reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)
@@ -151,7 +151,7 @@ def test_the_portfolio_hands_its_seed_to_scip_bc(monkeypatch):
         make_oracle("halfspace", backend="portfolio", random_seed=-1)
 
 
-def test_direction_bb_takes_a_seed_stays_exact_and_hands_it_to_its_fallback(monkeypatch):
+def test_direction_bb_takes_a_seed_stays_exact_and_hands_it_to_its_fallback(scip_seeds):
     """direction-bb's seed drives its line searches (deterministic per seed, exact for every seed) and reaches
     the scip-bc it falls back to on flat data, also through the portfolio."""
     X, y, w = noisy(6, n=70, d=3, signed=True)
@@ -159,14 +159,7 @@ def test_direction_bb_takes_a_seed_stays_exact_and_hands_it_to_its_fallback(monk
     for seed in (0, 5, 99):
         res = make_oracle("halfspace", backend="direction-bb", random_seed=seed).solve(X, y, w)
         assert res.certified and res.objective == pytest.approx(reference.objective, abs=1e-9 * np.abs(w).sum())
-    seen: list = []
-    run = scip_bc.run_branch_and_cut
-
-    def spy(*args, **kwargs):
-        seen.append(kwargs["random_seed"])
-        return run(*args, **kwargs)
-
-    monkeypatch.setattr(scip_bc, "run_branch_and_cut", spy)
+    seen = scip_seeds
     rng = np.random.default_rng(0)
     flat = rng.normal(size=(40, 5))
     flat[:, 4] = flat[:, 0] + flat[:, 1]  # rounded sums: flat to the search, so it falls back to scip-bc
