@@ -64,6 +64,7 @@ def test_a_folder_of_csv_files_is_benchmarked_and_each_answer_is_the_true_optimu
                 assert r["certified"] and r["objective"] == pytest.approx(reference.objective, abs=1e-9)
     meta = json.loads((out / "summary.json").read_text())
     assert meta["command"].startswith(f"oraclepriv bench mip --data {folder}")
+    assert (out / "summary.md").read_text().startswith("# MIP oracle benchmark: your own instances (`--data`)")
 
 
 def test_one_file_and_another_class(folder, tmp_path):

@@ -437,7 +437,9 @@ def markdown_summary(
         else "no load average available."
     )
     lines = [
-        f"# MIP oracle benchmark: suite `{suite}`",
+        "# MIP oracle benchmark: your own instances (`--data`)"
+        if suite == "data"
+        else f"# MIP oracle benchmark: suite `{suite}`",
         "",
         f"Produced by `{command}` on: {machine_description()}; {versions}.",
         "",
@@ -604,7 +606,8 @@ def write_outputs(
         "restricted_certificate_warnings": warnings,
     }
     write_json(paths["summary.json"], meta)
-    plot_performance_profile(rows, paths["profile.png"], title=f"suite {suite}, time limit {time_limit:g} s")
+    source = "your own instances" if suite == "data" else f"suite {suite}"
+    plot_performance_profile(rows, paths["profile.png"], title=f"{source}, time limit {time_limit:g} s")
     paths["summary.md"].write_text(
         markdown_summary(
             rows,
