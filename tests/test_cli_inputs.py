@@ -426,3 +426,35 @@ def test_erm_names_the_weight_column_whose_total_overflows(tmp_path):
         ["erm", str(path), "--hypothesis-class", "threshold"], f"data file {str(path)!r}", "'weight' column"
     )
     _no_python_names(line, "weights")
+
+
+@pytest.mark.parametrize(
+    ("algorithm", "extra", "remedy"),
+    [
+        ("rrspm", [], "--on-uncertified fallback"),
+        ("subsample", ["--teachers", "2", "--on-uncertified", "raise"], "--on-uncertified flag lets such a teacher"),
+    ],
+)
+def test_an_uncertified_private_call_is_said_in_flags(tmp_path, algorithm, extra, remedy):
+    """An oracle call stopped by a tiny --time-limit on noisy data is not certified: with --on-uncertified raise
+    the fit stops with a one-line error in the command's flags (not on_uncertified=, .result or teacher 0), and
+    nothing of the call's status or objective (private-data diagnostics) is printed."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 5))
+    y = (X[:, 0] > 0).astype(int)
+    y[rng.random(80) < 0.25] ^= 1
+    write_csv_problem(tmp_path / "private.csv", X, y)
+    write_csv_problem(tmp_path / "public.csv", rng.normal(size=(10, 5)), None)
+    args = ["learn", str(tmp_path / "private.csv"), "--public", str(tmp_path / "public.csv"), "--epsilon", "1"]
+    result = runner.invoke(
+        app, [*args, "--algorithm", algorithm, "--backend", "scip-bc", "--time-limit", "0.001", *extra]
+    )
+    assert result.exit_code == 2, result.output
+    message = result.stderr
+    assert (
+        f"--algorithm {algorithm}: an oracle call on the private data was not certified by --backend 'scip-bc'"
+        in message
+    )
+    assert remedy in message and "--time-limit 0.001 s" in message
+    for python_name in ("on_uncertified=", ".result", "teacher 0", "objective", "status"):
+        assert python_name not in message

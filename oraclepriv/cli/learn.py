@@ -106,6 +106,7 @@ def learn(
     Wu take private labelled data plus unlabelled public points (--public). The PPM learner (Bassily,
     Moran, Nandi) takes one file in which the 0/1 column 'public' holds each example's privacy bit.
     """
+    from oraclepriv.learners import UncertifiedOracleError
     from oraclepriv.release import reading_diagnostics
 
     check_input_file(private, "data file")
@@ -135,6 +136,8 @@ def learn(
                 on_uncertified,
                 teachers,
             )
+    except UncertifiedOracleError:  # named by the flags (the learner names its parameters)
+        fail(_uncertified_message(algorithm, backend, time_limit))
     except (ValueError, ImportError, RuntimeError) as exc:
         fail(str(exc))
     report = learner.release_.to_dict()
@@ -197,6 +200,28 @@ def _check_options(
         _check_convex_backend(backend, on_uncertified)
     elif algorithm.value not in NO_ORACLE and backend is not None:
         _check_exact_backend(algorithm, backend, hypothesis_class, on_uncertified)
+
+
+def _uncertified_message(algorithm: Algorithm, backend: str | None, time_limit: float | None) -> str:
+    """Why the fit stopped when an oracle call on the private data was not certified and --on-uncertified is
+    raise, and what to do, in the command's flags. Only the step is said: the call's status, objective and
+    bound depend on the private data (non-private diagnostics), so they are not printed."""
+    by = f"--backend {backend!r}" if backend is not None else "the default backend"
+    within = f" within --time-limit {time_limit:g} s" if time_limit is not None else ""
+    if algorithm is Algorithm.subsample:
+        remedy = (
+            "--on-uncertified flag lets such a teacher abstain (the aggregation's privacy does not need exact "
+            "teachers), or give a longer --time-limit"
+        )
+    else:
+        remedy = (
+            "the privacy proof needs an exact argmin: give a longer --time-limit, omit --backend (an exact backend "
+            "is chosen per problem), or --on-uncertified fallback (an exact backend re-solves such calls)"
+        )
+    return (
+        f"--algorithm {algorithm.value}: an oracle call on the private data was not certified by {by}{within}, "
+        f"and --on-uncertified raise stops the fit; {remedy}"
+    )
 
 
 def _learner_default(algorithm: Algorithm, parameter: str) -> Any:
