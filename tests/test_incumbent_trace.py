@@ -11,11 +11,11 @@ import time
 import numpy as np
 import pytest
 from mipbench_rows import row
+from optional_backends import BRANCH_AND_CUT, needs_gurobi
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.incumbents import IncumbentTrace, merge_traces
 
 from oraclepriv import make_oracle
-from oraclepriv.backends import backend_class
 from oraclepriv.bench import mip_report
 from oraclepriv.bench.primal import add_primal_measures, best_found_seconds, primal_gap, primal_integral
 
@@ -113,14 +113,7 @@ def check_trace(res, tolerance: float, *, exact: bool = True) -> None:
         assert values[-1] == pytest.approx(res.objective, abs=tolerance)
 
 
-def traced_backends() -> list[str]:
-    """scip-bc (pyscipopt is a dependency), direction-bb and portfolio always; gurobi-bc where the optional
-    gurobipy and its licence are there (they are on the project's machine and in CI)."""
-    optional = ["gurobi-bc"] if backend_class("gurobi-bc").is_installed() else []
-    return ["scip-bc", "direction-bb", "portfolio", *optional]
-
-
-@pytest.mark.parametrize("backend", traced_backends())
+@pytest.mark.parametrize("backend", [*BRANCH_AND_CUT, "direction-bb", "portfolio"])
 @pytest.mark.parametrize("seed", range(3))
 def test_exact_backends_trace_their_incumbents_on_the_signed_problem(backend, seed):
     rng = np.random.default_rng(seed)
@@ -135,10 +128,8 @@ def test_exact_backends_trace_their_incumbents_on_the_signed_problem(backend, se
     assert res.details["incumbents"][0][1] >= res.objective
 
 
+@needs_gurobi
 def test_the_gurobi_big_m_model_traces_its_own_solutions():
-    pytest.importorskip("gurobipy")
-    if not backend_class("gurobi").is_installed():
-        pytest.skip("gurobipy's licence does not solve a tiny model here")
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 3))
     y = (X[:, 0] + X[:, 1] > 0).astype(int)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from optional_backends import BRANCH_AND_CUT
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bounds import WhitenedGroups
 from oraclepriv.solvers.local_search import iterated_line_search, search_from_start, to_original, to_whitened
 from oraclepriv.solvers.milp import heuristic_halfspaces
 
 from oraclepriv import make_oracle
-from oraclepriv.backends import backend_class
 from oraclepriv.hypotheses import Halfspace
 
 
@@ -70,10 +70,8 @@ def test_when_the_search_runs():
     assert search_from_start(*few, start, loss, Deadline(None), 0.5) is None  # too few groups to pay
 
 
-@pytest.mark.parametrize("backend", ["scip-bc", "gurobi-bc"])
+@pytest.mark.parametrize("backend", BRANCH_AND_CUT)
 def test_the_backends_run_it_on_noisy_instances_and_stay_exact(backend):
-    if not backend_class(backend).is_installed():
-        pytest.skip(f"{backend} is not installed here")
     X, y, w = noisy(2, n=110, d=4, flips=0.2)  # loss 20 > W/(d + 2) = 18.3 and 110 groups: the search runs
     res = make_oracle("halfspace", backend=backend, local_search=0.5).solve(X, y, w)
     reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from optional_backends import BRANCH_AND_CUT, needs_gurobi
 from oraclepriv.solvers import scip_bc, scip_bc_model
 from oraclepriv.solvers.base import MAX_RANDOM_SEED
 from oraclepriv.solvers.deadline import Deadline
@@ -18,9 +19,6 @@ from oraclepriv.solvers.milp import heuristic_halfspaces
 from oraclepriv.solvers.mipbackend import HittingSetCache
 
 from oraclepriv import make_oracle
-from oraclepriv.backends import backend_class
-
-GUROBI = backend_class("gurobi-bc").is_installed()
 
 
 def noisy(seed: int, n: int = 110, d: int = 4, flips: float = 0.2, signed: bool = False):
@@ -46,11 +44,9 @@ def scip_seeds(monkeypatch) -> list:
     return seen
 
 
-def backends() -> list[str]:
-    return ["scip-bc", "gurobi-bc", "gurobi"] if GUROBI else ["scip-bc"]
-
-
-@pytest.mark.parametrize("backend", backends())
+@pytest.mark.parametrize(
+    "backend", [*BRANCH_AND_CUT, "direction-bb", "portfolio", pytest.param("gurobi", marks=needs_gurobi)]
+)
 @pytest.mark.parametrize("bad", [-1, MAX_RANDOM_SEED + 1, 1.5, "3", True])
 def test_bad_seeds_are_refused_by_name(backend, bad):
     with pytest.raises(ValueError, match="random_seed") as err:
@@ -100,11 +96,9 @@ def test_the_local_search_depends_on_its_seed():
     assert iterated_line_search(groups, start, Deadline(None), max_steps=60, seed=2)[0] == found[2]
 
 
-@pytest.mark.parametrize("backend", ["scip-bc", "gurobi-bc"])
+@pytest.mark.parametrize("backend", BRANCH_AND_CUT)
 @pytest.mark.parametrize("instance", range(4))
 def test_every_seed_gives_the_certified_optimum(backend, instance):
-    if backend == "gurobi-bc" and not GUROBI:
-        pytest.skip("gurobi-bc (optional extra [gurobi]) is not installed here")
     X, y, w = noisy(10 + instance, n=40 + 8 * instance, d=3, signed=instance % 2 == 1)
     reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)
     assert reference.certified
@@ -115,7 +109,7 @@ def test_every_seed_gives_the_certified_optimum(backend, instance):
         assert res.hypothesis.loss(X, y, w) == pytest.approx(reference.objective, abs=tol)
 
 
-@pytest.mark.skipif(not GUROBI, reason="gurobi (optional extra [gurobi]) is not installed here")
+@needs_gurobi
 @pytest.mark.parametrize("backend", ["gurobi-bc", "gurobi"])
 def test_gurobi_logs_the_seed_it_was_given(backend, capfd):
     """Gurobi's own log (shown with output_flag) states the Seed it runs with; without output_flag
