@@ -100,15 +100,12 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_colu
             raise ValueError(f"{shown}: label column 'y' row {row + 1} has value '{y[row]:g}'; labels must be 0 or 1")
         y = y.astype(np.int8)
     weights = frame[WEIGHT_COLUMN].to_numpy(dtype=np.float64) if WEIGHT_COLUMN in frame.columns else None
-    if weights is not None:  # every loss and bound is a partial sum of |weight|: the total must be a float64
-        with np.errstate(over="ignore"):
-            total = float(np.abs(weights).sum())
-        if not np.isfinite(total):
-            raise ValueError(
-                f"{shown}: the sum of |weight| over its {len(weights)} rows overflows float64 (largest |weight| "
-                f"{float(np.abs(weights).max())!r}; the limit is a total of about 1.8e308). Divide the 'weight' "
-                "column by a common factor: the minimiser does not change"
-            )
+    if weights is not None:
+        from oraclepriv.validation import weight_total_problem
+
+        problem = weight_total_problem(weights, "weight", "the 'weight' column")
+        if problem is not None:
+            raise ValueError(f"{shown}: {problem}")
     mask = None
     if mask_column is not None:
         values = frame[mask_column].to_numpy()

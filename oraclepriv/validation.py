@@ -164,14 +164,25 @@ def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
     if not _all_finite(arr):
         raise ValueError(f"{name} must be finite; {_describe_bad(arr, ~np.isfinite(arr))}")
-    with np.errstate(over="ignore"):
-        total = float(np.abs(arr).sum())
-    if not np.isfinite(total):
-        raise ValueError(
-            f"{name}: the sum of |{name}| overflows float64 (largest |weight| {_plain(np.abs(arr).max())!r}, n={n}; "
-            f"the limit is a total of about 1.8e308). Divide the weights by a common factor: the minimiser does not change"
-        )
+    problem = weight_total_problem(arr, name, "the weights")
+    if problem is not None:
+        raise ValueError(f"{name}: {problem}")
     return arr
+
+
+def weight_total_problem(weights: np.ndarray, what: str, holder: str) -> str | None:
+    """None when sum |weights| is a finite float64 (every loss and bound is a partial sum of it), else what is
+    wrong and what to do, naming the weights as the caller's user knows them: ``what`` inside |.| (a
+    parameter name, a column name), ``holder`` as what to divide (the weights, a file's column)."""
+    with np.errstate(over="ignore"):
+        total = float(np.abs(weights).sum())
+    if np.isfinite(total):
+        return None
+    return (
+        f"the sum of |{what}| overflows float64 (largest |{what}| {_plain(np.abs(weights).max())!r} among "
+        f"{len(weights)}; the limit is a total of about 1.8e308). Divide {holder} by a common factor: the "
+        "minimiser does not change"
+    )
 
 
 def check_positive(value, name: str) -> float:
