@@ -163,7 +163,7 @@ def draw_demo(
     ax.set_title("halfspaces: the exact ERM and RRSPM's private release")
     ax.legend(loc="lower left", fontsize=8)
     names = [v["learner"] for v in verdicts]
-    values = [max(0.0, v["eps_lower"]) for v in verdicts]
+    values = [v["eps_lower"] for v in verdicts]  # never negative (oraclepriv.audit.stats)
     bars.bar(range(len(values)), values, color=["tab:green" if v["passed"] else "tab:red" for v in verdicts])
     bars.axhline(epsilon, color="black", linestyle=":", label=f"claimed eps = {epsilon:g}")
     bars.set_xticks(range(len(values)), names, rotation=15, fontsize=8)

@@ -13,6 +13,12 @@ which is a valid lower confidence bound on the privacy loss of E. We take the ma
 events and both directions, with a Bonferroni correction over all of them, so the reported
 ``eps_lower`` exceeds the true privacy loss with probability at most ``alpha``: a correct
 eps-DP mechanism yields ``eps_lower > eps`` with probability <= alpha.
+
+The privacy loss of a mechanism is never below 0 (the worst event over both directions has ratio
+>= 1), so ``max(0, bound)`` is a lower bound at the same confidence: every reported ``eps_lower``
+(the maximum and each event's) is clamped at 0. ``eps_lower == 0`` means no evidence of any
+privacy loss at this run count (the log-ratio bound was negative, or no event was frequent enough
+to bound it at all: p_lo <= delta), not a measured loss of 0.
 """
 
 from __future__ import annotations
@@ -54,9 +60,9 @@ def clopper_pearson(k: int, n: int, alpha: float, side: str = "two-sided") -> tu
 class EpsilonEstimate:
     """Result of :func:`estimate_epsilon`."""
 
-    eps_lower: float  # max over events/directions of the lower confidence bound (-inf if none)
+    eps_lower: float  # max over events/directions of the lower confidence bound, clamped at 0 (never negative)
     eps_point: float  # max over events/directions of the plug-in log-ratio (inf if one side is 0)
-    worst_event: Any  # the event (outcome key) and direction attaining eps_lower
+    worst_event: Any  # the event (outcome key) and direction with the largest bound before the clamp at 0
     worst_direction: str
     n_events: int
     alpha: float
@@ -93,18 +99,21 @@ def epsilon_from_event_counts(
     """Lower confidence bound on eps from (event, direction, k_num, n_num, k_den, n_den) rows.
 
     Each row tests P_num(E) <= e^eps P_den(E) + delta; Bonferroni over 2 bounds per row. The
-    events must be fixed before looking at the samples.
+    events must be fixed before looking at the samples. Every bound reported is clamped at 0 (a
+    privacy loss is never negative; 0 means no evidence of any loss at these counts); the worst
+    event is the one with the largest bound before the clamp, so it stays informative when all are 0.
     """
     if not rows:
         raise ValueError("epsilon_from_event_counts: no events")
     alpha_each = alpha / (2 * len(rows))
-    best_lower, best_point = -math.inf, -math.inf
+    best_raw, best_point = -math.inf, -math.inf
     worst_event, worst_direction = None, ""
     details = []
     for event, direction, ka, na, kb, nb in rows:
         lo, _ = clopper_pearson(ka, na, alpha_each, "lower")
         _, hi = clopper_pearson(kb, nb, alpha_each, "upper")
-        lower = math.log((lo - delta) / hi) if lo - delta > 0 else -math.inf
+        raw = math.log((lo - delta) / hi) if lo - delta > 0 else -math.inf  # may be negative, or -inf
+        lower = max(0.0, raw)  # a privacy loss is never negative: same confidence, never below 0
         pa, pb = ka / na, kb / nb
         point = (
             math.inf if (pb == 0 and pa - delta > 0) else (math.log((pa - delta) / pb) if pa - delta > 0 else -math.inf)
@@ -119,8 +128,9 @@ def epsilon_from_event_counts(
                 "eps_point": point,
             }
         )
-        if worst_event is None or lower > best_lower:
-            best_lower, worst_event, worst_direction = lower, event, direction
+        if worst_event is None or raw > best_raw:
+            best_raw, worst_event, worst_direction = raw, event, direction
         best_point = max(best_point, point)
     n_events = len({repr(r[0]) for r in rows})
+    best_lower = max(0.0, best_raw)
     return EpsilonEstimate(best_lower, best_point, worst_event, worst_direction, n_events, alpha, delta, details)

@@ -50,10 +50,11 @@ Draws = Annotated[
 
 _SAMPLED_NOTE = (
     "Claimed epsilon = {epsilon:g}. The audited outcome is the learner's whole release. eps_lower: 95% "
-    "Clopper-Pearson lower confidence bound on the privacy loss (Bonferroni over events); an audit fails when "
-    "eps_lower > epsilon. sampler: the whole learner per run, or the reduced problem (exact oracle costs once "
-    "per dataset, bulk noise, the learner's own release step). detects: the loss that run count detects on the "
-    "tight construction (the Clopper-Pearson bound at the expected counts). Controls are deliberately broken learners."
+    "Clopper-Pearson lower confidence bound on the privacy loss (Bonferroni over events), never below 0: 0 means "
+    "no evidence of any loss at this run count; an audit fails when eps_lower > epsilon. sampler: the whole "
+    "learner per run, or the reduced problem (exact oracle costs once per dataset, bulk noise, the learner's own "
+    "release step). detects: the loss that run count detects on the tight construction (the Clopper-Pearson bound "
+    "at the expected counts). Controls are deliberately broken learners."
 )
 _SAMPLED_COLUMNS = [
     "scenario",
