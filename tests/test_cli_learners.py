@@ -242,6 +242,72 @@ def test_learn_ppm_reads_privacy_bits_column(tmp_path):
     assert result.exit_code == 2 and "do not pass --public" in result.stderr
 
 
+def _learn_options() -> set[str]:
+    import typer.main
+
+    learn = typer.main.get_command(app).commands["learn"]  # type: ignore[attr-defined]
+    return {option for param in learn.params for option in param.opts if option.startswith("--")}
+
+
+def _assert_names_only_cli_levers(message: str) -> None:
+    """Every --flag is one `oraclepriv learn` has; a Python parameter (name=...) is named only in the note
+    that says it is the Python API's, and nothing before it (but the CSV column public=1) looks like one."""
+    import re
+
+    assert set(re.findall(r"--[a-z][a-z-]*", message)) <= _learn_options(), message
+    cli_part, _, python_part = message.partition("in the Python API")
+    assert python_part, message
+    assert set(re.findall(r"\b([a-z_]+)=", cli_part)) <= {"public", "d"}, message
+    for parameter in re.findall(r"\b([a-z_]+)=\.\.\.", message):
+        assert parameter not in {option[2:].replace("-", "_") for option in _learn_options()}
+
+
+def test_learn_ppm_too_many_public_points_names_the_command_lines_levers(tmp_path):
+    """|G| above the limit: the library's hint said 'Cap the public sample with max_public=... or raise
+    max_hypotheses', two parameters `learn` has no flag for. The CLI names the data file's public rows and
+    columns, how many public points fit, and the Python parameters only as the Python API's."""
+    from oraclepriv.learners.ppm import largest_public_sample
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 3))
+    public = np.r_[np.ones(60, int), np.zeros(20, int)]
+    path = tmp_path / "ppm.csv"
+    path.write_text(
+        "x0,x1,x2,y,public\n" + "".join(f"{a!r},{b!r},{c!r},{1 - p},{p}\n" for (a, b, c), p in zip(X.tolist(), public))
+    )
+    result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1"])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    message = result.stderr.strip()
+    assert message.count("\n") == 0 and "60 distinct public points (public=1)" in message, message
+    fits = largest_public_sample(3)
+    assert f"Keep at most {fits} distinct public rows" in message and "fewer feature columns" in message
+    assert "max_public=..." in message and "No option of `oraclepriv learn` caps this" in message
+    _assert_names_only_cli_levers(message)
+
+
+def test_learn_ppm_membership_matrix_too_large_names_the_command_lines_levers(tmp_path, monkeypatch):
+    """The scoring's memory refusal was a MemoryError (a traceback from the CLI) saying 'reduce the public
+    sample (max_public=...) or n'; now one line naming the file's public rows and its rows."""
+    import oraclepriv.ppm.scoring as scoring
+
+    monkeypatch.setattr(scoring, "MAX_MEMBERSHIP_BYTES", 1000)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    public = np.r_[np.ones(12, int), np.zeros(28, int)]
+    path = tmp_path / "ppm.csv"
+    path.write_text("x0,x1,y,public\n" + "".join(f"{a!r},{b!r},{1 - p},{p}\n" for (a, b), p in zip(X.tolist(), public)))
+    result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    message = result.stderr.strip()
+    assert "membership matrix" in message and "the 40 rows of data file" in message, message
+    assert "fewer distinct public rows or fewer rows" in message
+    _assert_names_only_cli_levers(message)
+    with pytest.raises(MemoryError, match="max_public"):  # the Python API keeps its own wording and type
+        from oraclepriv.learners import PPMHalfspaces
+
+        PPMHalfspaces(epsilon=1.0, random_state=0).fit(X, 1 - public, public == 1)
+
+
 def test_learn_subsample_laplace_and_gaussian(data):
     private, public, _ = data
     base = [

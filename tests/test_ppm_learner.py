@@ -265,6 +265,26 @@ def test_fit_records_no_oracle_call_and_json_summary():
     json.dumps(PPMHalfspaces(epsilon=math.inf, random_state=0).fit(X, y, y == 0).summary())
 
 
+@pytest.mark.parametrize("d", [1, 2, 3, 6])
+def test_largest_public_sample_is_the_largest_that_fits(d):
+    """largest_public_sample(d): any that many distinct public points fit under max_hypotheses, and points in
+    general position (the largest candidate family) one more do not; the learner's error carries the numbers."""
+    from oraclepriv.learners.ppm import ClassTooLargeError, a_constr_half, largest_public_sample
+    from oraclepriv.ppm.class_g import ClassG
+
+    limit = 10**5
+    fits = largest_public_sample(d, limit)
+    rng = np.random.default_rng(d)  # general position; in d = 1, points further apart than the merge tolerance
+    P = rng.permutation(fits + 1)[:, None] * 1.0 if d == 1 else rng.normal(size=(fits + 1, d))
+    assert ClassG(a_constr_half(P[:fits])).size <= limit < ClassG(a_constr_half(P)).size
+    y = np.zeros(fits + 1, dtype=int)
+    with pytest.raises(ClassTooLargeError, match="max_hypotheses") as caught:
+        PPMHalfspaces(epsilon=1.0, max_hypotheses=limit, random_state=0).fit(P, y, y == 0)
+    error = caught.value
+    assert (error.limit, error.d, error.n_public) == (limit, d, fits + 1) and error.size > limit
+    assert isinstance(error, ValueError)  # what the Python API raised before
+
+
 def test_max_public_caps_the_candidate_family():
     rng = np.random.default_rng(35)
     X, y = _halfspace_data(rng, 80, 2)

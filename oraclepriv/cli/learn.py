@@ -379,6 +379,8 @@ def _fit_ppm(
 
     from oraclepriv.io import read_csv_problem
     from oraclepriv.learners import PPMHalfspaces
+    from oraclepriv.learners.ppm import ClassTooLargeError
+    from oraclepriv.ppm.scoring import MembershipTooLargeError
 
     if public is not None:
         raise ValueError(
@@ -398,7 +400,42 @@ def _fit_ppm(
             f"y=1; --algorithm ppm learns in the label-determined model, where public examples have label 0 and "
             f"private ones label 1: mark the row private ({PRIVACY_BITS_COLUMN}=0) or correct its label"
         )
-    return PPMHalfspaces(epsilon=epsilon, random_state=seed).fit(data.X, data.y, data.mask)
+    try:
+        return PPMHalfspaces(epsilon=epsilon, random_state=seed).fit(data.X, data.y, data.mask)
+    except (ClassTooLargeError, MembershipTooLargeError) as exc:  # the library names its Python parameters
+        raise ValueError(_ppm_too_large_message(exc, private)) from None
+
+
+def _ppm_too_large_message(exc: Exception, private: Path) -> str:
+    """A too-large PPM problem in the command line's terms: the command line has no cap on the public points
+    (PPMHalfspaces(max_public=...)) nor on |G| (max_hypotheses=...), so its levers are the data file's rows
+    and columns; the Python parameters are named as such."""
+    from oraclepriv.learners.ppm import ClassTooLargeError, largest_public_sample
+    from oraclepriv.ppm.scoring import MembershipTooLargeError
+
+    shown, bits = repr(str(private)), f"{PRIVACY_BITS_COLUMN}=1"
+    python_api = (
+        "No option of `oraclepriv learn` caps this (in the Python API, PPMHalfspaces(max_public=...) builds G "
+        "from a random subset of the public points"
+    )
+    if isinstance(exc, ClassTooLargeError):
+        fits = largest_public_sample(exc.d, exc.limit)
+        return (
+            f"--algorithm ppm would sample from |G| = {exc.size:.3g} hypotheses, more than the {exc.limit:.3g} it "
+            f"enumerates: data file {shown} has {exc.n_public} distinct public points ({bits}) in d={exc.d} feature "
+            f"columns, and |G| grows like (distinct public points)^(d^2). Keep at most {fits} distinct public rows "
+            f"(any {fits} fit; pick them without looking at the private rows), or use fewer feature columns. "
+            + python_api
+            + ", and max_hypotheses=... raises the limit)"
+        )
+    if not isinstance(exc, MembershipTooLargeError):
+        raise TypeError(f"not a too-large PPM problem: {exc!r}")
+    return (
+        f"--algorithm ppm's scoring needs a {exc.nbytes / 1e9:.1f} GB membership matrix, more than the "
+        f"{exc.limit / 1e9:.1f} GB it allocates: its {exc.n_base} base hyperplanes (built from the distinct public "
+        f"points, {bits}) times the {exc.n} rows of data file {shown}, public and private. Use fewer distinct "
+        "public rows or fewer rows. " + python_api + ")"
+    )
 
 
 def _fit_with_public_points(

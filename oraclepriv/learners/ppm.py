@@ -47,6 +47,8 @@ __all__ = [
     "check_public_mask",
     "exact_log_probabilities",
     "DEFAULT_MAX_HYPOTHESES",
+    "ClassTooLargeError",
+    "largest_public_sample",
     "REFERENCE",
 ]
 
@@ -54,6 +56,35 @@ REFERENCE = "Bassily, Moran, Nandi: Learning from Mixtures of Private and Public
 NEIGHBOURING = "replace one private record (x, y) by any (x', y'); public records and privacy bits fixed"
 #: refuse to score classes larger than this (d = 2, n_pub = 300 is ~4e9; see docs/theory/ppm.md#feasible-sizes)
 DEFAULT_MAX_HYPOTHESES = 5 * 10**9
+
+
+class ClassTooLargeError(ValueError):
+    """|G| is above ``max_hypotheses``. The message names the Python parameters; the attributes let a caller
+    with other levers (the command line: the data file) say what to change in its own terms."""
+
+    def __init__(self, message: str, *, size: int, limit: int, d: int, n_public: int, n_oriented: int) -> None:
+        super().__init__(message)
+        self.size, self.limit, self.d = size, limit, d
+        self.n_public = n_public  # distinct public points G was built from
+        self.n_oriented = n_oriented  # |C̃|
+
+
+def largest_public_sample(d: int, max_hypotheses: int = DEFAULT_MAX_HYPOTHESES) -> int:
+    """The largest m such that ANY m distinct public points in d dimensions give |G| <= ``max_hypotheses``
+    (support "paper": each subset of 1..d points spans at most one candidate hyperplane, two orientations,
+    so |C̃| <= 2 sum_{k<=d} C(m, k), with equality in general position; |G| grows with |C̃|)."""
+
+    def worst_size(m: int) -> int:
+        n_oriented = 2 * sum(math.comb(m, k) for k in range(1, min(d, m) + 1))
+        return 2 + sum(math.comb(n_oriented, j) for j in range(1, min(d, n_oriented) + 1)) if m else 1
+
+    low, high = 0, 1
+    while worst_size(high) <= max_hypotheses:
+        low, high = high, 2 * high
+    while high - low > 1:  # worst_size(low) <= max_hypotheses < worst_size(high)
+        middle = (low + high) // 2
+        low, high = (middle, high) if worst_size(middle) <= max_hypotheses else (low, middle)
+    return low
 
 
 def check_public_mask(public_mask: Any, n: int, name: str = "public_mask") -> np.ndarray:
@@ -126,11 +157,16 @@ def a_learn_half(
     family = a_constr_half(X[public_used], support=support, tol=tol, rank_tol=rank_tol)
     G = ClassG(family)
     if G.size > max_hypotheses:
-        raise ValueError(
+        raise ClassTooLargeError(
             f"|G| = {G.size:.3g} exceeds max_hypotheses={max_hypotheses:.3g} (d={X.shape[1]}, "
             f"{family.points.shape[0]} distinct public points, |C̃|={family.size}); the cost grows like "
             "n_pub^(d^2). Cap the public sample with max_public=... (public-only; docs/theory/ppm.md#g10) "
-            "or raise max_hypotheses"
+            "or raise max_hypotheses",
+            size=int(G.size),
+            limit=int(max_hypotheses),
+            d=int(X.shape[1]),
+            n_public=int(family.points.shape[0]),
+            n_oriented=int(family.size),
         )
     t1 = time.perf_counter()
     scored = score_class(G, X, y)

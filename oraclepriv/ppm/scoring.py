@@ -53,12 +53,24 @@ __all__ = [
     "brute_force_mistakes",
     "DEFAULT_BLOCK",
     "MAX_MEMBERSHIP_BYTES",
+    "MembershipTooLargeError",
 ]
 
 #: base hyperplanes per block in the j = 2 products (B x B float32 work arrays)
 DEFAULT_BLOCK = 512
 #: j >= 3 keeps the full oriented membership matrix; refuse beyond this many bytes
 MAX_MEMBERSHIP_BYTES = 2 * 1024**3
+
+
+class MembershipTooLargeError(MemoryError):
+    """A membership matrix above :data:`MAX_MEMBERSHIP_BYTES`. The message names the Python parameters; the
+    attributes let a caller with other levers (the command line: the data file) say what to change."""
+
+    def __init__(self, message: str, *, nbytes: int, limit: int, n_base: int, n: int) -> None:
+        super().__init__(message)
+        self.nbytes, self.limit = nbytes, limit
+        self.n_base = n_base  # W: base hyperplanes, built from the public points only
+        self.n = n  # examples scored: all of them, public and private
 
 
 class ScoringData:
@@ -220,9 +232,13 @@ class PairsSegment(Segment):
         self.size = math.comb(2 * W, 2)
         nbytes = 2 * W * (data.n + 1) * np.dtype(data.dtype).itemsize
         if nbytes > MAX_MEMBERSHIP_BYTES:
-            raise MemoryError(
+            raise MembershipTooLargeError(
                 f"scoring j=2 keeps the {W} x {data.n} base membership matrix twice ({nbytes / 1e9:.1f} GB); "
-                "reduce the public sample (max_public=...) or n"
+                "reduce the public sample (max_public=...) or n",
+                nbytes=int(nbytes),
+                limit=int(MAX_MEMBERSHIP_BYTES),
+                n_base=int(W),
+                n=int(data.n),
             )
         Sa, _, Se = data.row_sums()
         n0 = data.n0
@@ -425,9 +441,13 @@ class HigherSegment(Segment):
         self.size = math.comb(2 * W, j)
         nbytes = 2 * W * data.n * np.dtype(data.dtype).itemsize
         if nbytes > MAX_MEMBERSHIP_BYTES:
-            raise MemoryError(
+            raise MembershipTooLargeError(
                 f"scoring j={j} needs the {2 * W} x {data.n} oriented membership matrix ({nbytes / 1e9:.1f} GB); "
-                "reduce the public sample (max_public=...) or n"
+                "reduce the public sample (max_public=...) or n",
+                nbytes=int(nbytes),
+                limit=int(MAX_MEMBERSHIP_BYTES),
+                n_base=int(W),
+                n=int(data.n),
             )
         M = np.empty((2 * W, data.n), dtype=data.dtype)
         for u0 in range(0, W, data.block):
