@@ -238,8 +238,13 @@ class Backend(ABC):
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.options))
         if unknown:
-            allowed = ", ".join(sorted(self.options | {"time_limit"}))
-            raise ValueError(f"backend {self.name!r}: unknown option(s) {unknown}; allowed: {allowed}")
+            # the options proper; the time limit is a parameter of its own (a learner's backend_options and a
+            # command-line backend spec refuse it: time_limit=, --time-limit)
+            takes = f"its options: {', '.join(sorted(self.options))}" if self.options else "it takes no options"
+            raise ValueError(
+                f"backend {self.name!r}: unknown option(s) {unknown}; {takes} (the time limit is not one: it is "
+                "the time_limit parameter)"
+            )
         self.time_limit = (
             None if time_limit is None else check_time_limit(time_limit, f"backend {self.name!r}: time_limit")
         )

@@ -346,6 +346,47 @@ def test_a_time_limit_inside_the_backend_spec_is_refused(files, no_work, tmp_pat
     _refused(bench, "time_limit", "--time-limit")
 
 
+@pytest.mark.parametrize("spec", ["scip-bc:bogus=1", "sweep:bogus=1", "scip-bc:workers=2,bogus=1"])
+def test_an_unknown_backend_option_lists_only_what_a_spec_takes(files, no_work, tmp_path, spec):
+    """It said "allowed: local_search, ..., time_limit, workers", though the spec refuses time_limit (above): the
+    list is the spec's options, and the time limit is named by its flag where the command has one."""
+    from oraclepriv.backends import backend_class
+
+    name = spec.partition(":")[0]
+    takes = ", ".join(sorted(backend_class(name).options)) or "no options"
+    if name == "sweep":  # verify's instance of the class the backend solves (sweep: thresholds and stumps)
+        verify = _verify(files, "--public", files["v1pub"], "--algorithm", "rrspm", "--backend", spec)
+    else:
+        verify = ["verify", "instance", files["private"], "--hypothesis-class", "halfspace", "--public"]
+        verify += [files["public"], "--algorithm", "rrspm", "--backend", spec]
+    commands = {
+        "erm": (["erm", files["private"], "--hypothesis-class", "halfspace", "--backend", spec], "--backend"),
+        "learn": (_learn(files, "--algorithm", "rrspm", "--epsilon", "1", "--backend", spec), "--backend"),
+        "bench": (["bench", "mip", "--backends", spec, "--out", str(tmp_path / "o")], "--backends"),
+        "verify": (verify, "--backend"),
+    }
+    for command, (args, flag) in commands.items():
+        line = _refused(args, f"{flag} {spec!r}", "unknown option(s) ['bogus']", takes)
+        assert "time_limit" not in line, (command, line)
+        assert line.endswith("; the time limit is --time-limit") == (command != "verify"), (command, line)
+
+
+def test_a_backends_python_error_names_its_options_and_the_time_limit_apart():
+    """The Python API keeps time_limit as a parameter of its own (make_oracle, the learners); the unknown-option
+    error lists the options proper and says the time limit is not one of them."""
+    from oraclepriv import make_oracle
+
+    with pytest.raises(ValueError, match="unknown option") as caught:
+        make_oracle("halfspace", backend="scip-bc", bogus=1)
+    message = str(caught.value)
+    listed = message.split("its options: ")[1].split(" (")[0]
+    assert "time_limit" not in listed and "workers" in listed
+    assert "the time_limit parameter" in message
+    assert make_oracle("halfspace", backend="scip-bc", time_limit=5).time_limit == 5  # still accepted
+    with pytest.raises(ValueError, match=r"'sweep': unknown option\(s\) \['bogus'\]; it takes no options"):
+        make_oracle("stump", backend="sweep", bogus=1)
+
+
 def test_checks_do_not_refuse_good_input(files, tmp_path):
     """The new checks leave good commands alone (a verify instance run of a fraction of a second)."""
     result = runner.invoke(app, _verify(files, "--public", files["v1pub"], "--algorithm", "rrspm", "--json"))

@@ -19,6 +19,7 @@ from oraclepriv.cli.common import (
     Scheduler,
     Seed,
     check_at_least,
+    check_backend_options,
     check_backend_time_limit,
     check_out_and_report,
     check_output_dir,
@@ -159,6 +160,7 @@ def bench_mip(
         fail(f"--backends must name at least one backend; got {backends!r}")
     for spec in chosen:  # the benchmark's own time limit is --time-limit
         check_backend_time_limit(spec, time_limit, "--backends")
+        check_backend_options(spec, "--backends")
     limit = time_limit if time_limit is not None else (mip.QUICK_TIME_LIMIT if quick else 60.0)
     if data is not None and suite is not None:
         fail(f"--data and --suite exclude each other (the instances come from one of them); got --suite {suite}")

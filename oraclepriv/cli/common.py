@@ -234,17 +234,46 @@ def check_threshold_features(hypothesis_class: str, path: Path, feature_names: t
         )
 
 
-def backend_oracle(backend: str, hypothesis_class: str, option: str = "--backend") -> Any:
+def backend_oracle(
+    backend: str, hypothesis_class: str, option: str = "--backend", *, time_limit_flag: bool = True
+) -> Any:
     """The oracle ``--backend NAME[:key=value,...]`` selects for ``hypothesis_class``, built now: a bad name,
-    option or value is a one-line error naming the option and the spec as typed."""
+    option or value is a one-line error naming the option and the spec as typed (an unknown option with the
+    options a spec takes: :func:`check_backend_options`)."""
     from oraclepriv.backends import parse_backend_spec
     from oraclepriv.oracle import make_oracle
 
+    check_backend_options(backend, option, time_limit_flag=time_limit_flag)
     try:
         name, options = parse_backend_spec(backend)
         return make_oracle(hypothesis_class, backend=name, **options)
     except (ValueError, ImportError) as exc:
         fail(f"{option} {backend!r}: {exc}")
+
+
+def check_backend_options(backend: str | None, option: str = "--backend", *, time_limit_flag: bool = True) -> None:
+    """The option names of a backend spec (NAME[:key=value,...]), checked before any work: an unknown one is a
+    one-line error naming the option and the spec, and listing the options a spec takes. The time limit is not
+    one of them (a spec giving it is refused by :func:`check_backend_time_limit`, or by the command); where the
+    command has --time-limit (``time_limit_flag``), the error names it. A spec that does not parse, or names no
+    registered backend, is left to the command's own error."""
+    if backend is None:
+        return
+    from oraclepriv.backends import backend_class, parse_backend_spec
+
+    try:
+        name, options = parse_backend_spec(backend)
+        allowed = backend_class(name).options
+    except (ValueError, ImportError):
+        return
+    unknown = sorted(set(options) - set(allowed) - {"time_limit"})  # time_limit: refused with its own message
+    if not unknown:
+        return
+    takes = f"its spec takes: {', '.join(sorted(allowed))}" if allowed else "its spec takes no options"
+    fail(
+        f"{option} {backend!r}: backend {name!r}: unknown option(s) {unknown}; {takes}"
+        + ("; the time limit is --time-limit" if time_limit_flag else "")
+    )
 
 
 def restricted_backend_problem(backend: str, restriction: str, hypothesis_class: str, option: str = "--backend") -> str:

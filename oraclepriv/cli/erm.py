@@ -7,6 +7,7 @@ import typer
 
 from oraclepriv.cli.common import (
     HypothesisClass,
+    check_backend_options,
     check_backend_time_limit,
     check_input_file,
     check_threshold_features,
@@ -46,6 +47,7 @@ def erm(
     check_input_file(data, "data file")
     check_time_limit(time_limit)
     check_backend_time_limit(backend, time_limit)
+    check_backend_options(backend)
     try:
         problem = read_csv_problem(data)
         check_threshold_features(hypothesis_class.value, data, problem.feature_names)

@@ -145,7 +145,7 @@ def _backend_spec(backend: str | None, hypothesis_class: str) -> tuple[str | Non
             f"--backend {backend!r}: sets time_limit, which verify does not take (every oracle call must be solved "
             "exactly)"
         )
-    restriction = backend_oracle(backend, hypothesis_class).restriction()
+    restriction = backend_oracle(backend, hypothesis_class, time_limit_flag=False).restriction()
     if restriction is not None:  # the learner would name its parameters (backend=, on_uncertified=)
         fail(
             f"{restricted_backend_problem(backend, restriction, hypothesis_class)}; verify needs an exact backend "
