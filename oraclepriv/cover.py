@@ -53,7 +53,15 @@ import numpy as np
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 from oraclepriv.validation import as_features, as_labels
 
-__all__ = ["PublicCover", "public_cover", "cover_count", "candidate_count", "DEFAULT_MAX_CANDIDATES"]
+__all__ = [
+    "PublicCover",
+    "public_cover",
+    "cover_count",
+    "candidate_count",
+    "largest_halfspace_cover",
+    "CoverTooLargeError",
+    "DEFAULT_MAX_CANDIDATES",
+]
 
 #: refuse to enumerate more halfspace candidates than this (C(m, d) 2^(d+1)); see ``max_candidates``
 DEFAULT_MAX_CANDIDATES = 4_000_000
@@ -72,6 +80,26 @@ def cover_count(m: int, d: int) -> int:
 def candidate_count(m: int, d: int) -> int:
     """Halfspace hypotheses the enumeration scores before de-duplication: C(m, d) 2^(d+1) + 2."""
     return math.comb(m, d) * 2 ** (d + 1) + 2
+
+
+def largest_halfspace_cover(d: int, max_candidates: int = DEFAULT_MAX_CANDIDATES) -> int:
+    """The most public points in d dimensions whose halfspace cover scores at most ``max_candidates``."""
+    low, high = 0, 1  # candidate_count grows with m
+    while candidate_count(high, d) <= max_candidates:
+        low, high = high, 2 * high
+    while high - low > 1:  # candidate_count(low, d) <= max_candidates < candidate_count(high, d), or low = 0
+        middle = (low + high) // 2
+        low, high = (middle, high) if candidate_count(middle, d) <= max_candidates else (low, middle)
+    return low
+
+
+class CoverTooLargeError(ValueError):
+    """A halfspace cover above ``max_candidates``. The message names the Python parameters; the attributes let a
+    caller with other levers (the command line: the public file) say what to change in its own terms."""
+
+    def __init__(self, message: str, *, m: int, d: int, candidates: int, limit: int) -> None:
+        super().__init__(message)
+        self.m, self.d, self.candidates, self.limit = m, d, candidates, limit
 
 
 @dataclass
@@ -257,10 +285,14 @@ def _halfspace_cover(Z: np.ndarray, max_candidates: int) -> PublicCover:
     m, d = Z.shape
     scored = candidate_count(m, d) if m >= d else 2
     if scored > max_candidates:
-        raise ValueError(
+        raise CoverTooLargeError(
             f"the halfspace cover of m={m} public points in d={d} dimensions scores C(m, d) 2^(d+1) = {scored:,} "
             f"candidates, above max_candidates={max_candidates:,}; use fewer public points (max_public) "
-            "or raise max_candidates"
+            "or raise max_candidates",
+            m=int(m),
+            d=int(d),
+            candidates=int(scored),
+            limit=int(max_candidates),
         )
     # an affine change of coordinates maps halfspaces to halfspaces: work on centred points with
     # every feature in [-1, 1] (tolerances then mean the same for any units), map (w, b) back

@@ -308,6 +308,27 @@ def test_learn_ppm_membership_matrix_too_large_names_the_command_lines_levers(tm
         PPMHalfspaces(epsilon=1.0, random_state=0).fit(X, 1 - public, public == 1)
 
 
+def test_learn_public_cover_em_too_many_public_points_names_the_command_lines_levers(tmp_path):
+    """The halfspace cover above max_candidates: the library's hint said 'use fewer public points (max_public)
+    or raise max_candidates', two parameters `learn` has no flag for."""
+    from oraclepriv.cover import DEFAULT_MAX_CANDIDATES, candidate_count, largest_halfspace_cover
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    private, public = tmp_path / "private.csv", tmp_path / "public.csv"
+    write_csv_problem(private, X, (X[:, 0] > 0).astype(int))
+    write_csv_problem(public, rng.normal(size=(200, 3)), None)
+    args = ["learn", str(private), "--public", str(public), "--algorithm", "public-cover-em", "--epsilon", "1"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    message = result.stderr.strip()
+    fits = largest_halfspace_cover(3)
+    assert candidate_count(fits, 3) <= DEFAULT_MAX_CANDIDATES < candidate_count(fits + 1, 3)
+    assert "200 public points" in message and f"Keep at most {fits} rows in the public file" in message, message
+    assert "No option of `oraclepriv learn` caps this" in message
+    _assert_names_only_cli_levers(message)
+
+
 def test_learn_subsample_laplace_and_gaussian(data):
     private, public, _ = data
     base = [

@@ -451,6 +451,7 @@ def _fit_with_public_points(
     on_uncertified: str | None = None,
     teachers: int | None = None,
 ):
+    from oraclepriv.cover import CoverTooLargeError, largest_halfspace_cover
     from oraclepriv.io import read_csv_problem
     from oraclepriv.public_data import PublicData
 
@@ -497,7 +498,18 @@ def _fit_with_public_points(
     learner = _make_learner(
         algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers
     )
-    return learner.fit(data.X, data.y, X_public=PublicData(pub.X))
+    try:
+        return learner.fit(data.X, data.y, X_public=PublicData(pub.X))
+    except CoverTooLargeError as exc:  # the library names its Python parameters (max_public, max_candidates)
+        fits = largest_halfspace_cover(exc.d, exc.limit)
+        raise ValueError(
+            f"--algorithm {algorithm.value}: the halfspace cover of the {exc.m} public points of --public "
+            f"{str(public)!r} in d={exc.d} feature columns scores {exc.candidates:,} candidates (C(m, d) 2^(d+1)), "
+            f"more than the {exc.limit:,} it enumerates. Keep at most {fits} rows in the public file (pick them "
+            "without looking at the private data), or use fewer feature columns. No option of `oraclepriv learn` "
+            "caps this (in the Python API, PublicCoverEM(max_public=...) uses a random subset of the public "
+            "points, and max_candidates=... raises the limit)"
+        ) from None
 
 
 def _check_l1_ball(X: Any, shown: str, feature_names: tuple[str, ...]) -> None:
