@@ -24,7 +24,7 @@ import platform
 
 __all__ = ["keep_freed_memory", "ENVIRONMENT_SWITCH"]
 
-log = logging.getLogger("oraclepriv")
+log = logging.getLogger(__name__)
 
 #: 0 leaves the C library's allocator alone, 1 (or unset) lets direction-bb set it; anything else is refused
 ENVIRONMENT_SWITCH = "ORACLEPRIV_KEEP_HEAP"
