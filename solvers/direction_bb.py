@@ -68,7 +68,7 @@ from oraclepriv.hypotheses import Halfspace
 
 __all__ = ["DirectionBbBackend", "FALLBACKS"]
 
-log = logging.getLogger("oraclepriv")
+log = logging.getLogger(__name__)
 
 #: boxes narrower than this (in the cube's coordinates, side 2) are not split further
 MIN_WIDTH = 1e-7
