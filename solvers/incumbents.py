@@ -12,9 +12,13 @@ problem of ``solvers/base.py``; the protocol maps them back to the signed proble
 labeling the search accepted, not a re-scored halfspace. Only the final answer is re-scored, and a
 trace is a diagnostic of timing, never part of a certificate.
 
-Times are wall-clock seconds from the call's start (:class:`~oraclepriv.solvers.deadline.Deadline`'s
-``start``), so that the regions of a parallel search, in other processes of the same machine, stamp
-their incumbents on the caller's clock (:meth:`IncumbentTrace.origin`).
+Times are seconds from the call's start (:class:`~oraclepriv.solvers.deadline.Deadline`'s
+``start``), measured on the process's ``time.perf_counter`` clock, the clock of the call's own
+``seconds``, so that no stamp of the calling process lies outside the call. The regions of a
+parallel search, in other processes, get the call's start as a wall-clock time
+(:attr:`IncumbentTrace.origin`), read the wall clock once to place it on their own
+``perf_counter``, and stamp on that: a step of the wall clock (NTP at boot) then shifts a region's
+stamps at most, never one stamp against the next.
 """
 
 from __future__ import annotations
@@ -33,26 +37,25 @@ class IncumbentTrace:
     ----------
     origin : float
         The call's start as ``time.time()`` (wall clock, shared by the processes of one machine).
+    start : float, optional
+        The call's start on this process's ``time.perf_counter`` clock (default: ``origin`` placed
+        on it through one reading of the wall clock).
     """
 
-    __slots__ = ("origin", "points")
+    __slots__ = ("origin", "start", "points")
 
-    def __init__(self, origin: float) -> None:
+    def __init__(self, origin: float, start: float | None = None) -> None:
         self.origin = float(origin)
+        self.start = time.perf_counter() - (time.time() - self.origin) if start is None else float(start)
         self.points: list[list[float]] = []
 
     @classmethod
     def for_deadline(cls, deadline: Deadline) -> IncumbentTrace:
-        """A trace whose clock starts when ``deadline`` (the call's) started."""
-        return cls(cls.origin_of(deadline))
-
-    @staticmethod
-    def origin_of(deadline: Deadline) -> float:
-        """The wall-clock time at which the call started: the start of ``deadline``'s outermost
+        """A trace whose clock starts when ``deadline`` (the call's) started: the start of its outermost
         parent (a phase's deadline, such as the portfolio's lead, starts later than the call)."""
         while deadline.parent is not None:
             deadline = deadline.parent
-        return time.time() - (time.perf_counter() - deadline.start)
+        return cls(time.time() - (time.perf_counter() - deadline.start), start=deadline.start)
 
     @property
     def best(self) -> float:
@@ -64,7 +67,7 @@ class IncumbentTrace:
         value = float(value)
         if not value < self.best:  # also drops NaN
             return
-        at = time.time() - self.origin if seconds is None else float(seconds)
+        at = time.perf_counter() - self.start if seconds is None else float(seconds)
         if self.points and at < self.points[-1][0]:
             at = self.points[-1][0]  # stamps of other processes may lag: keep the trace ordered in time
         self.points.append([max(at, 0.0), value])

@@ -44,6 +44,24 @@ def test_a_phase_deadline_stamps_on_the_calls_clock():
     assert 5.0 <= trace.points[0][0] < 6.0
 
 
+def test_a_step_of_the_wall_clock_does_not_move_the_calls_stamps(monkeypatch):
+    """In the calling process a stamp is on the call's own perf_counter clock: a wall clock stepped
+    forward by NTP (it happened on a freshly booted machine, 3 ms past the call's end) moves nothing."""
+    call = Deadline(None)
+    trace = IncumbentTrace.for_deadline(call)
+    wall = time.time
+    monkeypatch.setattr(time, "time", lambda: wall() + 10.0)
+    trace.note(3.0)
+    assert 0.0 <= trace.points[0][0] <= call.elapsed()
+
+
+def test_a_region_places_the_calls_wall_clock_start_on_its_own_clock():
+    origin = time.time() - 2.0  # the caller started 2 s ago, as a region in another process hears it
+    trace = IncumbentTrace(origin)
+    trace.note(1.0)
+    assert 2.0 <= trace.points[0][0] < 3.0
+
+
 # -- the measures, by hand ----------------------------------------------------------------------------
 
 
