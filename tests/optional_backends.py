@@ -17,3 +17,6 @@ needs_gurobi = pytest.mark.skipif(
 
 #: the cover-cut branch-and-cut backends as test parameters: scip-bc always, gurobi-bc marked
 BRANCH_AND_CUT = ["scip-bc", pytest.param("gurobi-bc", marks=needs_gurobi)]
+
+#: backends whose bounds cover a restricted class only (a margin, a box): naive-highs always, gurobi marked
+RESTRICTED = ["naive-highs", pytest.param("gurobi", marks=needs_gurobi)]

@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 import pytest
+from optional_backends import RESTRICTED
 from typer.testing import CliRunner
 
 from oraclepriv.cli import app
@@ -400,14 +401,15 @@ def test_learn_regularization_backend_and_on_uncertified_are_named_by_their_flag
     _no_python_names(line, "on_uncertified")
 
 
+@pytest.mark.parametrize("backend", RESTRICTED)
 @pytest.mark.parametrize(("algorithm", "extra"), [("rrspm", []), ("subsample", ["--on-uncertified", "raise"])])
-def test_learn_a_restricted_backend_is_named_by_its_flag(data, no_fit, algorithm, extra):
+def test_learn_a_restricted_backend_is_named_by_its_flag(data, no_fit, algorithm, extra, backend):
     """A backend whose bounds cover a margin-restricted class with on_uncertified raise: it said "backend='gurobi'
     proves its bounds only over ... Use an exact backend (e.g. backend=None), or on_uncertified='fallback'"."""
     private, public, _ = data
     args = ["learn", str(private), "--public", str(public), "--algorithm", algorithm, "--epsilon", "1", *extra]
     line = _refused(
-        [*args, "--backend", "gurobi"], "--backend 'gurobi' proves its bounds only over", "--on-uncertified fallback"
+        [*args, "--backend", backend], f"--backend '{backend}' proves its bounds only over", "--on-uncertified fallback"
     )
     _no_python_names(line, "backend=", "on_uncertified")
 

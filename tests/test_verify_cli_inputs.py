@@ -8,6 +8,7 @@ import json
 
 import numpy as np
 import pytest
+from optional_backends import RESTRICTED
 from oraclepriv.solvers.sweep import SweepBackend
 from typer.testing import CliRunner
 from verify_results import verify_result
@@ -252,8 +253,9 @@ def test_threshold_on_two_features_names_the_flag_and_the_file(grid_files, no_wo
     _no_python_names(line, "hypothesis_class=", "X_private")
 
 
-def test_a_restricted_backend_names_the_flag(files, no_work):
+@pytest.mark.parametrize("backend", RESTRICTED)
+def test_a_restricted_backend_names_the_flag(files, no_work, backend):
     """It said "backend='gurobi' proves its bounds only over ...; Use an exact backend (e.g. backend=None), or
     on_uncertified='fallback'" (options verify does not have)."""
-    line = _refused(_threshold(files, "--backend", "gurobi"), "--backend 'gurobi' proves its bounds only over")
+    line = _refused(_threshold(files, "--backend", backend), f"--backend '{backend}' proves its bounds only over")
     _no_python_names(line, "backend=", "on_uncertified")
