@@ -1,6 +1,7 @@
 """The backends of the optional extra ``[gurobi]`` in tests: their cases carry a skip *mark*, decided once here,
 and no test body skips itself, so a backend the project depends on (scip-bc) can never be skipped by accident.
-gurobipy and its size-limited licence are on the project's machine and in CI, so these cases run there."""
+CI installs the extra (`.ci/run`), so these cases run there; a machine with only the test extra skips them and
+runs everything else."""
 
 from __future__ import annotations
 
