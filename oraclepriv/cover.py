@@ -51,6 +51,7 @@ from itertools import combinations, islice
 import numpy as np
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
+from oraclepriv.integer_search import largest_holding
 from oraclepriv.validation import as_features, as_labels
 
 __all__ = [
@@ -84,13 +85,7 @@ def candidate_count(m: int, d: int) -> int:
 
 def largest_halfspace_cover(d: int, max_candidates: int = DEFAULT_MAX_CANDIDATES) -> int:
     """The most public points in d dimensions whose halfspace cover scores at most ``max_candidates``."""
-    low, high = 0, 1  # candidate_count grows with m
-    while candidate_count(high, d) <= max_candidates:
-        low, high = high, 2 * high
-    while high - low > 1:  # candidate_count(low, d) <= max_candidates < candidate_count(high, d), or low = 0
-        middle = (low + high) // 2
-        low, high = (middle, high) if candidate_count(middle, d) <= max_candidates else (low, middle)
-    return low
+    return largest_holding(lambda m: candidate_count(m, d) <= max_candidates)  # candidate_count grows with m
 
 
 class CoverTooLargeError(ValueError):

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.integer_search import largest_holding
 from oraclepriv.learners._base import PrivateEstimator, make_rng
 from oraclepriv.ledger import Ledger
 from oraclepriv.ppm.class_g import AFF0, ONES, ClassG
@@ -78,13 +79,7 @@ def largest_public_sample(d: int, max_hypotheses: int = DEFAULT_MAX_HYPOTHESES) 
         n_oriented = 2 * sum(math.comb(m, k) for k in range(1, min(d, m) + 1))
         return 2 + sum(math.comb(n_oriented, j) for j in range(1, min(d, n_oriented) + 1)) if m else 1
 
-    low, high = 0, 1
-    while worst_size(high) <= max_hypotheses:
-        low, high = high, 2 * high
-    while high - low > 1:  # worst_size(low) <= max_hypotheses < worst_size(high)
-        middle = (low + high) // 2
-        low, high = (middle, high) if worst_size(middle) <= max_hypotheses else (low, middle)
-    return low
+    return largest_holding(lambda m: worst_size(m) <= max_hypotheses)
 
 
 def check_public_mask(public_mask: Any, n: int, name: str = "public_mask") -> np.ndarray:
