@@ -46,7 +46,7 @@ def test_a_phase_deadline_stamps_on_the_calls_clock():
 
 def test_a_step_of_the_wall_clock_does_not_move_the_calls_stamps(monkeypatch):
     """In the calling process a stamp is on the call's own perf_counter clock: a wall clock stepped
-    forward by NTP (it happened on a freshly booted machine, 3 ms past the call's end) moves nothing."""
+    forward (NTP on a freshly booted machine) cannot put a stamp past the call's end."""
     call = Deadline(None)
     trace = IncumbentTrace.for_deadline(call)
     wall = time.time
