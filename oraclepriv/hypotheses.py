@@ -10,8 +10,9 @@ Conventions (docs/theory/conventions.md):
 
 * ``Threshold``: h(x) = 1 iff x >= theta, theta may be -inf (all ones) or +inf (all zeros).
 * ``Stump``:     h(x) = 1 iff sign * (x[feature] - theta) >= 0, sign in {+1, -1}.
-* ``Halfspace``: h(x) = 1 iff w . x + b >= 0 (closed). w = 0 gives the constant
-  hypotheses (b >= 0: all ones; b < 0: all zeros).
+* ``Halfspace``: h(x) = 1 iff w . x + b >= 0 (closed), decided in exact arithmetic
+  (:mod:`oraclepriv.exact_affine`); w = 0 gives the constant hypotheses (b >= 0: all ones; b < 0: all
+  zeros).
 """
 
 from __future__ import annotations
@@ -19,10 +20,14 @@ from __future__ import annotations
 import importlib
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, ClassVar
 
 import numpy as np
+
+from oraclepriv.exact_affine import affine_nonnegative
 
 __all__ = [
     "Hypothesis",
@@ -131,10 +136,24 @@ class Stump(Hypothesis):
 
 @dataclass(frozen=True)
 class Halfspace(Hypothesis):
-    """h(x) = 1 iff w . x + b >= 0 (closed halfspace; w = 0 gives a constant)."""
+    """h(x) = 1 iff w . x + b >= 0 (closed halfspace; w = 0 gives a constant), decided exactly.
+
+    ``w`` and ``b`` are float64. ``exact`` (optional) holds exact rational coefficients
+    (w_0, ..., w_(d-1), b) when the halfspace needs more precision than float64 has (a labeling whose
+    margin is below float64 resolution, as on points typed with decimals that lie on a common line):
+    then ``w``, ``b`` are their float64 approximations, scaled so that max(|w_j|, |b|) = 1, for display
+    and speed. Without ``exact``, the coefficients are the float64 values themselves.
+
+    :meth:`predict` is exact either way: the sign of the exact value of w . x + b at the float64 point
+    x (:mod:`oraclepriv.exact_affine`: a float filter, exact rational arithmetic for the rows within
+    its error bound). The oracles' bounds are proved over all real halfspaces with exact predictions,
+    so this is the prediction their certificates speak about. :meth:`decision_function` is the float64
+    value, for ranking and plotting; its sign can differ from :meth:`predict` within rounding error.
+    """
 
     w: tuple[float, ...]
     b: float
+    exact: tuple[Fraction, ...] | None = None
     hypothesis_class: ClassVar[str] = "halfspace"
     _w_array: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -145,25 +164,63 @@ class Halfspace(Hypothesis):
         object.__setattr__(self, "w", w)
         object.__setattr__(self, "b", float(self.b))
         object.__setattr__(self, "_w_array", np.asarray(w, dtype=np.float64))
+        if self.exact is not None:
+            exact = tuple(Fraction(c) for c in self.exact)
+            if len(exact) != len(w) + 1:
+                raise ValueError(
+                    f"Halfspace: exact must hold d + 1 = {len(w) + 1} coefficients (w then b), got {len(exact)}"
+                )
+            object.__setattr__(self, "exact", exact)
+
+    @classmethod
+    def from_exact(cls, w: Sequence[Fraction | int], b: Fraction | int) -> Halfspace:
+        """The halfspace {x : w . x + b >= 0} with exact rational coefficients.
+
+        Coefficients that are all float64 values give a plain float halfspace; otherwise the exact
+        ones are kept and ``w``, ``b`` are their float64 approximations after scaling by
+        1 / max(|w_j|, |b|) (a positive scaling: the same halfspace)."""
+        coefficients = tuple(Fraction(c) for c in (*w, b))
+        if all(float(c) == c for c in coefficients):
+            return cls(tuple(float(c) for c in coefficients[:-1]), float(coefficients[-1]))
+        top = max(abs(c) for c in coefficients)
+        approx = [float(c / top) for c in coefficients]  # correctly rounded (int / int true division)
+        common = math.lcm(*(c.denominator for c in coefficients))
+        numerators = [c.numerator * (common // c.denominator) for c in coefficients]
+        divisor = math.gcd(*numerators)
+        exact = tuple(Fraction(v // divisor) for v in numerators)
+        return cls(tuple(approx[:-1]), approx[-1], exact=exact)
 
     @property
     def dim(self) -> int:
         return len(self.w)
 
-    def decision_function(self, X: np.ndarray) -> np.ndarray:
-        """w . x + b for every row of X (float64)."""
+    def coefficients(self) -> tuple[Fraction, ...]:
+        """The exact coefficients (w_0, ..., w_(d-1), b) as rationals."""
+        if self.exact is not None:
+            return self.exact
+        return tuple(Fraction(v) for v in (*self.w, self.b))
+
+    def _checked(self, X: np.ndarray) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim == 1 and self.dim == 1:
             X = X[:, None]
         if X.ndim != 2 or X.shape[1] != self.dim:
             raise ValueError(f"Halfspace.predict: X must have shape (n, {self.dim}), got {X.shape}")
-        return X @ self._w_array + self.b
+        return X
+
+    def decision_function(self, X: np.ndarray) -> np.ndarray:
+        """w . x + b for every row of X in float64 (for ranking and plots; :meth:`predict` is exact)."""
+        return self._checked(X) @ self._w_array + self.b
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        return (self.decision_function(X) >= 0).astype(np.int8)
+        """1[w . x + b >= 0], decided exactly for every float64 row (class docstring)."""
+        return affine_nonnegative(self._checked(X), self._w_array, self.b, self.exact).astype(np.int8)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"hypothesis_class": self.hypothesis_class, "w": list(self.w), "b": float(self.b)}
+        out: dict[str, Any] = {"hypothesis_class": self.hypothesis_class, "w": list(self.w), "b": float(self.b)}
+        if self.exact is not None:  # exact rationals as "p/q" strings (JSON numbers would round them)
+            out["exact"] = [str(c) for c in self.exact]
+        return out
 
 
 @dataclass(frozen=True)
@@ -212,7 +269,10 @@ def hypothesis_from_dict(data: dict[str, Any]) -> Hypothesis:
     if hypothesis_class == "stump":
         return Stump(int(data["feature"]), _float_or_inf(data["threshold"]), int(data["sign"]))
     if hypothesis_class == "halfspace":
-        return Halfspace(tuple(data["w"]), float(data["b"]))
+        exact = data.get("exact")
+        return Halfspace(
+            tuple(data["w"]), float(data["b"]), exact=None if exact is None else tuple(Fraction(c) for c in exact)
+        )
     if hypothesis_class == "linear":
         return LinearPredictor(tuple(float(v) for v in data["w"]))
     if (

@@ -45,8 +45,12 @@ import math
 from typing import Any
 
 import numpy as np
+from oraclepriv.solvers.exact_halfspace import exact_separation, minimal_non_separable
 
 __all__ = ["verify_core", "Separator", "CoreStatus"]
+
+#: the exact fallback's working-set limit, in multiples of d + 2 rows
+EXACT_ROWS_PER_DIMENSION = 8
 
 
 def _row_to_ints(values: list[float]) -> list[int]:
@@ -148,6 +152,8 @@ class Separator:
         self._upper = np.full(n, math.inf)
         self.lp_calls = 0
         self.unverified = 0
+        #: proposals the float LP got wrong that the exact fallback decided
+        self.exact_repairs = 0
         #: the Farkas multipliers of the last proposal, aligned with its support
         self.last_multipliers = np.zeros(0)
 
@@ -236,11 +242,30 @@ class Separator:
             if status == S.kInfeasible:
                 return CoreStatus.SEPARABLE, None
             if status != S.kOptimal:
-                self.unverified += 1
-                return CoreStatus.UNVERIFIED, None
+                return self._exact_fallback(keep, ())
         lam = np.asarray(self.h.getSolution().col_value)
         support = np.flatnonzero((lam > 0) & keep)
         self.last_multipliers = lam[support]
         if self.verify(support):
             return CoreStatus.CORE, support
-        return CoreStatus.UNVERIFIED, support
+        return self._exact_fallback(keep, support)
+
+    def _exact_fallback(self, keep: np.ndarray, proposal) -> tuple[str, np.ndarray | None]:
+        """The float LP's proposal failed the exact check (near-degenerate points, e.g. decimal
+        coordinates on a common line): decide ``keep`` in exact arithmetic instead (the exact LP of
+        :func:`~oraclepriv.solvers.exact_halfspace.exact_separation`, from the proposal, within
+        :data:`EXACT_ROWS_PER_DIMENSION` (d + 2) rows): SEPARABLE when a rational halfspace realises it,
+        CORE with a minimal non-separable subset that :func:`verify_core` certifies, else UNVERIFIED."""
+        limit = EXACT_ROWS_PER_DIMENSION * (self.d + 2)
+        h, subset = exact_separation(self.X_exact, self.y == 1, rows=keep, hint=proposal, max_working_rows=limit)
+        if h is not None:
+            self.exact_repairs += 1
+            return CoreStatus.SEPARABLE, None
+        if subset is not None:
+            core = np.asarray(sorted(minimal_non_separable(self.X_exact, self.y == 1, subset)), dtype=np.int64)
+            if self.verify(core):
+                self.exact_repairs += 1
+                self.last_multipliers = np.full(core.size, 1.0 / core.size)
+                return CoreStatus.CORE, core
+        self.unverified += 1
+        return CoreStatus.UNVERIFIED, np.asarray(proposal, dtype=np.int64) if len(proposal) else None

@@ -59,6 +59,7 @@ from typing import NamedTuple
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
 from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.exact_halfspace import realize_labeling
 from oraclepriv.solvers.geometry import float_is_exact, orient2d, orient3d
 from scipy.optimize import linprog
 
@@ -711,26 +712,19 @@ class EnumerateBackend(Backend):
             "unique_points": int(len(P)),
             "float_exact_predicates": bool(exact),
         }
-        # representative: the max-margin halfspace of the optimal labeling; constants as fallback
+        # representative: the max-margin halfspace of the optimal labeling, realised exactly
         d = P.shape[1]
         candidates = max_margin_halfspace(P, best.mask)
-        candidates += [(Halfspace((0.0,) * d, 1.0), 0.0), (Halfspace((0.0,) * d, -1.0), 0.0)]
-        achieved = [float(G[h.predict(P) == 1].sum()) for h, _ in candidates]
-        index = int(np.argmax(achieved))
-        hypothesis, margin = candidates[index]
-        misplaced = int(np.count_nonzero((hypothesis.predict(P) == 1) != best.mask))
-        details["margin_scaled"] = margin
-        details["representative_misplaced_points"] = misplaced
+        hypothesis = realize_labeling(P, best.mask, candidates=[h for h, _ in candidates])
         status = "optimal"
-        tolerance = 1e-9 * max(1.0, float(w.sum()))  # the protocol's certification tolerance
-        if misplaced and achieved[index] < best.gain - tolerance:
-            # the bound is still the exact optimum, but no float64 halfspace we could construct
-            # attains it: the labeling's margin is below float64/LP resolution. Say so.
+        if hypothesis is None:  # cannot happen for a labeling the enumeration found separable: say so
+            constants = [Halfspace((0.0,) * d, 1.0), Halfspace((0.0,) * d, -1.0)]
+            hypothesis = max(constants, key=lambda h: float(G[h.predict(P) == 1].sum()))
             status = "error"
-            details["error"] = (
-                "the optimal labeling's margin is below float64 resolution (near-degenerate points); "
-                "returned the best representative found, which is not optimal"
-            )
+            details["error"] = "the optimal labeling could not be realised exactly; returned the better constant"
+        details["exact_coefficients"] = hypothesis.exact is not None
+        margins = [m for h, m in candidates if h is hypothesis]
+        details["margin_scaled"] = margins[0] if margins else None
         if not best.complete:  # only what the enumeration reached: the trivial bound of the reduced problem
             details["enumeration_complete"] = False
             return BackendAnswer(hypothesis, bound=0.0, status="time_limit", nodes=0, details=details)

@@ -69,6 +69,7 @@ import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, fingerprint
 from oraclepriv.solvers.cores import CoreStatus, Separator
 from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
+from oraclepriv.solvers.exact_halfspace import exact_polish
 from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.milp import (
     DEFAULT_GAMMA,
@@ -676,12 +677,9 @@ class MipBackend(Backend):
             run = self.new_model(lp, deadline).run(None if deadline is None else deadline.solver_seconds())
         except DeadlineExceeded:  # no time to build the LP: no candidate
             return None
-        if run.status != "optimal" or run.x is None or run.x[-1] <= 1e-9:
+        if run.status != "optimal" or run.x is None:
             return None
-        w_orig, b_orig = form.scaling.to_original(run.x[: form.d], run.x[form.d])
-        if not (np.all(np.isfinite(w_orig)) and math.isfinite(b_orig)):
-            return None
-        return Halfspace(tuple(w_orig), b_orig)
+        return exact_polish(form, correct, run.x)
 
     @staticmethod
     def _run_details(tag: str, run: MipRun, q: float | None, abs_gap: float, reused: bool) -> dict[str, Any]:

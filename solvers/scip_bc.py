@@ -45,6 +45,7 @@ from oraclepriv.solvers import scip_bc_handler
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.cores import Separator
 from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.exact_halfspace import exact_polish
 from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.local_search import LOCAL_SEARCH_SECONDS, search_from_start
 from oraclepriv.solvers.milp import (
@@ -223,12 +224,9 @@ class ScipBcBackend(Backend):
 
         lp = margin_lp(form.Xs, form.yg, keep, B=float(form.d + 1))
         run = HighsModel(import_highspy(), lp, threads=1).run(seconds)
-        if run.status != "optimal" or run.x is None or run.x[-1] <= 1e-9:
+        if run.status != "optimal" or run.x is None:
             return None
-        w, b = form.scaling.to_original(run.x[: form.d], run.x[form.d])
-        if not (np.all(np.isfinite(w)) and math.isfinite(b)):
-            return None
-        return Halfspace(tuple(w), b)
+        return exact_polish(form, keep, run.x)
 
     def _solve_parts(
         self, form: HalfspaceHittingSet, W: np.ndarray, masks: list[np.ndarray], deadline: Deadline, *, even: bool

@@ -17,11 +17,20 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import linprog
 
-__all__ = ["brute_threshold", "brute_stump", "brute_halfspace", "labeling_loss", "halfspace_realizable"]
+__all__ = [
+    "affine_circuits",
+    "brute_halfspace",
+    "brute_halfspace_rational",
+    "brute_stump",
+    "brute_threshold",
+    "halfspace_realizable",
+    "labeling_loss",
+]
 
 
 def labeling_loss(labels: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
@@ -148,3 +157,122 @@ def optimal_labelings(X: np.ndarray, y: np.ndarray, w: np.ndarray, tol: float) -
             best = float(losses[k]) if best is None else best
             found.append(labelings[k])
     return best, found
+
+
+# ---------------------------------------------------------------------------------------------
+# halfspaces in exact rational arithmetic, by affine circuits (no LP)
+
+
+def _null_space_exact(columns: list[list[Fraction]]) -> list[list[Fraction]]:
+    """A basis of {c : sum_k c_k columns[k] = 0} (Gauss-Jordan elimination on rationals)."""
+    k = len(columns)
+    m = len(columns[0])
+    A = [[columns[j][i] for j in range(k)] for i in range(m)]  # m x k
+    pivots: list[int] = []
+    r = 0
+    for c in range(k):
+        p = next((i for i in range(r, m) if A[i][c] != 0), None)
+        if p is None:
+            continue
+        A[r], A[p] = A[p], A[r]
+        inv = 1 / A[r][c]
+        A[r] = [v * inv for v in A[r]]
+        for i in range(m):
+            if i != r and A[i][c] != 0:
+                f = A[i][c]
+                A[i] = [a - f * b for a, b in zip(A[i], A[r])]
+        pivots.append(c)
+        r += 1
+        if r == m:
+            break
+    free = [c for c in range(k) if c not in pivots]
+    basis = []
+    for f in free:
+        vec = [Fraction(0)] * k
+        vec[f] = Fraction(1)
+        for row, c in enumerate(pivots):
+            vec[c] = -A[row][f]
+        basis.append(vec)
+    return basis
+
+
+def _integer_column(row: np.ndarray) -> list[int]:
+    """(x, 1) scaled by a positive power of two into integers (a positive scaling of one point keeps
+    the signs and the support of every affine dependency it is part of)."""
+    ratios = [float(v).as_integer_ratio() for v in row] + [(1, 1)]
+    shift = max(den.bit_length() - 1 for _, den in ratios)
+    return [num << (shift - (den.bit_length() - 1)) for num, den in ratios]
+
+
+def _rank(columns: list[list[int]]) -> int:
+    """Rank of an integer matrix given by its columns (fraction-free elimination, exact)."""
+    A = [list(c) for c in columns]
+    rank, m = 0, len(A[0]) if A else 0
+    for r in range(m):
+        p = next((i for i in range(rank, len(A)) if A[i][r] != 0), None)
+        if p is None:
+            continue
+        A[rank], A[p] = A[p], A[rank]
+        for i in range(rank + 1, len(A)):
+            if A[i][r]:
+                f, g = A[i][r], A[rank][r]
+                A[i] = [a * g - b * f for a, b in zip(A[i], A[rank])]
+        rank += 1
+    return rank
+
+
+def affine_circuits(X: np.ndarray) -> list[tuple[int, int]]:
+    """Every affine circuit of the rows of X (float64 values read as exact rationals), as bitmasks
+    (positive part, negative part) of its unique affine dependency sum_k c_k (x_k, 1) = 0.
+
+    A circuit is a minimal affinely dependent set: a subset of at most d + 2 points whose dependency
+    space has dimension 1 with a full-support vector. Two equal points form a circuit of size 2.
+    Subsets whose integer rank shows independence are skipped before the rational null space.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    integer = [_integer_column(row) for row in X]
+    circuits = []
+    for size in range(2, min(n, d + 2) + 1):
+        for subset in itertools.combinations(range(n), size):
+            cols = [integer[i] for i in subset]
+            if _rank(cols) != size - 1 or any(_rank(cols[:k] + cols[k + 1 :]) != size - 1 for k in range(size)):
+                continue  # independent, or the dependency misses a point (a smaller circuit inside)
+            null = _null_space_exact([[Fraction(v) for v in c] for c in cols])
+            pos = sum(1 << i for i, c in zip(subset, null[0]) if c > 0)
+            neg = sum(1 << i for i, c in zip(subset, null[0]) if c < 0)
+            circuits.append((pos, neg))
+    return circuits
+
+
+def brute_halfspace_rational(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """Exact min over closed halfspaces 1[v.x + c >= 0] of the signed weighted loss, in rational
+    arithmetic over the float64 inputs, with no LP and no float predicate.
+
+    A labeling is induced by a closed halfspace iff its positive and negative points are strictly
+    separable iff their convex hulls are disjoint; the hulls meet iff some affine dependency of the
+    points has its positive coefficients on one side and its negative ones on the other, and every
+    affine dependency is a conformal sum of circuits (oriented-matroid fact; Bjorner et al., *Oriented
+    Matroids*, Prop. 3.7.2), so: iff some circuit has its positive part among the positives and its
+    negative part among the negatives, or the reverse. Every labeling of the n <= ~14 points is scored
+    (float64 sums, then math.fsum on the best), and the realisable ones are kept.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    w = np.asarray(w, dtype=np.float64)
+    n = len(y)
+    if n > 16:
+        raise ValueError(f"brute_halfspace_rational: n={n} > 16 (2^n labelings)")
+    labels = np.arange(1 << n, dtype=np.int64)
+    realisable = np.ones(labels.size, dtype=bool)
+    full = (1 << n) - 1
+    for pos, neg in affine_circuits(X):
+        on_pos = labels & (pos | neg)
+        realisable &= ~((on_pos == pos) | (on_pos == neg))
+    bits = (labels[:, None] >> np.arange(n)) & 1
+    losses = (bits != y[None, :]) @ w
+    candidates = np.flatnonzero(realisable)
+    best = float(losses[candidates].min())
+    close = candidates[losses[candidates] <= best + 1e-6 * max(1.0, float(np.abs(w).sum()))]
+    assert realisable[0] and realisable[full], "the constant labelings are always realisable"
+    return min(labeling_loss(bits[k], y, w) for k in close)

@@ -71,6 +71,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "oraclepriv.oracle",
             "oraclepriv.hypotheses",
+            "oraclepriv.exact_affine",
             "oraclepriv.ledger",
             "oraclepriv.release",
             "oraclepriv.backends",

@@ -1,0 +1,233 @@
+"""A halfspace that realises a given labeling in exact arithmetic, or an exact proof that none does.
+
+Every exact halfspace backend proves its bound about a *labeling* (enumerate's optimal separable set,
+the groups a MIP solution classifies correctly); the hypothesis it returns must induce that labeling
+under :meth:`oraclepriv.hypotheses.Halfspace.predict`, which is exact. A float64 LP finds such a
+halfspace whenever the labeling's margin is well above float64 resolution. On data typed by hand
+(decimal coordinates, several points on a common decimal line, which float64 makes almost but not
+exactly collinear) the margin can be 1e-17 of the data's scale: no float64 (w, b) realises the
+labeling, while a rational one does.
+
+:func:`realize_labeling` first tries the float64 candidates it is given, then solves the max-margin
+LP
+
+    max t   s.t.  s_i (w . x_i + b) >= t  (i in W),   -1 <= w_j <= 1,  b free,  t <= 1
+
+in exact rational arithmetic (:func:`max_margin_exact`: a dense primal simplex on ``fractions.Fraction``
+with Bland's rule, which cannot cycle) over a working set W of rows, checks every row exactly, adds
+the rows the answer gets wrong to W and repeats (a cutting-plane loop on an LP: it ends, since each
+round adds a row outside W). The labeling is realisable iff the LP over all rows has t > 0 (a
+strictly separating (w, b) scaled into the box gives t > 0; t > 0 makes the label-0 rows strictly
+negative and the label-1 rows positive), and an LP over a subset W with t = 0 already proves it is not.
+The rational simplex is written here because no dependency of the project solves LPs exactly: SymPy's
+``linprog`` returned 0 for a separable 10-point instance whose optimum is 0.111, and pycddlib's exact
+mode needs system libraries; the working sets stay small (the rows near the hyperplane).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from oraclepriv.hypotheses import Halfspace
+
+__all__ = ["exact_polish", "exact_separation", "max_margin_exact", "minimal_non_separable", "realize_labeling"]
+
+#: rows the exact working set starts from, per dimension (plus the rows a candidate gets wrong)
+START_ROWS_PER_DIMENSION = 2
+
+
+def max_margin_exact(
+    points: Sequence[Sequence[Fraction]], signs: Sequence[int]
+) -> tuple[list[Fraction], Fraction, Fraction]:
+    """(w, b, t) maximising t subject to signs_i (w . x_i + b) >= t, -1 <= w_j <= 1, t <= 1, exactly.
+
+    A dense primal simplex on rationals from the feasible vertex w = 0, b = 0, t = 0 (all slacks
+    basic), with Bland's rule (smallest improving column enters, smallest basic index leaves on ties),
+    which terminates. Variables: w = p - q (p, q in [0, 1]), b = b+ - b-, t >= 0; the optimum t is
+    at least 0, and it is > 0 exactly when the rows are strictly separable.
+    """
+    if not points:
+        raise ValueError("max_margin_exact: no rows")
+    d = len(points[0])
+    n_var = 2 * d + 3  # p_0..p_(d-1), q_0..q_(d-1), b+, b-, t
+    rows: list[list[Fraction]] = []
+    rhs: list[Fraction] = []
+    for x, s in zip(points, signs):
+        sx = [s * Fraction(v) for v in x]
+        rows.append([-v for v in sx] + sx + [Fraction(-s), Fraction(s), Fraction(1)])  # -s(w.x + b) + t <= 0
+        rhs.append(Fraction(0))
+    for j in range(2 * d):  # p_j <= 1, q_j <= 1
+        rows.append([Fraction(int(k == j)) for k in range(n_var)])
+        rhs.append(Fraction(1))
+    rows.append([Fraction(int(k == n_var - 1)) for k in range(n_var)])  # t <= 1
+    rhs.append(Fraction(1))
+    m = len(rows)
+    width = n_var + m
+    tableau = [row + [Fraction(int(k == i)) for k in range(m)] for i, row in enumerate(rows)]
+    basis = [n_var + i for i in range(m)]
+    cost = [Fraction(0)] * width
+    cost[n_var - 1] = Fraction(1)  # maximise t
+    reduced = list(cost)  # reduced costs c_j - c_B B^-1 A_j (all slacks basic, c_B = 0)
+    while True:
+        entering = next((j for j in range(width) if reduced[j] > 0), None)
+        if entering is None:
+            break
+        leaving, best = None, None
+        for i in range(m):
+            a = tableau[i][entering]
+            if a > 0:
+                ratio = rhs[i] / a
+                if best is None or ratio < best or (ratio == best and basis[i] < basis[leaving]):  # type: ignore[index]
+                    leaving, best = i, ratio
+        if leaving is None:  # cannot happen: t <= 1 bounds the objective and no other column improves it
+            raise ArithmeticError("max_margin_exact: unbounded direction in a bounded LP")
+        pivot = tableau[leaving][entering]
+        prow = [v / pivot for v in tableau[leaving]]
+        prhs = rhs[leaving] / pivot
+        tableau[leaving], rhs[leaving] = prow, prhs
+        for i in range(m):
+            if i != leaving:
+                factor = tableau[i][entering]
+                if factor:
+                    row = tableau[i]
+                    tableau[i] = [a - factor * p for a, p in zip(row, prow)]
+                    rhs[i] -= factor * prhs
+        factor = reduced[entering]
+        reduced = [r - factor * p for r, p in zip(reduced, prow)]
+        basis[leaving] = entering
+    value = [Fraction(0)] * width
+    for i, j in enumerate(basis):
+        value[j] = rhs[i]
+    w = [value[j] - value[d + j] for j in range(d)]
+    return w, value[2 * d] - value[2 * d + 1], value[n_var - 1]
+
+
+def _exact_rows(X: np.ndarray, idx: Sequence[int]) -> list[list[Fraction]]:
+    return [[Fraction(float(v)) for v in X[i]] for i in idx]
+
+
+def exact_separation(
+    X: np.ndarray,
+    positive: np.ndarray,
+    rows: np.ndarray | None = None,
+    candidates: Sequence[Halfspace] = (),
+    hint: Sequence[int] = (),
+    max_working_rows: int | None = None,
+) -> tuple[Halfspace | None, list[int] | None]:
+    """Decide exactly whether the labeling ``positive`` on ``rows`` (all rows by default) is realisable.
+
+    Returns ``(h, None)`` with a halfspace whose exact predictions are ``positive`` on ``rows``;
+    ``(None, W)`` with W (indices into X) a subset of ``rows`` that is not strictly separable, proved
+    by the exact LP; or ``(None, None)`` when the working set would exceed ``max_working_rows``.
+    ``candidates``: float64 halfspaces tried first (the first that realises the labeling exactly is
+    returned as it is; the best of them seeds the working set); ``hint``: rows (indices into X) the
+    working set starts with, e.g. a core proposal of a float LP.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    positive = np.asarray(positive, dtype=bool)
+    n, d = X.shape
+    idx = np.arange(n) if rows is None else np.flatnonzero(np.asarray(rows, dtype=bool))
+    if idx.size == 0 or positive[idx].all() or not positive[idx].any():
+        label_one = idx.size == 0 or bool(positive[idx].all())
+        return Halfspace((0.0,) * d, 1.0 if label_one else -1.0), None
+    Xr, target = X[idx], positive[idx]
+    wrong_counts = []
+    for h in candidates:
+        wrong = (h.predict(Xr) == 1) != target
+        if not wrong.any():
+            return h, None
+        wrong_counts.append((int(wrong.sum()), h))
+    signs = np.where(target, 1, -1)
+    position = {int(i): k for k, i in enumerate(idx)}
+    start: set[int] = {position[int(i)] for i in hint if int(i) in position}
+    if wrong_counts:
+        h = min(wrong_counts, key=lambda pair: pair[0])[1]
+        v = h.decision_function(Xr)
+        scale = np.abs(Xr) @ np.abs(np.asarray(h.w)) + abs(h.b)
+        closeness = np.abs(v) / np.where(scale > 0, scale, 1.0)
+        start.update(np.flatnonzero((h.predict(Xr) == 1) != target).tolist())
+        start.update(np.argsort(closeness, kind="stable")[: START_ROWS_PER_DIMENSION * (d + 2)].tolist())
+    elif not start:
+        start.update(range(min(len(idx), START_ROWS_PER_DIMENSION * (d + 2))))
+    start.add(int(np.flatnonzero(target)[0]))  # both labels present
+    start.add(int(np.flatnonzero(~target)[0]))
+    working = sorted(start)
+    while True:
+        if max_working_rows is not None and len(working) > max_working_rows:
+            return None, None
+        w, b, t = max_margin_exact(_exact_rows(Xr, working), [int(signs[i]) for i in working])
+        if t <= 0:  # the rows in the working set alone are not strictly separable
+            return None, [int(idx[i]) for i in working]
+        h = Halfspace.from_exact(w, b)
+        wrong = np.flatnonzero((h.predict(Xr) == 1) != target)
+        if wrong.size == 0:
+            return h, None
+        working = sorted(set(working) | set(wrong.tolist()))
+
+
+def realize_labeling(
+    X: np.ndarray,
+    positive: np.ndarray,
+    rows: np.ndarray | None = None,
+    candidates: Sequence[Halfspace] = (),
+    max_working_rows: int | None = None,
+) -> Halfspace | None:
+    """A halfspace whose exact predictions are ``positive`` on ``rows`` (all rows by default), or None:
+    the labeling is not realisable there (proved exactly), or the working set would exceed
+    ``max_working_rows`` (:func:`exact_separation`)."""
+    return exact_separation(X, positive, rows, candidates, max_working_rows=max_working_rows)[0]
+
+
+def minimal_non_separable(X: np.ndarray, positive: np.ndarray, subset: Sequence[int]) -> list[int]:
+    """A minimal non-separable subset of ``subset`` (which must be non-separable), by the deletion
+    filter: drop each row in turn and keep it dropped when the rest stays non-separable (exact LP).
+    A minimal one has at most d + 2 points with a unique Farkas certificate (a *core*)."""
+    X = np.asarray(X, dtype=np.float64)
+    signs = np.where(np.asarray(positive, dtype=bool), 1, -1)
+    core = [int(i) for i in subset]
+    for i in list(core):
+        rest = [j for j in core if j != i]
+        if len(rest) >= 2 and len({int(signs[j]) for j in rest}) == 2:
+            t = max_margin_exact(_exact_rows(X, rest), [int(signs[j]) for j in rest])[2]
+            if t <= 0:
+                core = rest
+    return core
+
+
+#: the exact working set's size limit for :func:`exact_polish`, per dimension plus a constant: a kept set
+#: handed over by a MIP search may be non-separable, and the search goes on without a candidate then
+POLISH_ROWS_PER_DIMENSION = 4
+POLISH_ROWS_CONSTANT = 40
+
+
+def exact_polish(form: Any, keep: np.ndarray, lp_solution: np.ndarray) -> Halfspace | None:
+    """The halfspace of a max-margin LP solution over the kept groups of a MIP model, made exact.
+
+    ``form`` is a halfspace model of :mod:`oraclepriv.solvers.milp` (its ``groups.X`` are the group
+    points, ``yg`` their labels, ``scaling`` the map from the LP's scaled coordinates); ``lp_solution``
+    is :func:`~oraclepriv.solvers.milp.margin_lp`'s (w', b', t). The float halfspace is kept when it
+    classifies every kept group correctly in exact arithmetic with margin t > 1e-9; otherwise the kept
+    labeling is realised exactly (:func:`realize_labeling`, its working set limited: None when the kept
+    groups are not separable or the limit is reached).
+    """
+    d = form.d
+    candidates = []
+    w, b = form.scaling.to_original(lp_solution[:d], lp_solution[d])
+    if np.all(np.isfinite(w)) and math.isfinite(b):
+        h = Halfspace(tuple(w), b)
+        kept = np.flatnonzero(keep)
+        if lp_solution[-1] > 1e-9 and np.array_equal(h.predict(form.groups.X[kept]) == 1, form.yg[kept] == 1):
+            return h
+        candidates.append(h)
+    return realize_labeling(
+        form.groups.X,
+        form.yg == 1,
+        rows=keep,
+        candidates=candidates,
+        max_working_rows=POLISH_ROWS_PER_DIMENSION * d + POLISH_ROWS_CONSTANT,
+    )
