@@ -13,7 +13,8 @@ coefficients) is within
 
     E = 2 (d + 3) u S + (d + 2) 2^-1073 (1 + T),   S = fl(|x| . |w~| + |b~|),  T = fl(sum_j |x_j|)
 
-of the exact value, u = 2^-53: the dot product's rounding is at most gamma_(d+1) (|x| . |w~| + |b~|)
+of the exact value, u = 2^-53 (a first pass bounds S by the largest |x_ij| times sum_j |w~_j|, one bound
+for every row; only the rows it leaves unsure get their own S and T): the dot product's rounding is at most gamma_(d+1) (|x| . |w~| + |b~|)
 in any summation order, with or without fused multiply-adds (Higham, *Accuracy and Stability of
 Numerical Algorithms*, 2nd ed., section 3.1); rounding the exact coefficients to w~, b~ adds at most
 u (|x| . |w~| + |b~|) plus 2^-1074 per coefficient that underflows; the factor 2 covers the rounding
@@ -34,6 +35,8 @@ __all__ = ["affine_nonnegative", "exact_affine_value", "filter_error_bounds"]
 
 _U = 2.0**-53
 _TINY = 2.0**-1073
+#: below this, |x| . |w| + |b| (and so every partial sum of x . w + b) stays far from overflow
+_SAFE = 2.0**1000
 
 
 def exact_affine_value(x: Sequence[float], coefficients: Sequence[Fraction]) -> Fraction:
@@ -71,12 +74,29 @@ def affine_nonnegative(
     """
     X = np.asarray(X, dtype=np.float64)
     w = np.asarray(w, dtype=np.float64)
-    v, E = filter_error_bounds(X, w, float(b), rounded=coefficients is not None)
-    out = v >= 0
-    with np.errstate(invalid="ignore"):
-        unsure = ~(np.abs(v) > E)  # also NaN/inf: overflow goes to the exact path
+    n, d = X.shape
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    # stage 1: one bound for every row, from the largest |x_ij| (flat reductions: no n x d temporary)
+    largest = max(float(X.max()), -float(X.min()))
+    S = largest * float(np.abs(w).sum()) + abs(float(b))
+    if S < _SAFE:  # no product or sum can overflow: every v is finite
+        v = X @ w
+        v += float(b)
+        out = v >= 0
+        E = (2.0 * (d + 3) * _U) * S + (d + 2) * _TINY * (1.0 + (d * largest if coefficients is not None else 0.0))
+        unsure = np.abs(v) <= E
+    else:
+        out = np.zeros(n, dtype=bool)
+        unsure = np.ones(n, dtype=bool)
     rows = np.flatnonzero(unsure)
-    if rows.size:
+    if rows.size:  # stage 2: the per-row bound of the module docstring
+        v_rows, E_rows = filter_error_bounds(X[rows], w, float(b), rounded=coefficients is not None)
+        with np.errstate(invalid="ignore"):
+            sure = np.abs(v_rows) > E_rows
+        out[rows[sure]] = v_rows[sure] >= 0
+        rows = rows[~sure]
+    if rows.size:  # stage 3: exact rational arithmetic
         exact = coefficients
         if exact is None:
             exact = [Fraction(float(c)) for c in w] + [Fraction(float(b))]

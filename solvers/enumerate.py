@@ -602,11 +602,13 @@ def max_margin_halfspace(X: np.ndarray, positive: np.ndarray) -> list[tuple[Half
 
     Maximises t subject to w.x + b >= t on positives, <= -t on negatives, ||w||_inf <= 1, t <= 1.
     Returns candidate (halfspace in original coordinates, margin t on the scaled data) pairs:
-    the default-tolerance LP answer and, unless it already realises the labeling in float64, a
-    tight-tolerance re-solve, then the LP on data scaled column by column (columns whose spreads
+    the default-tolerance LP answer and, unless it already realises the labeling (exact predictions),
+    a tight-tolerance re-solve, then the LP on data scaled column by column (columns whose spreads
     differ by many orders of magnitude, e.g. 2^-128 beside 1, look constant to the LP under one
     common scale). A labeling whose margin is below float64 resolution (points collinear in decimal
-    but not in binary) may have no candidate that realises it; the caller checks.
+    but not in binary) may have no float64 candidate that realises it: the caller hands these
+    candidates to :func:`~oraclepriv.solvers.exact_halfspace.realize_labeling`, which then solves the
+    LP in rational arithmetic.
     """
     n, d = X.shape
     if positive.all() or not positive.any():

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -149,6 +150,10 @@ class PowerOfTwoScaling:
         """A hypothesis found on the scaled points, on the original points (module docstring)."""
         if not isinstance(h, Halfspace) or not self.column_exponents.any():
             return h
+        if h.exact is not None:  # exact coefficients: w_j = w'_j 2^-e_j exactly
+            exact = h.coefficients()
+            e = self.column_exponents
+            return Halfspace.from_exact([c * Fraction(2) ** -int(e[j]) for j, c in enumerate(exact[:-1])], exact[-1])
         w = np.asarray(h.w, dtype=np.float64)
         e = self.column_exponents
         # the largest E with every |w_j| = |w'_j| 2^(E - e_j) below 2^W_LIMIT and every |w.x + b| =
