@@ -170,3 +170,27 @@ def test_realize_labeling_proves_non_separable_labelings():
     assert realize_labeling(X, np.array([True, False, False, True])) is None  # XOR
     h = realize_labeling(X, np.array([True, True, False, False]))
     assert h is not None and h.predict(X).tolist() == [1, 1, 0, 0]
+
+
+# -- verify on a hand-typed instance: eight private decimal points, three public points on the decimal
+# line through three private ones; the costs c_D(L) of labelings that cross that line need exact answers
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["enumerate", "portfolio"])
+def test_verify_instance_on_hand_typed_decimal_points_ends_verified(tmp_path, backend):
+    from typer.testing import CliRunner
+
+    from oraclepriv.cli import app
+
+    private = tmp_path / "private.csv"
+    private.write_text(
+        "x0,x1,y\n0.2,0.3,1\n0.5,0.4,0\n0.8,0.5,1\n0.1,0.9,1\n0.7,0.1,0\n0.4,0.8,1\n0.9,0.9,1\n0.6,0.2,0\n"
+    )
+    public = tmp_path / "public.csv"
+    public.write_text("x0,x1\n0.35,0.35\n0.65,0.45\n1.1,0.6\n")
+    args = ["verify", "instance", str(private), "--public", str(public), "--algorithm", "rrspm"]
+    args += ["--hypothesis-class", "halfspace", "--epsilon", "1", "--backend", backend]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert "VERIFIED" in result.output
