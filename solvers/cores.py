@@ -42,6 +42,7 @@ class: ``docs/theory/cover-cut-model.md``.
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 import numpy as np
@@ -50,7 +51,11 @@ from oraclepriv.solvers.exact_halfspace import exact_separation, minimal_non_sep
 __all__ = ["verify_core", "Separator", "CoreStatus"]
 
 #: the exact fallback's working-set limit, in multiples of d + 2 rows
-EXACT_ROWS_PER_DIMENSION = 8
+EXACT_ROWS_PER_DIMENSION = 4
+#: the exact fallback runs in d <= this (the rational simplex's cost grows fast with d)
+EXACT_MAX_DIMENSION = 6
+#: seconds the exact fallback may spend over a separator's life (the points of one oracle problem)
+EXACT_SECONDS = 5.0
 
 
 def _row_to_ints(values: list[float]) -> list[int]:
@@ -154,6 +159,7 @@ class Separator:
         self.unverified = 0
         #: proposals the float LP got wrong that the exact fallback decided
         self.exact_repairs = 0
+        self.exact_seconds = 0.0
         #: the Farkas multipliers of the last proposal, aligned with its support
         self.last_multipliers = np.zeros(0)
 
@@ -254,9 +260,21 @@ class Separator:
         """The float LP's proposal failed the exact check (near-degenerate points, e.g. decimal
         coordinates on a common line): decide ``keep`` in exact arithmetic instead (the exact LP of
         :func:`~oraclepriv.solvers.exact_halfspace.exact_separation`, from the proposal, within
-        :data:`EXACT_ROWS_PER_DIMENSION` (d + 2) rows): SEPARABLE when a rational halfspace realises it,
-        CORE with a minimal non-separable subset that :func:`verify_core` certifies, else UNVERIFIED."""
+        :data:`EXACT_ROWS_PER_DIMENSION` (d + 2) rows, in d <= :data:`EXACT_MAX_DIMENSION`, while this
+        separator has spent less than :data:`EXACT_SECONDS` on it): SEPARABLE when a rational halfspace
+        realises it, CORE with a minimal non-separable subset that :func:`verify_core` certifies, else
+        UNVERIFIED (as without the fallback)."""
+        if self.d > EXACT_MAX_DIMENSION or self.exact_seconds >= EXACT_SECONDS:
+            self.unverified += 1
+            return CoreStatus.UNVERIFIED, np.asarray(proposal, dtype=np.int64) if len(proposal) else None
         limit = EXACT_ROWS_PER_DIMENSION * (self.d + 2)
+        start = time.perf_counter()
+        try:
+            return self._decide_exactly(keep, proposal, limit)
+        finally:
+            self.exact_seconds += time.perf_counter() - start
+
+    def _decide_exactly(self, keep: np.ndarray, proposal, limit: int) -> tuple[str, np.ndarray | None]:
         h, subset = exact_separation(self.X_exact, self.y == 1, rows=keep, hint=proposal, max_working_rows=limit)
         if h is not None:
             self.exact_repairs += 1

@@ -13,8 +13,8 @@ LP
 
     max t   s.t.  s_i (w . x_i + b) >= t  (i in W),   -1 <= w_j <= 1,  b free,  t <= 1
 
-in exact rational arithmetic (:func:`max_margin_exact`: a dense primal simplex on ``fractions.Fraction``
-with Bland's rule, which cannot cycle) over a working set W of rows, checks every row exactly, adds
+in exact rational arithmetic (:func:`max_margin_exact`: a dense primal simplex on an integer tableau
+with fraction-free pivots, Bland's rule against cycling) over a working set W of rows, checks every row exactly, adds
 the rows the answer gets wrong to W and repeats (a cutting-plane loop on an LP: it ends, since each
 round adds a row outside W). The labeling is realisable iff the LP over all rows has t > 0 (a
 strictly separating (w, b) scaled into the box gives t > 0; t > 0 makes the label-0 rows strictly
@@ -41,68 +41,93 @@ __all__ = ["exact_polish", "exact_separation", "max_margin_exact", "minimal_non_
 START_ROWS_PER_DIMENSION = 2
 
 
+#: consecutive degenerate pivots (no gain in t) after which the simplex switches to Bland's rule for good
+STALL_PIVOTS = 50
+
+
+def _integer_row(values: Sequence[Fraction]) -> list[int]:
+    """A row of rationals times the least common multiple of its denominators (a positive scaling)."""
+    common = math.lcm(*(v.denominator for v in values))
+    return [v.numerator * (common // v.denominator) for v in values]
+
+
 def max_margin_exact(
     points: Sequence[Sequence[Fraction]], signs: Sequence[int]
 ) -> tuple[list[Fraction], Fraction, Fraction]:
     """(w, b, t) maximising t subject to signs_i (w . x_i + b) >= t, -1 <= w_j <= 1, t <= 1, exactly.
 
-    A dense primal simplex on rationals from the feasible vertex w = 0, b = 0, t = 0 (all slacks
-    basic), with Bland's rule (smallest improving column enters, smallest basic index leaves on ties),
-    which terminates. Variables: w = p - q (p, q in [0, 1]), b = b+ - b-, t >= 0; the optimum t is
-    at least 0, and it is > 0 exactly when the rows are strictly separable.
+    A dense primal simplex from the feasible vertex w = 0, b = 0, t = 0 (all slacks basic) on an
+    integer tableau: each data row is scaled to integers (a positive scaling of a constraint), and
+    pivots are fraction-free (Edmonds' integer-preserving elimination: every entry stays an integer,
+    the tableau's true value is the entry over the last pivot, divisions are exact). Dantzig's rule
+    (largest reduced cost), switched for good to Bland's rule (smallest improving column, smallest
+    basic index on ties) after :data:`STALL_PIVOTS` degenerate pivots in a row, so it terminates.
+    Variables: w = p - q (p, q in [0, 1]), b = b+ - b-, t >= 0; the optimum t is at least 0, and
+    it is > 0 exactly when the rows are strictly separable.
     """
     if not points:
         raise ValueError("max_margin_exact: no rows")
     d = len(points[0])
     n_var = 2 * d + 3  # p_0..p_(d-1), q_0..q_(d-1), b+, b-, t
-    rows: list[list[Fraction]] = []
-    rhs: list[Fraction] = []
+    rows: list[list[int]] = []
+    rhs: list[int] = []
     for x, s in zip(points, signs):
         sx = [s * Fraction(v) for v in x]
-        rows.append([-v for v in sx] + sx + [Fraction(-s), Fraction(s), Fraction(1)])  # -s(w.x + b) + t <= 0
-        rhs.append(Fraction(0))
+        # -s(w.x + b) + t <= 0, scaled to integers
+        rows.append(_integer_row([-v for v in sx] + sx + [Fraction(-s), Fraction(s), Fraction(1)]))
+        rhs.append(0)
     for j in range(2 * d):  # p_j <= 1, q_j <= 1
-        rows.append([Fraction(int(k == j)) for k in range(n_var)])
-        rhs.append(Fraction(1))
-    rows.append([Fraction(int(k == n_var - 1)) for k in range(n_var)])  # t <= 1
-    rhs.append(Fraction(1))
+        rows.append([int(k == j) for k in range(n_var)])
+        rhs.append(1)
+    rows.append([int(k == n_var - 1) for k in range(n_var)])  # t <= 1
+    rhs.append(1)
     m = len(rows)
     width = n_var + m
-    tableau = [row + [Fraction(int(k == i)) for k in range(m)] for i, row in enumerate(rows)]
+    tableau = [row + [int(k == i) for k in range(m)] + [rhs[i]] for i, row in enumerate(rows)]
+    objective = [0] * (width + 1)
+    objective[n_var - 1] = 1  # reduced costs (maximise t), last entry -z
     basis = [n_var + i for i in range(m)]
-    cost = [Fraction(0)] * width
-    cost[n_var - 1] = Fraction(1)  # maximise t
-    reduced = list(cost)  # reduced costs c_j - c_B B^-1 A_j (all slacks basic, c_B = 0)
+    denominator = 1
+    bland, stalled = False, 0
     while True:
-        entering = next((j for j in range(width) if reduced[j] > 0), None)
+        if bland:
+            entering = next((j for j in range(width) if objective[j] > 0), None)
+        else:
+            entering = max(range(width), key=lambda j: objective[j])
+            entering = entering if objective[entering] > 0 else None
         if entering is None:
             break
-        leaving, best = None, None
+        leaving = None
         for i in range(m):
             a = tableau[i][entering]
             if a > 0:
-                ratio = rhs[i] / a
-                if best is None or ratio < best or (ratio == best and basis[i] < basis[leaving]):  # type: ignore[index]
-                    leaving, best = i, ratio
+                if leaving is None:
+                    leaving = i
+                    continue
+                # ratio rhs_i / a against rhs_l / a_l (same denominator: cross-multiply)
+                here, best = tableau[i][width] * tableau[leaving][entering], tableau[leaving][width] * a
+                if here < best or (here == best and basis[i] < basis[leaving]):
+                    leaving = i
         if leaving is None:  # cannot happen: t <= 1 bounds the objective and no other column improves it
             raise ArithmeticError("max_margin_exact: unbounded direction in a bounded LP")
-        pivot = tableau[leaving][entering]
-        prow = [v / pivot for v in tableau[leaving]]
-        prhs = rhs[leaving] / pivot
-        tableau[leaving], rhs[leaving] = prow, prhs
-        for i in range(m):
-            if i != leaving:
-                factor = tableau[i][entering]
-                if factor:
-                    row = tableau[i]
-                    tableau[i] = [a - factor * p for a, p in zip(row, prow)]
-                    rhs[i] -= factor * prhs
-        factor = reduced[entering]
-        reduced = [r - factor * p for r, p in zip(reduced, prow)]
+        degenerate = tableau[leaving][width] == 0
+        stalled = stalled + 1 if degenerate else 0
+        bland = bland or stalled >= STALL_PIVOTS
+        pivot_row = tableau[leaving]
+        pivot = pivot_row[entering]
+        for row in (*(tableau[i] for i in range(m) if i != leaving), objective):
+            factor = row[entering]
+            if factor:
+                for j in range(width + 1):
+                    row[j] = (row[j] * pivot - factor * pivot_row[j]) // denominator
+            elif pivot != denominator:
+                for j in range(width + 1):
+                    row[j] = row[j] * pivot // denominator
+        denominator = pivot
         basis[leaving] = entering
     value = [Fraction(0)] * width
     for i, j in enumerate(basis):
-        value[j] = rhs[i]
+        value[j] = Fraction(tableau[i][width], denominator)
     w = [value[j] - value[d + j] for j in range(d)]
     return w, value[2 * d] - value[2 * d + 1], value[n_var - 1]
 
@@ -199,10 +224,11 @@ def minimal_non_separable(X: np.ndarray, positive: np.ndarray, subset: Sequence[
     return core
 
 
-#: the exact working set's size limit for :func:`exact_polish`, per dimension plus a constant: a kept set
-#: handed over by a MIP search may be non-separable, and the search goes on without a candidate then
+#: the exact working set's size limit for :func:`exact_polish`, in multiples of d + 2 rows: a kept set handed
+#: over by a MIP search may be non-separable, and the search goes on without a candidate then
 POLISH_ROWS_PER_DIMENSION = 4
-POLISH_ROWS_CONSTANT = 40
+#: :func:`exact_polish` solves the exact LP in d <= this only (the rational simplex's cost grows fast with d)
+POLISH_MAX_DIMENSION = 6
 
 
 def exact_polish(form: Any, keep: np.ndarray, lp_solution: np.ndarray) -> Halfspace | None:
@@ -211,9 +237,10 @@ def exact_polish(form: Any, keep: np.ndarray, lp_solution: np.ndarray) -> Halfsp
     ``form`` is a halfspace model of :mod:`oraclepriv.solvers.milp` (its ``groups.X`` are the group
     points, ``yg`` their labels, ``scaling`` the map from the LP's scaled coordinates); ``lp_solution``
     is :func:`~oraclepriv.solvers.milp.margin_lp`'s (w', b', t). The float halfspace is kept when it
-    classifies every kept group correctly in exact arithmetic with margin t > 1e-9; otherwise the kept
-    labeling is realised exactly (:func:`realize_labeling`, its working set limited: None when the kept
-    groups are not separable or the limit is reached).
+    classifies every kept group correctly in exact arithmetic with margin t > 1e-9; otherwise, in
+    d <= :data:`POLISH_MAX_DIMENSION`, the kept labeling is realised exactly (:func:`realize_labeling`
+    within :data:`POLISH_ROWS_PER_DIMENSION` (d + 2) rows: None when the kept groups are not separable
+    or the limit is reached).
     """
     d = form.d
     candidates = []
@@ -224,10 +251,12 @@ def exact_polish(form: Any, keep: np.ndarray, lp_solution: np.ndarray) -> Halfsp
         if lp_solution[-1] > 1e-9 and np.array_equal(h.predict(form.groups.X[kept]) == 1, form.yg[kept] == 1):
             return h
         candidates.append(h)
+    if d > POLISH_MAX_DIMENSION:
+        return None
     return realize_labeling(
         form.groups.X,
         form.yg == 1,
         rows=keep,
         candidates=candidates,
-        max_working_rows=POLISH_ROWS_PER_DIMENSION * d + POLISH_ROWS_CONSTANT,
+        max_working_rows=POLISH_ROWS_PER_DIMENSION * (d + 2),
     )
