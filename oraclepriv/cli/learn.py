@@ -39,6 +39,7 @@ NO_ORACLE = {"public-cover-em": "makes no oracle call", "ppm": "makes no oracle 
 
 
 def learn(
+    ctx: typer.Context,
     private: Annotated[
         Path, typer.Argument(help="CSV: feature columns and label column y in {0,1} (ppm: plus a 0/1 column 'public').")
     ],
@@ -99,6 +100,32 @@ def learn(
             "release; no privacy proof covers them.",
         ),
     ] = None,
+    budget: Annotated[
+        Path | None,
+        typer.Option(
+            "--budget",
+            help="A JSON privacy ledger (oraclepriv.PrivacyAccountant) that this run charges with its release's "
+            "(epsilon, total delta), composed with the runs before it; a run past the ledger's budget is refused "
+            "before anything is printed, and the ledger is left unchanged. An absent FILE is created with "
+            "--budget-epsilon, or refused without it. FILE.lock beside it serialises concurrent runs.",
+        ),
+    ] = None,
+    budget_epsilon: Annotated[
+        float | None,
+        typer.Option("--budget-epsilon", help="Creating --budget FILE: its epsilon budget (> 0; inf: no limit)."),
+    ] = None,
+    budget_delta: Annotated[
+        float | None,
+        typer.Option("--budget-delta", help="Creating --budget FILE: its delta budget in [0, 1) (default 0)."),
+    ] = None,
+    budget_slack: Annotated[
+        float | None,
+        typer.Option(
+            "--budget-slack",
+            help="Creating --budget FILE: the slack delta' in [0, 1) of its tighter composition theorems (default 0: "
+            "basic composition; docs/theory/composition.md).",
+        ),
+    ] = None,
 ) -> None:
     """Fit a private learner and print its release: the hypothesis and its privacy record.
 
@@ -118,6 +145,9 @@ def learn(
     _check_options(algorithm, epsilon, delta, hypothesis_class, backend, time_limit, on_uncertified, teachers)
     if algorithm is Algorithm.regularization:
         backend = _convex_backend(backend)
+    from oraclepriv.cli.budget import open_budget
+
+    ledger = open_budget(ctx, budget, budget_epsilon, budget_delta, budget_slack, epsilon, delta)
     try:
         names = _diagnostic_names(algorithm, diagnostics)
         if algorithm is Algorithm.ppm:
@@ -140,6 +170,8 @@ def learn(
         fail(_uncertified_message(algorithm, backend, time_limit))
     except (ValueError, ImportError, RuntimeError) as exc:
         fail(str(exc))
+    if ledger is not None:
+        ledger.commit()  # the charge is saved before the release is printed
     report = learner.release_.to_dict()
     if names is not None:
         typer.echo(

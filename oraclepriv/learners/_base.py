@@ -34,6 +34,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import Tags
 from sklearn.utils.validation import check_array, validate_data
 
+from oraclepriv.accountant import charge_fit
 from oraclepriv.ledger import Ledger
 from oraclepriv.near_ties import numerical_delta
 from oraclepriv.oracle import HYPOTHESIS_CLASSES, OracleResult, make_oracle
@@ -176,7 +177,11 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return codes
 
     def _publish(self, hypothesis: Any, privacy: dict[str, Any], ledger: Ledger, diagnostics: dict[str, Any]) -> None:
-        """Set ``release_`` (with ``classes_`` when the labels are not 0/1) and the non-private diagnostics."""
+        """Set ``release_`` (with ``classes_`` when the labels are not 0/1) and the non-private diagnostics.
+
+        First the release's (epsilon, total delta) is charged to the active privacy accountant
+        (:mod:`oraclepriv.accountant`); past its budget that raises and nothing of this fit is published."""
+        charge_fit(self, privacy, record_level=privacy.get("neighbouring") == NEIGHBOURING)
         fixed = self.classes_.dtype == np.int8 and np.array_equal(self.classes_, [0, 1])
         classes = None if fixed else tuple(self.classes_.tolist())
         self.release_ = Release(self.algorithm, hypothesis, privacy, classes=classes)
