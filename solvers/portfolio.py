@@ -3,60 +3,91 @@
 Two exact methods with opposite strengths (measured in ``docs/solvers/direction-bb.md``):
 
 * ``direction-bb`` (branch-and-bound over normals) is fastest up to d = 6 whatever the noise, and
-  the only method here that certifies noisy data whose optimum exceeds n/(d + 2), the cap of the
-  cover-cut LP bound; its work grows quickly with d;
+  the only method here that certifies noisy data whose optimum exceeds W/(d + 2) (W the total
+  weight), the cap of the cover-cut LP bound; its work grows quickly with d;
 * ``scip-bc`` (cover-cut branch-and-cut) certifies nearly separable data within a second in any
-  dimension, and stalls on noisy data.
+  dimension, and stalls on noisy data; its primal heuristics (a local search above the cap) find
+  better halfspaces early than direction-bb's own.
 
-The rule: d <= 6, ``direction-bb``; d = 7 and 8, ``scip-bc`` for a lead of ``lead`` seconds, then,
-if it has not proved its answer, ``direction-bb`` for the time left, started from scip-bc's best
-halfspace, if scip-bc's best loss exceeds W / (d + 2) (W the total weight), else ``scip-bc`` again
-for the time left (its cores are kept); d >= 9, ``scip-bc``. For points in general position every
-core has d + 2 points, so the cover-cut LP bound cannot exceed W / (d + 2)
-(``docs/solvers/scip-bc.md``, section 7) and a larger optimum can be proved only by branching, where
-direction-bb is faster. The cap only chooses the method (on other data it is a guide, not a bound);
-the proof is always the chosen backends' own. The answer keeps the larger of the proved bounds (each
-holds over all closed halfspaces) and the better halfspace. Without pyscipopt every call goes to ``direction-bb``.
+The rule: d <= 6, ``direction-bb``; d >= 9, ``scip-bc``. In d = 7 and 8 the method follows the cap
+W/(d + 2): for points in general position every core has d + 2 points, so the cover-cut LP bound cannot
+exceed it (``docs/solvers/scip-bc.md``, section 7), and a larger optimum can be proved only by
+branching, where direction-bb is faster. The best loss known decides, and each probe runs only while the
+method is open:
+
+1. the start heuristics (the constants, the best stump, the least-squares direction; milliseconds), the
+   first of scip-bc's own candidates: a loss at or below the cap goes to ``scip-bc`` for the whole time
+   (a lead would end there too, and its restart would repeat scip-bc's heuristics and root);
+2. otherwise a lead of ``scip-bc`` for ``lead`` seconds (1 by default), at most a tenth of the time left
+   under a time limit: its heuristics, local search and root, proving nearly separable data at once;
+3. a loss still above the cap: scip-bc's local search
+   (:func:`~oraclepriv.solvers.local_search.search_from_start`) from the lead's best halfspace for as long
+   again, the time scip-bc alone gives it (a tenth of the time left; it does not run on fewer than 100
+   distinct points, or flat ones);
+4. a loss still above the cap goes to ``direction-bb`` for the time left, started from the best halfspace
+   found; a loss at or below it to ``scip-bc`` for the time left (its cores are kept).
+
+So a short time limit is not spent on a lead whose outcome is known, or half of it on a lead whose bound
+direction-bb would not have needed: the probes take at most a fifth of the time, they find the halfspaces
+scip-bc alone finds (its starts, then the local search with its share of the time), and the better start
+narrows direction-bb's search. The cap only chooses the method (on degenerate data smaller cores can lift
+the LP bound: a guide, not a bound); the proof is always the chosen backends' own. The answer keeps the
+largest bound proved by any phase (each holds over all closed halfspaces) and the best halfspace any phase
+found (:func:`~oraclepriv.solvers.combine.combine_phases`), so a phase cut short by the deadline never
+loses what an earlier one found or proved. Without pyscipopt every call goes to ``direction-bb``.
 
 References
 ----------
 .. [1] A. Block, M. Bun, R. Desai, A. Shetty, S. Wu, "Oracle-Efficient Differentially Private
    Learning with Public Data" (the weighted ERM oracle, Def. 4).
+.. [2] H. R. Lourenco, O. C. Martin, T. Stuetzle, "Iterated local search", in *Handbook of
+   Metaheuristics*, 2003 (the local search of step 3).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
-from oraclepriv.solvers.combine import combine_answers
+from oraclepriv.solvers.combine import combine_phases
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bb import DirectionBbBackend
-from oraclepriv.solvers.milp import reduced_loss
+from oraclepriv.solvers.incumbents import IncumbentTrace
+from oraclepriv.solvers.local_search import LOCAL_SEARCH_SHARE, search_from_start
+from oraclepriv.solvers.milp import heuristic_halfspaces, reduced_loss
 
-__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D"]
+__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D", "LEAD_SECONDS", "LEAD_SHARE"]
 
 #: up to this dimension the portfolio runs direction-bb alone: there a lead of scip-bc costs more than it
 #: saves (measured in docs/solvers/direction-bb.md, section 4)
 DIRECTION_MAX_D = 6
-#: up to this dimension scip-bc gets a lead and direction-bb the rest when scip-bc's loss exceeds
-#: W / (d + 2), the cap of the cover-cut LP bound on points in general position; above it, scip-bc alone
+#: up to this dimension the cap rule W / (d + 2) chooses between scip-bc and direction-bb (module
+#: docstring); above it, scip-bc alone
 CAP_RULE_MAX_D = 8
-#: scip-bc's lead in seconds (d = 7, 8): it proves nearly separable instances within a second or two
+#: scip-bc's lead in seconds (d = 7, 8), and the most the local search after it gets: a lead proves nearly
+#: separable instances within a second or two
 LEAD_SECONDS = 1.0
+#: under a time limit the lead, and then the local search, take at most this share of the time left each (the
+#: share scip-bc gives its local search): at short limits a lead of LEAD_SECONDS would take the time the
+#: backend that follows needs
+LEAD_SHARE = LOCAL_SEARCH_SHARE
 
 
 class PortfolioBackend(Backend):
-    """``direction-bb`` and ``scip-bc`` chosen and combined by dimension (module docstring).
+    """``direction-bb`` and ``scip-bc`` chosen and combined by dimension and loss (module docstring).
 
     Parameters
     ----------
     time_limit : float or None, default None
-        Seconds for one call; the lead and the rest share it.
+        Seconds for one call; the phases share it.
     lead : float, default 1.0
-        Seconds scip-bc runs first in d = 7 and 8.
+        Seconds scip-bc leads in d = 7 and 8 when the start heuristics leave the method open, and at most
+        as long again for the local search after it (under a time limit, each at most a tenth of the time
+        left).
     random_seed : int or None, default None
-        The ``random_seed`` of the direction-bb and scip-bc it runs (and so of direction-bb's fallback).
+        The ``random_seed`` of the direction-bb and scip-bc it runs (and so of direction-bb's fallback)
+        and of the local search (None: seed 0, as in scip-bc).
 
     References
     ----------
@@ -78,7 +109,7 @@ class PortfolioBackend(Backend):
     name = "portfolio"
     classes = frozenset({"halfspace"})
     options = frozenset({"lead", "random_seed"})
-    certificate = "the larger of the bounds of the backends it ran, each proved over all closed halfspaces"
+    certificate = "the largest of the bounds of the backends it ran, each proved over all closed halfspaces"
 
     def __init__(self, time_limit: float | None = None, **options: Any) -> None:
         super().__init__(time_limit, **options)
@@ -104,22 +135,68 @@ class PortfolioBackend(Backend):
             return self._tagged(self._direction.solve(problem.with_deadline(deadline)), "direction-bb")
         if d > CAP_RULE_MAX_D:
             return self._tagged(scip.solve(problem.with_deadline(deadline)), "scip-bc")
-        lead = f"scip-bc (lead {self.lead:g} s)"
-        first = scip.solve(problem.with_deadline(Deadline(float(self.lead), parent=deadline)))
-        if first.status == "optimal" or deadline.expired():
-            return self._tagged(first, lead)
-        cap = float(problem.w.sum()) / (d + 2)
-        loss = reduced_loss(first.hypothesis, problem.X, problem.y, problem.w)
-        details = {"lead_status": first.status, "lead_bound": first.bound, "lp_cap": cap}
+        return self._cap_rule(problem, deadline, scip)
+
+    def lead_seconds(self, deadline: Deadline) -> float:
+        """The lead's seconds under ``deadline``: ``lead``, and at most :data:`LEAD_SHARE` of the time left
+        when a limit applies."""
+        left = deadline.remaining()
+        return self.lead if left is None else min(self.lead, LEAD_SHARE * left)
+
+    def _cap_rule(self, problem: ReducedProblem, deadline: Deadline, scip: Backend) -> BackendAnswer:
+        """d = 7, 8: the steps of the module docstring; every phase that ran enters the answer."""
+        X, y, w = problem.X, problem.y, problem.w
+        cap = float(w.sum()) / (problem.d + 2)
+        start_loss = _start_loss(X, y, w)
+        details: dict[str, Any] = {"lp_cap": cap, "start_loss": start_loss}
+        if start_loss <= cap:
+            answer = scip.solve(problem.with_deadline(deadline))
+            return self._tagged(answer, f"scip-bc (start loss {start_loss:g} <= LP cap {cap:g})", details)
+
+        lead = self.lead_seconds(deadline)
+        first = scip.solve(problem.with_deadline(Deadline(lead, parent=deadline)))
+        phases = [("scip-bc (lead)", first)]
+        ran = f"scip-bc (lead {lead:.3g} s)"
+        details.update(lead_status=first.status, lead_bound=first.bound)
+        so_far = combine_phases(problem, phases, {**first.details, **details, "portfolio": ran})
+        if so_far.status == "optimal" or deadline.expired():
+            return so_far
+        best = so_far.hypothesis
+        loss = reduced_loss(best, X, y, w)
+
+        if loss > cap:  # search_from_start holds the search to LOCAL_SEARCH_SHARE (= LEAD_SHARE) of the time left
+            found = search_from_start(X, y, w, best, loss, deadline, self.lead, self.random_seed or 0)
+            if found is not None:
+                found_loss = reduced_loss(found, X, y, w)
+                trace = IncumbentTrace.for_deadline(deadline)
+                trace.note(found_loss)
+                # a heuristic proves nothing beyond the trivial bound: a reduced loss is never negative
+                status = "time_limit" if deadline.expired() else "feasible"
+                phases.append(
+                    ("local search", BackendAnswer(found, 0.0, status, details={"incumbents": trace.to_list()}))
+                )
+                ran += f", then local search ({loss:g} -> {found_loss:g})"
+                details["local_search_loss"] = found_loss
+                if found_loss < loss:
+                    best, loss = found, found_loss
+                if deadline.expired():
+                    return combine_phases(problem, phases, {**first.details, **details, "portfolio": ran})
+
         if loss <= cap:
-            second = scip.solve(problem.with_deadline(deadline))
-            ran = f"{lead}, then scip-bc (loss {loss:g} <= LP cap {cap:g})"
+            phases.append(("scip-bc", scip.solve(problem.with_deadline(deadline))))
+            ran += f", then scip-bc (loss {loss:g} <= LP cap {cap:g})"
         else:
-            second = self._direction.solve(problem.with_deadline(deadline), start=first.hypothesis)
-            ran = f"{lead}, then direction-bb"
-        return combine_answers(problem, first, second, {**second.details, **details, "portfolio": ran})
+            phases.append(("direction-bb", self._direction.solve(problem.with_deadline(deadline), start=best)))
+            ran += ", then direction-bb"
+        return combine_phases(problem, phases, {**phases[-1][1].details, **details, "portfolio": ran})
 
     @staticmethod
-    def _tagged(answer: BackendAnswer, ran: str) -> BackendAnswer:
-        answer.details = {**answer.details, "portfolio": ran}
+    def _tagged(answer: BackendAnswer, ran: str, details: dict[str, Any] | None = None) -> BackendAnswer:
+        answer.details = {**answer.details, **(details or {}), "portfolio": ran}
         return answer
+
+
+def _start_loss(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """The lowest reduced loss of the start heuristics (``milp.heuristic_halfspaces``), which scip-bc's
+    candidates include: a lead's best loss is never above it."""
+    return min(reduced_loss(h, X, y, w) for h in heuristic_halfspaces(X, y, w))
