@@ -28,6 +28,12 @@ adaptively chosen mechanisms, and the accountant reports the smallest bound that
   The tighter bounds are computed in floating point and rounded up (one part in 1e10 of the largest
   term, plus 1e-12), so float error never shrinks a bound.
 
+Parameters chosen as you go. The tighter theorems are stated for spends whose (eps_i, delta_i) are fixed in
+advance (the mechanisms themselves may be chosen adaptively), as a grid search's candidates are. When each
+next epsilon is picked after seeing earlier releases and the budget decides when to stop, the accountant is a
+privacy filter (Rogers, Roth, Ullman, Vadhan, *Privacy Odometers and Filters: Pay-as-you-Go Composition*):
+basic composition, the default (slack 0), is valid there; the tighter bounds are not claimed to be.
+
 Which total counts: the smallest epsilon among the bounds that fit the budget (a pure budget, delta = 0,
 is met by basic composition only; a tighter bound is reported when its sum delta_i + delta' fits). A
 spend is accepted iff one bound of the new total fits; a refused spend raises
@@ -313,7 +319,8 @@ class PrivacyAccountant:
         The budget's delta in [0, 1] (1: no limit; a total delta is capped at 1, where it says nothing).
     slack : float, default=0.0
         delta' in [0, 1): 0 composes by basic composition only; > 0 also tries the tighter theorems, each at
-        total delta sum delta_i + slack, and reports the smallest epsilon that fits the budget.
+        total delta sum delta_i + slack, and reports the smallest epsilon that fits the budget. Use it only for
+        spends whose (epsilon, delta) are fixed in advance (module docstring).
     spends : iterable of Spend or (epsilon, delta[, label])
         Spends already made (a loaded ledger); refused if their total does not fit the budget.
 

@@ -89,10 +89,13 @@ def test_the_selection_is_private_exactly_and_the_overspending_control_is_caught
     assert claim == 1.0 and search.release_.privacy["fits_epsilon"] == pytest.approx(0.02)
     honest = audit_exact_distribution(_fixed_search, X, y, Z_FIXED, epsilon=claim, n_others=1)
     assert honest.passed and 0.98 * claim <= honest.epsilon_hat <= claim, honest.to_dict()
+    # the worst neighbour flips a held-out label: counts (0, 10) -> (1, 9), so the loss is log((1+e^5)/(1+e^4))
+    assert honest.epsilon_hat == pytest.approx(math.log((1 + math.exp(5)) / (1 + math.exp(4))), rel=1e-9)
     control = audit_exact_distribution(
         lambda: _fixed_search(OverspendingSearch), X, y, Z_FIXED, epsilon=claim, n_others=1
     )
     assert not control.passed and control.epsilon_hat > 1.05 * claim, control.to_dict()
+    assert control.epsilon_hat == pytest.approx(math.log((1 + math.exp(5.5)) / (1 + math.exp(4.4))), rel=1e-9)
     assert control.worst["position"] in set(search.holdout_indices_.tolist())
 
 

@@ -122,8 +122,9 @@ def learn(
         float | None,
         typer.Option(
             "--budget-slack",
-            help="Creating --budget FILE: the slack delta' in [0, 1) of its tighter composition theorems (default 0: "
-            "basic composition; docs/theory/composition.md).",
+            help="Creating --budget FILE: the slack delta' in [0, 1) of its tighter composition theorems, valid when "
+            "the runs' epsilons and deltas are fixed in advance (default 0: basic composition, valid however they are "
+            "chosen; docs/theory/composition.md).",
         ),
     ] = None,
 ) -> None:
