@@ -201,6 +201,12 @@ class PrivateGridSearch(ReleaseMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         index = int(np.argmax(log_weights + rng.gumbel(size=log_weights.size)))  # Gumbel-max: exact EM sampling
         best = fitted[index]
         record = self._record(own, grid, index, len(train), len(hold))
+        if record["delta"] > 0 and record["delta"] >= 1.0 / X.shape[0]:
+            raise ValueError(
+                f"the {len(grid)} candidates' deltas compose to {record['delta']:.3g}, >= 1/n = {1.0 / X.shape[0]:.3g} "
+                f"for n={X.shape[0]} private records: such a delta allows publishing a record verbatim, so nothing is "
+                "released. Use fewer candidates or candidates with a smaller delta"
+            )
         charge_fit(self, record)  # the total, to the active accountant; refused: nothing published
         self.candidate_params_ = grid
         self.best_index_ = index

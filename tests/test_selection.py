@@ -201,6 +201,21 @@ def test_a_composition_slack_counts_many_candidates_by_the_tighter_theorem():
     assert privacy["epsilon"] == privacy["fits_epsilon"] and privacy["delta"] == pytest.approx(1e-6)
 
 
+def test_a_vacuous_total_delta_is_refused_and_nothing_is_released():
+    """Each candidate's delta is below 1/n_train, but 40 of them compose to 40 * 1e-3 >= 1/50."""
+    X = np.linspace(-1, 1, 50)[:, None]
+    y = (X[:, 0] > 0).astype(np.int64)
+
+    class ApproximateFixed(FixedThreshold):
+        delta = 1e-3
+
+    grid = {"threshold": list(np.linspace(-1, 1, 40))}
+    search = PrivateGridSearch(ApproximateFixed(), grid, random_state=0)
+    with pytest.raises(ValueError, match=r"compose to 0.04, >= 1/n = 0.02 for n=50 private records"):
+        search.fit(X, y, Z_FIXED)
+    assert not hasattr(search, "release_") and PrivacyAccountant.default().spends == ()
+
+
 # ---------------------------------------------------------------------- the release and conventions
 def test_the_release_states_the_total_and_predicts_with_the_selected_candidate():
     rng = np.random.default_rng(3)
