@@ -22,21 +22,33 @@ __all__ = [
     "Oracle",
     "OracleResult",
     "PrivacyAccountant",
+    "PrivacyLeakWarning",
     "PrivateGridSearch",
     "PublicData",
+    "Release",
     "Stump",
     "Threshold",
     "hypothesis_from_dict",
+    "load_release",
     "make_oracle",
     "__version__",
 ]
 
 
+#: names of oraclepriv.release exported here: PrivacyLeakWarning (what every privacy warning is),
+#: Release (a fit's published object) and load_release (a saved release, ready to predict)
+_RELEASE_NAMES = ("PrivacyLeakWarning", "Release", "load_release")
+
+
 def __getattr__(name: str) -> Any:
-    """``PrivateGridSearch`` is imported on first use: it needs scikit-learn, which ``import oraclepriv`` does
-    not load (the command line starts without it)."""
+    """``PrivateGridSearch`` and the release names are imported on first use: they need scikit-learn, which
+    ``import oraclepriv`` does not load (the command line starts without it)."""
     if name == "PrivateGridSearch":
         from oraclepriv.selection import PrivateGridSearch
 
         return PrivateGridSearch
+    if name in _RELEASE_NAMES:  # the release boundary (oraclepriv.release) needs scikit-learn too
+        import oraclepriv.release
+
+        return getattr(oraclepriv.release, name)
     raise AttributeError(f"module 'oraclepriv' has no attribute {name!r}")

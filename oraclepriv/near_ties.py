@@ -22,19 +22,36 @@ gives the derivation in full):
 
 Learners whose privacy does not rest on an exact argmin (SubsampleAggregate: any oracle;
 PublicCoverEM and the PPM learner: no oracle; the last, public-only call of every learner:
-post-processing) have numerical delta 0.
+post-processing) have numerical delta 0, and so do thresholds and stumps, whose answers the
+learners compare exactly (:mod:`oraclepriv.exact_comparison`: every certified answer is an exact
+minimiser, so the near-tie event is empty).
+
+The bound grows with m: tau is relative to sum |w|, which the m noisy weights dominate once their
+scale (2m/eps for RRSPM) times m exceeds n, so gamma ~ 1e-9 m^2 (times e^eps in delta). A fit whose
+total delta (design + numerical) reaches 1/n certifies nothing (a mechanism that publishes one
+random record verbatim is (0, 1/n)-DP): :func:`check_total_delta` refuses it with
+:class:`VacuousGuaranteeError`, naming the levers, unless the user asks for such a release
+explicitly (``allow_weak_guarantee=True``), which then warns and says the guarantee is vacuous.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 
 from scipy import stats
 
 from oraclepriv.oracle import CERTIFICATION_RTOL
 
-__all__ = ["NEAR_TIE_TAIL", "gaussian_near_tie_probability", "laplace_near_tie_probability", "numerical_delta"]
+__all__ = [
+    "NEAR_TIE_TAIL",
+    "VacuousGuaranteeError",
+    "check_total_delta",
+    "gaussian_near_tie_probability",
+    "laplace_near_tie_probability",
+    "numerical_delta",
+]
 
 #: eta: the probability left for sum |omega| exceeding the quantile the tolerance is evaluated at
 NEAR_TIE_TAIL = 1e-12
@@ -95,3 +112,54 @@ def _check(m: int, scale: float, fixed_weight: float) -> None:
         raise ValueError(f"the noise scale must be a finite number > 0; got {scale!r}")
     if not (fixed_weight >= 0 and math.isfinite(fixed_weight)):
         raise ValueError(f"fixed_weight must be a finite number >= 0; got {fixed_weight!r}")
+
+
+class VacuousGuaranteeError(ValueError):
+    """A fit's total delta (design + numerical) is >= 1/n: its guarantee would certify nothing.
+
+    Raised before the release is published (and, where the learner can tell, before any oracle
+    call); ``n``, ``m``, ``delta``, ``numerical_delta`` and ``levers`` let a caller say it in its own
+    terms (the command line names its flags)."""
+
+    def __init__(
+        self, message: str, *, n: int, m: int | None, delta: float, numerical_delta: float, levers: Sequence[str]
+    ) -> None:
+        super().__init__(message)
+        self.n = n
+        self.m = m
+        self.delta = delta
+        self.numerical_delta = numerical_delta
+        self.levers = tuple(levers)
+
+
+def check_total_delta(
+    owner: str,
+    delta: float,
+    numeric_delta: float,
+    n: int,
+    *,
+    m: int | None = None,
+    allow_weak: bool = False,
+    levers: Sequence[str] = (),
+) -> bool:
+    """False when delta + numeric_delta < 1/n; otherwise True if ``allow_weak``, else :class:`VacuousGuaranteeError`.
+
+    ``owner`` names the learner in the message, ``m`` the public points the numerical delta grows with,
+    ``levers`` what lowers the total (the learner's parameters)."""
+    total = delta + numeric_delta
+    if not (n >= 1 and total >= 1.0 / n):
+        return False
+    if allow_weak:
+        return True
+    public = "" if m is None else f" with m={m} public points"
+    raise VacuousGuaranteeError(
+        f"{owner}: the guarantee would be vacuous: total delta {total:.3g} (delta {delta:.3g} by design + numerical "
+        f"delta {numeric_delta:.3g} from near-ties within the certification tolerance, which grows with m^2 and "
+        f"e^eps{public}) is >= 1/n = {1.0 / n:.3g} for n={n} private records, and such a delta allows publishing a "
+        f"private record verbatim. To lower it: {'; '.join(levers)}",
+        n=n,
+        m=m,
+        delta=delta,
+        numerical_delta=numeric_delta,
+        levers=levers,
+    )

@@ -9,9 +9,19 @@ fell back, which teachers failed, selection timings. Those are *diagnostics*:
 
 * :class:`Release` — the published object; ``to_json()`` is what ``oraclepriv learn`` prints by
   default. Two fits on neighbouring datasets with the same seed and the same released hypothesis
-  have byte-identical releases (tested under a solver that fails only on one of them).
+  have byte-identical releases (tested under a solver that fails only on one of them). A release
+  is saved and loaded on its own (:meth:`Release.save`, :func:`load_release`) and predicts
+  (:meth:`Release.predict`) exactly as the fitted learner does.
 * :class:`Diagnostics` — the non-private rest. A learner hands it out only through
   ``learner.diagnostics_`` (and ``learner.ledger_``), which warn with :class:`PrivacyLeakWarning`.
+
+What leaves the process is what the proof covers. Pickling a fitted learner (``pickle``,
+``joblib.dump``, and so ``copy.deepcopy``) drops its diagnostics: the ledger, the named diagnostic
+values (SubsampleAggregate's un-noised centre among them) and the record of uncertified calls. They
+are kept only when asked for (``learner.keep_diagnostics_on_pickle = True``), with a
+:class:`PrivacyLeakWarning`. A fitted learner whose ``random_state`` is set (an integer, a
+SeedSequence or a Generator) warns when it is pickled, and its release warns when saved: anyone who
+knows the seed can replay the noise and, with it, undo the privacy of the release.
 
 docs/release-boundary.md states what each learner's guarantee covers.
 """
@@ -23,21 +33,27 @@ import json
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar
 
+import numpy as np
 import sklearn.exceptions
 
+from oraclepriv.hypotheses import hypothesis_from_dict
 from oraclepriv.io import jsonable
 from oraclepriv.ledger import Ledger
+from oraclepriv.validation import as_features
 
 __all__ = [
     "COVERAGE",
+    "NON_PRIVATE_STATE",
     "Diagnostics",
     "NotFittedError",
     "PrivacyLeakWarning",
     "Release",
     "ReleaseMixin",
+    "load_release",
     "reading_diagnostics",
     "warn_privacy_leak",
 ]
@@ -85,6 +101,9 @@ class Release:
     ``privacy`` holds data-independent facts only (functions of the parameters, n and m):
     epsilon, delta, numerical_delta, guarantee, mechanism, calibration, neighbouring, reference,
     oracle calls by design, on_uncertified and what the guarantee covers.
+
+    ``seeded`` (not published, not compared) is True when the fit's noise came from a given
+    ``random_state``: :meth:`save` then warns that the noise can be replayed from the seed.
     """
 
     algorithm: str
@@ -92,13 +111,61 @@ class Release:
     privacy: Mapping[str, Any]
     #: the class labels the hypothesis's 0/1 outputs stand for, when they are not 0 and 1
     classes: Any = None
+    seeded: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "privacy", MappingProxyType(dict(self.privacy)))
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle through the constructor (the read-only privacy view itself does not pickle)."""
-        return (Release, (self.algorithm, self.hypothesis, dict(self.privacy), self.classes))
+        return (Release, (self.algorithm, self.hypothesis, dict(self.privacy), self.classes, self.seeded))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Release:
+        """Inverse of :meth:`to_dict` (the hypothesis through :func:`oraclepriv.hypotheses.hypothesis_from_dict`)."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"a release is a JSON object; got {type(data).__name__}")
+        missing = [key for key in ("algorithm", "hypothesis", "privacy") if key not in data]
+        if missing:
+            raise ValueError(f"a release needs the keys 'algorithm', 'hypothesis' and 'privacy'; missing {missing}")
+        unknown = sorted(set(data) - {"algorithm", "hypothesis", "privacy", "classes"})
+        if unknown:
+            raise ValueError(f"a release has the keys algorithm, hypothesis, privacy and classes; got also {unknown}")
+        if not isinstance(data["privacy"], Mapping) or not isinstance(data["hypothesis"], Mapping):
+            raise ValueError("a release's 'hypothesis' and 'privacy' are JSON objects")
+        classes = data.get("classes")
+        if classes is not None and (not isinstance(classes, list) or len(classes) != 2):
+            raise ValueError(f"a release's 'classes' lists the two class labels; got {classes!r}")
+        hypothesis = hypothesis_from_dict(dict(data["hypothesis"]))
+        return cls(
+            str(data["algorithm"]), hypothesis, dict(data["privacy"]), None if classes is None else tuple(classes)
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Release:
+        """Inverse of :meth:`to_json`: ``Release.from_json(release.to_json())`` predicts as ``release`` does."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a release: the text is not JSON ({exc})") from None
+        return cls.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write :meth:`to_json` (one line, canonical) to ``path``; warns if the fit's seed could replay the noise."""
+        if self.seeded:
+            warn_privacy_leak(
+                f"this {self.algorithm} release comes from a fit with a given random_state: anyone who knows the seed "
+                "can replay the noise and undo the release's privacy. Fit with random_state=None for a release you "
+                "publish"
+            )
+        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class labels the released hypothesis gives the rows of ``X`` (the fitted learner's ``predict``)."""
+        codes = np.asarray(self.hypothesis.predict(as_features(X, "X")), dtype=np.int8)
+        if self.classes is None:
+            return codes
+        return np.asarray(self.classes)[codes]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-friendly: {"algorithm", "hypothesis", "privacy"} (and "classes" for labels other than 0/1)."""
@@ -110,6 +177,18 @@ class Release:
     def to_json(self, indent: int | None = None) -> str:
         """Canonical JSON (sorted keys): the bytes ``oraclepriv learn --json`` prints."""
         return json.dumps(self.to_dict(), sort_keys=True, indent=indent, allow_nan=False)
+
+
+def load_release(path: str | Path) -> Release:
+    """The release saved at ``path`` (:meth:`Release.save`, or ``oraclepriv learn --json`` output)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read a release from {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        return Release.from_json(text)
+    except ValueError as exc:
+        raise ValueError(f"{str(path)!r}: {exc}") from None
 
 
 @dataclass
@@ -152,15 +231,23 @@ class Diagnostics(Mapping[str, Any]):
         return jsonable({"notice": self.NOTICE, "oracle_calls": [dict(r) for r in self.ledger.records], **chosen})
 
 
+#: instance attributes that hold non-private diagnostics: dropped when a fitted learner is pickled
+NON_PRIVATE_STATE = ("_diagnostics", "_diagnostic_values", "_uncertified_steps")
+
+
 class ReleaseMixin:
-    """The release / diagnostics accessors every private learner shares.
+    """The release / diagnostics accessors every private learner shares, and what its pickle holds.
 
     A fit sets ``self.release_`` (a :class:`Release`) and ``self._diagnostics`` (a
-    :class:`Diagnostics`); this mixin exposes them with the warnings the release boundary needs.
+    :class:`Diagnostics`); this mixin exposes them with the warnings the release boundary needs, and
+    leaves the diagnostics out of the learner's pickle (module docstring) unless
+    ``keep_diagnostics_on_pickle`` is set on the learner.
     """
 
     #: names of the diagnostics a fit of this learner records (besides its ledger)
     diagnostic_names: ClassVar[tuple[str, ...]] = ()
+    #: set to True on a learner to keep its NON-PRIVATE diagnostics in its pickle (warns when pickled)
+    keep_diagnostics_on_pickle: bool = False
     #: set by ``fit``
     release_: Release
     _diagnostics: Diagnostics
@@ -170,10 +257,34 @@ class ReleaseMixin:
         if not hasattr(self, "release_"):
             raise NotFittedError(f"{type(self).__name__} is not fitted yet; call fit first")
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The learner's state without its non-private diagnostics (kept only when asked for, with a warning)."""
+        inherited: Any = super().__getstate__()  # BaseEstimator's; None for an instance without attributes
+        state = dict(inherited or vars(self))
+        if "release_" not in state:
+            return state  # not fitted: parameters only
+        name = type(self).__name__
+        seed = getattr(self, "random_state", None)
+        if seed is not None:
+            warn_privacy_leak(
+                f"pickling a fitted {name} with random_state={_shown(seed)}: anyone who knows the seed can replay the "
+                "noise of its release and undo its privacy. Fit with random_state=None for a model you ship"
+            )
+        if state.get("keep_diagnostics_on_pickle", type(self).keep_diagnostics_on_pickle):
+            warn_privacy_leak(
+                f"pickling a fitted {name} with keep_diagnostics_on_pickle=True: the pickle holds its NON-PRIVATE "
+                "diagnostics (the ledger's objectives, un-noised intermediates), which no privacy proof covers"
+            )
+            return state
+        for key in NON_PRIVATE_STATE:
+            state.pop(key, None)
+        return state
+
     @property
     def diagnostics_(self) -> Diagnostics:
         """NON-PRIVATE diagnostics of the last fit (warns: publishing them voids the guarantee)."""
         self._check_fitted()
+        self._check_diagnostics_kept()
         warn_privacy_leak(
             f"{type(self).__name__}.diagnostics_ depends on the private data beyond the release; no privacy "
             "proof covers it. Do not publish it."
@@ -184,11 +295,19 @@ class ReleaseMixin:
     def ledger_(self) -> Ledger:
         """This fit's oracle calls: NON-PRIVATE diagnostics (objectives, certificates, seconds); warns."""
         self._check_fitted()
+        self._check_diagnostics_kept()
         warn_privacy_leak(
             f"{type(self).__name__}.ledger_ rows (objectives, bounds, certificates, seconds) depend on the private "
             "data; they are non-private diagnostics. Do not publish them."
         )
         return self._diagnostics.ledger
+
+    def _check_diagnostics_kept(self) -> None:
+        if "_diagnostics" not in vars(self):
+            raise AttributeError(
+                f"this fitted {type(self).__name__} has no diagnostics: they were dropped when it was pickled (set "
+                "keep_diagnostics_on_pickle = True on the learner before pickling to keep them)"
+            )
 
     @property
     def privacy_(self) -> Mapping[str, Any]:
@@ -202,3 +321,10 @@ class ReleaseMixin:
         return self.release_.to_dict()
 
     to_dict = summary
+
+
+def _shown(seed: Any) -> str:
+    """A random_state in a message: integers as they are, other seeds by their type."""
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return str(int(seed))
+    return f"a {type(seed).__name__}"

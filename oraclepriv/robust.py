@@ -19,13 +19,27 @@ docs/theory/robustification.md. Every private learner picks one with ``on_uncert
     mechanism never output that answer on one neighbour; ``tests/test_robust.py`` shows an audit
     catching it).
 
-``"fallback"`` — exact fallback: an uncertified call is re-solved by an
-    exact backend with no time limit (:class:`FallbackOracle`). Every answer the learner uses is then
-    an exact minimiser, so the composite is a perfect oracle and the learner's privacy proof applies
-    unchanged, for any failure pattern of the primary solver. Costs: running time on failure is
-    unbounded (the fallback is exponential in d for halfspaces), and the extra time is a timing side
-    channel that differential privacy does not cover. The ledger records both calls (the fallback's
-    ``step`` ends in ``"/fallback"``), so oracle-call counts stay honest.
+``"fallback"`` — exact fallback: an uncertified call, and a call whose backend raised an exception, is
+    re-solved by an exact backend with no time limit (:class:`FallbackOracle`). Every answer the
+    learner uses is then an exact minimiser, so the composite is a perfect oracle and the learner's
+    privacy proof applies unchanged, for any behaviour of the primary solver (wrong, uncertified or
+    raising). What remains outside the guarantee: the exact fallback itself failing (an uncertified
+    answer or an exception from it aborts the fit with :class:`UncertifiedOracleError`; with the exact
+    default backends and no time limit only resource exhaustion does that), running time on failure,
+    which is unbounded (the fallback is exponential in d for halfspaces), and the extra time, a timing
+    side channel that differential privacy does not cover. The ledger records both calls (the
+    fallback's ``step`` ends in ``"/fallback"``; a call that raised is a row with status ``"error"``),
+    so oracle-call counts stay honest.
+
+Interrupts are never solver failures: only :class:`Exception` is caught, so a KeyboardInterrupt (Ctrl-C,
+and the command line's SIGTERM, a KeyboardInterrupt subclass), SystemExit and the other
+:class:`BaseException` interrupts of :mod:`oraclepriv.solvers.interrupts` propagate and never start the
+unbounded fallback. :class:`~oraclepriv.solvers.deadline.DeadlineExceeded` is not an interrupt (an
+interrupt expires the deadline and is then raised as a KeyboardInterrupt); the backends answer it
+with what they have proved, and one that escapes a backend is a failure at the time limit like any other.
+What an exception said depends on the private data: it is kept as a non-private diagnostic
+(``details["fallback_from"]``, :attr:`UncertifiedOracleError.error`), never in the release or in the
+message of an error the fit raises.
 
 ``"flag"`` — keep the uncertified answer and record ``diagnostics_["proof_applies"] = False``: for
     experiments with heuristics, not a privacy guarantee (an audit with a targeting heuristic shows
@@ -42,11 +56,25 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from typing import Any
 
-from oraclepriv.oracle import Oracle, OracleResult, make_oracle
+import numpy as np
 
-__all__ = ["ON_UNCERTIFIED_MODES", "FallbackOracle", "conditional_privacy", "describe_mode", "fallback_oracle"]
+from oraclepriv.ledger import record_call
+from oraclepriv.oracle import Oracle, OracleResult, make_oracle
+from oraclepriv.protocols import ERMOracle
+from oraclepriv.release import warn_privacy_leak
+
+__all__ = [
+    "ON_UNCERTIFIED_MODES",
+    "FallbackOracle",
+    "UncertifiedOracleError",
+    "conditional_privacy",
+    "describe_mode",
+    "fallback_oracle",
+    "solve_or_fail",
+]
 
 #: the values of a learner's ``on_uncertified`` parameter
 ON_UNCERTIFIED_MODES = ("raise", "fallback", "flag")
@@ -54,19 +82,109 @@ ON_UNCERTIFIED_MODES = ("raise", "fallback", "flag")
 log = logging.getLogger(__name__)
 
 
+class UncertifiedOracleError(RuntimeError):
+    """A private-data oracle call gave no answer certified optimal over the whole class.
+
+    The message names the step and the backend only. What the call answered (``result``: its
+    objective, bound and status) and, when its backend raised, the exception (``error``) depend on
+    the private data: non-private diagnostics, which warn with
+    :class:`~oraclepriv.release.PrivacyLeakWarning` when read.
+    """
+
+    def __init__(self, message: str, result: OracleResult | None = None, error: BaseException | None = None) -> None:
+        super().__init__(message)
+        self._result = result
+        self._error = error
+
+    @property
+    def result(self) -> OracleResult | None:
+        """The uncertified answer (objective, bound, status): NON-PRIVATE; warns when read."""
+        if self._result is not None:
+            warn_privacy_leak(
+                "UncertifiedOracleError.result (the call's objective, bound and status) depends on the private data; "
+                "it is a non-private diagnostic. Do not publish it."
+            )
+        return self._result
+
+    @property
+    def error(self) -> BaseException | None:
+        """The exception the backend raised, if it raised: NON-PRIVATE (its message may hold data); warns."""
+        if self._error is not None:
+            warn_privacy_leak(
+                "UncertifiedOracleError.error (what the backend raised) may depend on the private data; it is a "
+                "non-private diagnostic. Do not publish it."
+            )
+        return self._error
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle with its arguments (processes of a parallel run hand exceptions back)."""
+        return (type(self), (str(self), self._result, self._error))
+
+
+def solve_or_fail(
+    oracle: ERMOracle, X: Any, y: Any, weights: Any = None, *, caller: str | None = None, step: str | None = None
+) -> tuple[OracleResult | None, dict[str, Any] | None]:
+    """``(oracle.solve(...), None)``, or ``(None, failure)`` when the call raised an :class:`Exception`.
+
+    A raising call is a failed call: its record (backend, status "error", the exception's type and
+    message: NON-PRIVATE) is returned and added to every open ledger, so call counts stay honest. An
+    :class:`UncertifiedOracleError` (a :class:`FallbackOracle` whose fallback raised) is returned the
+    same way without a new ledger row: the composite oracle recorded its own calls. Interrupts
+    (:class:`BaseException` that is not an :class:`Exception`) propagate.
+    """
+    start = time.perf_counter()
+    try:
+        return oracle.solve(X, y, weights, caller=caller, step=step), None
+    except UncertifiedOracleError as exc:
+        return None, {"backend": "the exact fallback", "status": "error", "error": type(exc).__name__, "exception": exc}
+    except Exception as exc:  # noqa: BLE001 - every solver exception is a failed call (module docstring)
+        failure: dict[str, Any] = {
+            "backend": str(getattr(oracle, "backend", None) or "the default exact backend"),
+            "status": "error",
+            "error": type(exc).__name__,
+            "message": str(exc),
+            "seconds": time.perf_counter() - start,
+            "exception": exc,
+        }
+    shape = np.shape(X)
+    signed = weights is not None and bool(np.any(np.asarray(weights, dtype=np.float64) < 0))
+    record_call(
+        {
+            "caller": caller,
+            "step": step,
+            "hypothesis_class": oracle.hypothesis_class,
+            "backend": failure["backend"],
+            "n": int(shape[0]) if len(shape) >= 1 else 0,
+            "d": int(shape[1]) if len(shape) == 2 else 1,
+            "signed_weights": signed,
+            "status": "error",
+            "certified": False,
+            "restriction": None,
+            "objective": math.inf,
+            "bound": -math.inf,
+            "gap": math.inf,
+            "nodes": None,
+            "seconds": failure["seconds"],
+        }
+    )
+    log.debug("%s raised %s on call %s; treated as a failed call", failure["backend"], failure["error"], step)
+    return None, failure
+
+
 class FallbackOracle:
     """An oracle that never returns an uncertified answer it could have proved: primary, then exact.
 
-    ``solve`` calls ``primary``; if that answer is certified it is returned; otherwise ``fallback``
-    (an exact backend, normally without a time limit) solves the *same* instance and its answer is
-    returned, with ``details["fallback_from"]`` describing the primary's failure. If the fallback is
-    not certified either, its (uncertified) result is returned and the learner's exactness gate
-    raises. Both calls are recorded in the ledger.
+    ``solve`` calls ``primary``; if that answer is certified it is returned; otherwise -- an
+    uncertified answer, or an :class:`Exception` raised by the primary -- ``fallback`` (an exact
+    backend, normally without a time limit) solves the *same* instance and its answer is returned,
+    with ``details["fallback_from"]`` describing the primary's failure (non-private). If the
+    fallback's answer is not certified either, it is returned and the learner's exactness gate
+    raises; if the fallback raises, :class:`UncertifiedOracleError` is raised naming the step and the
+    fallback backend only (the exception is its ``error``). Every call is recorded in the ledger.
 
-    Only an *answer* that comes back uncertified triggers the fallback. Nothing is caught: a
-    KeyboardInterrupt (Ctrl-C), SystemExit or any exception from the primary propagates, so an
-    interrupt is never mistaken for a solver failure and never starts the (unbounded) fallback
-    (``docs/deadlines.md``, "Interrupts").
+    Interrupts are not failures: a KeyboardInterrupt (Ctrl-C), SystemExit or any other
+    :class:`BaseException` that is not an :class:`Exception` propagates and never starts the
+    (unbounded) fallback (``docs/deadlines.md``, "Interrupts").
     """
 
     def __init__(self, primary: Oracle, fallback: Oracle):
@@ -85,26 +203,39 @@ class FallbackOracle:
 
     def solve(self, X, y, weights=None, *, caller: str | None = None, step: str | None = None) -> OracleResult:
         """Same contract as :meth:`oraclepriv.oracle.Oracle.solve`."""
-        first = self.primary.solve(X, y, weights, caller=caller, step=step)
-        if first.certified:
+        first, failure = solve_or_fail(self.primary, X, y, weights, caller=caller, step=step)
+        if first is not None and first.certified:
             return first
         self.fallbacks += 1
-        log.debug(
-            "fallback: %s answered uncertified (status %s, objective %.12g, bound %.12g); re-solving with %s",
-            first.backend,
-            first.status,
-            first.objective,
-            first.bound,
-            self.fallback.backend or "the default exact backend",
-        )
-        second = self.fallback.solve(X, y, weights, caller=caller, step=f"{step}/fallback" if step else "fallback")
-        second.details["fallback_from"] = {
-            "backend": first.backend,
-            "status": first.status,
-            "objective": first.objective,
-            "bound": first.bound,
-            "seconds": first.seconds,
-        }
+        if first is not None:
+            log.debug(
+                "fallback: %s answered uncertified (status %s); re-solving with %s",
+                first.backend,
+                first.status,
+                self.fallback.backend or "the default exact backend",
+            )
+            failure = {
+                "backend": first.backend,
+                "status": first.status,
+                "objective": first.objective,
+                "bound": first.bound,
+                "seconds": first.seconds,
+            }
+        else:
+            assert failure is not None
+            log.debug("fallback: %s raised; re-solving with %s", failure["backend"], self.fallback.backend)
+            failure = {k: v for k, v in failure.items() if k != "exception"}
+        fallback_step = f"{step}/fallback" if step else "fallback"
+        second, error = solve_or_fail(self.fallback, X, y, weights, caller=caller, step=fallback_step)
+        if second is None:
+            assert error is not None
+            raise UncertifiedOracleError(
+                f"oracle call {step!r}: the exact fallback backend {error['backend']!r} raised an exception, so no "
+                "certified answer exists for this call; what it raised is this error's .error (a non-private "
+                "diagnostic)",
+                error=error["exception"],
+            ) from None
+        second.details["fallback_from"] = failure
         return second
 
 
@@ -149,11 +280,13 @@ def conditional_privacy(epsilon: float, delta: float, gamma: float) -> tuple[flo
 def describe_mode(mode: str) -> dict[str, Any]:
     """The privacy record entry for a learner's ``on_uncertified`` mode."""
     texts = {
-        "raise": "one shot; an uncertified private-data call aborts the fit (no output). Guarantee "
-        "(eps, delta + (1 + e^eps) gamma) if every dataset fails w.p. <= gamma (assumption); "
+        "raise": "one shot; a private-data call that is uncertified or raises aborts the fit (no output). "
+        "Guarantee (eps, delta + (1 + e^eps) gamma) if every dataset fails w.p. <= gamma (assumption); "
         "re-running after a failure is not covered",
-        "fallback": "uncertified calls re-solved by an exact backend without a time limit: every answer "
-        "used is exact, so the perfect-oracle proof applies (running time not covered)",
+        "fallback": "calls whose answer is uncertified or whose backend raised are re-solved by an exact backend "
+        "without a time limit: every answer used is exact, so the perfect-oracle proof applies for any behaviour "
+        "of the primary backend (not covered: a failure of the exact fallback itself, which aborts the fit; "
+        "running time)",
         "flag": "uncertified answers kept and flagged; no privacy guarantee for flagged fits",
     }
     if mode not in texts:

@@ -2,7 +2,8 @@
 
 Every public entry point funnels its arrays through these helpers, so a bad input fails
 once, early, with a message naming the argument and the offending value — never a silently
-wrong answer downstream.
+wrong answer downstream. The private learners' labels (:func:`encode_binary_labels`) are private
+data: their messages name the index or the count, never a label's value.
 """
 
 from __future__ import annotations
@@ -120,7 +121,11 @@ def encode_binary_labels(y, n: int, name: str = "y") -> tuple[np.ndarray, np.nda
     classes01 = np.array([0, 1], dtype=np.int8)
     if arr.dtype == bool or arr.dtype.kind in "iuf":
         if arr.dtype.kind == "f" and not _all_finite(arr):
-            raise ValueError(f"{name} must contain finite labels; {_describe_bad(arr, ~np.isfinite(arr))}")
+            bad = ~np.isfinite(arr)
+            raise ValueError(
+                f"{name} must contain finite labels; index {int(np.argmax(bad))} is NaN or infinite "
+                f"({int(bad.sum())} of {n} labels are)"
+            )
         if np.all((arr == 0) | (arr == 1)):
             return as_labels(arr, n, name), classes01, False
     elif arr.dtype.kind == "O" and any(v is None for v in arr.tolist()):
@@ -129,17 +134,15 @@ def encode_binary_labels(y, n: int, name: str = "y") -> tuple[np.ndarray, np.nda
         classes = np.unique(arr)
     except TypeError:
         raise ValueError(f"{name} mixes label types (e.g. strings and numbers); use one type of label") from None
-    if classes.size > 2:
-        shown = ", ".join(repr(_plain(c)) for c in classes[:5]) + (", ..." if classes.size > 5 else "")
+    if classes.size > 2:  # the count only: the labels are private data
         raise ValueError(
-            f"{name} has {classes.size} distinct class labels ({shown}). Only binary classification is supported: "
-            "give exactly two classes (multiclass and continuous targets are not)"
+            f"{name} has {classes.size} distinct class labels. Only binary classification is supported: give "
+            "exactly two classes (multiclass and continuous targets are not)"
         )
     if classes.size < 2:
         raise ValueError(
-            f"{name} has a single class label {_plain(classes[0])!r} outside {{0, 1}}: a binary learner cannot "
-            "tell which class it is; use labels in {0, 1} (the label set is then fixed in advance) or data with "
-            "both classes"
+            f"{name} has a single class label, outside {{0, 1}}: a binary learner cannot tell which class it is; "
+            "use labels in {0, 1} (the label set is then fixed in advance) or data with both classes"
         )
     return (arr == classes[1]).astype(np.int8), classes, True
 

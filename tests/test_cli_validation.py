@@ -99,10 +99,13 @@ def test_learn_and_verify_refuse_an_epsilon_whose_exponential_overflows(files, n
 
 
 def test_the_largest_epsilon_taken_still_runs(files):
-    result = runner.invoke(app, [*_learn(files, "--algorithm", "rrspm", "--epsilon", "700", "--seed", "0"), "--json"])
+    args = _learn(files, "--algorithm", "rrspm", "--epsilon", "700", "--seed", "0")
+    refused = runner.invoke(app, [*args, "--json"])  # (1 + e^700) gamma >= 1/n: a vacuous guarantee is refused
+    assert refused.exit_code == 2 and "vacuous" in refused.stderr and "--allow-weak-guarantee" in refused.stderr
+    result = runner.invoke(app, [*args, "--allow-weak-guarantee", "--json"])
     assert result.exit_code == 0, result.output
     privacy = json.loads(result.stdout)["privacy"]
-    assert privacy["epsilon"] == 700 and privacy["numerical_delta"] == 1.0
+    assert privacy["epsilon"] == 700 and privacy["numerical_delta"] == 1.0 and privacy["vacuous"] is True
 
 
 # --------------------------------------------------------------------------------------------- outputs (3, 8, 17)

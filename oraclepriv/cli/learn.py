@@ -36,6 +36,13 @@ PRIVACY_BITS_COLUMN = "public"
 DEFAULT_TEACHERS = 16
 #: the learners that make no oracle call, so that --backend, --time-limit and --on-uncertified do not apply
 NO_ORACLE = {"public-cover-em": "makes no oracle call", "ppm": "makes no oracle call (exponential mechanism)"}
+#: the learners whose release can carry a numerical delta, so that --allow-weak-guarantee applies
+WEAK_GUARANTEE = (Algorithm.rrspm, Algorithm.perturbation)
+#: the learners without a public_size parameter, so that --public-size and --public-seed do not apply
+NO_PUBLIC_SIZE = {
+    "subsample": "uses every public point of --public",
+    "ppm": "reads its public examples from the data file's 'public' column",
+}
 
 
 def learn(
@@ -74,7 +81,33 @@ def learn(
             "deprecated alias).",
         ),
     ] = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Random seed (default: OS entropy).")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            help="Random seed (default: OS entropy). Anyone who knows it can replay the noise and undo the release's "
+            "privacy: omit it for a release you publish.",
+        ),
+    ] = None,
+    public_size: Annotated[
+        str | None,
+        typer.Option(
+            "--public-size",
+            help="How many public points of --public to use: auto (the default: the theory's number for n, d and "
+            "epsilon, docs/theory/block-et-al.md 'Choosing m', kept below a vacuous delta), all, or an integer M. A "
+            "subsample is drawn uniformly with public randomness (--public-seed) and published in the release. "
+            "Not for subsample and ppm.",
+            show_default=False,
+        ),
+    ] = None,
+    public_seed: Annotated[
+        int | None,
+        typer.Option(
+            "--public-seed",
+            help="Seed of the public subsample (default: one computed from the public points, so that --seed alone "
+            "reproduces a run); the subsample is published, so the seed must differ from --seed.",
+        ),
+    ] = None,
     time_limit: Annotated[
         float | None, typer.Option("--time-limit", help="Per-call oracle time limit (MIP backends).")
     ] = None,
@@ -100,6 +133,15 @@ def learn(
             "release; no privacy proof covers them.",
         ),
     ] = None,
+    allow_weak_guarantee: Annotated[
+        bool,
+        typer.Option(
+            "--allow-weak-guarantee",
+            help="rrspm and perturbation: release even when the total delta (design + the numerical delta of "
+            "near-ties, which grows with the public points and e^epsilon) is >= 1/n, which certifies nothing; the "
+            "release then says its guarantee is VACUOUS. Without it such a fit is refused before its oracle calls.",
+        ),
+    ] = False,
     budget: Annotated[
         Path | None,
         typer.Option(
@@ -135,6 +177,7 @@ def learn(
     Moran, Nandi) takes one file in which the 0/1 column 'public' holds each example's privacy bit.
     """
     from oraclepriv.learners import UncertifiedOracleError
+    from oraclepriv.near_ties import VacuousGuaranteeError
     from oraclepriv.release import reading_diagnostics
 
     check_input_file(private, "data file")
@@ -143,6 +186,12 @@ def learn(
         check_seed(seed)
     if teachers is not None and algorithm is not Algorithm.subsample:
         fail(f"--teachers {teachers} applies to --algorithm subsample only; got --algorithm {algorithm.value}")
+    size = _public_size_option(algorithm, public_size, public_seed, seed)
+    if allow_weak_guarantee and algorithm not in WEAK_GUARANTEE:
+        fail(
+            f"--allow-weak-guarantee applies to --algorithm {' and '.join(a.value for a in WEAK_GUARANTEE)} only: "
+            f"--algorithm {algorithm.value} has no numerical delta, so its total delta is its --delta (< 1/n)"
+        )
     _check_options(algorithm, epsilon, delta, hypothesis_class, backend, time_limit, on_uncertified, teachers)
     if algorithm is Algorithm.regularization:
         backend = _convex_backend(backend)
@@ -166,9 +215,14 @@ def learn(
                 time_limit,
                 on_uncertified,
                 teachers,
+                size,
+                public_seed,
+                allow_weak_guarantee,
             )
     except UncertifiedOracleError:  # named by the flags (the learner names its parameters)
         fail(_uncertified_message(algorithm, backend, time_limit))
+    except VacuousGuaranteeError as exc:  # named by the flags (the learner names its parameters)
+        fail(_vacuous_message(algorithm, exc))
     except (ValueError, ImportError, RuntimeError) as exc:
         fail(str(exc))
     if ledger is not None:
@@ -183,6 +237,32 @@ def learn(
         with reading_diagnostics():
             report["diagnostics"] = learner.diagnostics_.to_dict(names)
     _print_report(report, as_json)
+
+
+def _public_size_option(
+    algorithm: Algorithm, public_size: str | None, public_seed: int | None, seed: int | None
+) -> int | str | None:
+    """--public-size as the learners' public_size ("auto", None for all, or an int), checked with --public-seed
+    before any file is read; None for the learners that take no public_size."""
+    if algorithm.value in NO_PUBLIC_SIZE:
+        for flag, value in (("--public-size", public_size), ("--public-seed", public_seed)):
+            if value is not None:
+                fail(f"--algorithm {algorithm.value} {NO_PUBLIC_SIZE[algorithm.value]}; {flag} {value} does not apply")
+        return None
+    if public_seed is not None:
+        if public_seed < 0:
+            fail(f"--public-seed must be >= 0; got {public_seed}")
+        if public_seed == seed:
+            fail(
+                f"--public-seed {public_seed} equals --seed: the published subsample would be the noise's own first "
+                "draws, from which the noise can be replayed; use another --public-seed or omit it"
+            )
+    text = "auto" if public_size is None else public_size.strip()
+    if text in ("auto", "all"):
+        return None if text == "all" else "auto"
+    if not text.isdigit() or int(text) < 1:
+        fail(f"--public-size must be auto, all or a positive integer; got {public_size!r}")
+    return int(text)
 
 
 def _check_options(
@@ -254,6 +334,19 @@ def _uncertified_message(algorithm: Algorithm, backend: str | None, time_limit: 
     return (
         f"--algorithm {algorithm.value}: an oracle call on the private data was not certified by {by}{within}, "
         f"and --on-uncertified raise stops the fit; {remedy}"
+    )
+
+
+def _vacuous_message(algorithm: Algorithm, exc: Any) -> str:
+    """A fit refused because its total delta is >= 1/n, and what lowers it, in the command's flags."""
+    public = "" if exc.m is None else f" with {exc.m} public points"
+    return (
+        f"--algorithm {algorithm.value}: the guarantee would be vacuous: total delta {exc.delta + exc.numerical_delta:.3g}"
+        f" (--delta {exc.delta:.3g} + numerical delta {exc.numerical_delta:.3g} from near-ties within the "
+        f"certification tolerance{public}) is >= 1/n = {1.0 / exc.n:.3g} for the n={exc.n} private records. Use "
+        "fewer public points (--public-size auto, or a smaller --public-size), --hypothesis-class threshold or stump "
+        "without --backend (compared exactly: no numerical delta), or a smaller --epsilon; or --allow-weak-guarantee "
+        "to release anyway with a guarantee marked VACUOUS"
     )
 
 
@@ -354,14 +447,20 @@ def _make_learner(
     time_limit: float | None,
     on_uncertified: str | None = None,
     teachers: int | None = None,
+    public_size: int | str | None = None,
+    public_seed: int | None = None,
+    allow_weak_guarantee: bool = False,
 ):
     cls = _learner_class(algorithm)
+    public = (
+        {} if algorithm.value in NO_PUBLIC_SIZE else {"public_size": public_size, "public_random_state": public_seed}
+    )
     if algorithm is Algorithm.public_cover_em:
         if delta:
             raise ValueError(
                 f"--algorithm public-cover-em is pure epsilon-DP (exponential mechanism); got --delta {delta}"
             )
-        return cls(epsilon=epsilon, hypothesis_class=hypothesis_class, random_state=seed)
+        return cls(epsilon=epsilon, hypothesis_class=hypothesis_class, random_state=seed, **public)
     from oraclepriv.backends import parse_backend_spec
 
     # NAME[:key=value,...], as `oraclepriv erm` takes it: the options reach the oracle as backend_options
@@ -375,6 +474,9 @@ def _make_learner(
     }
     if options:
         common["backend_options"] = options
+    common.update(public)
+    if allow_weak_guarantee:  # refused up front for the learners without a numerical delta
+        common["allow_weak_guarantee"] = True
     if on_uncertified is not None:
         common["on_uncertified"] = on_uncertified
     if algorithm is Algorithm.subsample:
@@ -483,6 +585,9 @@ def _fit_with_public_points(
     time_limit: float | None,
     on_uncertified: str | None = None,
     teachers: int | None = None,
+    public_size: int | str | None = None,
+    public_seed: int | None = None,
+    allow_weak_guarantee: bool = False,
 ):
     from oraclepriv.cover import CoverTooLargeError, largest_halfspace_cover
     from oraclepriv.io import read_csv_problem
@@ -525,11 +630,27 @@ def _fit_with_public_points(
             f"{given} more than the n={n} private records of {str(private)!r}: --algorithm subsample splits them "
             f"into --teachers disjoint blocks, so it needs 2 <= --teachers <= {n}"
         )
+    if isinstance(public_size, int) and public_size > len(pub.X):
+        raise ValueError(
+            f"--public-size {public_size} is more than the {len(pub.X)} rows of --public {str(public)!r}; use at most "
+            f"{len(pub.X)}, auto or all"
+        )
     if algorithm is Algorithm.regularization:  # named by the file and its 1-based data rows, not X_private
         _check_l1_ball(data.X, f"data file {str(private)!r}", data.feature_names)
         _check_l1_ball(pub.X, f"--public {str(public)!r}", pub.feature_names)
     learner = _make_learner(
-        algorithm, epsilon, delta, hypothesis_class, backend, seed, time_limit, on_uncertified, teachers
+        algorithm,
+        epsilon,
+        delta,
+        hypothesis_class,
+        backend,
+        seed,
+        time_limit,
+        on_uncertified,
+        teachers,
+        public_size,
+        public_seed,
+        allow_weak_guarantee,
     )
     try:
         return learner.fit(data.X, data.y, X_public=PublicData(pub.X))
@@ -538,10 +659,10 @@ def _fit_with_public_points(
         raise ValueError(
             f"--algorithm {algorithm.value}: the halfspace cover of the {exc.m} public points of --public "
             f"{str(public)!r} in d={exc.d} feature columns scores {exc.candidates:,} candidates (C(m, d) 2^(d+1)), "
-            f"more than the {exc.limit:,} it enumerates. Keep at most {fits} rows in the public file (pick them "
-            "without looking at the private data), or use fewer feature columns. No option of `oraclepriv learn` "
-            "caps this (in the Python API, PublicCoverEM(max_public=...) uses a random subset of the public "
-            "points, and max_candidates=... raises the limit)"
+            f"more than the {exc.limit:,} it enumerates. Give --public-size {fits} or less (or --public-size auto, "
+            f"which stays within the limit), keep at most {fits} rows in the public file (pick them without looking "
+            "at the private data), or use fewer feature columns (in the Python API, max_candidates=... raises the "
+            "limit)"
         ) from None
 
 
@@ -569,12 +690,22 @@ def _print_report(report: dict, as_json: bool) -> None:
     privacy = report["privacy"]
     typer.echo(f"{report['algorithm']}  released hypothesis {report['hypothesis']}")
     typer.echo(f"  privacy: {privacy['guarantee']}")
+    if privacy.get("vacuous"):
+        typer.echo(
+            "  caveat: NO meaningful privacy guarantee: the total delta is >= 1/n (--allow-weak-guarantee); such a "
+            "delta allows publishing a private record verbatim"
+        )
     if privacy.get("on_uncertified") == "flag" and str(privacy["guarantee"]).startswith("none"):
         typer.echo(
             f"  caveat: NO privacy guarantee (epsilon={privacy.get('epsilon')} is not a claim): --on-uncertified "
             "flag keeps uncertified oracle answers; use raise or fallback for a private release"
         )
     typer.echo(f"  neighbouring: {privacy['neighbouring']}")
+    if "public_subsample" in privacy:
+        typer.echo(
+            f"  public points: {len(privacy['public_subsample'])} of the {privacy['public_points_given']} given "
+            f"({privacy['public_size_rule']}); which ones is published (--json: public_subsample)"
+        )
     typer.echo(f"  oracle calls by design: {privacy.get('oracle_calls_by_design')}; covers: {privacy['covers']}")
     if "diagnostics" in report:
         diag = report["diagnostics"]

@@ -35,13 +35,15 @@ from sklearn.utils import Tags
 from sklearn.utils.validation import check_array, validate_data
 
 from oraclepriv.accountant import charge_fit
+from oraclepriv.exact_comparison import compared_exactly, exactly_compared
 from oraclepriv.ledger import Ledger
-from oraclepriv.near_ties import numerical_delta
-from oraclepriv.oracle import HYPOTHESIS_CLASSES, OracleResult, make_oracle
+from oraclepriv.near_ties import check_total_delta, numerical_delta
+from oraclepriv.oracle import HYPOTHESIS_CLASSES, make_oracle
 from oraclepriv.protocols import ERMOracle
 from oraclepriv.public_data import public_points
+from oraclepriv.public_fit import public_fit_inputs
 from oraclepriv.release import COVERAGE, Diagnostics, NotFittedError, Release, ReleaseMixin, warn_privacy_leak
-from oraclepriv.robust import ON_UNCERTIFIED_MODES, describe_mode, fallback_oracle
+from oraclepriv.robust import ON_UNCERTIFIED_MODES, UncertifiedOracleError, describe_mode, fallback_oracle
 from oraclepriv.solvers.base import Backend
 from oraclepriv.validation import check_delta, check_positive, encode_binary_labels
 
@@ -62,18 +64,6 @@ __all__ = [
 NEIGHBOURING = "replace one private record; public data fixed"
 
 ON_UNCERTIFIED = ON_UNCERTIFIED_MODES
-
-
-class UncertifiedOracleError(RuntimeError):
-    """A private-data oracle call returned an answer that is not certified optimal.
-
-    The message names the step and the backend only; the call's objective, bound and status (which
-    depend on the private data) are in ``result``, a non-private diagnostic.
-    """
-
-    def __init__(self, message: str, result: OracleResult | None = None) -> None:
-        super().__init__(message)
-        self.result = result
 
 
 def make_rng(random_state: Any) -> np.random.Generator:
@@ -184,11 +174,16 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
         charge_fit(self, privacy, record_level=privacy.get("neighbouring") == NEIGHBOURING)
         fixed = self.classes_.dtype == np.int8 and np.array_equal(self.classes_, [0, 1])
         classes = None if fixed else tuple(self.classes_.tolist())
-        self.release_ = Release(self.algorithm, hypothesis, privacy, classes=classes)
+        self.release_ = Release(
+            self.algorithm, hypothesis, privacy, classes=classes, seeded=getattr(self, "random_state", None) is not None
+        )
         self._diagnostics = Diagnostics(self.algorithm, ledger, diagnostics)
 
     def _release_record(self) -> dict[str, Any]:
-        """The release's privacy record: data-independent facts only (see :mod:`oraclepriv.release`)."""
+        """The release's privacy record: data-independent facts only (see :mod:`oraclepriv.release`).
+
+        A total delta >= 1/n is refused (:func:`oraclepriv.near_ties.check_total_delta`), or, with
+        ``allow_weak_guarantee=True``, published with a guarantee that says it is vacuous (warns)."""
         mechanism_facts = dict(self._privacy)
         near_tie = float(mechanism_facts.get("near_tie_probability", 0.0))
         numeric = numerical_delta(self.epsilon_, near_tie) if near_tie > 0 else 0.0
@@ -202,8 +197,46 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
             **mechanism_facts,
         }
         record["guarantee"] = self._guarantee(numeric)
+        m = mechanism_facts.get("m")
+        if self._check_total_delta(numeric, int(self.n_private_), None if m is None else int(m)):
+            record["vacuous"] = True
+            record["guarantee"] = (
+                f"VACUOUS: total delta {self.delta_ + numeric:.3g} >= 1/n = {1.0 / self.n_private_:.3g}, so no "
+                f"meaningful privacy (released on allow_weak_guarantee=True); nominally {record['guarantee']}"
+            )
+            warn_privacy_leak(
+                f"{type(self).__name__}(allow_weak_guarantee=True) released a fit whose total delta "
+                f"{self.delta_ + numeric:.3g} is >= 1/n = {1.0 / self.n_private_:.3g}: its guarantee is vacuous"
+            )
         record["covers"] = COVERAGE
         return record
+
+    def _check_total_delta(self, numeric_delta: float, n: int, m: int | None = None) -> bool:
+        """False below 1/n; True when vacuous and ``allow_weak_guarantee``; else raise (names the levers)."""
+        return check_total_delta(
+            type(self).__name__,
+            self.delta_,
+            numeric_delta,
+            n,
+            m=m,
+            allow_weak=bool(getattr(self, "allow_weak_guarantee", False)),
+            levers=self._weak_guarantee_levers(),
+        )
+
+    def _refuse_vacuous_guarantee(self, near_tie_probability: float, n: int, m: int) -> None:
+        """Before any oracle call: refuse a fit whose total delta will be >= 1/n (see :meth:`_release_record`)."""
+        numeric = numerical_delta(self.epsilon_, near_tie_probability) if near_tie_probability > 0 else 0.0
+        self._check_total_delta(numeric, n, m)
+
+    def _weak_guarantee_levers(self) -> tuple[str, ...]:
+        """What lowers a too-large total delta, in this learner's parameters."""
+        return (
+            "fewer public points (public_size=M, or public_size='auto', which stays below 1/n where it can)",
+            "hypothesis_class='threshold' or 'stump' (or data on one feature) with the default backend, whose "
+            "answers are compared exactly (numerical delta 0)",
+            "a smaller epsilon (the numerical delta carries a factor 1 + e^eps)",
+            "or allow_weak_guarantee=True to release anyway, with a PrivacyLeakWarning and a guarantee marked vacuous",
+        )
 
     def _mode_record(self) -> dict[str, Any]:
         """Record entries on how oracle failures are handled (none: no oracle)."""
@@ -266,12 +299,14 @@ class PublicDataEstimator(PrivateEstimator, ABC):
         """
         if public_labels is not None and not self.accepts_public_labels:
             raise TypeError(f"{type(self).__name__}.fit takes no public_labels (it draws no public labels)")
+        X_private, X_public = public_fit_inputs(self, X_private, X_public)  # pipelines: oraclepriv.public_fit
         X, y, Z = self._validate_common(X_private, y_private, X_public)
         self._before_fit()
         rng = make_rng(self.random_state)
         self._uncertified_steps: list[str] = []
         self._privacy: dict[str, Any] = {}
         self._diagnostic_values: dict[str, Any] = {}
+        Z = self._public_points_used(X, Z)
         with Ledger() as ledger:
             hypothesis = self._fit(X, y, Z, rng, public_labels)
         self.hypothesis_ = hypothesis
@@ -292,6 +327,11 @@ class PublicDataEstimator(PrivateEstimator, ABC):
 
     def _before_fit(self) -> None:
         """Checks that need validated data but run before any work (the oracle mixin's backend scope)."""
+
+    def _public_points_used(self, X: np.ndarray, Z: np.ndarray) -> np.ndarray:
+        """The public points the algorithm sees (all of them here; ``public_size``:
+        :mod:`oraclepriv.learners._public_size`), recorded in ``self._privacy`` when chosen."""
+        return Z
 
     @abstractmethod
     def _fit(
@@ -390,14 +430,17 @@ class OracleMixin:
         return self.backend.fresh() if isinstance(self.backend, Backend) else self.backend
 
     def _oracle(self) -> ERMOracle:
-        """A new oracle for this fit (or this teacher), on a fresh backend."""
+        """A new oracle for this fit (or this teacher), on a fresh backend; on the exhaustive backends (sweep,
+        enumerate on one feature) its certified answers are exact minimisers (:mod:`oraclepriv.exact_comparison`)."""
         backend = self._fresh_backend()
         if self.on_uncertified == "fallback":
-            return fallback_oracle(self.hypothesis_class, backend, self.time_limit, **self._backend_options())
+            return exactly_compared(
+                fallback_oracle(self.hypothesis_class, backend, self.time_limit, **self._backend_options()), backend
+            )
         options: dict[str, Any] = self._backend_options()
         if self.time_limit is not None:
             options["time_limit"] = self.time_limit
-        return make_oracle(self.hypothesis_class, backend=backend, **options)
+        return exactly_compared(make_oracle(self.hypothesis_class, backend=backend, **options), backend)
 
     def _require_exact(self, result: Any, step: str) -> None:
         """Privacy of this step needs an exact argmin: raise (default) or flag an uncertified answer."""
@@ -415,7 +458,15 @@ class OracleMixin:
         self._uncertified_steps.append(step)
 
     def _mode_record(self) -> dict[str, Any]:
-        return describe_mode(self.on_uncertified)
+        record = describe_mode(self.on_uncertified)
+        if self.needs_exact_oracle and compared_exactly(
+            self.hypothesis_class, getattr(self, "n_features_in_", None), self.backend
+        ):
+            record["comparison"] = (
+                "exact: every certified answer is checked against the class's optimum in integer arithmetic and "
+                "replaced by an exact minimiser if it is not one, so near-ties cost nothing (numerical delta 0)"
+            )
+        return record
 
     def _guarantee(self, numeric_delta: float) -> str:
         """One sentence: the (eps, delta) the release has, and under what condition."""
@@ -427,12 +478,20 @@ class OracleMixin:
         claim = dp_claim(self.epsilon_, self.delta_, numeric_delta)
         if self.on_uncertified == "raise":
             return (
-                f"{claim} if on every dataset a private-data call fails with probability <= gamma, plus (1 + e^eps) "
-                "gamma in delta (an assumption about the solver: an uncertified call aborts the fit)"
+                f"{claim} if on every dataset a private-data call fails (an uncertified answer or an exception) with "
+                "probability <= gamma, plus (1 + e^eps) gamma in delta (an assumption about the solver: a failed "
+                "call aborts the fit)"
             )
         if not self.needs_exact_oracle:
-            return f"{claim} for any oracle answers (the proof does not use exactness)"
-        return f"{claim} for any solver behaviour (every answer used is certified exact; running time not covered)"
+            return (
+                f"{claim} for any oracle answers (the proof does not use exactness; a call that raises counts as a "
+                "failed one)"
+            )
+        return (
+            f"{claim} for any behaviour of the primary backend (wrong, uncertified or raising: such calls are re-solved "
+            "by the exact fallback, so every answer used is certified exact); not covered: a failure of the exact "
+            "fallback itself, which aborts the fit, and running time"
+        )
 
 
 class PrivateLearner(OracleMixin, PublicDataEstimator):

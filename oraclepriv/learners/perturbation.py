@@ -42,13 +42,23 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.exact_comparison import compared_exactly
 from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.learners._public_size import PublicSizeMixin, theorem_public_size, vc_dimension
 from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import calibrate_gamma, perturb
 from oraclepriv.near_ties import gaussian_near_tie_probability
 from oraclepriv.validation import check_delta, check_positive
 
-__all__ = ["Perturbation", "lemma1_rho", "perturbation_parameters"]
+__all__ = ["Perturbation", "lemma1_rho", "perturbation_parameters", "perturbation_public_size"]
+
+
+def check_count(value: Any, name: str) -> int:
+    """A positive integer (bools refused), named in the error."""
+    whole = isinstance(value, (int, np.integer, float, np.floating)) and not isinstance(value, (bool, np.bool_))
+    if not (whole and math.isfinite(value) and int(value) == value and value >= 1):
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
 
 
 def lemma1_rho(n: int, eta: float, J: int, d: int, rho_delta: float, *, c_rho: float = 1.0) -> float:
@@ -99,12 +109,31 @@ def perturbation_parameters(
     }
 
 
-class Perturbation(PrivateLearner):
+def perturbation_public_size(n: int, vc: int, *, lam: float = 0.5, beta: float = 0.05) -> int:
+    """The default number of public points for Perturbation (docs/theory/block-et-al.md, "Choosing m";
+    our derivation): Theorem 6's m = lam^2 max(d, ln(1/beta))/(sigma^2 alpha^2) at sigma = 1 and the
+    accuracy alpha = sqrt(d/n) that n private records resolve (Theorem 9, constants 1).
+
+    Past that m the public points only cost time and numerical delta: the privacy calibration does not
+    depend on m, and Perturb's error, a least-squares fit to targets with noise gamma ~ sqrt(m) rho per
+    point, is about rho sqrt(d log m)/eps for every m.
+    """
+    return theorem_public_size(n, vc, lam=lam, beta=beta)
+
+
+class Perturbation(PublicSizeMixin, PrivateLearner):
     """Algorithm 2 (Perturbation) for thresholds / stumps / halfspaces; (eps, delta)-DP, J + 1 calls.
 
     Parameters (keywords only): ``epsilon``, ``delta`` (> 0, < 1/n), ``hypothesis``, ``backend``,
     ``eta`` (per-sample), ``J``, ``rho`` / ``rho_delta`` (stability bound, module docstring),
-    ``m`` (None: all public points), ``time_limit``, ``on_uncertified``, ``random_state``.
+    ``public_size`` (None: every public point given; an int M: a uniform random subsample of M;
+    ``"auto"``: :func:`perturbation_public_size`, kept below a vacuous delta;
+    :mod:`oraclepriv.learners._public_size`), ``public_random_state`` (the subsample's own seed, never
+    the noise's; None: seeded from the public points), ``m`` (the first m public points, a deterministic choice for audits;
+    not with ``public_size``), ``time_limit``, ``on_uncertified``, ``random_state``,
+    ``allow_weak_guarantee`` (False: a fit whose total delta, design plus numerical, is >= 1/n is
+    refused before its oracle calls; True: released with a PrivacyLeakWarning and a guarantee marked
+    vacuous; docs/release-boundary.md).
 
     Fitted: ``hypothesis_``, ``release_``, ``gamma_`` (std of the Perturb noise on the +-1 scale),
     ``public_targets_`` (u = fbar(Z) + gamma zeta in the +-1 scale: the DP vector the output is
@@ -115,6 +144,10 @@ class Perturbation(PrivateLearner):
     reference = (
         "Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 2 (Perturbation) + Algorithm 1 (Perturb); "
         "Theorems 2 and 6"
+    )
+    public_size_rule = (
+        "Perturbation: Theorem 6's m = lam^2 max(d, ln(1/beta))/alpha^2 at alpha = sqrt(d/n), lam = 1/2, beta = 0.05, "
+        "d the VC dimension (docs/theory/block-et-al.md, Choosing m)"
     )
 
     def __init__(
@@ -130,9 +163,12 @@ class Perturbation(PrivateLearner):
         rho: float | None = None,
         rho_delta: float = 0.0,
         m: int | None = None,
+        public_size: int | str | None = None,
+        public_random_state: Any = None,
         time_limit: float | None = None,
         on_uncertified: str = "raise",
         random_state: Any = None,
+        allow_weak_guarantee: bool = False,
     ) -> None:
         super().__init__(
             epsilon=epsilon,
@@ -149,6 +185,22 @@ class Perturbation(PrivateLearner):
         self.rho = rho
         self.rho_delta = rho_delta
         self.m = m
+        self.public_size = public_size
+        self.public_random_state = public_random_state
+        self.allow_weak_guarantee = allow_weak_guarantee
+
+    def theory_public_size(self, n: int, n_features: int) -> int:
+        """:func:`perturbation_public_size` for this learner's class."""
+        return perturbation_public_size(n, vc_dimension(self.hypothesis_class, n_features))
+
+    def _near_tie_probability_at(self, m: int, n: int, n_features: int) -> float:
+        """J private calls, each a noisy argmin with N(0, s^2) public weights, s = 2 eta_sum / sqrt(m); 0 where the
+        backend is exhaustive and the answers are compared exactly (:mod:`oraclepriv.exact_comparison`)."""
+        if compared_exactly(self.hypothesis_class, n_features, self.backend):
+            return 0.0
+        J = check_count(self.J, "J")
+        eta = check_positive(self.eta, "eta")
+        return J * gaussian_near_tie_probability(m, 2.0 * n * eta / math.sqrt(m), float(n))
 
     @classmethod
     def from_theory(
@@ -175,8 +227,7 @@ class Perturbation(PrivateLearner):
     # -- pieces (also used by the audits) --------------------------------------------------------
     def _check_params(self, n: int) -> tuple[float, int, float, float]:
         eta = check_positive(self.eta, "eta")
-        if isinstance(self.J, bool) or int(self.J) != self.J or self.J < 1:
-            raise ValueError(f"J must be a positive integer; got {self.J!r}")
+        check_count(self.J, "J")
         if self.delta_ == 0:
             raise ValueError(
                 "Algorithm 2 is (eps, delta)-DP only (docs/theory/block-et-al.md, pitfall P12): delta must be > 0; got 0.0"
@@ -227,6 +278,8 @@ class Perturbation(PrivateLearner):
         m = Z.shape[0]
         mech_delta = self.delta_ - rho_delta
         gamma = self._gamma(rho, m, mech_delta)
+        # a total delta >= 1/n is refused before any oracle call (or released as vacuous when allowed)
+        self._refuse_vacuous_guarantee(self._near_tie_probability_at(m, X.shape[0], X.shape[1]), X.shape[0], m)
         oracle = self._oracle()
         xis = rng.standard_normal((J, m))
         fbar = self.perturbed_erm_average(oracle, X, y, Z, xis)
@@ -257,8 +310,6 @@ class Perturbation(PrivateLearner):
                 "(Lemma 1; its constants are not legible in the paper)"
             ),
             oracle_calls_by_design=J + 1,
-            # each of the J private calls is a noisy argmin with N(0, s^2) public weights, s = 2 eta_sum / sqrt(m)
-            near_tie_probability=J
-            * gaussian_near_tie_probability(m, 2.0 * X.shape[0] * eta / math.sqrt(m), float(X.shape[0])),
+            near_tie_probability=self._near_tie_probability_at(m, X.shape[0], X.shape[1]),
         )
         return out.hypothesis

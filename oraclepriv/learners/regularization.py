@@ -45,10 +45,11 @@ import numpy as np
 from oraclepriv.convex_oracle import ConvexOracle, convex_backend_key, make_convex_oracle
 from oraclepriv.hypotheses import LinearPredictor
 from oraclepriv.learners._base import PrivateLearner
+from oraclepriv.learners._public_size import PublicSizeMixin, balance_point, theorem_public_size, vc_dimension
 from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, sample_noise
 from oraclepriv.validation import check_positive
 
-__all__ = ["LinearPredictor", "Regularization", "regularization_parameters"]
+__all__ = ["LinearPredictor", "Regularization", "regularization_parameters", "regularization_public_size"]
 
 CLASS_NAME = LinearPredictor.hypothesis_class
 
@@ -63,11 +64,11 @@ def first_outside_l1_ball(X: np.ndarray) -> tuple[int, float] | None:
 def check_l1_ball(X: np.ndarray, name: str) -> np.ndarray:
     """Inputs of the bounded linear class must satisfy ||x||_1 <= 1 (so |<w,x>| <= 1)."""
     outside = first_outside_l1_ball(X)
-    if outside is not None:
-        i, norm = outside
+    if outside is not None:  # the row and the count, never the norm: X_private's values are private
+        count = int(np.sum(np.abs(X).sum(axis=1) > 1.0 + 1e-12))
         raise ValueError(
-            f"{name} row {i} has l1 norm {norm!r} > 1; the bounded linear class needs ||x||_1 <= 1 "
-            "(rescale the features)"
+            f"{name} row {outside[0]} has l1 norm > 1 ({count} of its {X.shape[0]} rows do); the bounded linear "
+            "class needs ||x||_1 <= 1 (rescale the features)"
         )
     return X
 
@@ -101,14 +102,36 @@ def regularization_parameters(
     }
 
 
-class Regularization(PrivateLearner):
+def regularization_public_size(
+    n: int, n_features: int, gamma: Any, noise: str, *, lam: float = 0.5, beta: float = 0.05
+) -> int:
+    """The default number of public points for Regularization (docs/theory/block-et-al.md, "Choosing m";
+    our derivation): Theorem 7's m = lam^2 max(d, ln(1/beta))/(sigma^2 alpha^2) at sigma = 1 and the
+    accuracy alpha = sqrt(d/n) that n private records resolve (Theorem 9, constants 1), d = ``n_features``.
+
+    ``gamma(m)`` is the privacy-calibrated noise per public point. Perturb's least-squares error is about
+    gamma(m) sqrt(d/m), against the projection's sqrt(d/m): with Gaussian noise gamma ~ sqrt(m) rho and
+    the sum is flat in m once gamma(m) >= 1, so Theorem 7's m stands; with Laplace noise gamma ~ m rho
+    grows the error past gamma(m) = 1, so m is also kept to the largest m with gamma(m) <= 1.
+    """
+    m = theorem_public_size(n, vc_dimension(CLASS_NAME, n_features), lam=lam, beta=beta)
+    if noise == "laplace":
+        m = min(m, balance_point(lambda _m: 1.0, gamma))
+    return m
+
+
+class Regularization(PublicSizeMixin, PrivateLearner):
     """Algorithm 3 (Regularization) on bounded linear predictors; 2 oracle calls.
 
     Parameters (keywords only): ``epsilon``; ``delta`` (> 0 for ``noise="gaussian"``, 0 for
     ``"laplace"``); ``hypothesis_class="linear"`` (the only convex class); ``backend`` (None or
     ``"highs-qp+kkt"``, the convex oracle's one backend; ``"scipy"`` is its deprecated alias and warns);
     ``eta`` (per-sample);
-    ``noise``; ``m`` (None: all public points); ``opt_tol`` (largest certified gap accepted, and
+    ``noise``; ``public_size`` (None: every public point given; an int M: a uniform random subsample of
+    M; ``"auto"``: :func:`regularization_public_size`; :mod:`oraclepriv.learners._public_size`);
+    ``public_random_state`` (the subsample's own seed, never the noise's; None: seeded from the public points); ``m`` (the
+    first m public points, a deterministic choice for audits; not with ``public_size``); ``opt_tol``
+    (largest certified gap accepted, and
     folded into the stability radius); ``laplace_factor`` ("standard" or "paper");
     ``on_uncertified``; ``random_state``.
 
@@ -124,6 +147,10 @@ class Regularization(PrivateLearner):
         "Theorems 3 and 7"
     )
     supported_classes = (CLASS_NAME,)
+    public_size_rule = (
+        "Regularization: Theorem 7's m = lam^2 max(d, ln(1/beta))/alpha^2 at alpha = sqrt(d/n), lam = 1/2, "
+        "beta = 0.05; Laplace noise: at most the largest m with gamma(m) <= 1 (docs/theory/block-et-al.md, Choosing m)"
+    )
 
     def __init__(
         self,
@@ -136,6 +163,8 @@ class Regularization(PrivateLearner):
         eta: float = 0.1,
         noise: str = "gaussian",
         m: int | None = None,
+        public_size: int | str | None = None,
+        public_random_state: Any = None,
         opt_tol: float = 1e-6,
         laplace_factor: str = "standard",
         time_limit: float | None = None,
@@ -155,8 +184,21 @@ class Regularization(PrivateLearner):
         self.eta = eta
         self.noise = noise
         self.m = m
+        self.public_size = public_size
+        self.public_random_state = public_random_state
         self.opt_tol = opt_tol
         self.laplace_factor = laplace_factor
+
+    def theory_public_size(self, n: int, n_features: int) -> int:
+        """:func:`regularization_public_size` with this learner's privacy calibration of gamma."""
+        check_positive(self.eta, "eta")
+        check_positive(self.opt_tol, "opt_tol")
+        if self.noise not in NOISE_FAMILIES:
+            raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
+        if self.noise == "gaussian" and self.delta_ == 0:
+            raise ValueError("noise='gaussian' gives (eps, delta)-DP: delta must be > 0; got delta=0.0")
+        rho = self.stability_radius(n)
+        return regularization_public_size(n, n_features, lambda m: self._gamma(rho, m), self.noise)
 
     @classmethod
     def from_theory(

@@ -42,14 +42,23 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from oraclepriv.exact_comparison import compared_exactly
 from oraclepriv.learners._base import PrivateLearner, check_epsilon
+from oraclepriv.learners._public_size import PublicSizeMixin, balance_point, vc_dimension
 from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import perturb
 from oraclepriv.near_ties import gaussian_near_tie_probability, laplace_near_tie_probability
 from oraclepriv.protocols import ERMOracle
 from oraclepriv.validation import as_labels, check_delta, check_positive
 
-__all__ = ["RRSPM", "gaussian_noise_std", "log_projection_bound", "noisy_private_erm", "rrspm_parameters"]
+__all__ = [
+    "RRSPM",
+    "gaussian_noise_std",
+    "log_projection_bound",
+    "noisy_private_erm",
+    "rrspm_parameters",
+    "rrspm_public_size",
+]
 
 NOISES = ("laplace", "gaussian")
 
@@ -130,6 +139,18 @@ def rrspm_parameters(
     }
 
 
+def rrspm_public_size(n: int, vc: int, noise_scale: Any) -> int:
+    """The default number of public points for RRSPM: where Theorem 10's two m-dependent terms meet
+    (docs/theory/block-et-al.md, "Choosing m"; our derivation, constants 1, sigma = 1).
+
+    Lemma 22's projection term sqrt(d/m) falls with m; Lemma 23's noise term, m times the scale
+    b(m) = ``noise_scale(m)`` of a public weight over 2n, grows. For Laplace weights b = 2m/eps,
+    the noise term is m^2/(eps n) and the meeting point is m = floor((eps n sqrt(d))^(2/5)), the
+    ``m_star_paper`` that docs/figures/rrspm measured against the optimum on synthetic data.
+    """
+    return balance_point(lambda m: math.sqrt(vc / m), lambda m: m * noise_scale(m) / (2.0 * n))
+
+
 def noisy_private_erm(
     learner: PrivateLearner,
     oracle: Any,
@@ -148,13 +169,24 @@ def noisy_private_erm(
     return result
 
 
-class RRSPM(PrivateLearner):
+class RRSPM(PublicSizeMixin, PrivateLearner):
     """Algorithm 4 (RRSPM): eps-DP binary classification with public unlabelled points.
 
     Parameters (keywords only): ``epsilon``; ``delta`` (0 for ``noise="laplace"``, required > 0
     for ``noise="gaussian"``); ``hypothesis`` in {"threshold", "stump", "halfspace"}; ``backend``
-    (None: the protocol's default exact backend); ``m`` (None: use every public point given; an
-    int: use the first m); ``time_limit``; ``on_uncertified`` ("raise", "fallback" or "flag"; see :mod:`oraclepriv.robust`); ``random_state``.
+    (None: the protocol's default exact backend); ``public_size`` (None: every public point given;
+    an int M: a uniform random subsample of M; ``"auto"``: the default of :meth:`theory_public_size`,
+    (eps n sqrt(d))^(2/5) for Laplace weights, kept below a vacuous delta;
+    :mod:`oraclepriv.learners._public_size`); ``public_random_state`` (the subsample's own seed,
+    never the noise's; None: seeded from the public points); ``m`` (the first m public points, a deterministic choice for
+    audits; not with ``public_size``); ``time_limit``; ``on_uncertified`` ("raise", "fallback" or
+    "flag"; see :mod:`oraclepriv.robust`); ``random_state``; ``allow_weak_guarantee`` (False: a fit
+    whose total delta, design plus numerical, is >= 1/n is refused before its oracle calls; True:
+    released with a PrivacyLeakWarning and a guarantee marked vacuous; docs/release-boundary.md).
+
+    Too many public points cost accuracy (Lap(2m/eps) weights drown the private records: the
+    m-n trade-off of docs/theory/block-et-al.md, "Choosing m") and, through the numerical delta,
+    privacy; ``public_size="auto"`` is the documented choice when the public set is large.
 
     Fitted: ``hypothesis_`` (ftilde), ``release_`` (ftilde and the data-independent privacy
     record, with the numerical delta of :mod:`oraclepriv.near_ties`), ``public_labels_`` (Ytilde:
@@ -171,6 +203,10 @@ class RRSPM(PrivateLearner):
     accepts_public_labels: ClassVar[bool] = True
     diagnostic_names = PrivateLearner.diagnostic_names + ("projection_agreement",)
     reference = "Block, Bun, Desai, Shetty, Wu, Oracle-Efficient Differentially Private Learning with Public Data: Algorithm 4 (RRSPM); privacy: Theorem 8 (Lemmas 18-21)"
+    public_size_rule = (
+        "RRSPM: the largest m with m b(m)/(2n) <= sqrt(d/m), b(m) the public weights' noise scale, d the VC "
+        "dimension (Lemmas 22-23; docs/theory/block-et-al.md, Choosing m)"
+    )
 
     def __init__(
         self,
@@ -182,9 +218,12 @@ class RRSPM(PrivateLearner):
         backend_options: dict[str, Any] | None = None,
         m: int | None = None,
         noise: str = "laplace",
+        public_size: int | str | None = None,
+        public_random_state: Any = None,
         time_limit: float | None = None,
         on_uncertified: str = "raise",
         random_state: Any = None,
+        allow_weak_guarantee: bool = False,
     ) -> None:
         super().__init__(
             epsilon=epsilon,
@@ -198,6 +237,27 @@ class RRSPM(PrivateLearner):
         )
         self.m = m
         self.noise = noise
+        self.public_size = public_size
+        self.public_random_state = public_random_state
+        self.allow_weak_guarantee = allow_weak_guarantee
+
+    def theory_public_size(self, n: int, n_features: int) -> int:
+        """:func:`rrspm_public_size` for this learner's class, noise law and epsilon (validated by ``fit``)."""
+        if self.noise not in NOISES:
+            raise ValueError(f"noise must be one of {list(NOISES)}; got {self.noise!r}")
+        return rrspm_public_size(
+            n, vc_dimension(self.hypothesis_class, n_features), lambda m: self.noise_law(m, n_features)[1]
+        )
+
+    def _near_tie_probability_at(self, m: int, n: int, n_features: int) -> float:
+        """The near-tie probability of the one private call with m public weights (:mod:`oraclepriv.near_ties`);
+        0 where the backend is exhaustive and the answers are compared exactly (:mod:`oraclepriv.exact_comparison`)."""
+        if compared_exactly(self.hypothesis_class, n_features, self.backend):
+            return 0.0
+        if self.noise == "laplace":
+            return laplace_near_tie_probability(m, 2.0 * m / self.epsilon_, float(n))
+        log_n = log_projection_bound(self.hypothesis_class, m, n_features)
+        return gaussian_near_tie_probability(m, gaussian_noise_std(self.epsilon_, self.delta_, m, log_n), float(n))
 
     @classmethod
     def from_theory(
@@ -278,6 +338,8 @@ class RRSPM(PrivateLearner):
         else:
             ytilde = as_labels(public_labels, m, "public_labels")
         xi = self._public_weights(rng, m, X.shape[1])
+        # a total delta >= 1/n is refused before any oracle call (or released as vacuous when allowed)
+        self._refuse_vacuous_guarantee(self._near_tie_probability_at(m, X.shape[0], X.shape[1]), X.shape[0], m)
 
         oracle = self._oracle()
         first = noisy_private_erm(self, oracle, X, y, Z, ytilde, xi)
@@ -297,7 +359,7 @@ class RRSPM(PrivateLearner):
                 noise_scale=scale,
                 calibration="Lap(2m/eps) on the public weights",
                 calibration_source="the paper: Algorithm 4 and Theorem 8 (pure eps-DP)",
-                near_tie_probability=laplace_near_tie_probability(m, scale, float(n)),
+                near_tie_probability=self._near_tie_probability_at(m, n, X.shape[1]),
             )
         else:
             log_n = log_projection_bound(self.hypothesis_class, m, X.shape[1])
@@ -311,7 +373,7 @@ class RRSPM(PrivateLearner):
                     "derived here (docs/release-boundary.md: coupling + union bound over the labelings of Z); the "
                     "paper's C*sqrt(m log(1/delta))/eps has an unspecified C and no proof"
                 ),
-                near_tie_probability=gaussian_near_tie_probability(m, std, float(n)),
+                near_tie_probability=self._near_tie_probability_at(m, n, X.shape[1]),
             )
         self._privacy.update(m=m, oracle_calls_by_design=2)
         return released

@@ -15,7 +15,8 @@ function on the domain. The release is that function's canonical representative 
 parameters (e.g. a cut midway between two *training* values) would otherwise depend on the private
 data beyond what the proof covers. Privacy: pure eps-DP (the report-noisy-min argument over the
 labelings of U: the coupling of Block et al., Lemmas 17-21 / Theorem 8, with U in place of the public
-points), with the numerical delta of :mod:`oraclepriv.near_ties`. Exactly 1 oracle call. The
+points); the numerical delta of :mod:`oraclepriv.near_ties` is 0 with the default backend (sweep),
+whose answer is compared exactly (:mod:`oraclepriv.exact_comparison`). Exactly 1 oracle call. The
 algorithm as implemented: docs/theory/block-et-al.md, section "Algorithm 5: RSPM".
 
 The data domain is a finite grid (one set of values per feature); private records must lie on it.
@@ -29,7 +30,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from oraclepriv.identification import check_grid, check_identification_set, identification_set, on_grid, snap_to_grid
+from oraclepriv.exact_comparison import compared_exactly
+from oraclepriv.identification import check_grid, check_identification_set, identification_set, snap_to_grid
 from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners.rrspm import noisy_private_erm
 from oraclepriv.near_ties import laplace_near_tie_probability
@@ -103,7 +105,7 @@ class RSPM(PrivateLearner):
             check_identification_set(U, self.hypothesis_class, self.grid_)
         if X.shape[1] != len(self.grid_):
             raise ValueError(f"X_private has {X.shape[1]} features but the grid has {len(self.grid_)}")
-        on_grid(X, self.grid_, "X_private")
+        _check_on_grid(X, self.grid_)
         return super()._validate_common(X_private, y_private, PublicData(U))
 
     def noise_law(self, m: int, n_features: int) -> tuple[str, float]:
@@ -162,6 +164,21 @@ class RSPM(PrivateLearner):
             m=m,
             identification_set_size=m,
             oracle_calls_by_design=1,
-            near_tie_probability=laplace_near_tie_probability(m, scale, float(X.shape[0])),
+            # the sweep's answer is compared exactly (oraclepriv.exact_comparison): near-ties cost nothing
+            near_tie_probability=0.0
+            if compared_exactly(self.hypothesis_class, X.shape[1], self.backend)
+            else laplace_near_tie_probability(m, scale, float(X.shape[0])),
         )
         return released
+
+
+def _check_on_grid(X: np.ndarray, grid: list[np.ndarray]) -> None:
+    """Every private value on its feature's grid, or a ValueError naming the first row and feature off it and how
+    many rows are: never the value itself, which is private data."""
+    for j, values in enumerate(grid):
+        bad = np.flatnonzero(~np.isin(X[:, j], values))
+        if bad.size:
+            raise ValueError(
+                f"X_private row {int(bad[0])} feature {j} is not a grid value of that feature ({bad.size} of the "
+                f"{X.shape[0]} rows are off that feature's grid of {len(values)} values); RSPM's domain is the grid"
+            )

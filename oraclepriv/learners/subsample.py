@@ -14,12 +14,13 @@ aggregation step:
 2. teacher t = ERM on block t (one oracle call each, unit weights, a *fresh* oracle per teacher so
    no solver state -- core pools, warm starts -- carries information between blocks);
 3. fbar(Z_i) = mean over teachers of their labels of the public point Z_i (a teacher whose answer is
-   not certified either keeps it or abstains with 1/2, ``teacher_failure``);
+   not certified either keeps it or abstains with 1/2, ``teacher_failure``; a teacher whose oracle
+   raised an exception has no answer and abstains);
 4. release Perturb(fbar, Q, gamma, Z): targets t = fbar(Z) + gamma zeta, least-squares ERM on the
    public points only (an uncertified answer there is re-solved exactly: that call is
    post-processing, so the fallback costs no privacy).
 
-Privacy, for EVERY oracle (exact, time-limited, heuristic, adversarial). Replacing one private
+Privacy, for EVERY oracle (exact, time-limited, heuristic, adversarial, raising). Replacing one private
 record changes one block, hence one teacher, whose vote on each public point moves by at most 1
 (or 1/2 to or from an abstention); so ||fbar_D - fbar_D'||_inf <= 1/k on Z, i.e. Perturb's
 stability radius is rho = 1/k by construction: l2-sensitivity sqrt(m)/k, l1-sensitivity m/k of the
@@ -42,9 +43,9 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.learners._base import PrivateLearner, UncertifiedOracleError
+from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, perturb
-from oraclepriv.robust import fallback_oracle
+from oraclepriv.robust import UncertifiedOracleError, fallback_oracle, solve_or_fail
 
 __all__ = ["SubsampleAggregate", "TEACHER_FAILURE_MODES", "split_blocks"]
 
@@ -64,7 +65,8 @@ class SubsampleAggregate(PrivateLearner):
     * ``n_teachers`` — k, the number of disjoint blocks (2 <= k <= n);
     * ``noise`` — "gaussian" ((eps, delta)-DP, needs delta > 0) or "laplace" (eps-DP);
     * ``teacher_failure`` — what an uncertified teacher answer does: "abstain" (vote 1/2 on every
-      public point; default) or "keep" (vote with the answer as it is);
+      public point; default) or "keep" (vote with the answer as it is). A teacher whose oracle
+      raised an exception (interrupts propagate) has no answer and abstains in either mode;
     * ``on_uncertified`` — as for the other learners, but here it only decides *accuracy-side*
       handling: "flag" (default; then ``teacher_failure`` applies), "fallback" (re-solve such a
       call exactly; if that fails too, ``teacher_failure`` applies), "raise" (abort the fit). The
@@ -76,7 +78,7 @@ class SubsampleAggregate(PrivateLearner):
     ``teacher_votes`` and the un-noised ``center`` fbar(Z).
 
     Guarantee: with ``on_uncertified`` "flag" or "fallback", the same for every oracle; with
-    "raise", an uncertified teacher aborts the fit, and whether it does depends on the data, so the
+    "raise", a teacher whose call is uncertified or raises aborts the fit, and whether it does depends on the data, so the
     guarantee is then conditional on the failure probability, as for the other learners.
     """
 
@@ -196,20 +198,33 @@ class SubsampleAggregate(PrivateLearner):
         uncertified: list[int] = []
         for t, block in enumerate(blocks):
             oracle = self._oracle()  # fresh per teacher: no solver state shared between blocks
-            result = oracle.solve(X[block], y[block], np.ones(block.size), caller=self.algorithm, step=f"teacher-{t}")
-            if result.certified:
+            # a teacher whose oracle raises (an Exception; interrupts propagate) has failed like an uncertified one
+            result, failure = solve_or_fail(
+                oracle, X[block], y[block], np.ones(block.size), caller=self.algorithm, step=f"teacher-{t}"
+            )
+            if result is not None and result.certified:
                 votes[t] = result.hypothesis.predict(Z)
                 continue
             if self.on_uncertified == "raise":
+                if result is not None:
+                    what, by, error = "was not certified", result.backend, None
+                else:
+                    assert failure is not None
+                    what, by, error = "raised an exception", failure["backend"], failure["exception"]
                 raise UncertifiedOracleError(
-                    f"{self.algorithm}: teacher {t}'s oracle call was not certified by backend {result.backend!r}; "
-                    "on_uncertified='raise' aborts (privacy would not need it: use on_uncertified='flag' to let the "
-                    "teacher abstain or keep its answer). The call's status and objective are in .result "
-                    "(non-private diagnostics)",
+                    f"{self.algorithm}: teacher {t}'s oracle call {what} (backend {by!r}); on_uncertified='raise' "
+                    "aborts (privacy would not need it: use on_uncertified='flag' to let the teacher abstain or keep "
+                    "its answer). The call's status and objective (.result) or what it raised (.error) are "
+                    "non-private diagnostics",
                     result,
-                )
+                    error,
+                ) from None
             uncertified.append(t)
-            votes[t] = 0.5 if self.teacher_failure == "abstain" else result.hypothesis.predict(Z)
+            # an answer that exists may be kept; a call that raised has none, so its teacher abstains
+            if self.teacher_failure == "keep" and result is not None:
+                votes[t] = result.hypothesis.predict(Z)
+            else:
+                votes[t] = 0.5
         center = votes.mean(axis=0)
         rho = 1.0 / k
         gamma = self._gamma(m)
@@ -228,11 +243,17 @@ class SubsampleAggregate(PrivateLearner):
             center=center,
         )
         robustness = (
-            "an uncertified teacher aborts the fit (on_uncertified='raise'): whether it does depends on the data"
+            "a teacher whose call is uncertified or raises aborts the fit (on_uncertified='raise'): whether it does "
+            "depends on the data"
             if self.on_uncertified == "raise"
-            else "privacy holds for any oracle answers (each teacher sees one block); an uncertified teacher "
-            + ("is re-solved exactly, then " if self.on_uncertified == "fallback" else "")
-            + ("abstains (votes 1/2)" if self.teacher_failure == "abstain" else "keeps its answer")
+            else "privacy holds for any oracle behaviour (each teacher sees one block): a teacher whose call is "
+            "uncertified or raises "
+            + ("is re-solved exactly, then, if that fails too, " if self.on_uncertified == "fallback" else "")
+            + (
+                "abstains (votes 1/2)"
+                if self.teacher_failure == "abstain"
+                else "keeps its answer (abstains, votes 1/2, when its call raised: there is no answer)"
+            )
         )
         self._privacy = {
             "mechanism": (
