@@ -44,7 +44,9 @@ publishes (``PrivateEstimator._publish`` calls :func:`charge_fit`): the innermos
 ``with accountant:`` in this thread / task (a :mod:`contextvars` stack), else the process-wide default
 (:meth:`PrivacyAccountant.default`, unlimited, as diffprivlib's ``BudgetAccountant`` does). A refused
 charge raises before ``release_`` is set and strips the estimator's fitted attributes, so nothing of that
-fit is published. Fits in other processes (joblib workers) charge their own process's accountants.
+fit is published. Fits in other processes (joblib workers) charge their own process's accountants, and a
+thread started inside a ``with`` block starts with an empty context, so it charges the default unless it
+runs in a copy of the context (``contextvars.copy_context().run``) or the accountant is made the default.
 
 A release without a record-level (eps, delta) guarantee (``on_uncertified="flag"``, eps = inf, label-DP)
 is charged as eps = inf: it fits only an unlimited budget.

@@ -300,6 +300,27 @@ def test_with_blocks_nest_and_the_default_is_charged_otherwise():
     assert PrivacyAccountant.active() is replacement
 
 
+def test_a_thread_charges_the_block_only_when_it_runs_in_a_copy_of_the_context():
+    """As documented: Python's threads start with an empty context, so a bare thread started inside a `with` block
+    charges the default; one run in contextvars.copy_context() charges the block's accountant."""
+    import contextvars
+    import threading
+
+    block = PrivacyAccountant()
+    with block:
+        bare = threading.Thread(target=lambda: PrivacyAccountant.active().spend(0.1, label="bare"))
+        bare.start()
+        bare.join()
+        context = contextvars.copy_context()
+        copied = threading.Thread(
+            target=context.run, args=(lambda: PrivacyAccountant.active().spend(0.2, label="copied"),)
+        )
+        copied.start()
+        copied.join()
+    assert [s.label for s in block.spends] == ["copied"]
+    assert [s.label for s in PrivacyAccountant.default().spends] == ["bare"]
+
+
 @pytest.fixture
 def small_problem():
     rng = np.random.default_rng(0)
