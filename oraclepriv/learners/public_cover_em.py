@@ -42,12 +42,21 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.cover import DEFAULT_MAX_CANDIDATES, PublicCover, public_cover
+from oraclepriv.cover import DEFAULT_MAX_CANDIDATES, PublicCover, largest_halfspace_cover, public_cover
 from oraclepriv.learners._base import PublicDataEstimator
+from oraclepriv.learners._public_size import PublicSizeMixin, balance_point, check_public_size, vc_dimension
+from oraclepriv.learners.rrspm import log_projection_bound
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import warn_privacy_leak
 
-__all__ = ["PublicCoverEM", "SENSITIVITIES", "COVERS", "LABEL_DP_NEIGHBOURING", "em_log_probabilities"]
+__all__ = [
+    "PublicCoverEM",
+    "SENSITIVITIES",
+    "COVERS",
+    "LABEL_DP_NEIGHBOURING",
+    "cover_em_public_size",
+    "em_log_probabilities",
+]
 
 #: Delta of the mistake count under replacement of one record: "tight" 1, "paper" 2 (Wang, Lei, Fienberg, Alg. 1)
 SENSITIVITIES = {"tight": 1.0, "paper": 2.0}
@@ -63,7 +72,22 @@ def em_log_probabilities(log_weights: np.ndarray) -> np.ndarray:
     return lw - (top + math.log(float(np.exp(lw - top).sum())))
 
 
-class PublicCoverEM(PublicDataEstimator):
+def cover_em_public_size(n: int, hypothesis_class: str, n_features: int, epsilon: float, sensitivity: float) -> int:
+    """The default number of public points for PublicCoverEM (docs/theory/block-et-al.md, "Choosing m";
+    our derivation, constants 1, sigma = 1): where the projection term sqrt(d/m) (as in Block et al.,
+    Lemma 22: the best labeling of Z against the best hypothesis) meets the exponential mechanism's
+    slack 2 Delta ln|C(m)| / (eps n) (Dwork and Roth, Theorem 3.11), |C(m)| the number of labelings the
+    class induces on m points. Halfspace covers are also kept within the default ``max_candidates``.
+    """
+    vc = vc_dimension(hypothesis_class, n_features)
+    m = balance_point(
+        lambda m: math.sqrt(vc / m),
+        lambda m: 2.0 * sensitivity * log_projection_bound(hypothesis_class, m, n_features) / (epsilon * n),
+    )
+    return m
+
+
+class PublicCoverEM(PublicSizeMixin, PublicDataEstimator):
     """Exponential mechanism over the public cover (module docstring); pure eps-DP, no oracle call.
 
     Parameters:
@@ -75,10 +99,15 @@ class PublicCoverEM(PublicDataEstimator):
     * ``sensitivity`` — "tight" (Delta = 1, default) or "paper" (Delta = 2);
     * ``dedup`` — stumps only: one candidate per distinct labeling of Z (default) or every
       (feature, sign, cut); halfspace covers are always de-duplicated;
-    * ``max_public`` — use at most this many public points (a uniform subsample drawn with the
-      learner's generator, independent of the private data); None uses all;
+    * ``public_size`` — None: every public point given; an int M: a uniform random subsample of M;
+      ``"auto"``: :func:`cover_em_public_size`, within ``max_candidates`` for halfspaces
+      (:mod:`oraclepriv.learners._public_size`);
+    * ``public_random_state`` — the public subsample's own seed, never the mechanism's (None: seeded from the public points);
+    * ``max_public`` — use at most this many public points (a uniform subsample drawn with the public
+      generator of ``public_random_state``, independent of the private data and of the mechanism's
+      noise); None uses all;
     * ``max_candidates`` — refuse halfspace covers that would score more candidates than this;
-    * ``random_state`` — seed / Generator for the public subsample and the mechanism.
+    * ``random_state`` — seed / Generator for the mechanism (the Gumbel noise).
 
     Fitted: ``hypothesis_``, ``release_``, ``cover_`` (the public cover; public information),
     ``candidate_index_`` (which cover member was released). Non-private, through ``diagnostics_``
@@ -92,6 +121,10 @@ class PublicCoverEM(PublicDataEstimator):
     )
     supported_classes = ("threshold", "stump", "halfspace")
     diagnostic_names = PublicDataEstimator.diagnostic_names + ("errors",)
+    public_size_rule = (
+        "PublicCoverEM: the largest m with 2 Delta ln|C(m)|/(eps n) <= sqrt(d/m), d the VC dimension, within "
+        "max_candidates for halfspaces (docs/theory/block-et-al.md, Choosing m)"
+    )
 
     def __init__(
         self,
@@ -101,6 +134,8 @@ class PublicCoverEM(PublicDataEstimator):
         cover: str = "public",
         sensitivity: str = "tight",
         dedup: bool = True,
+        public_size: int | str | None = None,
+        public_random_state: Any = None,
         max_public: int | None = None,
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
         random_state: Any = None,
@@ -110,6 +145,8 @@ class PublicCoverEM(PublicDataEstimator):
         self.cover = cover
         self.sensitivity = sensitivity
         self.dedup = dedup
+        self.public_size = public_size
+        self.public_random_state = public_random_state
         self.max_public = max_public
         self.max_candidates = max_candidates
         self.random_state = random_state
@@ -148,10 +185,16 @@ class PublicCoverEM(PublicDataEstimator):
             raise ValueError(f"max_public must be None or a positive integer; got {mp!r}")
         return SENSITIVITIES[self.sensitivity]
 
-    def _public_points(self, Z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        if self.max_public is None or Z.shape[0] <= self.max_public:
-            return Z
-        return Z[np.sort(rng.choice(Z.shape[0], size=int(self.max_public), replace=False))]
+    def theory_public_size(self, n: int, n_features: int) -> int:
+        """:func:`cover_em_public_size`, and for halfspaces at most the largest m whose cover fits ``max_candidates``."""
+        m = cover_em_public_size(n, self.hypothesis_class, n_features, self.epsilon_, self._sensitivity())
+        if self.hypothesis_class == "halfspace":
+            m = min(m, max(1, largest_halfspace_cover(n_features, int(self.max_candidates))))
+        return m
+
+    def _public_size_cap(self, n_features: int) -> tuple[int, str] | None:
+        self._sensitivity()  # validates max_public
+        return None if self.max_public is None else (int(self.max_public), "max_public")
 
     def _candidates(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> PublicCover:
         """Step 1: the cover, from the public points only (X and y are not used: a control
@@ -167,7 +210,7 @@ class PublicCoverEM(PublicDataEstimator):
         self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
     ) -> Any:
         self._delta_count = self._sensitivity()
-        cover = self._candidates(X, y, self._public_points(Z, rng))
+        cover = self._candidates(X, y, Z)  # Z: the public points chosen by public_size / max_public
         errors = cover.errors(X, y)
         log_weights = self._log_weights(errors)
         index = int(np.argmax(log_weights + rng.gumbel(size=log_weights.size)))  # Gumbel-max: exact EM sampling
@@ -175,30 +218,34 @@ class PublicCoverEM(PublicDataEstimator):
         self.candidate_index_ = index
         self._diagnostic_values["errors"] = errors  # every candidate's private mistake count: NOT private
         beta = 0.05
-        self._privacy = {
-            "mechanism": (
-                f"exponential mechanism over {cover.size} {self.hypothesis_class} labelings of {cover.n_public} public "
-                f"points, weights exp(-eps * mistakes / (2 * {self._delta_count:g}))"
-            ),
-            "calibration": f"weights exp(-eps * mistakes / (2 * {self._delta_count:g}))",
-            "calibration_source": (
-                "McSherry-Talwar exponential mechanism, mistake-count sensitivity 1 under replacement"
-                if self.sensitivity == "tight"
-                else "the 2/n convention of Wang, Lei, Fienberg, Alg. 1"
-            ),
-            "sensitivity": self.sensitivity,
-            "mistake_count_sensitivity": self._delta_count,
-            "cover_size": cover.size,
-            "cover_complete": cover.complete,
-            "cover_built_from": "public points only" if self.cover == "public" else "the private features (label-DP)",
-            "accuracy_slack_beta_0.05": 2.0
-            * self._delta_count
-            / self.epsilon_
-            * (math.log(cover.size) + math.log(1 / beta)),
-            "oracle_calls_by_design": 0,
-            "on_uncertified": "n/a",
-            "robustness": "no oracle call: the guarantee does not depend on any solver",
-        }
+        self._privacy.update(
+            {
+                "mechanism": (
+                    f"exponential mechanism over {cover.size} {self.hypothesis_class} labelings of {cover.n_public} public "
+                    f"points, weights exp(-eps * mistakes / (2 * {self._delta_count:g}))"
+                ),
+                "calibration": f"weights exp(-eps * mistakes / (2 * {self._delta_count:g}))",
+                "calibration_source": (
+                    "McSherry-Talwar exponential mechanism, mistake-count sensitivity 1 under replacement"
+                    if self.sensitivity == "tight"
+                    else "the 2/n convention of Wang, Lei, Fienberg, Alg. 1"
+                ),
+                "sensitivity": self.sensitivity,
+                "mistake_count_sensitivity": self._delta_count,
+                "cover_size": cover.size,
+                "cover_complete": cover.complete,
+                "cover_built_from": "public points only"
+                if self.cover == "public"
+                else "the private features (label-DP)",
+                "accuracy_slack_beta_0.05": 2.0
+                * self._delta_count
+                / self.epsilon_
+                * (math.log(cover.size) + math.log(1 / beta)),
+                "oracle_calls_by_design": 0,
+                "on_uncertified": "n/a",
+                "robustness": "no oracle call: the guarantee does not depend on any solver",
+            }
+        )
         if self.cover == "private-features":
             self._privacy["neighbouring"] = LABEL_DP_NEIGHBOURING
             warn_privacy_leak(
@@ -236,6 +283,11 @@ class PublicCoverEM(PublicDataEstimator):
             raise ValueError(
                 f"output_log_probabilities needs the whole public set: max_public={self.max_public} < {Z.shape[0]} "
                 "public points makes the output law a mixture over subsamples"
+            )
+        if check_public_size(self.public_size) is not None:
+            raise ValueError(
+                f"output_log_probabilities needs the whole public set: public_size={self.public_size!r} draws a random "
+                "subsample, which makes the output law a mixture over subsamples; use public_size=None"
             )
         cover = self._candidates(X, y, Z)
         return cover.params, em_log_probabilities(self._log_weights(cover.errors(X, y)))
