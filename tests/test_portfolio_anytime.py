@@ -174,48 +174,40 @@ def test_noisy_data_gets_a_short_lead_the_local_search_then_direction_bb_with_th
     assert_no_phase_is_better(res, problem, scip_spy.calls + direction_spy.calls, 1e-9)
 
 
-def test_nearly_separable_data_gets_scip_bc_once_for_the_whole_time():
-    """d = 8, start loss below the LP cap: scip-bc runs once, on the call's own deadline (no lead followed by a
-    restart), and the answer is scip-bc's."""
-    X, y = noisy(80, 8, 0.0, seed=1)
-    y[:2] = 1 - y[:2]
-    portfolio, scip_spy, direction_spy = spied_portfolio(time_limit=2.0)
-    res = make_oracle("halfspace", backend=portfolio).solve(X, y)
-    assert res.details["portfolio"].startswith("scip-bc (start loss")
-    assert res.details["start_loss"] <= res.details["lp_cap"] == pytest.approx(80 / 10)
-    assert len(scip_spy.calls) == 1 and not direction_spy.calls
-    call = scip_spy.calls[0]
-    assert call.deadline is not None and call.deadline.parent is None and call.deadline.seconds == 2.0
-    assert res.certified
-
-
+@pytest.mark.parametrize("then", ["direction-bb", "scip-bc"])
 @pytest.mark.parametrize(("limit", "lead"), [(2.0, LEAD_SHARE * 2.0), (None, 1.0)])
-def test_the_lead_takes_at_most_a_tenth_of_a_short_limit(limit, lead):
-    """Where the local search does not run (fewer than 100 distinct points) scip-bc leads: for ``lead`` seconds
-    (1 by default) without a limit, and at most a tenth of the time left under one. Stub phases answer at once,
-    so the test reads the deadlines they were handed; the lead's halfspace is direction-bb's start."""
+def test_the_lead_takes_at_most_a_tenth_of_a_short_limit_and_the_next_phase_the_rest(limit, lead, then):
+    """scip-bc leads for ``lead`` seconds (1 by default) without a limit, and at most a tenth of the time left
+    under one; the phase the LP cap picks then gets the call's own deadline (direction-bb with the lead's
+    halfspace as its start). Stub phases answer at once (40 points: the local search does not run), so the
+    test reads the deadlines and starts they were handed."""
     X, y = noisy(40, 7, 0.2, seed=3)
-    lead_h = Halfspace(tuple([0.0] * 7), 1.0)
+    ones = np.ones(40)
+    if then == "direction-bb":  # the start heuristics' best: above the cap W / (d + 2) = 40 / 9
+        lead_h = min(heuristic_halfspaces(X, y, ones), key=lambda h: reduced_loss(h, X, y, ones))
+    else:  # an optimal halfspace (loss 2): below the cap
+        lead_h = make_oracle("halfspace", backend="scip-bc").solve(X, y).hypothesis
+    assert (reduced_loss(lead_h, X, y, ones) > 40 / 9) == (then == "direction-bb")
     stub = BackendAnswer(lead_h, bound=0.0, status="time_limit")
     portfolio, scip_spy, direction_spy = spied_portfolio(scip=stub, time_limit=limit)
     direction_spy.inner = BackendAnswer(Halfspace(tuple([0.0] * 7), -1.0), bound=0.0, status="time_limit")
     res = make_oracle("halfspace", backend=portfolio).solve(X, y)
-    (lead_call,) = scip_spy.calls
-    (then,) = direction_spy.calls
+    lead_call = scip_spy.calls[0]
     assert lead_call.deadline is not None and lead_call.deadline.seconds == pytest.approx(lead, rel=0.05)
-    assert res.details["portfolio"] == f"scip-bc (lead {lead_call.deadline.seconds:.3g} s), then direction-bb"
-    assert then.start == lead_h
-    assert then.deadline is not None and then.deadline.parent is None  # the rest of the call's own time
+    assert res.details["portfolio"].startswith(f"scip-bc (lead {lead_call.deadline.seconds:.3g} s), then {then}")
+    (rest,) = scip_spy.calls[1:] if then == "scip-bc" else direction_spy.calls
+    assert rest.deadline is not None and rest.deadline.parent is None  # the rest of the call's own time
+    if then == "direction-bb":
+        assert rest.start == lead_h
+    assert res.hypothesis == lead_h  # the later stub phase found worse
 
 
 #: (n, d, share of labels flipped, seed) of small instances that scip-bc and direction-bb each prove within
-#: seconds, one per path of the rule: the start at or below the cap (scip-bc alone), a lead that proves the
-#: optimum, a lead whose loss is at or below the cap (then scip-bc), and one above it (the local search, then
-#: direction-bb)
+#: seconds, one per path of the rule: a lead that proves the optimum, a lead whose loss is at or below the cap
+#: (then scip-bc), and one above it (the local search, then direction-bb)
 FINISHING = {
-    "scip-bc alone": (60, 7, 0.0, 4),
     "lead": (40, 7, 0.1, 0),
-    "lead, then scip-bc": pytest.param((100, 7, 0.08, 1), marks=pytest.mark.slow),
+    "lead, then scip-bc": (120, 7, 0.1, 4),
     "lead, then local search, then direction-bb": pytest.param((100, 7, 0.15, 1), marks=pytest.mark.slow),
 }
 
