@@ -187,6 +187,12 @@ class ExactComparisonOracle:
         self.inner = inner
         self.hypothesis_class = inner.hypothesis_class
 
+    @property
+    def backend(self) -> str | None:
+        """The wrapped oracle's backend name (a fallback oracle's: its primary's)."""
+        inner = getattr(self.inner, "primary", self.inner)
+        return getattr(inner, "backend", None)
+
     def __repr__(self) -> str:
         return f"ExactComparisonOracle({self.inner!r})"
 

@@ -117,8 +117,9 @@ class UncertifiedOracleError(RuntimeError):
         return self._error
 
     def __reduce__(self) -> tuple[Any, ...]:
-        """Pickle with its arguments (processes of a parallel run hand exceptions back)."""
-        return (type(self), (str(self), self._result, self._error))
+        """Pickle the message only (a parallel run's worker hands exceptions back to its parent): like a pickled
+        learner's diagnostics (:mod:`oraclepriv.release`), ``result`` and ``error`` do not leave the process."""
+        return (type(self), (str(self),))
 
 
 def solve_or_fail(
