@@ -19,6 +19,18 @@ sweep:
   is replaced by the exact argmin (first in the order feature, sign +1 before -1, smallest cut,
   the order of :mod:`oraclepriv.solvers.sweep`), realised by the sweep's cut values.
 
+A float filter decides most calls without the integer pass (:func:`exact_replacement`): the same
+prefix sums in float64 give every candidate's gain within e = (2 gamma_n + 3u) sum |w| of the exact
+one (u = 2^-53, gamma_n = n u / (1 - n u); Higham, "Accuracy and Stability of Numerical
+Algorithms", eq. (4.4), which holds for any summation order; the subtraction adds at most
+2u sum |w|). A candidate whose float gain is below the largest minus 2e is strictly worse, in exact
+arithmetic, than the candidate attaining the largest, so the optimum lies in the window of the
+others. That window (one candidate unless there are exact ties or near-ties within 2e) is resolved
+exactly: two labelings' gains differ by a sum over the points they label differently, whose sign
+:func:`math.fsum` gives exactly (it rounds the exact sum correctly, and a non-zero sum of float64
+values never rounds to zero). The answer is an exact minimiser if and only if its gain is at least
+the window's best. A window of more than :data:`WINDOW_LIMIT` candidates goes to the integer pass.
+
 An oracle wrapped by :func:`exactly_compared` therefore returns an exact minimiser of the instance
 it is given, in float64 as given, whenever it returns a certified answer: the near-tie event of
 :mod:`oraclepriv.near_ties` is empty, and the learners publish numerical delta 0 for these
@@ -52,9 +64,13 @@ __all__ = [
     "compared_exactly",
     "exact_cost",
     "exact_minimiser",
+    "exact_replacement",
     "exactly_compared",
     "scaled_integers",
 ]
+
+#: the unit roundoff of float64
+UNIT_ROUNDOFF = 2.0**-53
 
 #: the exhaustive backend of each class whose answers are compared exactly (halfspaces: on one feature only)
 EXACT_BACKENDS = {"threshold": "sweep", "stump": "sweep", "halfspace": "enumerate"}
@@ -107,11 +123,7 @@ class ExactMinimum(NamedTuple):
 def exact_minimiser(hypothesis_class: str, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> ExactMinimum:
     """The exact minimum of sum_i w_i 1[h(x_i) != y_i] over thresholds, stumps or halfspaces on one feature
     (signed weights allowed)."""
-    if hypothesis_class not in EXACT_BACKENDS or (hypothesis_class == "halfspace" and X.shape[1] != 1):
-        raise ValueError(
-            f"exact comparison covers thresholds, stumps and halfspaces on one feature; got {hypothesis_class!r} "
-            f"on {X.shape[1]} features"
-        )
+    _check_covered(hypothesis_class, X)
     W, e0 = scaled_integers(weights)
     gain = np.where(np.asarray(y) == 1, W, -W)  # gain of predicting 1 instead of 0 on example i
     loss_all_zero = int(W[np.asarray(y) == 1].sum())
@@ -158,6 +170,95 @@ def _cut(xs: np.ndarray, k: int, sign: int) -> float:
     if k == xs.shape[0]:
         return math.inf
     return cut_value(float(xs[k - 1]), float(xs[k]), sign)
+
+
+def _check_covered(hypothesis_class: str, X: np.ndarray) -> None:
+    if hypothesis_class not in EXACT_BACKENDS or (hypothesis_class == "halfspace" and X.shape[1] != 1):
+        raise ValueError(
+            f"exact comparison covers thresholds, stumps and halfspaces on one feature; got {hypothesis_class!r} "
+            f"on {X.shape[1]} features"
+        )
+
+
+#: the most candidates the float filter's window resolves by exact pairwise comparisons (more: the integer pass)
+WINDOW_LIMIT = 16
+
+
+class _Candidate(NamedTuple):
+    gain: float  # float64 gain of labelling its positive set 1, within the filter's err of the exact gain
+    feature: int
+    sign: int
+    threshold: float
+
+
+def _window(hypothesis_class: str, X: np.ndarray, g: np.ndarray) -> list[_Candidate] | None:
+    """Every candidate whose float gain is within 2 err of the largest (module docstring), or None when there
+    are more than :data:`WINDOW_LIMIT` of them (or n is too large for the bound)."""
+    n = g.shape[0]
+    if n * UNIT_ROUNDOFF >= 0.25:  # the bound below needs gamma_n <= 1/2
+        return None
+    gamma_n = n * UNIT_ROUNDOFF / (1.0 - n * UNIT_ROUNDOFF)
+    magnitude = math.fsum(np.abs(g).tolist()) * (1.0 + 2.0 * UNIT_ROUNDOFF)  # >= sum |g| (fsum rounds correctly)
+    # twice the bound: room for the rounding of this computation and of the window's edge below
+    err = 2.0 * (2.0 * gamma_n + 3.0 * UNIT_ROUNDOFF) * magnitude
+    # the constants once: all zeros (gain 0, exact) and all ones (fsum: within u |total| <= err)
+    window = [_Candidate(0.0, 0, 1, math.inf), _Candidate(math.fsum(g.tolist()), 0, 1, -math.inf)]
+    largest = max(window[0].gain, window[1].gain)
+    signs = (1,) if hypothesis_class == "threshold" else (1, -1)
+    for feature in range(X.shape[1]):
+        order = np.argsort(X[:, feature])  # the order among equal values does not matter: cuts fall between them
+        xs = X[order, feature]
+        prefix = np.cumsum(g[order])  # prefix[k - 1]: the first k points, k = 1 .. n
+        cuts = np.flatnonzero(xs[1:] > xs[:-1]) + 1  # interior cuts between distinct values
+        at = prefix[cuts - 1]
+        for sign in signs:
+            gains = prefix[-1] - at if sign == 1 else at  # sign +1: the points after the cut are 1
+            if gains.size == 0:
+                continue
+            largest = max(largest, float(gains.max()))
+            near = np.flatnonzero(gains >= largest - 2.0 * err)
+            if near.size > WINDOW_LIMIT:
+                return None
+            window.extend(_Candidate(float(gains[i]), feature, sign, _cut(xs, int(cuts[i]), sign)) for i in near)
+            window = [c for c in window if c.gain >= largest - 2.0 * err]  # a later maximum narrows the window
+            if len(window) > WINDOW_LIMIT:
+                return None
+    return window
+
+
+def _exact_sign(g: np.ndarray, plus: np.ndarray, minus: np.ndarray) -> int:
+    """The sign of sum g[plus] - sum g[minus], exactly: math.fsum rounds the exact sum correctly, and a non-zero
+    sum of float64 values is at least the smallest subnormal in magnitude, so it never rounds to zero."""
+    total = math.fsum(np.concatenate([g[plus], -g[minus]]).tolist())
+    return (total > 0) - (total < 0)
+
+
+def exact_replacement(
+    hypothesis_class: str, X: np.ndarray, y: np.ndarray, weights: np.ndarray, answer: Hypothesis
+) -> tuple[Hypothesis | None, str]:
+    """(None, how) when ``answer`` is an exact minimiser of the call, else (an exact minimiser, how).
+
+    The float filter's window (module docstring) holds every candidate that may be optimal; its best is
+    found by exact comparisons of the gains' differences (over the points two labelings label differently,
+    by :func:`math.fsum`), and the answer is an exact minimiser if its gain is at least that. A window
+    too large for that goes to the integer pass (:func:`exact_minimiser`). ``how`` names the path taken.
+    """
+    _check_covered(hypothesis_class, X)
+    g = np.where(np.asarray(y) == 1, weights, -weights)  # exact: negation
+    window = _window(hypothesis_class, X, g)
+    if window is None:
+        optimum = exact_minimiser(hypothesis_class, X, y, weights)
+        cost, _ = exact_cost(answer, X, y, weights)
+        return (None if cost == optimum.cost else optimum.hypothesis), "integer arithmetic"
+    how = "float filter with a proved error bound, exact comparison of its window"
+    positive = np.asarray(answer.predict(X)) == 1
+    best, best_positive = None, positive  # the answer is the first contender
+    for c in window:
+        h = _realise(hypothesis_class, c.feature, c.threshold, c.sign)
+        c_positive = np.asarray(h.predict(X)) == 1
+        if _exact_sign(g, c_positive & ~best_positive, best_positive & ~c_positive) > 0:
+            best, best_positive = h, c_positive
+    return best, how
 
 
 def exact_cost(hypothesis: Hypothesis, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> tuple[int, int]:
@@ -208,24 +309,20 @@ class ExactComparisonOracle:
             return result
         y = as_labels(y, X.shape[0], "y")
         w = as_weights(weights, X.shape[0], "weights")
-        optimum = exact_minimiser(self.hypothesis_class, X, y, w)
-        cost, _ = exact_cost(result.hypothesis, X, y, w)
-        if cost == optimum.cost:
-            result.details["exact_comparison"] = "the answer is an exact minimiser"
+        replacement, how = exact_replacement(self.hypothesis_class, X, y, w, result.hypothesis)
+        if replacement is None:
+            result.details["exact_comparison"] = f"the answer is an exact minimiser ({how})"
             return result
-        objective = optimum.hypothesis.loss(X, y, w)
-        bound = optimum.value()
-        scale = max(abs(objective), abs(bound))
+        objective = replacement.loss(X, y, w)
+        scale = max(abs(objective), abs(result.bound))  # the backend's bound still bounds the optimum
         return dataclasses.replace(
             result,
-            hypothesis=optimum.hypothesis,
+            hypothesis=replacement,
             objective=objective,
-            bound=bound,
-            gap=0.0 if scale == 0 else max(0.0, objective - bound) / scale,
-            meets_bound=True,
+            gap=0.0 if scale == 0 else max(0.0, objective - result.bound) / scale,
             details={
                 **result.details,
-                "exact_comparison": "replaced: the certified answer was a near-minimiser within the tolerance",
+                "exact_comparison": f"replaced: the certified answer was a near-minimiser within the tolerance ({how})",
                 "replaced_hypothesis": result.hypothesis.to_dict(),
             },
         )

@@ -213,6 +213,23 @@ def test_exactly_compared_answers_are_exact_minimisers_on_weights_of_many_scales
         assert _exact_value(exact_cost(result.hypothesis, X, y, w)) == _brute_force(hypothesis_class, X, y, w)
 
 
+def test_the_float_filter_and_the_integer_pass_both_decide_exactly():
+    """Continuous weights: the filter's window is one candidate. Unit weights on alternating labels: every
+    other cut ties exactly, the window overflows and the integer pass decides. Both against the brute force."""
+    from oraclepriv.exact_comparison import ExactComparisonOracle, exact_cost
+
+    rng = np.random.default_rng(2)
+    X = np.arange(40.0)[:, None]
+    cases = {
+        "float filter": (rng.integers(0, 2, 40), rng.normal(size=40)),
+        "integer arithmetic": (np.arange(40) % 2, np.ones(40)),
+    }
+    for how, (y, w) in cases.items():
+        result = ExactComparisonOracle(make_oracle("stump", backend="sweep")).solve(X, y, w)
+        assert how in result.details["exact_comparison"], result.details["exact_comparison"]
+        assert _exact_value(exact_cost(result.hypothesis, X, y, w)) == _brute_force("stump", X, y, w)
+
+
 def test_the_learners_compare_exactly_where_the_backend_is_exhaustive():
     from oraclepriv.exact_comparison import ExactComparisonOracle, compared_exactly
 
