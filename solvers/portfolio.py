@@ -12,46 +12,50 @@ Two exact methods with opposite strengths (measured in ``docs/solvers/direction-
 The rule: d <= 6, ``direction-bb``; d >= 9, ``scip-bc``. In d = 7 and 8 the method follows the cap
 W/(d + 2): for points in general position every core has d + 2 points, so the cover-cut LP bound cannot
 exceed it (``docs/solvers/scip-bc.md``, section 7), and a larger optimum can be proved only by
-branching, where direction-bb is faster. The best loss known decides:
+branching, where direction-bb is faster. The best loss known decides, and each probe runs only while the
+method is open:
 
-1. a lead of ``scip-bc`` for ``lead`` seconds (1 by default), at most a tenth of the time left under a time
-   limit: its start heuristics, local search and root prove nearly separable data at once;
-2. a loss still above the cap: scip-bc's local search
+1. the start heuristics (the constants, the best stump, the least-squares direction; milliseconds), the
+   first of scip-bc's own candidates: a loss at or below the cap goes to ``scip-bc`` for the whole time
+   (a lead would end there too, and its restart would repeat scip-bc's heuristics and root);
+2. otherwise a lead of ``scip-bc`` for ``lead`` seconds (1 by default), at most a tenth of the time left
+   under a time limit: its heuristics, local search and root prove nearly separable data at once;
+3. a loss still above the cap: scip-bc's local search
    (:func:`~oraclepriv.solvers.local_search.search_from_start`) from the lead's best halfspace for as long
    again, the time scip-bc alone gives it (a tenth of the time left; it does not run on fewer than 100
    distinct points, or flat ones);
-3. a loss still above the cap goes to ``direction-bb`` for the time left, started from the best halfspace
-   found; a loss at or below it to ``scip-bc`` for the time left (the lead's cores are kept, and its
-   restart starts from them).
+4. a loss still above the cap goes to ``direction-bb`` for the time left, started from the best halfspace
+   found; a loss at or below it to ``scip-bc`` for the time left (its cores are kept).
 
-So a short time limit is not spent, half of it, on a lead whose bound direction-bb would not have needed:
-the two probes take at most a fifth of the time, they find the halfspaces scip-bc alone finds (its starts,
-then the local search with its share of the time), and the better start narrows direction-bb's search. The
-cap only chooses the method (on degenerate data smaller cores can lift the LP bound: a guide, not a bound);
-the proof is always the chosen backends' own. The answer keeps the largest bound proved by any phase (each
-holds over all closed halfspaces) and the best halfspace any phase found
-(:func:`~oraclepriv.solvers.combine.combine_phases`), so a phase cut short by the deadline never loses what
-an earlier one found or proved. Without pyscipopt every call goes to ``direction-bb``.
+So a short time limit is not spent on a lead whose outcome is known, or half of it on a lead whose bound
+direction-bb would not have needed: the probes take at most a fifth of the time, they find the halfspaces
+scip-bc alone finds (its starts, then the local search with its share of the time), and the better start
+narrows direction-bb's search. The cap only chooses the method (on degenerate data smaller cores can lift
+the LP bound: a guide, not a bound); the proof is always the chosen backends' own. The answer keeps the
+largest bound proved by any phase (each holds over all closed halfspaces) and the best halfspace any phase
+found (:func:`~oraclepriv.solvers.combine.combine_phases`), so a phase cut short by the deadline never
+loses what an earlier one found or proved. Without pyscipopt every call goes to ``direction-bb``.
 
 References
 ----------
 .. [1] A. Block, M. Bun, R. Desai, A. Shetty, S. Wu, "Oracle-Efficient Differentially Private
    Learning with Public Data" (the weighted ERM oracle, Def. 4).
 .. [2] H. R. Lourenco, O. C. Martin, T. Stuetzle, "Iterated local search", in *Handbook of
-   Metaheuristics*, 2003 (the local search of step 2).
+   Metaheuristics*, 2003 (the local search of step 3).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.combine import combine_phases
 from oraclepriv.solvers.deadline import Deadline
 from oraclepriv.solvers.direction_bb import DirectionBbBackend
 from oraclepriv.solvers.incumbents import IncumbentTrace
 from oraclepriv.solvers.local_search import LOCAL_SEARCH_SHARE, search_from_start
-from oraclepriv.solvers.milp import reduced_loss
+from oraclepriv.solvers.milp import heuristic_halfspaces, reduced_loss
 
 __all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D", "LEAD_SECONDS", "LEAD_SHARE"]
 
@@ -78,8 +82,9 @@ class PortfolioBackend(Backend):
     time_limit : float or None, default None
         Seconds for one call; the phases share it.
     lead : float, default 1.0
-        Seconds scip-bc leads in d = 7 and 8, and at most as long again for the local search after it
-        (under a time limit, each at most a tenth of the time left).
+        Seconds scip-bc leads in d = 7 and 8 when the start heuristics leave the method open, and at most
+        as long again for the local search after it (under a time limit, each at most a tenth of the time
+        left).
     random_seed : int or None, default None
         The ``random_seed`` of the direction-bb and scip-bc it runs (and so of direction-bb's fallback)
         and of the local search (None: seed 0, as in scip-bc).
@@ -142,7 +147,12 @@ class PortfolioBackend(Backend):
         """d = 7, 8: the steps of the module docstring; every phase that ran enters the answer."""
         X, y, w = problem.X, problem.y, problem.w
         cap = float(w.sum()) / (problem.d + 2)
-        details: dict[str, Any] = {"lp_cap": cap}
+        start_loss = _start_loss(X, y, w)
+        details: dict[str, Any] = {"lp_cap": cap, "start_loss": start_loss}
+        if start_loss <= cap:
+            answer = scip.solve(problem.with_deadline(deadline))
+            return self._tagged(answer, f"scip-bc (start loss {start_loss:g} <= LP cap {cap:g})", details)
+
         lead = self.lead_seconds(deadline)
         first = scip.solve(problem.with_deadline(Deadline(lead, parent=deadline)))
         phases = [("scip-bc (lead)", first)]
@@ -181,6 +191,12 @@ class PortfolioBackend(Backend):
         return combine_phases(problem, phases, {**phases[-1][1].details, **details, "portfolio": ran})
 
     @staticmethod
-    def _tagged(answer: BackendAnswer, ran: str) -> BackendAnswer:
-        answer.details = {**answer.details, "portfolio": ran}
+    def _tagged(answer: BackendAnswer, ran: str, details: dict[str, Any] | None = None) -> BackendAnswer:
+        answer.details = {**answer.details, **(details or {}), "portfolio": ran}
         return answer
+
+
+def _start_loss(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
+    """The lowest reduced loss of the start heuristics (``milp.heuristic_halfspaces``), which scip-bc's
+    candidates include: a lead's best loss is never above it."""
+    return min(reduced_loss(h, X, y, w) for h in heuristic_halfspaces(X, y, w))

@@ -126,14 +126,14 @@ def test_a_phase_cut_by_the_deadline_never_replaces_what_the_lead_proved():
     """A small noisy d = 7 instance (the lead path): a stub lead proves the optimum as its bound but found only
     the start heuristics' halfspace (above the LP cap, so direction-bb follows); direction-bb, cut by the
     deadline, proves less. The answer keeps the lead's bound and a halfspace at least as good as every phase's."""
-    X, y = noisy(40, 7, 0.2, seed=3)
+    X, y = noisy(40, 7, 0.2, seed=5)  # optimum 4; direction-bb needs seconds to prove it
     optimum = make_oracle("halfspace", backend="scip-bc").solve(X, y)
     assert optimum.certified
     ones = np.ones(40)
     start = min(heuristic_halfspaces(X, y, ones), key=lambda h: reduced_loss(h, X, y, ones))
     assert reduced_loss(start, X, y, ones) > 40 / 9  # above the LP cap W / (d + 2)
     stub = BackendAnswer(start, bound=optimum.objective, status="time_limit")
-    portfolio, scip_spy, direction_spy = spied_portfolio(scip=stub, time_limit=0.3)
+    portfolio, scip_spy, direction_spy = spied_portfolio(scip=stub, time_limit=0.2)
     res = make_oracle("halfspace", backend=portfolio).solve(X, y)
     assert res.details["portfolio"].endswith("then direction-bb") and len(scip_spy.calls) == 1
     (cut,) = direction_spy.calls
@@ -174,11 +174,27 @@ def test_noisy_data_gets_a_short_lead_the_local_search_then_direction_bb_with_th
     assert_no_phase_is_better(res, problem, scip_spy.calls + direction_spy.calls, 1e-9)
 
 
+def test_nearly_separable_data_gets_scip_bc_once_for_the_whole_time():
+    """d = 8, start loss below the LP cap: scip-bc runs once, on the call's own deadline (no lead followed by a
+    restart that would repeat its heuristics and root), and the answer is scip-bc's."""
+    X, y = noisy(80, 8, 0.0, seed=1)
+    y[:2] = 1 - y[:2]
+    portfolio, scip_spy, direction_spy = spied_portfolio(time_limit=2.0)
+    res = make_oracle("halfspace", backend=portfolio).solve(X, y)
+    assert res.details["portfolio"].startswith("scip-bc (start loss")
+    assert res.details["start_loss"] <= res.details["lp_cap"] == pytest.approx(80 / 10)
+    assert len(scip_spy.calls) == 1 and not direction_spy.calls
+    (call,) = scip_spy.calls
+    assert call.deadline is not None and call.deadline.parent is None and call.deadline.seconds == 2.0
+    assert res.certified and res.hypothesis == call.answer.hypothesis
+
+
 @pytest.mark.parametrize("then", ["direction-bb", "scip-bc"])
 @pytest.mark.parametrize(("limit", "lead"), [(2.0, LEAD_SHARE * 2.0), (None, 1.0)])
 def test_the_lead_takes_at_most_a_tenth_of_a_short_limit_and_the_next_phase_the_rest(limit, lead, then):
-    """scip-bc leads for ``lead`` seconds (1 by default) without a limit, and at most a tenth of the time left
-    under one; the phase the LP cap picks then gets the call's own deadline (direction-bb with the lead's
+    """Where the start heuristics are above the LP cap, scip-bc leads for ``lead`` seconds (1 by default) without
+    a limit, and at most a tenth of the time left under one; the phase the cap picks then gets the call's own
+    deadline (direction-bb with the lead's
     halfspace as its start). Stub phases answer at once (40 points: the local search does not run), so the
     test reads the deadlines and starts they were handed."""
     X, y = noisy(40, 7, 0.2, seed=3)
@@ -203,9 +219,11 @@ def test_the_lead_takes_at_most_a_tenth_of_a_short_limit_and_the_next_phase_the_
 
 
 #: (n, d, share of labels flipped, seed) of small instances that scip-bc and direction-bb each prove within
-#: seconds, one per path of the rule: a lead that proves the optimum, a lead whose loss is at or below the cap
-#: (then scip-bc), and one above it (the local search, then direction-bb)
+#: seconds, one per path of the rule: the start at or below the cap (scip-bc alone), a lead that proves the
+#: optimum, a lead whose loss is at or below the cap (then scip-bc), and one above it (the local search, then
+#: direction-bb)
 FINISHING = {
+    "scip-bc alone": (60, 7, 0.0, 4),
     "lead": (40, 7, 0.1, 0),
     "lead, then scip-bc": (120, 7, 0.1, 4),
     "lead, then local search, then direction-bb": pytest.param((100, 7, 0.15, 1), marks=pytest.mark.slow),
