@@ -303,3 +303,134 @@ def test_verdict_table(mode, loss_low, loss_high, delta, delta_low, delta_high, 
     reason = result.verdict_reason
     assert ("more draws" in reason) == (verdict == "inconclusive")
     assert ("eps = 1" if delta == 0 else "delta = 0.01") in reason
+
+
+# ------------------------------------------------------------------------------------------------ labelings and intervals
+@pytest.mark.parametrize("hypothesis_class, d, m", [("threshold", 1, 9), ("stump", 2, 8), ("halfspace", 2, 6)])
+def test_labelings_grown_point_by_point_are_every_realisable_one(hypothesis_class, d, m):
+    """realisable_labelings adds the points one at a time; the reference asks the oracle about each of the 2^m
+    labelings of all the points. Gridded points with repeats (conflicting labels on a repeat are unrealisable) and
+    points in general position."""
+    oracle = make_oracle(hypothesis_class)
+    rng = np.random.default_rng(11)
+    for points in (rng.integers(0, 3, (m, d)).astype(float), rng.normal(size=(m, d))):
+        reference = []
+        for k in range(2**m):
+            labels = np.array([(k >> j) & 1 for j in range(m)], dtype=np.int8)
+            result = oracle.solve(points, labels, np.ones(m))
+            assert result.certified
+            if result.objective <= result.tolerance:
+                reference.append(labels)
+        np.testing.assert_array_equal(realisable_labelings(points, oracle), np.array(reference))
+
+
+def test_clopper_pearson_is_the_exact_binomial_interval():
+    """The vectorised beta quantiles against scipy's binomtest (a root finder, to 2e-12), and, where the lower end
+    is tiny (an outcome drawn once in 10^7, at a Bonferroni level), against its defining equation
+    P(Bin(N, low) >= k) = alpha / 2, which the root finder misses."""
+    from scipy import stats
+
+    from oraclepriv.verify.verifier import clopper_pearson
+
+    for total in (1, 7, 100, 10_000, 10_000_000):
+        hits = np.unique(np.clip([0, 1, 2, total // 3, total // 2, total - 1, total], 0, total))
+        for alpha in (0.01, 1e-6):
+            low, high = clopper_pearson(hits, total, alpha)
+            for k, lo, hi in zip(hits, low, high):
+                ci = stats.binomtest(int(k), total).proportion_ci(1 - alpha, method="exact")
+                assert abs(lo - ci.low) < 1e-11 and abs(hi - ci.high) < 1e-11, (k, total, alpha)
+    low, _ = clopper_pearson(np.array([1, 2]), 10_000_000, 1e-6)
+    for k, lo in zip((1, 2), low):
+        assert stats.binom.sf(k - 1, 10_000_000, lo) == pytest.approx(0.5e-6, rel=1e-9)
+
+
+# ------------------------------------------------------------------------------------------------ uncertified costs
+def _uncertifying(status: str, reason: str | None, time_limit: float | None = None):
+    """The enumerate backend, answering every c_D(L) question (records and points: weights 1 and n + 1) with
+    ``status`` and no bound; realisability questions and the learner's own calls are answered as usual."""
+    from oraclepriv.solvers.base import BackendAnswer
+
+    from oraclepriv.backends import backend_class
+
+    base = backend_class("enumerate")
+
+    class Uncertifying(base):
+        name = "uncertifying"
+
+        def solve(self, problem):
+            answer = super().solve(problem)
+            weights = np.unique(problem.w)
+            if len(weights) == 2 and weights[1] / weights[0] == int(weights[1] / weights[0]) > 1:
+                details = {} if reason is None else {"error": reason}
+                return BackendAnswer(answer.hypothesis, bound=-math.inf, status=status, details=details)
+            return answer
+
+    return Uncertifying(time_limit=time_limit) if time_limit is not None else Uncertifying
+
+
+#: eight private records with one or two decimals and three public points on the decimal line through
+#: (0.2, 0.3), (0.5, 0.4), (0.8, 0.5): the kind of toy instance a user types
+DECIMAL = (
+    np.array([[0.1, 0.2], [0.3, 0.7], [0.5, 0.45], [0.7, 0.1], [0.9, 0.8], [0.25, 0.3], [0.6, 0.6], [0.4, 0.9]]),
+    np.array([0, 1, 1, 0, 1, 1, 0, 1]),
+    np.array([[0.2, 0.3], [0.5, 0.4], [0.8, 0.5]]),
+)
+
+
+def test_an_uncertified_cost_names_the_labeling_the_points_the_status_and_the_ways_out():
+    from oraclepriv.backends import registered_backend
+    from oraclepriv.noisy_argmin.costs import VerificationError
+
+    X, y, Z = DECIMAL
+    reason = "the optimal labeling's margin is below float64 resolution"
+    with registered_backend("uncertifying", _uncertifying("error", reason)):
+        with pytest.raises(VerificationError) as caught:
+            verify_learner(RRSPM(epsilon=1.0, hypothesis_class="halfspace"), X, y, Z, backend="uncertifying")
+    message = str(caught.value)
+    assert "\n" not in message
+    for fragment in (
+        "backend 'uncertifying' did not certify c_D(L) (the fewest private mistakes of a hypothesis labelling the "
+        "points as L) for L = [",
+        "status 'error'",
+        f"the backend says: {reason}",
+        "the 8 private records of D (rows 0 to 7, weight 1, coordinates not shown) with labels 0: y=0, 1: y=1, 2: y=1",
+        "z0 = (0.2, 0.3) -> ",
+        "z2 = (0.8, 0.5) -> ",
+        "weight 9 each): z0",
+        "another exact backend (enumerate, direction-bb, scip-bc",
+        "near-degenerate decimal coordinates",
+    ):
+        assert fragment in message, (fragment, message)
+    for private in ("0.45", "0.25", "0.9)"):  # coordinates of private records only
+        assert private not in message
+
+
+def test_an_uncertified_cost_under_a_time_limit_says_to_lift_it():
+    from oraclepriv.noisy_argmin.costs import VerificationError
+
+    X, y, Z = DECIMAL
+    oracle = make_oracle("halfspace", backend=_uncertifying("time_limit", None, time_limit=0.5))
+    labelings = np.array([[0, 1, 0]], dtype=np.int8)
+    with pytest.raises(VerificationError) as caught:
+        labeling_costs(X, y, Z, labelings, oracle, dataset="the neighbour of D whose record 2 has its label flipped")
+    message = str(caught.value)
+    assert "as L) for L = [0, 1, 0]" in message and "status 'time_limit'" in message
+    assert "z1 = (0.5, 0.4) -> 1" in message and "the neighbour of D whose record 2 has its label flipped" in message
+    assert "give the backend no time limit (it had 0.5 s) or a larger one" in message
+
+
+def test_the_command_line_prints_an_uncertified_cost_as_one_line(tmp_path):
+    from oraclepriv.backends import registered_backend
+
+    X, y, Z = DECIMAL
+    write_csv_problem(tmp_path / "private.csv", X, y)
+    write_csv_problem(tmp_path / "public.csv", Z, None)
+    args = ["verify", "instance", str(tmp_path / "private.csv"), "--public", str(tmp_path / "public.csv")]
+    args += ["--algorithm", "rrspm", "--hypothesis-class", "halfspace", "--backend", "uncertifying"]
+    with registered_backend("uncertifying", _uncertifying("error", None)):
+        result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.stderr
+    assert lines[0].startswith("error: backend 'uncertifying' did not certify c_D(L) (the fewest")
+    assert "--backend on the command line" in lines[0] and "near-degenerate" in lines[0]

@@ -10,12 +10,20 @@ most degenerate polytopes).
 from __future__ import annotations
 
 import math
+import tracemalloc
 
 import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS, laplace_argmin_law, sampled_argmin_law
+from oraclepriv.noisy_argmin.laws import (
+    CHUNK_BYTES,
+    MAX_EXACT_POINTS,
+    draw_chunk,
+    laplace_argmin_law,
+    sampled_argmin_law,
+    sampled_law_memory,
+)
 
 
 def _instance(rng: np.random.Generator, m: int, ties: bool):
@@ -112,3 +120,37 @@ def test_bad_input_is_named():
         laplace_argmin_law(np.zeros(2), big, 1.0)
     with pytest.raises(ValueError, match="draws"):
         sampled_argmin_law(np.zeros(2), labelings, "gaussian", 1.0, 0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="chunk"):
+        sampled_argmin_law(np.zeros(2), labelings, "gaussian", 1.0, 10, np.random.default_rng(0), chunk=0)
+
+
+# ------------------------------------------------------------------------------------------------ streamed draws
+@pytest.mark.parametrize("family", ["laplace", "gaussian"])
+def test_the_sampled_law_does_not_depend_on_the_chunk(family):
+    """The draws are one stream of the generator, whatever the chunk size (the default one included)."""
+    costs, labelings = _instance(np.random.default_rng(4), 4, ties=False)
+    counts = [
+        sampled_argmin_law(costs, labelings, family, 2.0, 10_007, np.random.default_rng(9), chunk=chunk).counts
+        for chunk in (1, 333, 10_007, None)
+    ]
+    for other in counts[1:]:
+        np.testing.assert_array_equal(counts[0], other)
+
+
+@pytest.mark.parametrize("m, K, draws", [(3, 8, 1_000_000), (10, 300, 200_000), (4, 16, 5_000)])
+def test_sampled_law_memory_is_bounded_and_as_stated(m, K, draws):
+    """The peak of what a sampled law allocates (tracemalloc) is within 25% of :func:`sampled_law_memory`, whose
+    chunk keeps to :data:`CHUNK_BYTES`: it does not grow with the draws."""
+    labelings = ((np.arange(K)[:, None] >> np.arange(m)[None, :]) & 1).astype(np.int8)
+    costs = (np.arange(K) % 3).astype(np.float64)
+    sampled_argmin_law(costs, labelings, "laplace", 2.0, 10, np.random.default_rng(0))  # warm-up
+    tracemalloc.start()
+    try:
+        sampled_argmin_law(costs, labelings, "laplace", 2.0, draws, np.random.default_rng(0))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    stated = sampled_law_memory(m, K, draws)
+    assert 0.8 <= peak / stated <= 1.25, (peak, stated)
+    assert draw_chunk(m, K, draws) * 8 * (m + K + 1) <= CHUNK_BYTES
+    assert sampled_law_memory(m, K, 100 * draws) == stated or draw_chunk(m, K, draws) == draws

@@ -2,13 +2,16 @@
 
 oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|rspm --hypothesis-class C --epsilon E
                   [--delta D] [--grid "0,1,2;0,1"] [--backend B] [--mode exact|sampled] [--draws N]
-                  [--others OTHERS.csv] [--jobs J] [--seed S] [--json]
+                  [--others OTHERS.csv] [--max-seconds T] [--max-memory SIZE] [--jobs J] [--seed S] [--json]
 oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
 
 ``verify instance`` exits 0 when the claim is verified, 1 when it is exceeded, 3 when a sampled run is
 inconclusive (its interval contains the claim: more --draws may decide it) and 2 on bad input (the verdicts:
 :attr:`oraclepriv.verify.verifier.VerifyResult.verdict`). ``--backend NAME[:key=value,...]`` passes the
-options to the backend (``scip-bc:workers=2``), which validates them.
+options to the backend (``scip-bc:workers=2``), which validates them. Before its first oracle call the run
+is estimated (:mod:`oraclepriv.verify.budget`) and refused, exit 2, when it would take longer than
+``--max-seconds`` (default one hour) or more memory than ``--max-memory`` (default half of what the machine has
+available); on a terminal each phase shows its progress on stderr (never with ``--json``).
 
 Both take the execution switch of every parallel command (--jobs, --parallel-backend, --scheduler).
 """
@@ -123,6 +126,15 @@ def _show(row: dict) -> None:
 
 #: --draws when it is not given (sampled mode)
 DEFAULT_DRAWS = 10_000_000
+#: a refusal's levers by this command's flags (oraclepriv.verify.budget.TooLargeError.render)
+FLAG_NAMES = {
+    "draws": "--draws ",
+    "points": "fewer --public rows (rrspm) or a smaller --grid (rspm)",
+    "records": "fewer private records or --others rows",
+    "workers": "--jobs ",
+    "max_seconds": "--max-seconds",
+    "max_memory": "--max-memory",
+}
 #: the exit code of each verdict of ``verify instance`` (2 is bad input, as for every command)
 EXIT_CODES = {"verified": 0, "exceeds": 1, "inconclusive": 3}
 
@@ -193,6 +205,21 @@ def _check_instance_options(
         )
 
 
+def _check_limits(max_seconds: float | None, max_memory: str | None) -> int | None:
+    """--max-seconds (a number > 0; inf for none) and --max-memory (a size such as 2G) named by their flags;
+    returns --max-memory in bytes (None: the verifier's default)."""
+    from oraclepriv.verify.budget import parse_bytes
+
+    if max_seconds is not None and not (max_seconds > 0):  # NaN is refused too
+        fail(f"--max-seconds must be a number > 0 (inf for no limit); got {max_seconds!r}")
+    if max_memory is None:
+        return None
+    try:
+        return parse_bytes(max_memory)
+    except ValueError as exc:
+        fail(f"--max-memory {max_memory!r}: {exc}")
+
+
 def _same_features(names: tuple[str, ...], expected: tuple[str, ...], option: str, path: Path, private: Path) -> None:
     if names != expected:
         raise ValueError(
@@ -237,6 +264,20 @@ def verify_instance(
     others: Annotated[
         Path | None, typer.Option("--others", help="CSV of extra candidate records for the neighbour family.")
     ] = None,
+    max_seconds: Annotated[
+        float | None,
+        typer.Option(
+            "--max-seconds",
+            help="Refuse a run estimated to take longer (checked before it starts; default one hour; inf: no limit).",
+        ),
+    ] = None,
+    max_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--max-memory",
+            help="Refuse a run estimated to need more memory, e.g. 2G or 512M (default: half of the available).",
+        ),
+    ] = None,
     jobs: Jobs = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled mode.")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -251,11 +292,12 @@ def verify_instance(
     """
     from oraclepriv.learners import RRSPM, RSPM
     from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS
-    from oraclepriv.verify.verifier import verify_learner
+    from oraclepriv.verify.verifier import TooLargeError, verify_learner
 
     check_seed(seed)
     check_parallel_options(jobs, parallel_backend, scheduler)
     _check_instance_options(algorithm, epsilon, delta, grid, mode, draws, hypothesis_class)
+    memory_limit = _check_limits(max_seconds, max_memory)
     backend_name, backend_options = _backend_spec(backend, hypothesis_class)
     check_input_file(private, "data file")
     check_input_file(public, "--public")
@@ -318,7 +360,14 @@ def verify_instance(
             )
     except (ValueError, ImportError) as exc:
         fail(str(exc))
-    with parallel(jobs, parallel_backend, scheduler) as environment:
+    with parallel(jobs, parallel_backend, scheduler) as environment, progress_bar(quiet=as_json) as bar:
+        phases: dict[str, Any] = {}
+
+        def progress(phase: str, done: int, total: int) -> None:
+            if phase not in phases:
+                phases[phase] = bar.phase(phase)
+            phases[phase](done, total)
+
         try:
             result = verify_learner(
                 learner,
@@ -332,7 +381,12 @@ def verify_instance(
                 draws=DEFAULT_DRAWS if draws is None else draws,
                 seed=seed,
                 n_jobs=environment.n_jobs,
+                max_memory=memory_limit,
+                progress=progress,
+                **({} if max_seconds is None else {"max_seconds": max_seconds}),
             )
+        except TooLargeError as exc:
+            fail(exc.render(FLAG_NAMES))
         except (ValueError, ImportError, RuntimeError) as exc:
             fail(str(exc))
     row = result.to_dict()

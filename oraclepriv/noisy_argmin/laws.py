@@ -22,6 +22,11 @@ where exp[...] is the divided difference of exp at the nodes t_i, repeated nodes
 (:func:`_divided_difference_exp`: float64 where that is accurate to ~2e-13, 60 digits otherwise). The error is floating-point only, plus the mass outside the box, at most m exp(-R/b)
 (R is set so that this is below 1e-15). The result states both: ``truncation`` (that bound) and
 ``mass_error`` (|1 - sum of the probabilities|, a measured check of everything else).
+
+Sampled law (:func:`sampled_argmin_law`). The draws are streamed in chunks of at most :data:`CHUNK_BYTES`
+of working arrays (:func:`draw_chunk`), so its memory does not grow with the number of draws:
+:func:`sampled_law_memory` states the peak. The chunks consume the generator's stream in order, so the
+counts do not depend on the chunk size.
 """
 
 from __future__ import annotations
@@ -37,10 +42,13 @@ import numpy as np
 
 __all__ = [
     "ArgminLaw",
+    "CHUNK_BYTES",
     "MAX_EXACT_POINTS",
     "argmin_counts",
+    "draw_chunk",
     "laplace_argmin_law",
     "sampled_argmin_law",
+    "sampled_law_memory",
 ]
 
 #: exact integration is offered up to this many noisy points (2^m orthants x labelings polytopes)
@@ -51,6 +59,9 @@ TRUNCATED_MASS = 1e-15
 TIE = 1e-12
 #: distinct nodes at least this far apart keep the float64 divided difference accurate to ~2e-13
 FLOAT_GAP = 0.1
+#: the working arrays of one chunk of draws of :func:`sampled_argmin_law` stay within this many bytes
+#: (a few MiB: larger chunks are no faster, as the arrays then leave the CPU's caches)
+CHUNK_BYTES = 4 * 2**20
 
 
 @dataclass(frozen=True)
@@ -245,9 +256,34 @@ def laplace_argmin_law(costs: np.ndarray, labelings: np.ndarray, scale: float) -
 
 
 def argmin_counts(costs: np.ndarray, labelings: np.ndarray, noise: np.ndarray) -> np.ndarray:
-    """How often each labeling wins, over the rows of ``noise`` (draws x m): vectorised, no oracle."""
-    totals = costs[None, :] + noise @ labelings.T.astype(np.float64)
+    """How often each labeling wins, over the rows of ``noise`` (draws x m): vectorised, no oracle.
+
+    One (draws x K) array of totals is allocated (the sum with the costs is taken in place)."""
+    totals = noise @ np.asarray(labelings, dtype=np.float64).T
+    totals += costs
     return np.bincount(np.argmin(totals, axis=1), minlength=labelings.shape[0])
+
+
+def _draw_bytes(m: int, n_labelings: int) -> int:
+    """Bytes of working arrays per draw: its noise (m floats), its totals (K floats) and its winner (an int64)."""
+    return 8 * (m + n_labelings + 1)
+
+
+def draw_chunk(m: int, n_labelings: int, draws: int) -> int:
+    """Draws per chunk of :func:`sampled_argmin_law`: as many as fit in :data:`CHUNK_BYTES` of working arrays
+    (at least one), and no more than ``draws``."""
+    return max(1, min(int(draws), CHUNK_BYTES // _draw_bytes(m, n_labelings)))
+
+
+def sampled_law_memory(m: int, n_labelings: int, draws: int, chunk: int | None = None) -> int:
+    """Peak bytes of the arrays :func:`sampled_argmin_law` allocates for K = ``n_labelings`` labelings of m points:
+
+        8 (c (m + K + 1) + 2 K m + 4 K),   c = the chunk (:func:`draw_chunk` unless given),
+
+    the chunk's noise, totals and winners, the labelings as integers and as floats, and the costs, counts and
+    bincount (K each). It does not grow with ``draws`` beyond one chunk."""
+    c = draw_chunk(m, n_labelings, draws) if chunk is None else max(1, min(int(chunk), int(draws)))
+    return 8 * (c * (m + n_labelings + 1) + 2 * n_labelings * m + 4 * n_labelings)
 
 
 def sampled_argmin_law(
@@ -257,20 +293,29 @@ def sampled_argmin_law(
     scale: float,
     draws: int,
     rng: np.random.Generator,
-    chunk: int = 1_000_000,
+    chunk: int | None = None,
 ) -> ArgminLaw:
-    """The law of the argmin estimated from ``draws`` noise vectors (Laplace scale or Gaussian std ``scale``)."""
+    """The law of the argmin estimated from ``draws`` noise vectors (Laplace scale or Gaussian std ``scale``).
+
+    The draws are taken ``chunk`` at a time (default :func:`draw_chunk`: bounded memory, stated by
+    :func:`sampled_law_memory`); the counts do not depend on the chunk, which only orders the same stream."""
     costs, labelings = _check(costs, labelings)
     if family not in ("laplace", "gaussian"):
         raise ValueError(f"family must be 'laplace' or 'gaussian'; got {family!r}")
     if not (isinstance(draws, (int, np.integer)) and draws >= 1):
         raise ValueError(f"draws must be a positive integer; got {draws!r}")
-    m = labelings.shape[1]
-    counts = np.zeros(labelings.shape[0], dtype=np.int64)
+    K, m = labelings.shape
+    if chunk is None:
+        chunk = draw_chunk(m, K, draws)
+    elif not (isinstance(chunk, (int, np.integer)) and chunk >= 1):
+        raise ValueError(f"chunk must be a positive integer; got {chunk!r}")
+    as_float = labelings.astype(np.float64)
+    counts = np.zeros(K, dtype=np.int64)
     done = 0
     while done < draws:
         size = min(chunk, draws - done)
         noise = rng.laplace(0.0, scale, (size, m)) if family == "laplace" else rng.normal(0.0, scale, (size, m))
-        counts += argmin_counts(costs, labelings, noise)
+        counts += argmin_counts(costs, as_float, noise)
+        del noise
         done += size
     return ArgminLaw(labelings, counts / draws, exact=False, counts=counts, draws=int(draws))

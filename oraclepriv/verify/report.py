@@ -39,6 +39,18 @@ def markdown_report(rows: list[dict[str, Any]], command: str, explicit: list[dic
         "exact oracle (the certification tolerance's near-ties are the release's recorded numerical δ; see "
         "[release-boundary.md](release-boundary.md)).",
         "",
+        "Sizes. `verify instance` estimates its time and memory from the problem's size before its work starts "
+        "(after the learner's fit and a few timed calls that measure the oracle's and the sampler's speed on the "
+        "problem), and again once the realisable labelings are known, and refuses a run over `--max-seconds` (default one hour) "
+        "or `--max-memory` (default half the memory available) with exit code 2, naming the limit and what to change "
+        "(fewer draws, public points or records, more workers, a larger limit); the formulas are in "
+        "`oraclepriv/verify/budget.py`. The realisable labelings are found point by point (at most 2⁵ + 2(m − 5)K "
+        "oracle calls for K labelings of m > 5 points, not 2^m), the neighbouring datasets are built one at a time, "
+        "and a sampled law's draws are streamed in chunks of a few MiB, so memory does not grow with the draws. On a "
+        "terminal each phase shows its progress on stderr (never with `--json`). An oracle answer that is not "
+        "certified stops the run with the labeling, the points and labels of its problem (private records by row), "
+        "the backend's status and what to try instead.",
+        "",
         "| instance | learner | backend | mode | n | m | labelings | neighbours | claim (ε, δ) | loss [interval] | δ(ε) | "
         "numerical error | verdict | expected | note | seconds |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",

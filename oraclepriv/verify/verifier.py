@@ -5,6 +5,9 @@ of the labeling L* of the noisy points (Z, or the identification set U) that min
 c_D(L) + sum_j xi_j 1[L_j != Ytilde_j]. For an instance D, a neighbour family and the learner's own
 code, the verifier
 
+0. estimates the run's time and memory from the problem's size (with a few timed calls) and refuses
+   it, before any labeling, cost or law is computed, when either is over its limit
+   (:mod:`oraclepriv.verify.budget`; again once the realisable labelings are known);
 1. finds the realisable labelings of the points and c_D(L) for each, for D and for every neighbour,
    with an exact backend (:mod:`oraclepriv.noisy_argmin.costs`; cross-checked against brute force where
    the cover of the data is complete);
@@ -12,8 +15,9 @@ code, the verifier
    (points, L). The private data are handed to it inside watchers: if the step reads them, its
    output is recomputed on every dataset (that is how a release that leaks is caught);
 3. computes the law of L*: exact for Laplace noise (:func:`~oraclepriv.noisy_argmin.laws.laplace_argmin_law`,
-   with its error bound), sampled otherwise (vectorised, no oracle call per draw, exact binomial
-   intervals, Bonferroni over outcomes and neighbours); the law does not depend on Ytilde;
+   with its error bound), sampled otherwise (vectorised, no oracle call per draw, the draws streamed in
+   chunks of bounded memory; exact binomial intervals, :func:`clopper_pearson`, Bonferroni over
+   outcomes and neighbours); the law does not depend on Ytilde;
 4. reports the privacy loss max |log P_D(o) - log P_D'(o)| over neighbours and outcomes, the
    privacy profile delta(eps) = max over ordered pairs of sum_o max(0, P(o) - e^eps P'(o)), where
    they are attained, and a verdict against the learner's claim (:attr:`VerifyResult.verdict`).
@@ -42,15 +46,17 @@ of its own, ``tests/test_learners_rrspm.py``).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
 from oraclepriv.backends import registry_snapshot, restore_registry
 from oraclepriv.execution import check_n_jobs, dask_active, effective_workers, parallel_map
@@ -59,8 +65,27 @@ from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_ar
 from oraclepriv.oracle import make_oracle
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
+from oraclepriv.verify.budget import (
+    DEFAULT_MAX_SECONDS,
+    Estimate,
+    TooLargeError,
+    calibrate_draw_seconds,
+    default_max_memory,
+    labeling_count_bound,
+    realisability_calls,
+    typical_seconds,
+)
 
-__all__ = ["MODES", "VERDICTS", "Neighbour", "VerifyResult", "neighbour_family", "verify_learner"]
+__all__ = [
+    "MODES",
+    "VERDICTS",
+    "Neighbour",
+    "TooLargeError",
+    "VerifyResult",
+    "clopper_pearson",
+    "neighbour_family",
+    "verify_learner",
+]
 
 MODES = ("exact", "sampled")
 #: the verdicts of :attr:`VerifyResult.verdict` ("inconclusive" in sampled mode only)
@@ -88,6 +113,15 @@ class Neighbour:
 
     def describe(self) -> str:
         return f"record {self.position} -> ({', '.join(f'{v:g}' for v in self.x)}; y={self.label}) [{self.kind}]"
+
+    def name(self) -> str:
+        """The neighbour in words without the private record's coordinates (a label flip's point is private)."""
+        if self.kind == "label flip":
+            return f"the neighbour of D whose record {self.position} has its label flipped to {self.label}"
+        return (
+            f"the neighbour of D whose record {self.position} is replaced by the {self.kind} "
+            f"({', '.join(f'{v:g}' for v in self.x)}; y={self.label})"
+        )
 
 
 def neighbour_family(
@@ -158,6 +192,8 @@ class VerifyResult:
     numerical_error: float
     seconds: float
     draws: int = 0
+    #: the run's time and memory as estimated before its costs and laws (:class:`~oraclepriv.verify.budget.Estimate`)
+    estimate: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def _judged(self) -> tuple[str, float, float, float, float]:
@@ -214,7 +250,9 @@ class VerifyResult:
 
 
 def _costs_chunk(
-    datasets: list[tuple[np.ndarray, np.ndarray]],
+    X: np.ndarray,
+    y: np.ndarray,
+    datasets: list[Neighbour | None],
     points: np.ndarray,
     labelings: np.ndarray,
     learner: Any,
@@ -223,29 +261,44 @@ def _costs_chunk(
     cross_check: bool,
     backends: dict[str, Any],
 ) -> tuple[list[np.ndarray], int]:
-    """Normalised costs of each dataset's labelings (one oracle per worker, configured by ``backend_options``;
+    """Normalised costs of each dataset's labelings (one oracle per task, configured by ``backend_options``;
     registered backends shipped along): c_D(L) by default, or the learner's own ``verification_costs``
-    (SubsampleAggregate)."""
+    (SubsampleAggregate). A dataset is D (None) or a neighbour of D, built here one at a time."""
     restore_registry(backends)
     oracle = make_oracle(learner.hypothesis_class, backend=backend, **backend_options)
     own = getattr(learner, "verification_costs", None)
     out, checked = [], 0
-    for Xd, yd in datasets:
+    for neighbour in datasets:
+        Xd, yd = (X, y) if neighbour is None else neighbour.apply(X, y)
         if own is not None:
             out.append((lambda c: c - c.min())(own(Xd, yd, points, labelings, oracle)))
             continue
-        costs = labeling_costs(Xd, yd, points, labelings, oracle)
+        name = "D" if neighbour is None else neighbour.name()
+        costs = labeling_costs(Xd, yd, points, labelings, oracle, dataset=name)
         if cross_check:
             reference = brute_force_costs(Xd, yd, points, labelings, learner.hypothesis_class)
             if reference is not None:
                 if not np.array_equal(reference, costs):
                     raise VerificationError(
-                        f"c_D(L) from backend {backend or 'default'!r} disagrees with brute force: "
+                        f"c_D(L) from backend {backend or 'default'!r} disagrees with brute force on {name}: "
                         f"{costs.tolist()} vs {reference.tolist()}"
                     )
                 checked += 1
         out.append(costs - costs.min())
     return out, checked
+
+
+def clopper_pearson(hits: np.ndarray, total: int, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (Clopper-Pearson) two-sided 1 - alpha intervals for ``hits`` successes out of ``total``, vectorised:
+    the beta quantiles low = B^-1(alpha/2; k, N - k + 1) (0 at k = 0) and high = B^-1(1 - alpha/2; k + 1, N - k)
+    (1 at k = N), the interval :func:`scipy.stats.binomtest`'s ``proportion_ci(method="exact")`` solves for with a
+    root finder (to an absolute 2e-12: the quantiles are also accurate for the tiny probabilities of an outcome
+    drawn a few times in 10^7)."""
+    k = np.asarray(hits, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low = np.where(k > 0, special.betaincinv(np.maximum(k, 1.0), total - k + 1.0, alpha / 2), 0.0)
+        high = np.where(k < total, special.betainccinv(k + 1.0, np.maximum(total - k, 1.0), alpha / 2), 1.0)
+    return low, high
 
 
 def _log_ratio_interval(p_lo: float, p_hi: float, q_lo: float, q_hi: float) -> tuple[float, float]:
@@ -266,9 +319,19 @@ def _law(
     draws: int,
     seed: np.random.SeedSequence,
 ) -> ArgminLaw:
+    """One cost vector's law, without its copy of the labelings (the verifier holds one law per dataset)."""
     if mode == "exact":
-        return laplace_argmin_law(costs, labelings, scale)
-    return sampled_argmin_law(costs, labelings, family, scale, draws, np.random.default_rng(seed))
+        law = laplace_argmin_law(costs, labelings, scale)
+    else:
+        law = sampled_argmin_law(costs, labelings, family, scale, draws, np.random.default_rng(seed))
+    return dataclasses.replace(law, labelings=np.empty((0, labelings.shape[1]), dtype=np.int8))
+
+
+def _family_size(n: int, points: np.ndarray, others: np.ndarray | None) -> int:
+    """An upper bound on ``len(neighbour_family(...))`` without building it: a label flip per record and every
+    candidate point with either label."""
+    candidates = len(points) + (0 if others is None else len(np.atleast_2d(others)))
+    return n * (1 + 2 * candidates)
 
 
 def verify_learner(
@@ -286,6 +349,9 @@ def verify_learner(
     cross_check: bool = True,
     name: str | None = None,
     n_jobs: int = 1,
+    max_seconds: float = DEFAULT_MAX_SECONDS,
+    max_memory: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> VerifyResult:
     """Verify ``learner`` (an unfitted RRSPM or RSPM, or a variant of one) on private data (X, y).
 
@@ -295,11 +361,28 @@ def verify_learner(
     family; ``mode``: "exact" (Laplace noise, m <= :data:`~oraclepriv.noisy_argmin.laws.MAX_EXACT_POINTS`) or
     "sampled" (``draws`` noise vectors per cost vector); ``n_jobs``: worker processes for the oracle calls and the laws, or, inside
     :func:`oraclepriv.execution.execution` with dask, the cluster's workers (results depend on neither).
+
+    ``max_seconds`` and ``max_memory`` (bytes; default half the memory available,
+    :func:`~oraclepriv.verify.budget.default_max_memory`): the run is estimated after the learner's fit (its
+    memory from the counts alone, its time with a few timed calls) and again once the realisable labelings are
+    known, and refused with :class:`TooLargeError` (naming the limit and what to change) when the estimate is over
+    either (:mod:`oraclepriv.verify.budget` states the formulas); ``max_seconds=math.inf`` lifts the time limit.
+    ``progress(phase, done, total)`` reports each phase ("realisable labelings" by point, "costs c_D(L) per
+    dataset", "laws" by cost vector) as it goes.
     """
     start = time.perf_counter()
     n_jobs = check_n_jobs(n_jobs)
     if mode not in MODES:
         raise ValueError(f"mode must be one of {list(MODES)}; got {mode!r}")
+    if not (isinstance(max_seconds, (int, float)) and max_seconds > 0 and not math.isnan(max_seconds)):
+        raise ValueError(f"max_seconds must be a number > 0 (math.inf for no limit); got {max_seconds!r}")
+    memory_default = max_memory is None
+    if max_memory is None:
+        max_memory = default_max_memory()
+    elif not (isinstance(max_memory, (int, np.integer)) and max_memory > 0):
+        raise ValueError(f"max_memory must be a positive number of bytes; got {max_memory!r}")
+    if mode == "sampled" and not (isinstance(draws, (int, np.integer)) and draws >= 1):
+        raise ValueError(f"draws must be a positive integer; got {draws!r}")
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int8)
     if X.ndim != 2 or X.shape[0] == 0:
@@ -331,8 +414,65 @@ def verify_learner(
         raise ValueError(
             f"backend={backend!r} proves bounds only over {restriction}; the verifier needs an exact backend"
         )
+    shares = effective_workers(n_jobs) if n_jobs != 1 or dask_active() else 1
+
+    # 0. the estimate, before the verifier's first oracle call (module oraclepriv.verify.budget)
+    def check(estimate: Estimate) -> Estimate:
+        if estimate.seconds > max_seconds or estimate.memory_bytes > max_memory:
+            raise TooLargeError(estimate, max_seconds, int(max_memory), memory_default)
+        return estimate
+
+    bound = labeling_count_bound(learner.hypothesis_class, m, d)
+    sizes = dict(mode=mode, n=int(X.shape[0]), d=int(d), m=int(m), draws=int(draws), workers=shares)
+    unmeasured = dict(point_call_seconds=0.0, labeling_seconds=0.0, dataset_seconds=0.0, draw_seconds=0.0)
+    counts = dict(
+        n_labelings=bound,
+        labelings_known=False,
+        n_datasets=1 + _family_size(X.shape[0], points, others),
+        realisability_calls=realisability_calls(learner.hypothesis_class, m, d),
+    )
+    check(Estimate(**sizes, **counts, **unmeasured, spent_seconds=0.0))  # memory: counts alone
+    zeros = np.zeros((1, m), dtype=np.int8)
+    own = getattr(learner, "verification_costs", None)
+    point_call = typical_seconds(lambda: oracle.solve(points, zeros[0], np.ones(m), caller="verify", step="estimate"))
+    if own is not None:
+        labeling_call, dataset_call = 0.0, typical_seconds(lambda: own(X, y, points, zeros, oracle), 0)
+    else:
+        labeling_call = typical_seconds(lambda: labeling_costs(X, y, points, zeros, oracle))
+        dataset_call = (
+            typical_seconds(lambda: brute_force_costs(X, y, points, zeros, learner.hypothesis_class), 1)
+            if cross_check
+            else 0.0
+        )
+    unit = dict(point_call_seconds=point_call, labeling_seconds=labeling_call, dataset_seconds=dataset_call)
+    draw_seconds = {bound: calibrate_draw_seconds(m, bound, family, scale, draws) if mode == "sampled" else 0.0}
+    estimate = check(
+        Estimate(**sizes, **counts, **unit, draw_seconds=draw_seconds[bound], spent_seconds=time.perf_counter() - start)
+    )
+    log.debug(
+        "verify %s: estimated %.3g s, %d bytes before the run",
+        type(learner).__name__,
+        estimate.seconds,
+        estimate.memory_bytes,
+    )
+
+    labelings = realisable_labelings(
+        points, oracle, None if progress is None else lambda done, total: progress("realisable labelings", done, total)
+    )
     neighbours = neighbour_family(X, y, points, others)
-    labelings = realisable_labelings(points, oracle)
+    K = len(labelings)
+    if mode == "sampled" and K not in draw_seconds:
+        draw_seconds[K] = calibrate_draw_seconds(m, K, family, scale, draws)
+    counts.update(n_labelings=K, labelings_known=True, n_datasets=1 + len(neighbours))
+    estimate = check(
+        Estimate(
+            **sizes,
+            **counts,
+            **unit,
+            draw_seconds=draw_seconds.get(K, 0.0),
+            spent_seconds=time.perf_counter() - start,
+        )
+    )
 
     # the release as a function of the winning labeling (and, if it reads them, of the data)
     release_oracle = learner._oracle()
@@ -348,36 +488,47 @@ def verify_learner(
         )
         return json.dumps(hypothesis.to_dict(), sort_keys=True)
 
+    log.debug("verify: realisable labelings done at %.3f s", time.perf_counter() - start)
     touched: list[str] = []
     try:
         shared_outcomes = [release(L, None) for L in labelings]
     except _ReadPrivate:
         shared_outcomes = None
     reads_private = shared_outcomes is None
+    log.debug("verify: releases done at %.3f s", time.perf_counter() - start)
 
-    # 1. c_D(L) for D and every neighbour (oracle calls), cross-checked against brute force
-    datasets = [(X, y)] + [nb.apply(X, y) for nb in neighbours]
-    unique = {Xd.tobytes() + yd.tobytes(): (Xd, yd) for Xd, yd in datasets}
-    keys = list(unique)
-    shares = effective_workers(n_jobs) if n_jobs != 1 or dask_active() else 1
-    chunks = [c for c in (keys[i::shares] for i in range(shares)) if c]
+    # 1. c_D(L) for D and every neighbour (oracle calls), cross-checked against brute force. The datasets are
+    # built one at a time where their costs are computed; D is key None, a neighbour its own record (distinct
+    # neighbours give distinct datasets: they differ from D, and from each other, at the record they replace)
+    keys: list[Neighbour | None] = list(dict.fromkeys([None, *neighbours]))
+    n_tasks = min(len(keys), max(shares, 4 * shares if shares > 1 else 20))
+    chunks = [c for c in (keys[i::n_tasks] for i in range(n_tasks)) if c]
     log.debug(
         "verify %s: %d labelings, %d datasets in %d tasks",
         type(learner).__name__,
-        len(labelings),
+        K,
         len(keys),
         len(chunks),
     )
     snapshot = registry_snapshot()
+    finished = [0]
+
+    def datasets_done(index: int, _: Any) -> None:
+        finished[0] += len(chunks[index])
+        if progress is not None:
+            progress("costs c_D(L) per dataset", finished[0], len(keys))
+
     parts = parallel_map(
         _costs_chunk,
         [
-            ([unique[k] for k in chunk], points, labelings, learner, backend, backend_options, cross_check, snapshot)
+            (X, y, chunk, points, labelings, learner, backend, backend_options, cross_check, snapshot)
             for chunk in chunks
         ],
         n_jobs,
+        on_result=datasets_done,
     )
-    cost_cache: dict[bytes, np.ndarray] = {}
+    log.debug("verify: costs done at %.3f s", time.perf_counter() - start)
+    cost_cache: dict[Neighbour | None, np.ndarray] = {}
     checked = 0
     for chunk, (costs_list, n_checked) in zip(chunks, parts):
         cost_cache.update(zip(chunk, costs_list))
@@ -389,35 +540,43 @@ def verify_learner(
     distinct = {cost_cache[k].tobytes(): cost_cache[k] for k in keys}
     seeds = np.random.SeedSequence(seed).spawn(len(distinct))
     laws = parallel_map(
-        _law, [(costs, labelings, mode, family, scale, draws, s) for costs, s in zip(distinct.values(), seeds)], n_jobs
+        _law,
+        [(costs, labelings, mode, family, scale, draws, s) for costs, s in zip(distinct.values(), seeds)],
+        n_jobs,
+        None if progress is None else lambda done, total: progress("laws", done, total),
     )
     law_cache = dict(zip(distinct, laws))
+    log.debug("verify: laws done at %.3f s", time.perf_counter() - start)
 
-    def dataset_law(Xd: np.ndarray, yd: np.ndarray) -> tuple[dict[str, float], dict[str, tuple[float, float]], float]:
-        law = law_cache[cost_cache[Xd.tobytes() + yd.tobytes()].tobytes()]
-        outcomes = shared_outcomes if shared_outcomes is not None else [release(L, (Xd, yd)) for L in labelings]
-        probabilities: dict[str, float] = {}
-        hits: dict[str, float] = {}
-        for outcome, p, k in zip(
-            outcomes, law.probabilities, law.counts if law.counts is not None else np.zeros(len(outcomes))
-        ):
-            probabilities[outcome] = probabilities.get(outcome, 0.0) + float(p)
-            hits[outcome] = hits.get(outcome, 0.0) + float(k)
-        if mode == "exact":
-            return probabilities, {o: (p, p) for o, p in probabilities.items()}, law.error
-        return probabilities, {o: (h, law.draws) for o, h in hits.items()}, 0.0
-
-    base_p, base_stats, base_err = dataset_law(X, y)
-    n_tests = 2 * len(neighbours) * max(1, len(labelings))
+    n_tests = 2 * len(neighbours) * max(1, K)
     alpha = (1 - CONFIDENCE) / n_tests
+    unseen = (0.0, float(clopper_pearson(np.zeros(1), int(draws), alpha)[1][0])) if mode == "sampled" else None
 
-    def interval(stat: tuple[float, float], error: float) -> tuple[float, float]:
+    def dataset_law(key: Neighbour | None) -> tuple[dict[str, float], dict[str, tuple[float, float]], float]:
+        """The dataset's outcome probabilities and their intervals (exact: the law's error bound around each; sampled:
+        Clopper-Pearson at the Bonferroni level), and the error bound (0 for a sampled law)."""
+        law = law_cache[cost_cache[key].tobytes()]
+        data = (X, y) if key is None else key.apply(X, y)
+        outcomes = shared_outcomes if shared_outcomes is not None else [release(L, data) for L in labelings]
+        index: dict[str, int] = {}
+        for outcome in outcomes:
+            index.setdefault(outcome, len(index))
+        where = np.array([index[o] for o in outcomes])
+        probabilities = np.bincount(where, weights=law.probabilities, minlength=len(index))
         if mode == "exact":
-            return max(0.0, stat[0] - error), min(1.0, stat[0] + error)
-        hits_, total = stat
-        low, high = stats.binomtest(int(hits_), int(total)).proportion_ci(1 - alpha, method="exact")
-        return float(low), float(high)
+            error = law.error
+            low, high = np.maximum(0.0, probabilities - error), np.minimum(1.0, probabilities + error)
+        else:
+            error = 0.0
+            hits = np.bincount(where, weights=np.asarray(law.counts, dtype=np.float64), minlength=len(index))
+            low, high = clopper_pearson(np.rint(hits), int(law.draws), alpha)
+        return (
+            {o: float(probabilities[i]) for o, i in index.items()},
+            {o: (float(low[i]), float(high[i])) for o, i in index.items()},
+            error,
+        )
 
+    base_p, base_ci, base_err = dataset_law(None)
     claim_eps = float(learner.epsilon_)
     claim_delta = float(learner.delta_)
     worst = {"loss": -1.0, "neighbour": "", "outcome": ""}
@@ -428,18 +587,17 @@ def verify_learner(
     error_bound = base_err
     e_eps = math.exp(claim_eps)
     for nb in neighbours:
-        Xn, yn = nb.apply(X, y)
-        p2, stats2, err2 = dataset_law(Xn, yn)
+        p2, ci2, err2 = dataset_law(nb)
         error_bound = max(error_bound, err2)
-        for first, first_stats, e1, second, second_stats, e2 in (
-            (base_p, base_stats, base_err, p2, stats2, err2),
-            (p2, stats2, err2, base_p, base_stats, base_err),
+        for first, first_ci, e1, second, second_ci, e2 in (
+            (base_p, base_ci, base_err, p2, ci2, err2),
+            (p2, ci2, err2, base_p, base_ci, base_err),
         ):
             delta_point = delta_low = delta_high = 0.0
             for outcome in set(first) | set(second):
                 p, q = first.get(outcome, 0.0), second.get(outcome, 0.0)
-                p_lo, p_hi = interval(first_stats.get(outcome, (0.0, draws) if mode == "sampled" else (0.0, 0.0)), e1)
-                q_lo, q_hi = interval(second_stats.get(outcome, (0.0, draws) if mode == "sampled" else (0.0, 0.0)), e2)
+                p_lo, p_hi = first_ci.get(outcome, unseen or (0.0, min(1.0, e1)))
+                q_lo, q_hi = second_ci.get(outcome, unseen or (0.0, min(1.0, e2)))
                 delta_point += max(0.0, p - e_eps * q)
                 delta_low += max(0.0, p_lo - e_eps * q_hi)
                 delta_high += max(0.0, p_hi - e_eps * q_lo)
@@ -462,7 +620,7 @@ def verify_learner(
         delta=claim_delta,
         n=int(X.shape[0]),
         m=int(m),
-        n_labelings=int(len(labelings)),
+        n_labelings=int(K),
         n_neighbours=len(neighbours),
         loss=float(worst["loss"]),
         loss_low=float(loss_low),
@@ -477,4 +635,5 @@ def verify_learner(
         numerical_error=float(error_bound),
         seconds=time.perf_counter() - start,
         draws=int(draws) if mode == "sampled" else 0,
+        estimate=estimate.to_dict(),
     )
