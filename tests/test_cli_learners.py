@@ -50,6 +50,8 @@ def test_learn_takes_a_public_file_as_long_as_the_private_one(tmp_path):
             "threshold",
             "--seed",
             "0",
+            "--public-size",
+            "all",
             "--json",
         ],
     )
@@ -319,13 +321,13 @@ def test_learn_public_cover_em_too_many_public_points_names_the_command_lines_le
     write_csv_problem(private, X, (X[:, 0] > 0).astype(int))
     write_csv_problem(public, rng.normal(size=(200, 3)), None)
     args = ["learn", str(private), "--public", str(public), "--algorithm", "public-cover-em", "--epsilon", "1"]
-    result = runner.invoke(app, args)
+    result = runner.invoke(app, [*args, "--public-size", "all"])
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     message = result.stderr.strip()
     fits = largest_halfspace_cover(3)
     assert candidate_count(fits, 3) <= DEFAULT_MAX_CANDIDATES < candidate_count(fits + 1, 3)
-    assert "200 public points" in message and f"Keep at most {fits} rows in the public file" in message, message
-    assert "No option of `oraclepriv learn` caps this" in message
+    assert "200 public points" in message and f"keep at most {fits} rows in the public file" in message, message
+    assert f"Give --public-size {fits} or less" in message
     _assert_names_only_cli_levers(message)
 
 

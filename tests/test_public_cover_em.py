@@ -212,7 +212,7 @@ def test_law_distance_matches_outputs_by_parameters():
     assert law_distance(a, zero)[0] == 0.0  # an impossible output in both laws is no privacy loss
 
 
-def test_max_public_subsamples_with_the_learners_generator():
+def test_max_public_subsamples_with_the_public_generator():
     rng = np.random.default_rng(7)
     X, y, Z = rng.normal(size=(50, 2)), rng.integers(0, 2, 50), rng.normal(size=(40, 2))
     clf = PublicCoverEM(max_public=10, random_state=1).fit(X, y, X_public=Z)
@@ -234,6 +234,8 @@ def test_estimator_contract_and_privacy_record():
         "max_public",
         "max_candidates",
         "random_state",
+        "public_size",
+        "public_random_state",
     }
     assert clf.fit(X, y, X_public=Z) is clf
     assert len(clf.ledger_) == 0 and clf.privacy_["oracle_calls_by_design"] == 0
