@@ -195,3 +195,32 @@ def test_interrupts_are_not_failures():
                 LEARNERS["subsample-abstain"](backend, 0).fit(X, Y, X_public=Z)
             with pytest.raises(exc):
                 LEARNERS["rrspm-laplace-fallback"](backend, 0).fit(X, Y, X_public=Z)
+
+
+def test_learn_names_a_failed_fallback_in_its_flags_without_the_exception(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import oraclepriv.learners._base as base
+    from oraclepriv.cli import app
+    from oraclepriv.io import write_csv_problem
+
+    private, public = tmp_path / "private.csv", tmp_path / "public.csv"
+    write_csv_problem(private, X, Y)
+    write_csv_problem(public, Z, None)
+    with registered_backend("raising", RaisingBackend) as name:
+        # the exact fallback raises too: the one path the guarantee leaves out
+        monkeypatch.setattr(
+            base,
+            "fallback_oracle",
+            lambda cls, backend, time_limit, **options: FallbackOracle(
+                make_oracle(cls, backend=name), make_oracle(cls, backend=name)
+            ),
+        )
+        result = CliRunner().invoke(
+            app,
+            ["learn", str(private), "--public", str(public), "--algorithm", "rrspm", "--hypothesis-class"]
+            + ["threshold", "--epsilon", "1", "--backend", name, "--on-uncertified", "fallback"],
+        )
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "exact fallback backend" in result.stderr and "--on-uncertified raise stops" not in result.stderr
+    assert SECRET not in result.output and "crashed" not in result.output

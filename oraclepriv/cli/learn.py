@@ -220,7 +220,7 @@ def learn(
                 allow_weak_guarantee,
             )
     except UncertifiedOracleError:  # named by the flags (the learner names its parameters)
-        fail(_uncertified_message(algorithm, backend, time_limit))
+        fail(_uncertified_message(algorithm, backend, time_limit, on_uncertified))
     except VacuousGuaranteeError as exc:  # named by the flags (the learner names its parameters)
         fail(_vacuous_message(algorithm, exc))
     except (ValueError, ImportError, RuntimeError) as exc:
@@ -315,10 +315,20 @@ def _check_options(
         _check_exact_backend(algorithm, backend, hypothesis_class, on_uncertified)
 
 
-def _uncertified_message(algorithm: Algorithm, backend: str | None, time_limit: float | None) -> str:
+def _uncertified_message(
+    algorithm: Algorithm, backend: str | None, time_limit: float | None, on_uncertified: str | None = None
+) -> str:
     """Why the fit stopped when an oracle call on the private data was not certified and --on-uncertified is
-    raise, and what to do, in the command's flags. Only the step is said: the call's status, objective and
-    bound depend on the private data (non-private diagnostics), so they are not printed."""
+    raise (or the exact fallback failed too), and what to do, in the command's flags. Only the step is said: the
+    call's status, objective and bound, or what a solver raised, depend on the private data (non-private
+    diagnostics), so they are not printed."""
+    if on_uncertified == "fallback":
+        return (
+            f"--algorithm {algorithm.value}: an oracle call on the private data failed, and so did its re-solve by "
+            "the exact fallback backend (no time limit), so no certified answer exists for it; with the exact "
+            "default backends only exhausted resources (memory) do that. Free resources, or use fewer public points "
+            "(--public-size)"
+        )
     by = f"--backend {backend!r}" if backend is not None else "the default backend"
     within = f" within --time-limit {time_limit:g} s" if time_limit is not None else ""
     if algorithm is Algorithm.subsample:
