@@ -10,7 +10,7 @@ the statement of Neel, Roth and Wu's theorem: each one's guarantee is proved fro
 docs/theory/robustification.md. Every private learner picks one with ``on_uncertified``:
 
 ``"raise"`` (default) — one shot, failure -> no output (the learner raises
-    :class:`~oraclepriv.learners._base.UncertifiedOracleError`, i.e. outputs "bottom"). If on *every*
+    :class:`UncertifiedOracleError`, or the backend's own exception propagates: it outputs "bottom"). If on *every*
     dataset the whole run fails with probability at most gamma, the mechanism is
     (eps, delta + (1 + e^eps) gamma)-DP (:func:`conditional_privacy`). That gamma must
     hold uniformly over datasets, adversarial ones included: it is an assumption about the solver,
@@ -31,19 +31,20 @@ docs/theory/robustification.md. Every private learner picks one with ``on_uncert
     fallback's ``step`` ends in ``"/fallback"``; a call that raised is a row with status ``"error"``),
     so oracle-call counts stay honest.
 
+``"flag"`` — keep the uncertified answer and record ``diagnostics_["proof_applies"] = False``: for
+    experiments with heuristics, not a privacy guarantee (an audit with a targeting heuristic shows
+    the loss is unbounded).
+
 Interrupts are never solver failures: only :class:`Exception` is caught, so a KeyboardInterrupt (Ctrl-C,
 and the command line's SIGTERM, a KeyboardInterrupt subclass), SystemExit and the other
 :class:`BaseException` interrupts of :mod:`oraclepriv.solvers.interrupts` propagate and never start the
 unbounded fallback. :class:`~oraclepriv.solvers.deadline.DeadlineExceeded` is not an interrupt (an
 interrupt expires the deadline and is then raised as a KeyboardInterrupt); the backends answer it
 with what they have proved, and one that escapes a backend is a failure at the time limit like any other.
-What an exception said depends on the private data: it is kept as a non-private diagnostic
-(``details["fallback_from"]``, :attr:`UncertifiedOracleError.error`), never in the release or in the
-message of an error the fit raises.
-
-``"flag"`` — keep the uncertified answer and record ``diagnostics_["proof_applies"] = False``: for
-    experiments with heuristics, not a privacy guarantee (an audit with a targeting heuristic shows
-    the loss is unbounded).
+What an exception said depends on the private data: where a mode handles it ("fallback", and
+SubsampleAggregate's teachers) it is kept as a non-private diagnostic (``details["fallback_from"]``,
+:attr:`UncertifiedOracleError.error`), never in the release or in the message of an error the fit
+raises; under "raise" the backend's exception propagates as the backend wrote it.
 
 Why not "count failures with a noisy threshold": when each call contains the whole private dataset,
 no failure test makes the mechanism private against a heuristic that targets one record
