@@ -369,7 +369,7 @@ def make_oracle(hypothesis_class: str, backend: str | type[Backend] | Backend | 
     ``backend``: a registered name (:func:`oraclepriv.backends.available_backends`), a Backend subclass,
     a configured Backend instance, or None to pick per call among the installed exact backends:
     ``sweep`` for thresholds and stumps; for halfspaces ``enumerate`` in d = 1, ``portfolio``
-    (``direction-bb``, with ``scip-bc`` leading in d = 7 and 8) in d = 2 to :data:`PORTFOLIO_MAX_D`, and
+    (``direction-bb``; in d = 7 and 8 with ``scip-bc`` leading, or alone on nearly separable data) in d = 2 to :data:`PORTFOLIO_MAX_D`, and
     the first installed of :data:`MIP_PREFERENCE` above (:func:`default_backend`). Options:
     ``time_limit`` (seconds) and backend-specific keywords; unknown ones are rejected by name.
     """

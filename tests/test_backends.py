@@ -159,10 +159,12 @@ def test_the_portfolio_hands_direction_bb_the_lead_s_halfspace_and_keeps_the_lar
             make_oracle("halfspace", backend="portfolio", lead=bad)
 
 
-@pytest.mark.parametrize(("n", "flipped", "then"), [(30, 8, "direction-bb"), (60, 2, "scip-bc (loss")])
-def test_the_portfolio_in_d7_hands_over_to_direction_bb_only_above_the_lp_cap(n, flipped, then):
-    # d = 7: after the lead, a loss above W / (d + 2) (the cover-cut LP's cap in general position) goes to
-    # direction-bb, a loss below it back to scip-bc; both answers exact
+@pytest.mark.parametrize(
+    ("n", "flipped", "tag"), [(30, 8, "scip-bc (lead 0 s), then direction-bb"), (60, 2, "scip-bc (start loss")]
+)
+def test_the_portfolio_in_d7_hands_over_to_direction_bb_only_above_the_lp_cap(n, flipped, tag):
+    # d = 7: a loss above W / (d + 2) (the cover-cut LP's cap in general position) after the lead goes to
+    # direction-bb; start heuristics already at or below the cap leave the whole call to scip-bc; both exact
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 7))
     y = (X[:, 0] + (n > 30) * X[:, 1] > 0).astype(int)
@@ -170,7 +172,7 @@ def test_the_portfolio_in_d7_hands_over_to_direction_bb_only_above_the_lp_cap(n,
     res = make_oracle("halfspace", backend="portfolio", lead=0.0).solve(X, y)
     reference = make_oracle("halfspace", backend="scip-bc").solve(X, y)
     assert res.certified and reference.certified and res.objective == reference.objective
-    assert res.details["portfolio"].startswith(f"scip-bc (lead 0 s), then {then}")
+    assert res.details["portfolio"].startswith(tag)
     assert res.details["lp_cap"] == pytest.approx(n / 9)
 
 
