@@ -646,7 +646,7 @@ def _fit_with_public_points(
             f"{len(pub.X)}, auto or all"
         )
     if algorithm is Algorithm.regularization:  # named by the file and its 1-based data rows, not X_private
-        _check_l1_ball(data.X, f"data file {str(private)!r}", data.feature_names)
+        _check_l1_ball(data.X, f"data file {str(private)!r}", data.feature_names, private=True)
         _check_l1_ball(pub.X, f"--public {str(public)!r}", pub.feature_names)
     learner = _make_learner(
         algorithm,
@@ -676,16 +676,18 @@ def _fit_with_public_points(
         ) from None
 
 
-def _check_l1_ball(X: Any, shown: str, feature_names: tuple[str, ...]) -> None:
+def _check_l1_ball(X: Any, shown: str, feature_names: tuple[str, ...], private: bool = False) -> None:
     """Every row of a file inside the l1 unit ball (the bounded linear class of --algorithm regularization), or a
-    ValueError naming the file (``shown``) and the first row outside, counted from 1 after the header."""
+    ValueError naming the file (``shown``) and the first row outside, counted from 1 after the header; the norm
+    is shown for public rows only (an error message never echoes a private value)."""
     from oraclepriv.learners.regularization import first_outside_l1_ball
 
     outside = first_outside_l1_ball(X)
     if outside is not None:
         row, norm = outside
+        value = "" if private else f" {norm!r}"
         raise ValueError(
-            f"{shown}: row {row + 1} has l1 norm {norm!r} > 1 (|{'| + |'.join(feature_names)}|); --algorithm "
+            f"{shown}: row {row + 1} has l1 norm{value} > 1 (|{'| + |'.join(feature_names)}|); --algorithm "
             "regularization's bounded linear class needs every row's l1 norm <= 1 (rescale the features)"
         )
 

@@ -102,8 +102,8 @@ def _check_grid_data(
     if off.any():
         i, j = (int(k) for k in np.argwhere(off)[0])  # the first row, then its first column, as the file reads
         fail(
-            f"data file {str(private)!r}: column {names[j]!r} row {i + 1} has the value {float(data.X[i, j])!r}, "
-            f"which is not a --grid value of feature {j + 1} ({', '.join(f'{v:g}' for v in grid[j])})"
+            f"data file {str(private)!r}: column {names[j]!r} row {i + 1} has a value that is not a --grid value "
+            f"of feature {j + 1} ({', '.join(f'{v:g}' for v in grid[j])}); an error message never echoes a private value"
         )
     if mode == "exact":
         m = len(identification_set(hypothesis_class, grid))
