@@ -355,6 +355,8 @@ def import_solver(module: str, *, backend: str, package: str, tested: str):
     try:
         return importlib.import_module(module)
     except ImportError as exc:
+        if isinstance(exc.__cause__ or exc.__context__, KeyboardInterrupt):  # Ctrl-C inside a compiled module's init
+            raise KeyboardInterrupt from exc
         raise SolverNotInstalledError(
             f"backend {backend!r} needs the {package} package (tested with {package}=={tested}; "
             f"install it with: pip install '{package}=={tested}'); importing it failed: {exc}"

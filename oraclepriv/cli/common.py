@@ -514,11 +514,19 @@ class Group(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> Any:
-        from typer._click.exceptions import ClickException, NoArgsIsHelpError
-        from typer.exceptions import Abort
 
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            self._main_standalone(args, prog_name, complete_var, **extra)
+        except KeyboardInterrupt:  # a Ctrl-C while the command unwinds (a second one, say): 130, no traceback
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # one more during interpreter shutdown ends it by SIGINT
+            sys.exit(EXIT_SIGINT)
+
+    def _main_standalone(self, args: Any, prog_name: str | None, complete_var: str | None, **extra: Any) -> None:
+        from typer._click.exceptions import ClickException, NoArgsIsHelpError
+        from typer.exceptions import Abort
+
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except NoArgsIsHelpError as exc:  # a group without its command: its help, exit 2
