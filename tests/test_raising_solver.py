@@ -18,11 +18,12 @@ import warnings
 import numpy as np
 import pytest
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from robust_learners import ROBUST_LEARNERS
 from test_release_boundary import SEEDS, _check_pair, _neighbours
 
 from oraclepriv import make_oracle
 from oraclepriv.backends import registered_backend
-from oraclepriv.learners import RRSPM, Perturbation, SubsampleAggregate, UncertifiedOracleError
+from oraclepriv.learners import RRSPM, SubsampleAggregate, UncertifiedOracleError
 from oraclepriv.release import PrivacyLeakWarning
 from oraclepriv.robust import FallbackOracle
 
@@ -49,44 +50,7 @@ class RaisingBackend(Backend):
         return SweepBackend().solve(problem)
 
 
-LEARNERS = {
-    "rrspm-laplace-fallback": lambda b, s: RRSPM(
-        epsilon=1.0, hypothesis_class="threshold", backend=b, on_uncertified="fallback", random_state=s
-    ),
-    "rrspm-gaussian-fallback": lambda b, s: RRSPM(
-        epsilon=1.0,
-        delta=1e-3,
-        noise="gaussian",
-        hypothesis_class="threshold",
-        backend=b,
-        on_uncertified="fallback",
-        random_state=s,
-    ),
-    "perturbation-fallback": lambda b, s: Perturbation(
-        epsilon=1.0, delta=1e-3, J=3, hypothesis_class="threshold", backend=b, on_uncertified="fallback", random_state=s
-    ),
-    "subsample-abstain": lambda b, s: SubsampleAggregate(
-        n_teachers=4, noise="laplace", delta=0.0, hypothesis_class="threshold", backend=b, random_state=s
-    ),
-    "subsample-keep": lambda b, s: SubsampleAggregate(
-        n_teachers=4,
-        noise="laplace",
-        delta=0.0,
-        hypothesis_class="threshold",
-        backend=b,
-        teacher_failure="keep",
-        random_state=s,
-    ),
-    "subsample-fallback": lambda b, s: SubsampleAggregate(
-        n_teachers=4,
-        noise="gaussian",
-        delta=1e-3,
-        hypothesis_class="threshold",
-        backend=b,
-        on_uncertified="fallback",
-        random_state=s,
-    ),
-}
+LEARNERS = ROBUST_LEARNERS
 
 
 def test_the_solver_raises_on_the_neighbour_holding_the_record_only():

@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
+from robust_learners import ROBUST_LEARNERS
 from typer.testing import CliRunner
 
 from oraclepriv import make_oracle
@@ -28,7 +29,6 @@ from oraclepriv.learners import (
     PPMHalfspaces,
     PublicCoverEM,
     Regularization,
-    SubsampleAggregate,
     UncertifiedOracleError,
 )
 from oraclepriv.learners._base import NotFittedError
@@ -53,50 +53,7 @@ X, Y, Y_PRIME, Z = _neighbours()
 TARGETING = targeting_backend(X[0], int(Y[0]))
 
 # learners whose guarantee holds under this solver: (id, factory(backend, seed))
-ORACLE_LEARNERS = {
-    "rrspm-laplace-fallback": lambda b, s: RRSPM(
-        epsilon=1.0, hypothesis_class="threshold", backend=b, on_uncertified="fallback", random_state=s
-    ),
-    "rrspm-gaussian-fallback": lambda b, s: RRSPM(
-        epsilon=1.0,
-        delta=1e-3,
-        noise="gaussian",
-        hypothesis_class="threshold",
-        backend=b,
-        on_uncertified="fallback",
-        random_state=s,
-    ),
-    "perturbation-fallback": lambda b, s: Perturbation(
-        epsilon=1.0, delta=1e-3, J=3, hypothesis_class="threshold", backend=b, on_uncertified="fallback", random_state=s
-    ),
-    "subsample-abstain": lambda b, s: SubsampleAggregate(
-        n_teachers=4,
-        noise="laplace",
-        delta=0.0,
-        hypothesis_class="threshold",
-        backend=b,
-        teacher_failure="abstain",
-        random_state=s,
-    ),
-    "subsample-keep": lambda b, s: SubsampleAggregate(
-        n_teachers=4,
-        noise="laplace",
-        delta=0.0,
-        hypothesis_class="threshold",
-        backend=b,
-        teacher_failure="keep",
-        random_state=s,
-    ),
-    "subsample-fallback": lambda b, s: SubsampleAggregate(
-        n_teachers=4,
-        noise="gaussian",
-        delta=1e-3,
-        hypothesis_class="threshold",
-        backend=b,
-        on_uncertified="fallback",
-        random_state=s,
-    ),
-}
+ORACLE_LEARNERS = ROBUST_LEARNERS
 
 
 def _diagnostics(learner) -> str:
