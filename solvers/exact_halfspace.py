@@ -239,8 +239,9 @@ def exact_polish(form: Any, keep: np.ndarray, lp_solution: np.ndarray) -> Halfsp
     is :func:`~oraclepriv.solvers.milp.margin_lp`'s (w', b', t). The float halfspace is kept when it
     classifies every kept group correctly in exact arithmetic with margin t > 1e-9; otherwise, in
     d <= :data:`POLISH_MAX_DIMENSION`, the kept labeling is realised exactly (:func:`realize_labeling`
-    within :data:`POLISH_ROWS_PER_DIMENSION` (d + 2) rows: None when the kept groups are not separable
-    or the limit is reached).
+    within :data:`POLISH_ROWS_PER_DIMENSION` (d + 2) rows). When no exact halfspace is found (the kept
+    groups are not separable, the limit is reached, or d is larger), the float halfspace is returned if
+    its LP margin is positive, as a candidate the search re-scores, else None.
     """
     d = form.d
     candidates = []
@@ -251,12 +252,15 @@ def exact_polish(form: Any, keep: np.ndarray, lp_solution: np.ndarray) -> Halfsp
         if lp_solution[-1] > 1e-9 and np.array_equal(h.predict(form.groups.X[kept]) == 1, form.yg[kept] == 1):
             return h
         candidates.append(h)
+    # the float halfspace of a positive margin stays a candidate (the search re-scores it) when no exact one is found
+    fallback = candidates[0] if candidates and lp_solution[-1] > 1e-9 else None
     if d > POLISH_MAX_DIMENSION:
-        return None
-    return realize_labeling(
+        return fallback
+    exact = realize_labeling(
         form.groups.X,
         form.yg == 1,
         rows=keep,
         candidates=candidates,
         max_working_rows=POLISH_ROWS_PER_DIMENSION * (d + 2),
     )
+    return exact if exact is not None else fallback
