@@ -32,6 +32,7 @@ def test_mechanism_audit_is_sharp_at_the_sensitivity(noise, delta):
     assert bad.eps_lower > 1.0
 
 
+@pytest.mark.slow
 def test_perturbation_black_box_audit_catches_missing_perturb_noise():
     sc = flip_scenario()
 

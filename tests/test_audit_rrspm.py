@@ -32,6 +32,7 @@ def run(cls, scenario, n_runs, seed=0, **params):
     )
 
 
+@pytest.mark.slow
 def test_tight_construction_attains_epsilon_and_passes():
     """The tight construction (docs/theory/audits.md) with m = 1: log P(M(D)=h*)/P(M(D')=h*) = eps
     exactly; the audit sees ~eps and no more."""
@@ -55,6 +56,7 @@ def test_tight_construction_m2_catches_scale_two_over_eps():
     assert not bad.passed, bad.to_dict()
 
 
+@pytest.mark.slow
 def test_flip_scenario_catches_rate_passed_as_scale():
     sc = flip_scenario()
     good = run(RRSPM, sc, 1000)
@@ -63,6 +65,7 @@ def test_flip_scenario_catches_rate_passed_as_scale():
     assert not bad.passed and bad.eps_lower > 3, bad.to_dict()
 
 
+@pytest.mark.slow
 def test_leak_scenario_catches_returning_fhat():
     sc = leak_scenario()
     good = run(RRSPM, sc, 1000)
@@ -71,6 +74,7 @@ def test_leak_scenario_catches_returning_fhat():
     assert not bad.passed and bad.eps_lower > 3, bad.to_dict()
 
 
+@pytest.mark.slow
 def test_quantile_scenario_catches_a_non_exact_oracle_that_claims_exactness():
     sc = quantile_scenario()
     good = run(RRSPM, sc, 1000)
@@ -80,6 +84,7 @@ def test_quantile_scenario_catches_a_non_exact_oracle_that_claims_exactness():
     assert not bad.passed, bad.to_dict()
 
 
+@pytest.mark.slow
 def test_gaussian_variant_passes_and_variance_reading_is_caught():
     sc = tight_construction(2, EPS)
     good = run(RRSPM, sc, 1500, noise="gaussian", delta=1e-3)

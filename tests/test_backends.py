@@ -129,6 +129,7 @@ def test_without_gurobipy_the_gurobi_backends_are_listed_but_not_installed_and_a
 
 
 @pytest.mark.parametrize(("d", "ran"), [(3, "direction-bb"), (6, "direction-bb"), (7, "scip-bc (lead"), (9, "scip-bc")])
+@pytest.mark.slow
 def test_the_portfolio_chooses_by_dimension_and_is_exact(d, ran):
     rng = np.random.default_rng(d)
     X = rng.normal(size=(40, d))

@@ -187,6 +187,7 @@ def test_learn_public_features_must_match(data):
     assert result.exit_code == 2 and "feature columns" in result.stderr
 
 
+@pytest.mark.slow
 def test_demo_story_holds_on_small_sizes(tmp_path):
     lines = []
     picture = tmp_path / "demo.png"
@@ -202,6 +203,7 @@ def test_demo_story_holds_on_small_sizes(tmp_path):
     assert any("CAUGHT" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_audit_rrspm_command_small(tmp_path):
     out = tmp_path / "audit.json"
     """Wiring and output schema (the verdicts themselves are tested in test_audit_rrspm.py at full power)."""
@@ -365,6 +367,7 @@ def test_learn_subsample_laplace_and_gaussian(data):
     assert bad.exit_code == 2 and "--teachers" in bad.stderr
 
 
+@pytest.mark.slow
 def test_audit_subsample_command_small(tmp_path):
     out, report = tmp_path / "audit.json", tmp_path / "audit.md"
     """Wiring and output schema (the verdicts are tested in test_subsample.py at full power)."""

@@ -94,6 +94,7 @@ def _cli(args: list[str]) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow
 def test_an_audit_on_the_cluster_gives_the_local_result(cluster, tmp_path):
     local, remote = tmp_path / "local.json", tmp_path / "remote.json"
     args = ["audit", "subsample", "--runs", "40", "--seed", "2"]

@@ -58,6 +58,7 @@ def test_stumps_and_thresholds_match_sweep(data, cls, d):
 
 @SETTINGS
 @given(data=st.data(), d=st.integers(1, 3))
+@pytest.mark.slow
 def test_halfspaces_on_grid_data_match_enumerate(data, d):
     X, y, w = data.draw(instances(points(d, max_n=8, grid_only=True)))
     res = cpsat("halfspace").solve(X, y, w)

@@ -121,6 +121,7 @@ def run_brute_force_cases(count: int, first_seed: int) -> None:
         check_against_brute_force(X, y, w)
 
 
+@pytest.mark.slow
 def test_d3_matches_brute_force_seeded():
     run_brute_force_cases(210, first_seed=0)
 
@@ -214,6 +215,7 @@ def run_plane_reference_cases(seeds: range, sizes: tuple[int, ...], kinds: list[
     return checked
 
 
+@pytest.mark.slow
 def test_d3_matches_plane_reference_mid_size():
     kinds = ["gauss", "gauss-coplanar", "tilted-plane", "lines", "duplicates"]
     assert run_plane_reference_cases(range(12), (12, 16, 20), kinds) >= 8

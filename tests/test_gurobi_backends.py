@@ -154,6 +154,7 @@ def _rounding_instance(seed: int, n: int):
     return X, y, rng.integers(-3, 4, size=n).astype(float)
 
 
+@pytest.mark.slow
 def test_rank_rounding_runs_and_offers_real_labelings():
     """The root's rank rounding runs; its best cost is that of a realisable labeling, so never below
     the exact optimum (enumerate), and the answer is that optimum."""

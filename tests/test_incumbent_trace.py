@@ -157,6 +157,7 @@ def test_the_gurobi_big_m_model_traces_its_own_solutions():
     check_trace(res, 1e-9 * 40, exact=False)
 
 
+@pytest.mark.slow
 def test_parallel_regions_stamp_their_incumbents_on_the_callers_clock():
     from oraclepriv.bench.mip_suite import halfspace_instance
 

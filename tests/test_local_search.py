@@ -71,6 +71,7 @@ def test_when_the_search_runs():
 
 
 @pytest.mark.parametrize("backend", BRANCH_AND_CUT)
+@pytest.mark.slow
 def test_the_backends_run_it_on_noisy_instances_and_stay_exact(backend):
     X, y, w = noisy(2, n=110, d=4, flips=0.2)  # loss 20 > W/(d + 2) = 18.3 and 110 groups: the search runs
     res = make_oracle("halfspace", backend=backend, local_search=0.5).solve(X, y, w)

@@ -120,6 +120,7 @@ def test_wrong_restricted_certificate_is_a_warning_and_not_solved():
 # -- the command ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bench_mip_quick_smoke(tmp_path):
     out = tmp_path / "bench"
     result = runner.invoke(app, ["bench", "mip", "--quick", "--out", str(out)])

@@ -132,6 +132,7 @@ def test_twins_hold_the_same_private_rows_and_no_noise_rows(tiny):
     assert calls[calls.kind.isin(["erm", "convex"])].twin_kind.eq("none").all()
 
 
+@pytest.mark.slow
 def test_resume_computes_nothing_and_n_jobs_does_not_change_the_results(tiny, tmp_path):
     out, first, _ = tiny
     lines = (out / "cells.jsonl").read_text().count("\n")

@@ -62,6 +62,7 @@ def test_the_wheel_holds_one_package_with_solvers_and_instances(installed):
     assert any(name.startswith("oraclepriv/instance_data/") and name.endswith(".csv") for name in names)
 
 
+@pytest.mark.slow
 def test_installed_wheel_works_next_to_a_foreign_solvers_folder(installed):
     _, python = installed
     cwd = python.parent.parent.parent / "research"

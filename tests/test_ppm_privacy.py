@@ -161,6 +161,7 @@ def test_sampler_matches_exact_distribution():
     assert stats.kstest((np.array(ranks) + rng.random(len(ranks))) / hist[m_top], "uniform").pvalue > 1e-4
 
 
+@pytest.mark.slow
 def test_fit_output_frequencies_match_exact_distribution():
     """End to end: repeated fits draw each g with its exact probability (top members, binomial 5σ)."""
     X, y, public = _tiny_d2(seed=5, n=10)

@@ -65,6 +65,7 @@ def test_the_scip_model_carries_the_seed_shift(seed):
     assert model.getParam("randomization/randomseedshift") == (0 if seed is None else seed)
 
 
+@pytest.mark.slow
 def test_scip_bc_hands_its_seed_to_scip_and_to_the_local_search(monkeypatch):
     seen: dict[str, list] = {"scip": [], "local": []}
     run, search = scip_bc.run_branch_and_cut, scip_bc.search_from_start
@@ -98,6 +99,7 @@ def test_the_local_search_depends_on_its_seed():
 
 @pytest.mark.parametrize("backend", BRANCH_AND_CUT)
 @pytest.mark.parametrize("instance", range(4))
+@pytest.mark.slow
 def test_every_seed_gives_the_certified_optimum(backend, instance):
     X, y, w = noisy(10 + instance, n=40 + 8 * instance, d=3, signed=instance % 2 == 1)
     reference = make_oracle("halfspace", backend="direction-bb").solve(X, y, w)
@@ -123,6 +125,7 @@ def test_gurobi_logs_the_seed_it_was_given(backend, capfd):
     assert quiet.out == "" and "Seed" not in quiet.err
 
 
+@pytest.mark.slow
 def test_the_partition_parts_take_the_seed(scip_seeds):
     """The parts of ``strategy="partition"`` and the search over the whole run with the same seed shift."""
     seen = scip_seeds

@@ -286,6 +286,7 @@ def _arrays_holding(value: float, roots) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_private_record_stays_in_module_or_thread_state_after_fit():
     sentinel = 7777.123456
     Xs = X.copy()

@@ -97,11 +97,13 @@ def test_fallback_that_also_fails_raises(monkeypatch):
             learner.fit(SC.X_prime, SC.y_prime, X_public=SC.X_public)
 
 
+@pytest.mark.slow
 def test_fallback_passes_the_audit():
     res = audit(RRSPM, ALWAYS, "fallback")
     assert res.passed, res.to_dict()
 
 
+@pytest.mark.slow
 def test_retrying_with_fresh_noise_after_a_failure_is_caught():
     """The solver fails on D' exactly when the answer would label Z (0, 0); retrying until success
     means D' never releases that labeling, while D releases it often (docs/theory/robustification.md,
@@ -111,6 +113,7 @@ def test_retrying_with_fresh_noise_after_a_failure_is_caught():
     assert audit(RRSPM, WHEN_ALL_ZERO, "fallback").passed  # the same solver, made safe
 
 
+@pytest.mark.slow
 def test_flag_mode_is_not_private_under_a_targeting_heuristic():
     res = audit(RRSPM, ALWAYS, "flag")
     assert not res.passed and res.eps_lower > 2, res.to_dict()

@@ -53,6 +53,7 @@ def test_flaky_backend_fails_at_about_its_rate_and_is_exact_otherwise(rate):
     assert abs(failed / 200 - rate) < 0.1
 
 
+@pytest.mark.slow
 def test_results_do_not_depend_on_the_number_of_worker_processes(tmp_path):
     serial = run_robust_tradeoff(tmp_path / "a", quick=True, random_state=4, n_jobs=1)
     parallel = run_robust_tradeoff(tmp_path / "b", quick=True, random_state=4, n_jobs=2)

@@ -21,6 +21,7 @@ from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.learners.rrspm import RRSPM
 
 
+@pytest.mark.slow
 def test_quick_run_writes_everything(tmp_path):
     res = run_rrspm_experiments(tmp_path, quick=True, random_state=3)
     for key, path in res["paths"].items():

@@ -540,6 +540,7 @@ def test_parallel_time_limit_is_reported_and_not_certified():
     assert res.seconds < 20 + 8, res.details.get("region_status")
 
 
+@pytest.mark.slow
 def test_parallel_regions_run_on_a_dask_cluster_inside_joblib_parallel_config(caplog):
     """issue 14: scip-bc:workers=k honours the active joblib configuration. Inside
     ``joblib.parallel_config(backend="dask")`` its regions run on the Dask cluster's worker

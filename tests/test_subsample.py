@@ -201,6 +201,7 @@ def test_on_uncertified_raise_aborts_and_flag_keeps_or_abstains():
     assert any(r["step"].endswith("/fallback") for r in fallback.ledger_.records)
 
 
+@pytest.mark.slow
 def test_audit_passes_for_the_learner_and_catches_shared_data():
     """teacher-flip: the correct learner's exact log-ratio is 0.83 <= eps = 1; the control's is ~5."""
     sc = teacher_flip_scenario()

@@ -110,6 +110,7 @@ def test_rspm_makes_one_call_and_releases_a_grid_function():
     assert again.release_.to_json() == clf.release_.to_json()
 
 
+@pytest.mark.slow
 def test_rspm_verifies_and_bad_input_is_named():
     grid = [np.arange(4.0)]
     X, y = np.array([[1.0], [1.0], [2.0], [3.0]]), np.array([0, 1, 1, 1])
