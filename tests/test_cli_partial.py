@@ -235,6 +235,7 @@ def test_every_experiment_needs_out_and_checks_it_before_any_work(tmp_path, monk
     assert not (tmp_path / "new").exists()
 
 
+@pytest.mark.slow
 def test_sigterm_to_an_experiment_exits_143_and_leaves_the_folder_marked(tmp_path):
     """A real quick rrspm-tradeoff (about 7 s), terminated a second after its folder appeared."""
     out = tmp_path / "rrspm"

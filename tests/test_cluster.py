@@ -109,6 +109,7 @@ def test_an_audit_on_the_cluster_gives_the_local_result(cluster, tmp_path):
     assert rows(remote) == rows(local) and len(rows(local)) == 7
 
 
+@pytest.mark.slow
 def test_a_benchmark_on_the_cluster_gives_the_local_result(cluster, tmp_path):
     args = ["bench", "mip", "--quick", "--backends", "highs,scip-bc"]
     reference = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "local")])

@@ -53,6 +53,7 @@ def _run(switch: str | None) -> dict:
 
 
 @pytest.mark.skipif(not GLIBC, reason="the setting applies to glibc only")
+@pytest.mark.slow
 def test_kept_heap_cuts_the_page_faults_of_a_search_and_changes_no_answer():
     kept, default = _run(None), _run("0")
     assert kept["kept"] is True and default["kept"] is False

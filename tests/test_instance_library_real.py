@@ -164,6 +164,7 @@ def test_record_results_refuses_a_false_proof_and_unknown_instances(tmp_path):
         record_results([_row("nope", "a", 3.0, 1.0)], tmp_path)
 
 
+@pytest.mark.slow
 def test_bench_mip_real_quick_end_to_end(tmp_path):
     out = tmp_path / "bench"
     result = runner.invoke(

@@ -324,6 +324,7 @@ def test_property_one_replaced_record_moves_at_most_one_teacher(seed, hypothesis
     assert np.max(np.abs(centers[0] - centers[1])) <= 1.0 / k + 1e-12
 
 
+@pytest.mark.slow
 def test_audit_runs_in_parallel_give_the_same_outcomes_and_registered_backends_reach_the_workers():
     """n_jobs spreads the runs over processes; seeds are fixed in advance, so the estimate is identical,
     and a backend registered only in this process (the targeting solver) must work in the workers."""
