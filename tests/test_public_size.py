@@ -374,3 +374,13 @@ def test_learn_public_size_does_not_apply_to_subsample(files):
         ["learn", private, "--public", public, "--algorithm", "subsample", "--epsilon", "1", "--public-size", "5"],
     )
     assert result.exit_code != 0 and "--public-size 5 does not apply" in result.output
+
+
+def test_a_learner_without_a_theory_rule_is_told_so_instead_of_getting_a_default():
+    from oraclepriv.learners._public_size import PublicSizeMixin
+
+    class NoRule(PublicSizeMixin):
+        pass
+
+    with pytest.raises(TypeError, match="NoRule takes public_size but defines no theory_public_size"):
+        NoRule().theory_public_size(100, 2)

@@ -142,8 +142,14 @@ class PublicSizeMixin:
 
     def theory_public_size(self, n: int, n_features: int) -> int:
         """The number of public points the learner's accuracy theory suggests for n private records in
-        ``n_features`` dimensions (at the fit's epsilon); see docs/theory/block-et-al.md, "Choosing m"."""
-        raise NotImplementedError
+        ``n_features`` dimensions (at the fit's epsilon); see docs/theory/block-et-al.md, "Choosing m".
+
+        Every learner that mixes this class in defines its own rule (RRSPM, Perturbation, Regularization,
+        PublicCoverEM); a new learner that does not is told so instead of getting a made-up default."""
+        raise TypeError(
+            f"{type(self).__name__} takes public_size but defines no theory_public_size(n, n_features): "
+            'public_size="auto" needs the rule of its paper (docs/theory/block-et-al.md, "Choosing m")'
+        )
 
     def _near_tie_probability_at(self, m: int, n: int, n_features: int) -> float:
         """The near-tie probability this learner's privacy record would carry with m public points (0: none)."""
