@@ -189,14 +189,18 @@ class Regularization(PublicSizeMixin, PrivateLearner):
         self.opt_tol = opt_tol
         self.laplace_factor = laplace_factor
 
-    def theory_public_size(self, n: int, n_features: int) -> int:
-        """:func:`regularization_public_size` with this learner's privacy calibration of gamma."""
+    def _check_noise_params(self) -> None:
+        """eta and opt_tol > 0, a known noise family, and delta > 0 for Gaussian noise (at fit time)."""
         check_positive(self.eta, "eta")
         check_positive(self.opt_tol, "opt_tol")
         if self.noise not in NOISE_FAMILIES:
             raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
         if self.noise == "gaussian" and self.delta_ == 0:
             raise ValueError("noise='gaussian' gives (eps, delta)-DP: delta must be > 0; got delta=0.0")
+
+    def theory_public_size(self, n: int, n_features: int) -> int:
+        """:func:`regularization_public_size` with this learner's privacy calibration of gamma."""
+        self._check_noise_params()
         rho = self.stability_radius(n)
         return regularization_public_size(n, n_features, lambda m: self._gamma(rho, m), self.noise)
 
@@ -263,12 +267,7 @@ class Regularization(PublicSizeMixin, PrivateLearner):
     def _fit(
         self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
     ) -> Any:
-        check_positive(self.eta, "eta")
-        check_positive(self.opt_tol, "opt_tol")
-        if self.noise not in NOISE_FAMILIES:
-            raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
-        if self.noise == "gaussian" and self.delta_ == 0:
-            raise ValueError("noise='gaussian' gives (eps, delta)-DP: delta must be > 0; got delta=0.0")
+        self._check_noise_params()
         if self.noise == "laplace" and self.delta_ != 0:
             raise ValueError(f"noise='laplace' gives pure eps-DP: delta must be 0; got delta={self.delta!r}")
         if self.laplace_factor not in ("standard", "paper"):
