@@ -45,19 +45,19 @@ __all__ = [
 ENTRY_POINT_GROUP = "oraclepriv.backends"
 
 _BUILTIN: dict[str, Any] = {
-    "sweep": "oraclepriv.solvers.sweep:SweepBackend",
-    "enumerate": "oraclepriv.solvers.enumerate:EnumerateBackend",
-    "highs": "oraclepriv.solvers.highs:HighsBackend",
-    "scip": "oraclepriv.solvers.scip:ScipBackend",
-    "scip-bc": "oraclepriv.solvers.scip_bc:ScipBcBackend",
-    "direction-bb": "oraclepriv.solvers.direction_bb:DirectionBbBackend",
+    "sweep": "oraclepriv.solvers.combinatorial.sweep:SweepBackend",
+    "enumerate": "oraclepriv.solvers.combinatorial.enumerate:EnumerateBackend",
+    "highs": "oraclepriv.solvers.mip.highs:HighsBackend",
+    "scip": "oraclepriv.solvers.mip.scip:ScipBackend",
+    "scip-bc": "oraclepriv.solvers.branch_and_cut.scip_bc:ScipBcBackend",
+    "direction-bb": "oraclepriv.solvers.combinatorial.direction_bb:DirectionBbBackend",
     "portfolio": "oraclepriv.solvers.portfolio:PortfolioBackend",
-    "naive-highs": "oraclepriv.solvers.naive:NaiveHighsBackend",
-    "pyomo": "oraclepriv.solvers.pyomo:PyomoBackend",
-    "cpsat": "oraclepriv.solvers.cpsat:CpSatBackend",
-    "gurobi": "oraclepriv.solvers.gurobi:GurobiBackend",
-    "gurobi-bc": "oraclepriv.solvers.gurobi_bc:GurobiBcBackend",
-    "e01loss": "oraclepriv.solvers.e01loss:E01LossBackend",
+    "naive-highs": "oraclepriv.solvers.peers.naive:NaiveHighsBackend",
+    "pyomo": "oraclepriv.solvers.mip.pyomo:PyomoBackend",
+    "cpsat": "oraclepriv.solvers.mip.cpsat:CpSatBackend",
+    "gurobi": "oraclepriv.solvers.peers.gurobi:GurobiBackend",
+    "gurobi-bc": "oraclepriv.solvers.branch_and_cut.gurobi_bc:GurobiBcBackend",
+    "e01loss": "oraclepriv.solvers.peers.e01loss:E01LossBackend",
 }
 _registry: dict[str, Any] = dict(_BUILTIN)
 _entry_points_loaded = False

@@ -17,7 +17,7 @@ sweep:
   is computed exactly;
 * a certified answer whose exact cost is that minimum is an exact minimiser and is kept; any other
   is replaced by the exact argmin (first in the order feature, sign +1 before -1, smallest cut,
-  the order of :mod:`oraclepriv.solvers.sweep`), realised by the sweep's cut values.
+  the order of :mod:`oraclepriv.solvers.combinatorial.sweep`), realised by the sweep's cut values.
 
 A float filter decides most calls without the integer pass (:func:`exact_replacement`): the same
 prefix sums in float64 give every candidate's gain within e = (2 gamma_n + 3u) sum |w| of the exact
@@ -55,7 +55,7 @@ import numpy as np
 from oraclepriv.hypotheses import Hypothesis, Stump, Threshold, hypothesis_from_dict
 from oraclepriv.oracle import OracleResult
 from oraclepriv.protocols import ERMOracle
-from oraclepriv.solvers.sweep import cut_value
+from oraclepriv.solvers.combinatorial.sweep import cut_value
 from oraclepriv.validation import as_features, as_labels, as_weights
 
 __all__ = [

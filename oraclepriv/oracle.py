@@ -17,7 +17,7 @@ This module does, once, what every backend would otherwise get wrong on its own:
   bound covers a restricted class only (a margin, a box: ``Backend.restriction``) never certifies;
   its answers report ``meets_bound`` with the ``restriction`` stated. What the tolerance costs a
   private learner (a near-tie probability, the "numerical delta"): ``docs/release-boundary.md``;
-* one deadline per call: with a time limit T, a :class:`~oraclepriv.solvers.deadline.Deadline` is set
+* one deadline per call: with a time limit T, a :class:`~oraclepriv.solvers.runtime.deadline.Deadline` is set
   when ``solve`` starts (before validation) and every phase of the backend honours it, so the call
   returns within T plus a small overhead (``docs/deadlines.md``); ``details["overrun_seconds"]``
   records by how much it went over;
@@ -45,8 +45,8 @@ from oraclepriv.backends import available_backends, backend_class, installed_bac
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
 from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError
-from oraclepriv.solvers.deadline import Deadline, check_time_limit
 from oraclepriv.solvers.exponents import PowerOfTwoScaling
+from oraclepriv.solvers.runtime.deadline import Deadline, check_time_limit
 from oraclepriv.validation import as_features, as_labels, as_weights
 
 __all__ = [

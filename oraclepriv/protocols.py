@@ -13,7 +13,7 @@ the structural interfaces below, so any object with these methods plugs in:
   Implemented by :class:`~oraclepriv.convex_oracle.ConvexOracle`.
 
 The MIP backends' model adapter has its own protocol beside its driver
-(:mod:`oraclepriv.solvers.mipbackend`).
+(:mod:`oraclepriv.solvers.mip.mipbackend`).
 """
 
 from __future__ import annotations

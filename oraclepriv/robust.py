@@ -37,8 +37,8 @@ docs/theory/robustification.md. Every private learner picks one with ``on_uncert
 
 Interrupts are never solver failures: only :class:`Exception` is caught, so a KeyboardInterrupt (Ctrl-C,
 and the command line's SIGTERM, a KeyboardInterrupt subclass), SystemExit and the other
-:class:`BaseException` interrupts of :mod:`oraclepriv.solvers.interrupts` propagate and never start the
-unbounded fallback. :class:`~oraclepriv.solvers.deadline.DeadlineExceeded` is not an interrupt (an
+:class:`BaseException` interrupts of :mod:`oraclepriv.solvers.runtime.interrupts` propagate and never start the
+unbounded fallback. :class:`~oraclepriv.solvers.runtime.deadline.DeadlineExceeded` is not an interrupt (an
 interrupt expires the deadline and is then raised as a KeyboardInterrupt); the backends answer it
 with what they have proved, and one that escapes a backend is a failure at the time limit like any other.
 What an exception said depends on the private data: where a mode handles it ("fallback", and

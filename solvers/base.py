@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-from oraclepriv.solvers.deadline import Deadline, check_time_limit
+from oraclepriv.solvers.runtime.deadline import Deadline, check_time_limit
 
 if TYPE_CHECKING:  # a runtime import would be circular when solvers.base is imported first
     from oraclepriv.hypotheses import Hypothesis
@@ -293,7 +293,7 @@ class Backend(ABC):
     def seconds_option(self, name: str, default: float) -> float:
         """The option ``name``, a number of seconds >= 0 and at most the longest time limit (``default`` when
         not given), or a ValueError naming the backend, the option and the value."""
-        from oraclepriv.solvers.deadline import MAX_TIME_LIMIT
+        from oraclepriv.solvers.runtime.deadline import MAX_TIME_LIMIT
 
         value = self.config.get(name, default)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):

@@ -8,7 +8,7 @@ on ties). A phase cut short by the deadline therefore never costs the answer wha
 found or proved: a later phase's trivial bound 0 or worse halfspace is outweighed. The answer is
 "optimal" only when the kept loss meets the kept bound within the gap rule (``milp.gap_rule``),
 otherwise it carries the last answer's status (the state the call ended in). The searches'
-incumbent traces (:mod:`oraclepriv.solvers.incumbents`) are merged.
+incumbent traces (:mod:`oraclepriv.solvers.runtime.incumbents`) are merged.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from oraclepriv.solvers.base import BackendAnswer, ReducedProblem
-from oraclepriv.solvers.incumbents import merge_traces
-from oraclepriv.solvers.milp import gap_rule, reduced_loss
+from oraclepriv.solvers.mip.milp import gap_rule, reduced_loss
+from oraclepriv.solvers.runtime.incumbents import merge_traces
 
 __all__ = ["combine_answers", "combine_phases"]
 

@@ -68,7 +68,7 @@ def _run_highs_qp(
     A is a scipy sparse matrix. ``tolerance``: HiGHS' primal and dual feasibility tolerances (None: its
     defaults). None when the answer is missing or not finite."""
     import scipy.sparse as sp
-    from oraclepriv.solvers.highs import import_highspy
+    from oraclepriv.solvers.mip.highs import import_highspy
 
     highspy = import_highspy()
     num_col, num_row = len(cost), len(row_lower)

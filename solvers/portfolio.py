@@ -21,7 +21,7 @@ method is open:
 2. otherwise a lead of ``scip-bc`` for ``lead`` seconds (1 by default), at most a tenth of the time left
    under a time limit: its heuristics, local search and root prove nearly separable data at once;
 3. a loss still above the cap: scip-bc's local search
-   (:func:`~oraclepriv.solvers.local_search.search_from_start`) from the lead's best halfspace for as long
+   (:func:`~oraclepriv.solvers.combinatorial.local_search.search_from_start`) from the lead's best halfspace for as long
    again, the time scip-bc alone gives it (a tenth of the time left; it does not run on fewer than 100
    distinct points, or flat ones);
 4. a loss still above the cap goes to ``direction-bb`` for the time left, started from the best halfspace
@@ -50,12 +50,12 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.combinatorial.direction_bb import DirectionBbBackend
+from oraclepriv.solvers.combinatorial.local_search import LOCAL_SEARCH_SHARE, search_from_start
 from oraclepriv.solvers.combine import combine_phases
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.direction_bb import DirectionBbBackend
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.local_search import LOCAL_SEARCH_SHARE, search_from_start
-from oraclepriv.solvers.milp import heuristic_halfspaces, reduced_loss
+from oraclepriv.solvers.mip.milp import heuristic_halfspaces, reduced_loss
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 __all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D", "LEAD_SECONDS", "LEAD_SHARE"]
 
@@ -119,7 +119,7 @@ class PortfolioBackend(Backend):
         self._scip: Backend | None = None  # kept between calls: its core pool is reused on the same points
 
     def _scip_bc(self) -> Backend | None:
-        from oraclepriv.solvers.scip_bc import ScipBcBackend
+        from oraclepriv.solvers.branch_and_cut.scip_bc import ScipBcBackend
 
         if self._scip is None:
             if not ScipBcBackend.is_installed():

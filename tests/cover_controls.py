@@ -40,7 +40,7 @@ def break_the_rounding(
     returns :func:`cheapest_labeling_the_cores_allow` over the driver's known cores (within ``bounds(driver)``,
     e.g. a solver's global fixings) instead of a separable set. Returns the list the offered costs are
     appended to; a sound driver must refuse every such labeling that no halfspace realises."""
-    from oraclepriv.solvers.mipbackend import MipBackend
+    from oraclepriv.solvers.mip.mipbackend import MipBackend
 
     real_add_back = MipBackend._add_back
     offered: list[float] = []

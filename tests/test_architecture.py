@@ -133,4 +133,4 @@ def test_the_floors_stand_in_order():
         _floor("oraclepriv.experiments.stats") < _floor("oraclepriv.learners.rrspm") == _floor("oraclepriv.audit.suite")
     )
     assert _floor("oraclepriv.verify.suite") < _floor("oraclepriv.instances") < _floor("oraclepriv.oracle")
-    assert _floor("oraclepriv.oracle") == _floor("oraclepriv.solvers.enumerate")
+    assert _floor("oraclepriv.oracle") == _floor("oraclepriv.solvers.combinatorial.enumerate")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from oraclepriv.solvers.base import SolverNotInstalledError
-from oraclepriv.solvers.highs import HighsBackend
-from oraclepriv.solvers.scip_bc import ScipBcBackend
-from oraclepriv.solvers.sweep import SweepBackend
+from oraclepriv.solvers.branch_and_cut.scip_bc import ScipBcBackend
+from oraclepriv.solvers.combinatorial.sweep import SweepBackend
+from oraclepriv.solvers.mip.highs import HighsBackend
 
 from oraclepriv import make_oracle
 from oraclepriv.backends import (
@@ -49,7 +49,7 @@ def test_default_backend_falls_back_when_the_preferred_solver_is_missing():
 
 
 def test_the_portfolio_runs_direction_bb_alone_when_scip_bc_is_missing(monkeypatch):
-    from oraclepriv.solvers.scip_bc import ScipBcBackend
+    from oraclepriv.solvers.branch_and_cut.scip_bc import ScipBcBackend
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 5))
@@ -86,7 +86,7 @@ def test_third_parties_register_backends_by_name():
         assert make_oracle("stump", backend="my-sweep").solve(np.eye(3), [0, 1, 0]).certified
         with pytest.raises(ValueError, match="already registered"):
             register_backend("my-sweep", MySweep)
-        register_backend("my-sweep", "oraclepriv.solvers.sweep:SweepBackend", replace=True)
+        register_backend("my-sweep", "oraclepriv.solvers.combinatorial.sweep:SweepBackend", replace=True)
     finally:
         unregister_backend("my-sweep")
     assert registry_snapshot() == snapshot

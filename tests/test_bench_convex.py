@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from oraclepriv.solvers.gurobi_env import licence_works
+from oraclepriv.solvers.peers.gurobi_env import licence_works
 from typer.testing import CliRunner
 
 from oraclepriv.bench import convex

@@ -244,7 +244,7 @@ def test_durations_must_be_finite_and_within_the_solvers_range(no_work, tmp_path
 
 
 def test_a_time_limit_beyond_the_solvers_range_is_refused_by_name_in_the_library():
-    from oraclepriv.solvers.deadline import MAX_TIME_LIMIT
+    from oraclepriv.solvers.runtime.deadline import MAX_TIME_LIMIT
 
     from oraclepriv import make_oracle
     from oraclepriv.backends import backend_class

@@ -1,4 +1,4 @@
-"""``oraclepriv.solvers.cores``: the integer-only exact core check and the x-objective Farkas LP separator.
+"""``oraclepriv.solvers.branch_and_cut.cores``: the integer-only exact core check and the x-objective Farkas LP separator.
 
 * :func:`verify_core` (fraction-free Bareiss + integer Cramer back substitution) is compared with
   a rational-arithmetic reference (the former implementation, kept here) on random, degenerate
@@ -19,8 +19,8 @@ import pytest
 from brute_force import halfspace_realizable
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oraclepriv.solvers.cores import CoreStatus, Separator, verify_core
-from oraclepriv.solvers.milp import AffineScaling
+from oraclepriv.solvers.branch_and_cut.cores import CoreStatus, Separator, verify_core
+from oraclepriv.solvers.mip.milp import AffineScaling
 from strategies import points
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -144,7 +144,7 @@ def test_verify_is_memoised_and_refusals_are_counted(monkeypatch):
     (the memo never turns a refusal into a proof), counts the refusal once, and find_core reports
     the LP's proposal as UNVERIFIED rather than as a core."""
     import highspy
-    import oraclepriv.solvers.cores as cores
+    import oraclepriv.solvers.branch_and_cut.cores as cores
 
     rng = np.random.default_rng(3)
     Xc, yc = radon_core(rng, 2)

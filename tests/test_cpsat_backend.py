@@ -19,7 +19,7 @@ from brute_force import brute_halfspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oraclepriv.solvers.base import SolverNotInstalledError, UnsupportedProblemError
-from oraclepriv.solvers.cpsat import dyadic_grid, exact_coefficient_bound, integer_costs
+from oraclepriv.solvers.mip.cpsat import dyadic_grid, exact_coefficient_bound, integer_costs
 from strategies import grid_points, instances, points, real_points
 
 from oraclepriv import make_oracle
@@ -88,7 +88,7 @@ def test_dyadic_fractions_are_a_grid_and_the_halfspace_evaluates_exactly():
 def test_too_small_coefficient_bound_is_caught(monkeypatch):
     """Negative control: with |w|, |b| <= 1 instead of the Hadamard bound, the integer model misses
     the optimal labeling and 'certifies' a worse answer; the comparison with enumerate catches it."""
-    import oraclepriv.solvers.cpsat as module
+    import oraclepriv.solvers.mip.cpsat as module
 
     X = np.array([[0.0, 0.0], [2.0, 3.0], [-3.0, -2.0], [2.0, 3.0], [-2.0, -1.0], [3.0, -1.0], [-2.0, 2.0]])
     y = np.array([0, 0, 1, 1, 0, 0, 1])
@@ -179,7 +179,7 @@ def test_time_limit_is_reported_and_not_certified():
 
 def test_a_lying_solver_cannot_certify(monkeypatch):
     """The hypothesis is decoded from (w, b) and re-scored; z values are never trusted."""
-    from oraclepriv.solvers.cpsat import CpSatBackend
+    from oraclepriv.solvers.mip.cpsat import CpSatBackend
 
     real_run = CpSatBackend._run
 

@@ -24,11 +24,11 @@ from brute_force import brute_halfspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
-from oraclepriv.solvers.cores import Separator
-from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
-from oraclepriv.solvers.highs import import_highspy
-from oraclepriv.solvers.milp import HalfspaceHittingSet
-from oraclepriv.solvers.mipbackend import MipBackend
+from oraclepriv.solvers.branch_and_cut.cores import Separator
+from oraclepriv.solvers.mip.highs import import_highspy
+from oraclepriv.solvers.mip.milp import HalfspaceHittingSet
+from oraclepriv.solvers.mip.mipbackend import MipBackend
+from oraclepriv.solvers.runtime.deadline import Deadline, DeadlineExceeded
 from strategies import instances, points
 
 from oraclepriv import make_oracle

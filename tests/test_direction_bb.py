@@ -9,7 +9,7 @@ d = 1) with unit, integer, real, signed and partly zero weights. With a fallback
 must never exceed the optimum, and on general-position data the search alone must certify. Bounds
 reported under a time limit must be below the optimum too.
 
-The kernel (:mod:`oraclepriv.solvers.direction_bounds`) is checked directly, in exact rational
+The kernel (:mod:`oraclepriv.solvers.combinatorial.direction_bounds`) is checked directly, in exact rational
 arithmetic: a box's bound is below the loss of every halfspace whose normal lies in the box (corners
 included, every offset) and tight on a single normal in general position; down a bisection in which
 children inherit their parent's window, every bound stays valid and outside a box's window its
@@ -37,14 +37,14 @@ import re
 from fractions import Fraction
 
 import numpy as np
-import oraclepriv.solvers.direction_bb as direction_bb
-import oraclepriv.solvers.direction_bounds as direction_bounds
+import oraclepriv.solvers.combinatorial.direction_bb as direction_bb
+import oraclepriv.solvers.combinatorial.direction_bounds as direction_bounds
 import pyscipopt  # noqa: F401  # required (scip-bc: the d >= 4 reference, the fallback above d = 3): a broken install must fail, not skip
 import pytest
 from brute_force import brute_halfspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oraclepriv.solvers.direction_bounds import WhitenedGroups, Window, best_offsets, region_lower_bounds
+from oraclepriv.solvers.combinatorial.direction_bounds import WhitenedGroups, Window, best_offsets, region_lower_bounds
 from strategies import instances, points
 
 from oraclepriv import make_oracle
@@ -759,7 +759,7 @@ def test_bucketed_sweep_gives_the_same_bounds_and_windows_as_one_sweep(monkeypat
     """The sweep runs per bucket of boxes with similar counts of events inside their windows
     (``direction_bounds._buckets``): any bucketing must give exactly the bounds and windows of one
     sweep over all boxes. Heavy signed weights (as in RRSPM's calls) make the counts spread."""
-    from oraclepriv.solvers import direction_bounds
+    from oraclepriv.solvers.combinatorial import direction_bounds
 
     rng = np.random.default_rng(11)
     X = rng.normal(size=(90, 4))

@@ -1,4 +1,4 @@
-"""direction-bb's store of open boxes (solvers/direction_pool.py) against a plain list model.
+"""direction-bb's store of open boxes (solvers/combinatorial/direction_pool.py) against a plain list model.
 
 Random sequences of pushes, selections, removals and falling cutoffs (which is how the search uses
 it) must leave exactly the boxes the model keeps, with their windows, through compactions and growth.
@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oraclepriv.solvers.direction_bounds import Window
-from oraclepriv.solvers.direction_pool import MIN_CAPACITY, OpenBoxes
+from oraclepriv.solvers.combinatorial.direction_bounds import Window
+from oraclepriv.solvers.combinatorial.direction_pool import MIN_CAPACITY, OpenBoxes
 
 
 def _boxes(rng: np.random.Generator, m: int, d: int):

@@ -33,7 +33,7 @@ MODULES = _modules_with_examples()
 
 
 def test_the_examples_are_found():
-    assert "oraclepriv.public_data" in MODULES and "oraclepriv.solvers.sweep" in MODULES
+    assert "oraclepriv.public_data" in MODULES and "oraclepriv.solvers.combinatorial.sweep" in MODULES
 
 
 @pytest.mark.parametrize("name", MODULES)

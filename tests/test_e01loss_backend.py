@@ -1,4 +1,4 @@
-"""The E01Loss peer (``solvers/e01loss.py``): what its answers may claim, and how its process is run.
+"""The E01Loss peer (``solvers/peers/e01loss.py``): what its answers may claim, and how its process is run.
 
 E01Loss is not an oracle of the project: its answers are never certified, the bound is its own
 claim (stated as restricted to data in general position), and the objective is the protocol's
@@ -27,7 +27,7 @@ pytest.importorskip("e01loss")
 pytest.importorskip("cvxopt")
 
 from brute_force import brute_halfspace  # noqa: E402
-from oraclepriv.solvers.e01loss import E01LossBackend, cell_enumeration_bytes  # noqa: E402
+from oraclepriv.solvers.peers.e01loss import E01LossBackend, cell_enumeration_bytes  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

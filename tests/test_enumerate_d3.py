@@ -4,7 +4,7 @@
   (n <= 8): Gaussian points, integer grids with duplicates, coplanar and collinear subsets,
   signed weights of every kind.
 * ``plane_reference`` below, for mid-size instances (n up to ~25) that the brute force cannot
-  reach: the completeness formula of ``solvers/enumerate.py`` evaluated the slowest obvious way,
+  reach: the completeness formula of ``solvers/combinatorial/enumerate.py`` evaluated the slowest obvious way,
   with no code in common with the oracle: every plane through three data points, every point's
   side by an exact rational determinant, the points on the plane labelled by the best
   LP-realisable labeling (``brute_force.halfspace_realizable``), weights summed as Fractions.
@@ -21,11 +21,11 @@ import itertools
 from fractions import Fraction
 
 import numpy as np
-import oraclepriv.solvers.enumerate as enumerate_module
+import oraclepriv.solvers.combinatorial.enumerate as enumerate_module
 import pytest
 from brute_force import brute_halfspace, halfspace_realizable
-from oraclepriv.solvers.enumerate import best_separable_set
-from oraclepriv.solvers.geometry import float_is_exact, orient3d
+from oraclepriv.solvers.combinatorial.enumerate import best_separable_set
+from oraclepriv.solvers.combinatorial.geometry import float_is_exact, orient3d
 
 from oraclepriv import make_oracle
 

@@ -35,7 +35,7 @@ from strategies import instances, points
 from oraclepriv import make_oracle
 
 pytest.importorskip("gurobipy")
-from oraclepriv.solvers.gurobi import GurobiBackend  # noqa: E402 - after the skip
+from oraclepriv.solvers.peers.gurobi import GurobiBackend  # noqa: E402 - after the skip
 
 if not GurobiBackend.is_installed():
     pytest.skip("gurobipy's licence does not solve a tiny model here", allow_module_level=True)
@@ -242,7 +242,7 @@ def test_a_licence_limit_is_said_in_the_answer_and_the_bench_row(backend, monkey
     """Whatever licence is installed: Gurobi's size-limit error (GurobiError 10010, raised where the solve
     starts) becomes an answer with status error, the limit named, and the same in a bench row."""
     import gurobipy
-    from oraclepriv.solvers import gurobi_env
+    from oraclepriv.solvers.peers import gurobi_env
 
     from oraclepriv.bench.mip import BenchInstance, run_one
 
@@ -285,8 +285,8 @@ def test_nothing_reaches_stdout(capfd):
 
 
 def test_is_installed_needs_a_working_licence(monkeypatch):
-    import oraclepriv.solvers.gurobi_bc as gurobi_bc_module
-    from oraclepriv.solvers import gurobi as gurobi_module
+    import oraclepriv.solvers.branch_and_cut.gurobi_bc as gurobi_bc_module
+    from oraclepriv.solvers.peers import gurobi as gurobi_module
 
     from oraclepriv.backends import installed_backends
 

@@ -1,4 +1,4 @@
-"""``oraclepriv.solvers.heap``: direction-bb keeps freed memory instead of page-faulting it back.
+"""``oraclepriv.solvers.runtime.heap``: direction-bb keeps freed memory instead of page-faulting it back.
 
 The check runs the same direction-bb search in fresh processes, with the setting left to the
 backend and with it switched off, and compares their minor page faults (``getrusage``): with the
@@ -15,14 +15,14 @@ import subprocess
 import sys
 
 import pytest
-from oraclepriv.solvers import heap
+from oraclepriv.solvers.runtime import heap
 
 WORKLOAD = """
 import json, resource
 import numpy as np
 from oraclepriv.solvers.base import ReducedProblem
-from oraclepriv.solvers.direction_bb import DirectionBbBackend
-from oraclepriv.solvers.heap import keep_freed_memory
+from oraclepriv.solvers.combinatorial.direction_bb import DirectionBbBackend
+from oraclepriv.solvers.runtime.heap import keep_freed_memory
 
 def problem(n, seed):
     rng = np.random.default_rng(seed)

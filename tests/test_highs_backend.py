@@ -18,7 +18,7 @@ from brute_force import optimal_labelings
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from oraclepriv.solvers.base import SolverNotInstalledError
-from oraclepriv.solvers.milp import (
+from oraclepriv.solvers.mip.milp import (
     AffineScaling,
     HalfspaceMarginMilp,
     HalfspaceRelaxedMilp,
@@ -36,7 +36,10 @@ from oraclepriv.hypotheses import Halfspace
 MIP_BACKENDS = ["highs", "scip"]
 #: what to hide from sys.modules to simulate "solver not installed", and the adapter class to fake
 MISSING_MODULE = {"highs": "highspy", "scip": "ortools.linear_solver.pywraplp"}
-ADAPTER = {"highs": ("oraclepriv.solvers.highs", "HighsModel"), "scip": ("oraclepriv.solvers.scip", "ScipModel")}
+ADAPTER = {
+    "highs": ("oraclepriv.solvers.mip.highs", "HighsModel"),
+    "scip": ("oraclepriv.solvers.mip.scip", "ScipModel"),
+}
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -364,7 +367,7 @@ def test_a_lying_solver_cannot_certify(backend, monkeypatch):
     "feasible": "optimal" is kept only for answers that meet their bound."""
     import importlib
 
-    from oraclepriv.solvers.mipbackend import MipRun
+    from oraclepriv.solvers.mip.mipbackend import MipRun
 
     module_name, class_name = ADAPTER[backend]
     adapter = getattr(importlib.import_module(module_name), class_name)

@@ -1,4 +1,4 @@
-"""Incumbent traces (solvers/incumbents.py) and the primal measures of ``bench mip`` (bench/primal.py).
+"""Incumbent traces (solvers/runtime/incumbents.py) and the primal measures of ``bench mip`` (bench/primal.py).
 
 The trace is a timing diagnostic: improving values, stamped on the call's clock, mapped to the
 signed problem by the protocol. The measures are checked against integrals worked out by hand."""
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from mipbench_rows import row
 from optional_backends import BRANCH_AND_CUT, needs_gurobi
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.incumbents import IncumbentTrace, merge_traces
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace, merge_traces
 
 from oraclepriv import make_oracle
 from oraclepriv.bench import mip_report

@@ -8,7 +8,7 @@ Three layers, all with real signals:
   of ``solve`` with no fallback run, nothing but the child's own lines on stdout (SCIP's own handler
   prints "pressed CTRL-C" there and returns an "error" answer, which a fallback would re-solve), and
   no worker process left behind;
-* :func:`~oraclepriv.solvers.interrupts.call_interruptibly` on a stand-in solver whose timing the
+* :func:`~oraclepriv.solvers.runtime.interrupts.call_interruptibly` on a stand-in solver whose timing the
   test controls (a second Ctrl-C while it stops, a Ctrl-C before its search has begun, one that lands
   while the helper thread starts, SIGTERM twice): the interrupt leaves the call only after the solver
   call has returned, so no helper thread is inside a solver when the interpreter exits;
@@ -202,7 +202,7 @@ def test_keyboard_interrupt_is_never_a_solver_failure():
 # ------------------------------------------------------------------ call_interruptibly on a stand-in solver
 
 #: the scenarios run in a child process (signals sent to the test process itself could interrupt pytest);
-#: the child loads solvers/interrupts.py by path (stdlib only: no package import, a fast start)
+#: the child loads solvers/runtime/interrupts.py by path (stdlib only: no package import, a fast start)
 UNIT_CHILD = r"""
 import importlib.util, json, logging, os, signal, sys, threading, time
 
@@ -349,7 +349,7 @@ def _unit(scenario: str) -> dict:
     """Run one stand-in scenario in a child process; its JSON line, plus what it wrote on stderr."""
     import json
 
-    from oraclepriv.solvers import interrupts
+    from oraclepriv.solvers.runtime import interrupts
 
     proc = subprocess.run(
         [sys.executable, "-c", UNIT_CHILD, interrupts.__file__, scenario],

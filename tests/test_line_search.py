@@ -1,4 +1,4 @@
-"""The line searches that polish direction-bb's incumbents (solvers/line_search.py).
+"""The line searches that polish direction-bb's incumbents (solvers/combinatorial/line_search.py).
 
 The search is a heuristic, so the checks are about what it claims: each 1-D sweep finds the lowest
 loss along its line (against evaluating every open step by brute force), the step it returns
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oraclepriv.solvers.line_search import _step_losses, improve_by_line_search
+from oraclepriv.solvers.combinatorial.line_search import _step_losses, improve_by_line_search
 
 
 def _loss(Z: np.ndarray, theta: np.ndarray, w_pos: np.ndarray, w_neg: np.ndarray) -> float:

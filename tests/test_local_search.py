@@ -1,4 +1,4 @@
-"""The iterated local search over hyperplanes (solvers/local_search.py): a primal heuristic of the branch-and-cut
+"""The iterated local search over hyperplanes (solvers/combinatorial/local_search.py): a primal heuristic of the branch-and-cut
 backends. It must never make an answer worse or less exact: its halfspace is one more candidate, re-scored."""
 
 from __future__ import annotations
@@ -6,10 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from optional_backends import BRANCH_AND_CUT
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.direction_bounds import WhitenedGroups
-from oraclepriv.solvers.local_search import iterated_line_search, search_from_start, to_original, to_whitened
-from oraclepriv.solvers.milp import heuristic_halfspaces
+from oraclepriv.solvers.combinatorial.direction_bounds import WhitenedGroups
+from oraclepriv.solvers.combinatorial.local_search import (
+    iterated_line_search,
+    search_from_start,
+    to_original,
+    to_whitened,
+)
+from oraclepriv.solvers.mip.milp import heuristic_halfspaces
+from oraclepriv.solvers.runtime.deadline import Deadline
 
 from oraclepriv import make_oracle
 from oraclepriv.hypotheses import Halfspace
@@ -85,7 +90,7 @@ def test_the_backends_run_it_on_noisy_instances_and_stay_exact(backend):
 def test_a_broken_local_search_cannot_corrupt_the_answer(monkeypatch):
     """The search's halfspace is one more candidate: one that is wrong (here, the worst constant) is
     re-scored like any other and loses; the answer is still the certified optimum."""
-    import oraclepriv.solvers.scip_bc as scip_bc
+    import oraclepriv.solvers.branch_and_cut.scip_bc as scip_bc
 
     X, y, w = noisy(2, n=110, d=4, flips=0.2)
     monkeypatch.setattr(scip_bc, "search_from_start", lambda *a: Halfspace((0.0,) * 4, 1.0))

@@ -14,8 +14,8 @@ import pytest
 from brute_force import brute_halfspace, halfspace_realizable, optimal_labelings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oraclepriv.solvers.cores import CoreStatus, Separator, verify_core
-from oraclepriv.solvers.milp import AffineScaling
+from oraclepriv.solvers.branch_and_cut.cores import CoreStatus, Separator, verify_core
+from oraclepriv.solvers.mip.milp import AffineScaling
 from strategies import instances, points
 
 from oraclepriv import make_oracle
@@ -127,7 +127,7 @@ def test_cuts_certify_general_position_instances(backend):
 def test_fake_core_is_caught_by_the_bound_check(monkeypatch):
     """Negative control: a separator that accepts a separable set as a 'core' adds an invalid cut;
     the bound then exceeds the brute-force optimum, which the exactness test above asserts against."""
-    import oraclepriv.solvers.cores as cores
+    import oraclepriv.solvers.branch_and_cut.cores as cores
 
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 0, 1, 1])  # separable: optimum 0

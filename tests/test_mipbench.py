@@ -149,7 +149,7 @@ def test_bench_mip_quick_smoke(tmp_path):
 def test_bench_mip_exits_nonzero_on_a_lying_backend(tmp_path, monkeypatch):
     """Negative control: highs reports a bound one unit above the truth (a false proof). The
     agreement check must print it loudly and the command must exit with code 1."""
-    from oraclepriv.solvers.highs import HighsBackend
+    from oraclepriv.solvers.mip.highs import HighsBackend
 
     real_solve = HighsBackend.solve
 

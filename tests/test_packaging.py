@@ -58,7 +58,12 @@ def test_the_wheel_holds_one_package_with_solvers_and_instances(installed):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"oraclepriv"}
-    assert "oraclepriv/solvers/scip_bc.py" in names and "oraclepriv/instance_data/manifest.json" in names
+    assert "oraclepriv/instance_data/manifest.json" in names
+    # every module of the solvers/ tree and its subpackages is shipped (a subpackage missing from pyproject's
+    # package list would be left out of the wheel silently)
+    root = Path(__file__).resolve().parent.parent
+    for source in sorted((root / "solvers").rglob("*.py")):
+        assert "oraclepriv/solvers/" + source.relative_to(root / "solvers").as_posix() in names, source
     assert any(name.startswith("oraclepriv/instance_data/") and name.endswith(".csv") for name in names)
 
 

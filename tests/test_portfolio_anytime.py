@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.combine import combine_answers, combine_phases
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.milp import heuristic_halfspaces, reduced_loss
+from oraclepriv.solvers.mip.milp import heuristic_halfspaces, reduced_loss
 from oraclepriv.solvers.portfolio import LEAD_SHARE, PortfolioBackend
+from oraclepriv.solvers.runtime.deadline import Deadline
 
 from oraclepriv import Halfspace, make_oracle
 

@@ -331,10 +331,10 @@ def test_result_fields_and_to_dict():
     "module",
     [
         "oraclepriv.solvers.base",
-        "oraclepriv.solvers.sweep",
-        "oraclepriv.solvers.mipbackend",
-        "oraclepriv.solvers.scip_bc",
-        "oraclepriv.solvers.cpsat",
+        "oraclepriv.solvers.combinatorial.sweep",
+        "oraclepriv.solvers.mip.mipbackend",
+        "oraclepriv.solvers.branch_and_cut.scip_bc",
+        "oraclepriv.solvers.mip.cpsat",
     ],
 )
 def test_a_solver_module_imports_on_its_own(module):
@@ -365,10 +365,10 @@ def test_library_events_are_logged_at_debug_on_the_oraclepriv_loggers(caplog):
         make_oracle("halfspace", backend="highs", time_limit=0.01).solve(X, y)
     events = {(r.name, r.getMessage().split(" ")[0]) for r in caplog.records if r.levelno == logging.DEBUG}
     assert ("oraclepriv.oracle", "default") in events  # "default backend for halfspace ...: ..."
-    assert ("oraclepriv.solvers.scip_bc_handler", "core") in events  # "core added ..."
+    assert ("oraclepriv.solvers.branch_and_cut.scip_bc_handler", "core") in events  # "core added ..."
     assert ("oraclepriv.oracle", "uncertified") in events  # naive-highs never certifies
     assert ("oraclepriv.robust", "fallback:") in events
-    assert ("oraclepriv.solvers.deadline", "deadline") in events  # highs at 10 ms
+    assert ("oraclepriv.solvers.runtime.deadline", "deadline") in events  # highs at 10 ms
     assert all(r.name.startswith("oraclepriv.") for r in caplog.records if r.name.startswith("oraclepriv"))
 
 

@@ -114,8 +114,8 @@ def test_legacy_interface_path_is_exact(cls, d):
 def test_adapter_resolve_changes_only_costs_and_matches_a_fresh_model(formulation):
     """PyomoModel level: new costs go to the same persistent HiGHS object (no rebuild) and the
     re-solve equals a fresh model's solve."""
-    from oraclepriv.solvers.milp import HalfspaceRelaxedMilp, StumpMilp
-    from oraclepriv.solvers.pyomo import PyomoModel
+    from oraclepriv.solvers.mip.milp import HalfspaceRelaxedMilp, StumpMilp
+    from oraclepriv.solvers.mip.pyomo import PyomoModel
 
     rng = np.random.default_rng(7)
     n = 25
@@ -145,7 +145,7 @@ def test_adapter_resolve_changes_only_costs_and_matches_a_fresh_model(formulatio
 def test_oracle_resolve_reuses_the_staircase_model(monkeypatch):
     """Oracle level: a second call on the same points builds no new MIP model and agrees with a
     fresh oracle."""
-    from oraclepriv.solvers.pyomo import PyomoModel
+    from oraclepriv.solvers.mip.pyomo import PyomoModel
 
     built = []
     original_init = PyomoModel.__init__
@@ -175,8 +175,8 @@ def test_oracle_resolve_reuses_the_staircase_model(monkeypatch):
 def test_a_lying_solver_cannot_certify(monkeypatch):
     """Negative control: a run claiming 'optimal', all z = 0 and dual bound 0 with (w, b) = 0 is
     re-scored by the protocol and stays uncertified."""
-    from oraclepriv.solvers.mipbackend import MipRun
-    from oraclepriv.solvers.pyomo import PyomoModel
+    from oraclepriv.solvers.mip.mipbackend import MipRun
+    from oraclepriv.solvers.mip.pyomo import PyomoModel
 
     def lying_run(self, time_limit, **kwargs):
         return MipRun("optimal", "lie", np.zeros(self.milp.num_cols), 0.0, 0.0, 0, 0.0, 0.0)

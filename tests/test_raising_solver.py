@@ -41,7 +41,7 @@ class RaisingBackend(Backend):
     raised = 0
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
-        from oraclepriv.solvers.sweep import SweepBackend
+        from oraclepriv.solvers.combinatorial.sweep import SweepBackend
 
         hit = (problem.X[:, 0] == X[0, 0]) & (problem.y == Y[0]) & (problem.w == 1.0)
         if hit.any():

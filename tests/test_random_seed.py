@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from optional_backends import BRANCH_AND_CUT, needs_gurobi
-from oraclepriv.solvers import scip_bc, scip_bc_model
 from oraclepriv.solvers.base import MAX_RANDOM_SEED
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.direction_bounds import WhitenedGroups
-from oraclepriv.solvers.local_search import iterated_line_search
-from oraclepriv.solvers.milp import heuristic_halfspaces
-from oraclepriv.solvers.mipbackend import HittingSetCache
+from oraclepriv.solvers.branch_and_cut import scip_bc, scip_bc_model
+from oraclepriv.solvers.combinatorial.direction_bounds import WhitenedGroups
+from oraclepriv.solvers.combinatorial.local_search import iterated_line_search
+from oraclepriv.solvers.mip.milp import heuristic_halfspaces
+from oraclepriv.solvers.mip.mipbackend import HittingSetCache
+from oraclepriv.solvers.runtime.deadline import Deadline
 
 from oraclepriv import make_oracle
 

@@ -134,7 +134,7 @@ def test_resolve_with_new_weights_seeds_the_known_cores():
 def test_fake_core_is_caught_by_the_exactness_check(monkeypatch):
     """A separator that calls a separable pair a 'core' makes SCIP add an invalid cut: the bound then
     exceeds the true optimum; either the backend's guard withdraws it or ``check_answer`` fails."""
-    import oraclepriv.solvers.cores as cores
+    import oraclepriv.solvers.branch_and_cut.cores as cores
 
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
     y = np.array([0, 0, 1, 1])  # separable: optimum 0
@@ -163,8 +163,8 @@ def test_fake_core_is_caught_by_the_exactness_check(monkeypatch):
 def test_missing_variable_locks_are_caught(monkeypatch):
     """Without down-locks SCIP's dual fixing sets unlocked z to 0 (cost >= 0) in presolve and loses
     the lazy cuts on them: the control shows the locks are load-bearing and the check sees it."""
-    import oraclepriv.solvers.scip_bc_handler as scip_bc_handler
-    from oraclepriv.solvers.mipbackend import MipBackend
+    import oraclepriv.solvers.branch_and_cut.scip_bc_handler as scip_bc_handler
+    from oraclepriv.solvers.mip.mipbackend import MipBackend
 
     make_oracle("halfspace", backend="scip-bc")  # builds the handler class
     rng = np.random.default_rng(11)
@@ -205,9 +205,9 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
     proofs. Here the repaired start has cost 1 = min weight, so presolve fixes every z to 0 and asks
     ``conscheck`` about the one labeling left; the broken variant, which rejects on the LP's word,
     certifies objective 1 while the optimum is 0 -- check_answer catches it."""
-    import oraclepriv.solvers.cores as cores
-    import oraclepriv.solvers.scip_bc as scip_bc
-    import oraclepriv.solvers.scip_bc_handler as scip_bc_handler
+    import oraclepriv.solvers.branch_and_cut.cores as cores
+    import oraclepriv.solvers.branch_and_cut.scip_bc as scip_bc
+    import oraclepriv.solvers.branch_and_cut.scip_bc_handler as scip_bc_handler
     import pyscipopt
 
     X = np.array([[0.0], [1.0], [1.5], [3.0]])
@@ -248,7 +248,7 @@ def test_an_unproved_lp_verdict_never_rejects_a_labeling(monkeypatch):
 def test_without_any_verified_core_nothing_is_certified(monkeypatch):
     """If the exact check confirms no core at all, SCIP gets no cut and no rejection: the bound
     falls to 0 (a relaxation), the answer is not certified and the status says "error"."""
-    import oraclepriv.solvers.cores as cores
+    import oraclepriv.solvers.branch_and_cut.cores as cores
 
     rng = np.random.default_rng(5)
     X, y = noisy_halfspace(rng, 30, 2, noise=1.0)
@@ -270,8 +270,8 @@ def test_without_any_verified_core_nothing_is_certified(monkeypatch):
 def test_the_names_of_the_former_single_module_still_import_from_scip_bc():
     """The backend was one module; its public names stay importable from ``scip_bc``, and the
     handler class read there is the one SCIP runs (the negative controls patch it)."""
-    import oraclepriv.solvers.scip_bc as scip_bc
-    from oraclepriv.solvers import scip_bc_handler, scip_bc_model, scip_bc_parallel
+    import oraclepriv.solvers.branch_and_cut.scip_bc as scip_bc
+    from oraclepriv.solvers.branch_and_cut import scip_bc_handler, scip_bc_model, scip_bc_parallel
 
     make_oracle("halfspace", backend="scip-bc")  # builds the handler class
     assert scip_bc.CoreHandler is scip_bc_handler.CoreHandler is not None
@@ -289,7 +289,10 @@ def test_each_scip_bc_module_imports_on_its_own(module):
     import subprocess
 
     done = subprocess.run(
-        [sys.executable, "-c", f"import oraclepriv.solvers.{module}"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", f"import oraclepriv.solvers.branch_and_cut.{module}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
 
@@ -418,7 +421,7 @@ def test_separation_proposals_are_only_cuts_after_the_exact_check(monkeypatch):
     core: one point is always classifiable) is refused by the exact check, and the answer stays
     exact; if the check is bypassed (verify accepts everything) the fake cuts z_g >= 1 raise the
     bound above the optimum and either the backend's guard or check_answer catches it."""
-    import oraclepriv.solvers.cores as cores
+    import oraclepriv.solvers.branch_and_cut.cores as cores
 
     rng = np.random.default_rng(11)
     X, y = noisy_halfspace(rng, 30, 2, noise=1.0)
@@ -519,7 +522,7 @@ def test_parallel_regions_match_the_exact_optimum_with_signed_weights(seed):
 
 
 def test_split_groups_are_the_most_fractional_root_coordinates():
-    from oraclepriv.solvers.scip_bc_parallel import split_groups
+    from oraclepriv.solvers.branch_and_cut.scip_bc_parallel import split_groups
 
     x = np.array([0.0, 0.5, 0.9, 0.45, 1.0, 0.2])
     assert split_groups(x, 8) == [1, 3, 5]
@@ -545,7 +548,7 @@ def test_parallel_regions_run_on_a_dask_cluster_inside_joblib_parallel_config(ca
     """issue 14: scip-bc:workers=k honours the active joblib configuration. Inside
     ``joblib.parallel_config(backend="dask")`` its regions run on the Dask cluster's worker
     processes (their pids are the cluster's, not loky's) and the answer is the one of the local run;
-    the dispatch is logged at DEBUG on ``oraclepriv.solvers.scip_bc_parallel``."""
+    the dispatch is logged at DEBUG on ``oraclepriv.solvers.branch_and_cut.scip_bc_parallel``."""
     import logging
     import os
 
@@ -569,6 +572,6 @@ def test_parallel_regions_run_on_a_dask_cluster_inside_joblib_parallel_config(ca
     assert not ran_on & {str(worker).rsplit(":", 1)[1] for worker in local.details["region_workers"]}
     assert (res.objective, res.bound, res.certified) == (local.objective, local.bound, local.certified)
     assert any(
-        r.name == "oraclepriv.solvers.scip_bc_parallel" and r.message.startswith("dispatching 8 regions")
+        r.name == "oraclepriv.solvers.branch_and_cut.scip_bc_parallel" and r.message.startswith("dispatching 8 regions")
         for r in caplog.records
     )

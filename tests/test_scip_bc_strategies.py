@@ -17,7 +17,7 @@ import pytest
 from brute_force import brute_halfspace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oraclepriv.solvers.scip_bc_split import (
+from oraclepriv.solvers.branch_and_cut.scip_bc_split import (
     STRATEGIES,
     choose_strategy,
     heavy_first_priorities,
@@ -176,8 +176,8 @@ def test_an_inflated_part_bound_is_caught(monkeypatch):
     """Negative control: the part rows reach SCIP's bound. With each part's bound raised by 5 (a false
     proof; their sum then exceeds the optimum) SCIP's dual bound does too, a real halfspace beats it,
     and the guard withdraws it."""
-    import oraclepriv.solvers.scip_bc as scip_bc_module
-    from oraclepriv.solvers.scip_bc_split import solve_part
+    import oraclepriv.solvers.branch_and_cut.scip_bc as scip_bc_module
+    from oraclepriv.solvers.branch_and_cut.scip_bc_split import solve_part
 
     def inflated(*args, **kwargs):
         part = solve_part(*args, **kwargs)

@@ -75,7 +75,7 @@ def test_a_configured_backend_instance_is_a_template_copied_fresh_per_teacher_an
     """A backend instance given by the user keeps solver state (models, core pools) between calls: the
     learner must never solve with it directly, or one teacher's block (or one fit's data) would reach
     another's answer through that state."""
-    from oraclepriv.solvers.sweep import SweepBackend
+    from oraclepriv.solvers.combinatorial.sweep import SweepBackend
 
     solved_by: list = []  # the instances themselves: kept alive, so identities are never reused
 

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 from optional_backends import RESTRICTED
-from oraclepriv.solvers.sweep import SweepBackend
+from oraclepriv.solvers.combinatorial.sweep import SweepBackend
 from typer.testing import CliRunner
 from verify_results import verify_result
 

@@ -238,7 +238,7 @@ class TargetingBackend(Backend):
     certificate = "exact (sort + prefix sums) unless it fails on a targeted instance (then no bound)"
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
-        from oraclepriv.solvers.sweep import SweepBackend
+        from oraclepriv.solvers.combinatorial.sweep import SweepBackend
 
         exact = SweepBackend().solve(problem)
         x = np.asarray(self.config["target_x"], dtype=np.float64).reshape(1, -1)

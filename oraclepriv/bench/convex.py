@@ -85,7 +85,7 @@ def _slsqp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float) -> np.nd
 def _gurobi_box_qp(X: np.ndarray, y: np.ndarray, S: np.ndarray, eta_sum: float, time_limit: float) -> np.ndarray:
     """Gurobi (1 thread) on  min -1/2 (X'y)'w + eta_sum w'Sw  over the box (the reduced form of rows in
     the l1 ball); raises GurobiError when the licence refuses it."""
-    from oraclepriv.solvers.gurobi_env import gurobi_env, import_gurobipy
+    from oraclepriv.solvers.peers.gurobi_env import gurobi_env, import_gurobipy
 
     gp = import_gurobipy("gurobi-box-qp")
     d = X.shape[1]
@@ -121,7 +121,7 @@ def _run(method: str, X, y, Z, eta_sum: float, time_limit: float, slsqp_max_n: i
         if n > slsqp_max_n:
             return {"status": f"not run (n > {slsqp_max_n}: dense, O(n^3) per iteration)"}
         return {"w": _slsqp(X, y, S, eta_sum), "seconds": time.perf_counter() - start}
-    from oraclepriv.solvers.gurobi_env import licence_limit, licence_works
+    from oraclepriv.solvers.peers.gurobi_env import licence_limit, licence_works
 
     if not licence_works():
         return {"status": "not installed (gurobipy with a working licence)"}

@@ -47,7 +47,7 @@ import numpy as np
 from oraclepriv.backends import parse_backend_spec
 from oraclepriv.execution import Progress, parallel_map, where
 from oraclepriv.io import read_resume_file
-from oraclepriv.solvers.deadline import check_time_limit
+from oraclepriv.solvers.runtime.deadline import check_time_limit
 
 __all__ = [
     "BenchInstance",

@@ -163,8 +163,8 @@ def enumerate_d3_crossover(
     """``enumerate`` vs ``scip-bc`` (time limit) for d = 3 on two families per n: the signed
     noisy-halfspace instance of ``bench_oracles`` and a noisy unit-weight one.
 
-    ``old_module_path``: a file holding an earlier ``solvers/enumerate.py`` (for example
-    ``git show <commit>:solvers/enumerate.py > /tmp/old_enumerate.py``), whose
+    ``old_module_path``: a file holding an earlier ``solvers/combinatorial/enumerate.py`` (for example
+    ``git show <commit>:solvers/combinatorial/enumerate.py > /tmp/old_enumerate.py``), whose
     ``best_separable_set`` is timed on the same merged points and gains for n <= ``old_max_n``
     (its gain is checked against the current one).
     """
@@ -184,8 +184,8 @@ def enumerate_d3_crossover(
             row = _enumerate_vs_mip(X, y, weights, "scip-bc", time_limit)
             row.update({"family": family, "n": n, "d": 3, "seed": seed})
             if old is not None and n <= old_max_n:
-                from oraclepriv.solvers.enumerate import best_separable_set
-                from oraclepriv.solvers.geometry import float_is_exact
+                from oraclepriv.solvers.combinatorial.enumerate import best_separable_set
+                from oraclepriv.solvers.combinatorial.geometry import float_is_exact
 
                 P, inverse = np.unique(X, axis=0, return_inverse=True)
                 G = np.bincount(inverse.reshape(-1), weights=np.where(y == 1, weights, -weights), minlength=len(P))

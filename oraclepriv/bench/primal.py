@@ -2,7 +2,7 @@
 
 Final times and bounds say how fast a backend *proves*; on instances nobody closes, and for a user
 who stops a search early, what matters is how soon good halfspaces appear. Backends that keep an
-incumbent trace (:mod:`oraclepriv.solvers.incumbents`: ``scip-bc``, ``gurobi-bc``, ``gurobi``,
+incumbent trace (:mod:`oraclepriv.solvers.runtime.incumbents`: ``scip-bc``, ``gurobi-bc``, ``gurobi``,
 ``direction-bb``, ``portfolio``) return ``details["incumbents"]``, the improving values with the
 seconds since the call started; a row of the benchmark carries it, and this module reads two
 measures off it:

@@ -313,7 +313,7 @@ def check_delta(delta: float | None, option: str = "--delta") -> None:
 
 def check_time_limit(seconds: float | None, option: str = "--time-limit") -> None:
     """A time limit in seconds: a number > 0 and at most the solvers' maximum (None: not given)."""
-    from oraclepriv.solvers.deadline import check_time_limit as check_seconds
+    from oraclepriv.solvers.runtime.deadline import check_time_limit as check_seconds
 
     if seconds is not None:
         try:

@@ -86,7 +86,7 @@ class FlakyBackend(Backend):
     certificate = "exact (sweep) except on a hash-chosen fraction of instances (no bound there)"
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
-        from oraclepriv.solvers.sweep import SweepBackend
+        from oraclepriv.solvers.combinatorial.sweep import SweepBackend
 
         digest = hashlib.blake2b(
             problem.X.tobytes() + problem.y.tobytes() + problem.w.tobytes(), digest_size=8

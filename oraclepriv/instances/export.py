@@ -9,7 +9,7 @@ import numpy as np
 
 from oraclepriv.instances.manifest import load_instance
 
-#: MIP formulations an instance can be exported as (see ``oraclepriv.solvers.milp``)
+#: MIP formulations an instance can be exported as (see ``oraclepriv.solvers.mip.milp``)
 FORMULATIONS = ("relaxed", "margin", "staircase")
 
 
@@ -43,7 +43,7 @@ def problem_milp(
     the oracle protocol does, so ``min cost.x + offset`` is the model of the *signed* problem:
 
     * halfspaces, ``formulation="relaxed"`` (default): the margin-free relaxation the MIP backends
-      certify with (:class:`oraclepriv.solvers.milp.HalfspaceRelaxedMilp`); its optimum + offset is a lower
+      certify with (:class:`oraclepriv.solvers.mip.milp.HalfspaceRelaxedMilp`); its optimum + offset is a lower
       bound on the instance's optimum and equals it on data in general position;
     * halfspaces, ``"margin"``: the big-M model with margin gamma (:class:`HalfspaceMarginMilp`),
       exact over halfspaces with margin >= gamma on [-1, 1]-scaled data;
@@ -54,7 +54,7 @@ def problem_milp(
     from dataclasses import replace
 
     from oraclepriv.oracle import reduce_signed_weights
-    from oraclepriv.solvers.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, HalfspaceRelaxedMilp, StumpMilp
+    from oraclepriv.solvers.mip.milp import DEFAULT_GAMMA, HalfspaceMarginMilp, HalfspaceRelaxedMilp, StumpMilp
 
     allowed = formulations_of(hypothesis_class)
     formulation = formulation or allowed[0]
@@ -100,7 +100,7 @@ def export_mps(
         milp, offset, details = problem_milp(X, y, w, hypothesis_class, formulation, label=repr(name))
     path.parent.mkdir(parents=True, exist_ok=True)
     if backend == "highs":
-        from oraclepriv.solvers.highs import HighsModel, import_highspy
+        from oraclepriv.solvers.mip.highs import HighsModel, import_highspy
 
         highspy = import_highspy()
         model = HighsModel(highspy, milp)
@@ -109,13 +109,13 @@ def export_mps(
         if model.h.writeModel(str(path)) not in (highspy.HighsStatus.kOk, highspy.HighsStatus.kWarning):
             raise RuntimeError(f"HiGHS could not write {str(path)!r}")
     elif backend == "scip":
-        from oraclepriv.solvers.scip import ScipModel, import_pywraplp
+        from oraclepriv.solvers.mip.scip import ScipModel, import_pywraplp
 
         model = ScipModel(import_pywraplp(), milp)
         model.objective.SetOffset(offset)
         path.write_text(model.solver.ExportModelAsMpsFormat(False, False), encoding="utf-8")
     else:
-        from oraclepriv.solvers.pyomo import PyomoModel
+        from oraclepriv.solvers.mip.pyomo import PyomoModel
 
         model = PyomoModel(milp)
         model.model.obj.expr = model.model.obj.expr + offset

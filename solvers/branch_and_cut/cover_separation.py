@@ -23,9 +23,9 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 import numpy as np
-from oraclepriv.solvers.cores import Separator
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.mipbackend import MipBackend
+from oraclepriv.solvers.branch_and_cut.cores import Separator
+from oraclepriv.solvers.mip.mipbackend import MipBackend
+from oraclepriv.solvers.runtime.deadline import Deadline
 
 __all__ = [
     "REPAIR_EVERY",

@@ -8,7 +8,7 @@ p = e(h)|_H on the heavy groups, and its loss splits as
     L(h) = c_H(p) + L_light(h),   c_H(p) = sum_{g in H} W_g p_g,   L_light(h) >= B_light,
 
 with B_light a proved lower bound on the ERM over the light groups alone (the non-private ERM on
-the private data, :func:`oraclepriv.solvers.scip_bc_split.solve_part`). So the patterns can be
+the private data, :func:`oraclepriv.solvers.branch_and_cut.scip_bc_split.solve_part`). So the patterns can be
 searched best-first by c_H, and every pattern with c_H(p) + B_light >= U (the incumbent) is pruned
 without looking at the private data at all.
 
@@ -17,13 +17,13 @@ computing the K best solutions to discrete optimization problems and its applica
 shortest path problem", Management Sci. 18(7), 1972): a node fixes some heavy groups correct (IN)
 and some wrong (OUT); its cheapest pattern is the ERM over H alone under those fixings (a small
 ``scip-bc`` search on the m heavy points, whose handler admits only patterns whose correct set is
-linearly separable, checked with exactly verified cores: :mod:`oraclepriv.solvers.cores`). Taking
+linearly separable, checked with exactly verified cores: :mod:`oraclepriv.solvers.branch_and_cut.cores`). Taking
 that pattern p* out of the node leaves children that fix the free groups one by one to p*'s value
 and the next one to the opposite: the node's patterns are p* plus the disjoint union of the
 children's. Children inherit the parent's bound and are solved only when they come first (lazy).
 
 For each pattern p* taken, the *region* {h : e(h)|_H = p*} is searched by the full branch-and-cut
-with the heavy groups fixed to p* (``fix`` of :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut`)
+with the heavy groups fixed to p* (``fix`` of :func:`~oraclepriv.solvers.branch_and_cut.scip_bc_model.run_branch_and_cut`)
 and the incumbent as objective limit: a constrained ERM on the private data, near-realisable and
 much easier than the whole problem.
 
@@ -46,11 +46,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.cores import Separator
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.milp import HalfspaceHittingSet
-from oraclepriv.solvers.scip_bc_model import run_branch_and_cut
+from oraclepriv.solvers.branch_and_cut.cores import Separator
+from oraclepriv.solvers.branch_and_cut.scip_bc_model import run_branch_and_cut
+from oraclepriv.solvers.mip.milp import HalfspaceHittingSet
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 __all__ = ["decompose_branch_and_cut"]
 
@@ -104,7 +104,7 @@ def decompose_branch_and_cut(
     random_seed: int | None = None,
 ) -> dict[str, Any]:
     """The decomposition search (module docstring); returns the plain data of
-    :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut` for the whole problem.
+    :func:`~oraclepriv.solvers.branch_and_cut.scip_bc_model.run_branch_and_cut` for the whole problem.
 
     ``heavy``: mask of the heavy groups; ``light_bound``: a proved lower bound on the ERM over the
     other groups alone; ``incumbent``/``start_keep``: the best labeling known and its correct groups;

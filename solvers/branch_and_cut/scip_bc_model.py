@@ -1,20 +1,20 @@
 """The SCIP model of ``scip-bc``: the hitting set over groups of points, with the halfspace left implicit.
 
 One binary z_g per group g of identical (x, y) points (the groups of
-:class:`oraclepriv.solvers.milp.HalfspaceHittingSet`; z_g = 1 means "g is misclassified"), the
+:class:`oraclepriv.solvers.mip.milp.HalfspaceHittingSet`; z_g = 1 means "g is misclassified"), the
 objective  sum_g W_g z_g  (W_g the group's summed reduced weight), the cover rows
 sum_{g in C} z_g >= 1  of the cores already known, and *no* big-M rows. Which labelings a
 halfspace realises is enforced by the constraint handler of
-:mod:`oraclepriv.solvers.scip_bc_handler`. The model, and why its dual bound is a lower bound over
+:mod:`oraclepriv.solvers.branch_and_cut.scip_bc_handler`. The model, and why its dual bound is a lower bound over
 all halfspaces, is derived in ``docs/theory/cover-cut-model.md``; the SCIP parameters chosen here
 are explained in ``docs/solvers/scip-bc.md``.
 
 :func:`run_branch_and_cut` builds one such model (optionally restricted to a region of the
-parallel search of :mod:`oraclepriv.solvers.scip_bc_parallel`), solves it and returns plain data,
+parallel search of :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_parallel`), solves it and returns plain data,
 so it can also run in a worker process.
 
 Deadlines and interrupts (``docs/deadlines.md``): SCIP's time limit is the time the call's
-:class:`~oraclepriv.solvers.deadline.Deadline` leaves, and the constraint handler checks the same
+:class:`~oraclepriv.solvers.runtime.deadline.Deadline` leaves, and the constraint handler checks the same
 deadline inside its callbacks (which can take longer than SCIP's own checks allow for). SCIP's
 Ctrl-C handler is off (``misc/catchctrlc = FALSE``: it printed "pressed CTRL-C" on stdout and
 returned the status "userinterrupt", which read as a solver failure). SCIP runs in a helper thread
@@ -30,11 +30,11 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import import_solver
-from oraclepriv.solvers.cores import Separator
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.interrupts import call_interruptibly
-from oraclepriv.solvers.scip_bc_handler import install_handler
+from oraclepriv.solvers.branch_and_cut.cores import Separator
+from oraclepriv.solvers.branch_and_cut.scip_bc_handler import install_handler
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
+from oraclepriv.solvers.runtime.interrupts import call_interruptibly
 
 __all__ = ["TESTED_PYSCIPOPT", "import_pyscipopt", "build_model", "run_branch_and_cut", "not_started"]
 
@@ -106,7 +106,7 @@ def build_model(
     parallel search); ``deadline`` is the one the handler's callbacks honour. ``priorities``
     (one integer per group) are SCIP branching priorities; ``bound_rows`` are rows
     sum_{g in groups} W_g z_g >= rhs that the caller has proved for every halfspace (the part
-    bounds of :mod:`oraclepriv.solvers.scip_bc_split`); ``random_seed`` as in :func:`_set_parameters`."""
+    bounds of :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_split`); ``random_seed`` as in :func:`_set_parameters`."""
     scip = pyscipopt
     model = scip.Model("scip-bc")
     if not output_flag:
@@ -192,7 +192,7 @@ def run_branch_and_cut(
     ``start_keep``: the groups a start solution classifies correctly (offered to SCIP unless it
     contradicts ``fix``); ``deadline``: the call's deadline, which the handler's callbacks honour
     (``time_limit`` is SCIP's own limit); ``priorities`` and ``bound_rows`` as in :func:`build_model`;
-    ``trace``: where SCIP's improving solutions are noted with their time (:mod:`oraclepriv.solvers.incumbents`);
+    ``trace``: where SCIP's improving solutions are noted with their time (:mod:`oraclepriv.solvers.runtime.incumbents`);
     ``random_seed``: SCIP's seed shift (None: SCIP's default).
     A Ctrl-C raises KeyboardInterrupt (module docstring); a stop by the handler at the deadline
     reads as "timelimit".

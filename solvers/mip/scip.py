@@ -1,14 +1,14 @@
 """``scip``: exact weighted 0-1 ERM as mixed-integer programs solved by SCIP through OR-Tools.
 
-Same formulations (:mod:`oraclepriv.solvers.milp`) and the same search/certification flow
-(:class:`oraclepriv.solvers.mipbackend.MipBackend`, which documents what ``certified`` means per
+Same formulations (:mod:`oraclepriv.solvers.mip.milp`) and the same search/certification flow
+(:class:`oraclepriv.solvers.mip.mipbackend.MipBackend`, which documents what ``certified`` means per
 ``certify`` mode) as ``highs``; only the solver adapter differs. With the default
 ``method="cuts"`` SCIP solves the hitting-set masters while the small separation LPs
-(:class:`oraclepriv.solvers.cores.Separator`) run on HiGHS. The model is built once per set
+(:class:`oraclepriv.solvers.branch_and_cut.cores.Separator`) run on HiGHS. The model is built once per set
 of points with ``pywraplp.Solver.CreateSolver("SCIP")``; a later call on the same points only
 changes objective coefficients (MPSolver re-extracts the model for SCIP on ``Solve``, so the
 saving is the Python-side build). Integer optimality is proven with SCIP's native
-``limits/gap = 0`` and ``limits/absgap`` from :func:`oraclepriv.solvers.milp.gap_rule`
+``limits/gap = 0`` and ``limits/absgap`` from :func:`oraclepriv.solvers.mip.milp.gap_rule`
 (``SetSolverSpecificParametersAsString``); the time limit is passed in milliseconds; warm
 starts go through ``SetHint``; ``bound`` is ``Objective().BestBound()`` (SCIP's dual bound).
 
@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.interrupts import call_interruptibly
-from oraclepriv.solvers.milp import MilpArrays
-from oraclepriv.solvers.mipbackend import MipBackend, MipRun
+from oraclepriv.solvers.mip.milp import MilpArrays
+from oraclepriv.solvers.mip.mipbackend import MipBackend, MipRun
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.interrupts import call_interruptibly
 
 __all__ = ["ScipBackend", "ScipModel", "import_pywraplp", "TESTED_ORTOOLS"]
 
@@ -50,7 +50,7 @@ def import_pywraplp():
 
 
 class ScipModel:
-    """A persistent MPSolver/SCIP model of one :class:`~oraclepriv.solvers.milp.MilpArrays`."""
+    """A persistent MPSolver/SCIP model of one :class:`~oraclepriv.solvers.mip.milp.MilpArrays`."""
 
     def __init__(
         self,
@@ -173,7 +173,7 @@ class ScipBackend(MipBackend):
     """SCIP MIP oracle (through OR-Tools' MPSolver) for thresholds, stumps and halfspaces.
 
     The models and the search/certification flow of
-    :class:`~oraclepriv.solvers.mipbackend.MipBackend`; only the solver adapter
+    :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`; only the solver adapter
     (:class:`ScipModel`) differs from ``highs``.
 
     Parameters
@@ -181,7 +181,7 @@ class ScipBackend(MipBackend):
     time_limit : float or None, default None
         Seconds for the whole call; None for no limit.
     certify, method, gamma, warm_start, threads, random_seed, output_flag
-        As in :class:`~oraclepriv.solvers.mipbackend.MipBackend`; ``random_seed`` sets SCIP's
+        As in :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`; ``random_seed`` sets SCIP's
         ``randomization/randomseedshift``.
 
     References

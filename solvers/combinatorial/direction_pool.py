@@ -11,7 +11,7 @@ compacted (boxes whose bound reached the cutoff dropped) only when they are full
 from __future__ import annotations
 
 import numpy as np
-from oraclepriv.solvers.direction_bounds import Window
+from oraclepriv.solvers.combinatorial.direction_bounds import Window
 
 __all__ = ["OpenBoxes"]
 

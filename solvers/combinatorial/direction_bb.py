@@ -3,13 +3,13 @@
 Where the cover-cut models of ``scip-bc`` are weak — noisy data whose optimum exceeds n/(d + 2), the
 cap of their LP bound (``docs/solvers/scip-bc.md``, section 7) — this backend searches the space the
 class is parameterised by instead of the space of labelings. A halfspace is {u : v . u >= t} in
-whitened coordinates (:mod:`oraclepriv.solvers.direction_bounds`); scaling (v, t) by a positive
+whitened coordinates (:mod:`oraclepriv.solvers.combinatorial.direction_bounds`); scaling (v, t) by a positive
 number changes nothing, so every halfspace with v != 0 has its normal on one of the 2d faces of the
 cube [-1, 1]^d, and the two constants are the offsets t = -inf, +inf of any normal.
 
 The search keeps boxes of normals on the faces, starting from the 2d faces themselves. For a box it
 computes an interval lower bound on the loss of every halfspace with its normal in the box
-(:func:`~oraclepriv.solvers.direction_bounds.region_lower_bounds`) and the exact best offset of its
+(:func:`~oraclepriv.solvers.combinatorial.direction_bounds.region_lower_bounds`) and the exact best offset of its
 centre (an incumbent, realised by a real halfspace). Boxes whose bound reaches the incumbent are
 discarded; the others are bisected along their widest side, the lowest bounds first (best-first, in
 vectorised batches). The proved bound is the smallest bound of the boxes left (or the incumbent,
@@ -48,21 +48,21 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
-from oraclepriv.solvers.combine import combine_answers
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.direction_bounds import (
+from oraclepriv.solvers.combinatorial.direction_bounds import (
     MAX_CELLS,
     WhitenedGroups,
     Window,
     best_offsets,
     region_lower_bounds,
 )
-from oraclepriv.solvers.direction_pool import OpenBoxes
-from oraclepriv.solvers.heap import keep_freed_memory
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.line_search import improve_by_line_search
-from oraclepriv.solvers.local_search import to_original
-from oraclepriv.solvers.milp import gap_rule, heuristic_halfspaces, lattice_round_up, reduced_loss
+from oraclepriv.solvers.combinatorial.direction_pool import OpenBoxes
+from oraclepriv.solvers.combinatorial.line_search import improve_by_line_search
+from oraclepriv.solvers.combinatorial.local_search import to_original
+from oraclepriv.solvers.combine import combine_answers
+from oraclepriv.solvers.mip.milp import gap_rule, heuristic_halfspaces, lattice_round_up, reduced_loss
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.heap import keep_freed_memory
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 from oraclepriv.hypotheses import Halfspace
 
@@ -167,7 +167,7 @@ class DirectionBbBackend(Backend):
         re-scored and kept as the first incumbent if it is the best start."""
         deadline = self.deadline(problem)
         t_start = time.perf_counter()
-        keep_freed_memory()  # the kernels' temporaries would otherwise page-fault (oraclepriv.solvers.heap)
+        keep_freed_memory()  # the kernels' temporaries would otherwise page-fault (oraclepriv.solvers.runtime.heap)
         X, y, w = problem.X, problem.y, problem.w
         d = problem.d
         groups = WhitenedGroups.build(X, y, w)
@@ -304,7 +304,7 @@ class DirectionBbBackend(Backend):
     ) -> _Incumbent:
         """Offer the best offsets of ``normals``; a better one is turned into a halfspace of the
         original points and re-scored there (the re-scored loss is what the incumbent keeps), and
-        improved further by line searches (:mod:`oraclepriv.solvers.line_search`; ``rng`` draws their
+        improved further by line searches (:mod:`oraclepriv.solvers.combinatorial.line_search`; ``rng`` draws their
         random directions)."""
         offsets = best_offsets(groups, normals)
         order = np.argsort(offsets.loss, kind="stable")
@@ -328,10 +328,10 @@ class DirectionBbBackend(Backend):
         if name == "none" or (name == "enumerate" and d > 3):
             return None
         if name == "enumerate":
-            from oraclepriv.solvers.enumerate import EnumerateBackend
+            from oraclepriv.solvers.combinatorial.enumerate import EnumerateBackend
 
             return EnumerateBackend
-        from oraclepriv.solvers.scip_bc import ScipBcBackend
+        from oraclepriv.solvers.branch_and_cut.scip_bc import ScipBcBackend
 
         return ScipBcBackend if ScipBcBackend.is_installed() else None
 

@@ -1,14 +1,14 @@
 """Non-separable subsets ("cores") of a labelled point set, found by LP and verified exactly.
 
 Used by the combinatorial-Benders / implicit-hitting-set halfspace oracle of
-:mod:`oraclepriv.solvers.mipbackend` (``method="cuts"``): the hitting-set master of
-:class:`oraclepriv.solvers.milp.HalfspaceHittingSet` needs, for a set K of points it wants to classify
+:mod:`oraclepriv.solvers.mip.mipbackend` (``method="cuts"``): the hitting-set master of
+:class:`oraclepriv.solvers.mip.milp.HalfspaceHittingSet` needs, for a set K of points it wants to classify
 correctly, either a proof that K is realisable by a halfspace or a small subset of K that is not.
 
 Facts used (for finite point sets; P = points labelled 1, N = points labelled 0):
 
 * A labelling is induced by a closed halfspace 1[w.x + b >= 0] iff P and N are *strictly*
-  separable iff conv(P) and conv(N) are disjoint (see :mod:`oraclepriv.solvers.enumerate`).
+  separable iff conv(P) and conv(N) are disjoint (see :mod:`oraclepriv.solvers.combinatorial.enumerate`).
 * Farkas: conv(P) meets conv(N) iff there is lambda >= 0 with
   sum_i lambda_i s_i (x_i, 1) = 0 and sum_i lambda_i = 1  (s_i = +1 on P, -1 on N): then
   sum_P lambda = sum_N lambda = 1/2 and the two weighted means coincide.
@@ -46,7 +46,7 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.exact_halfspace import exact_separation, minimal_non_separable
+from oraclepriv.solvers.combinatorial.exact_halfspace import exact_separation, minimal_non_separable
 
 __all__ = ["verify_core", "Separator", "CoreStatus"]
 
@@ -259,7 +259,7 @@ class Separator:
     def _exact_fallback(self, keep: np.ndarray, proposal) -> tuple[str, np.ndarray | None]:
         """The float LP's proposal failed the exact check (near-degenerate points, e.g. decimal
         coordinates on a common line): decide ``keep`` in exact arithmetic instead (the exact LP of
-        :func:`~oraclepriv.solvers.exact_halfspace.exact_separation`, from the proposal, within
+        :func:`~oraclepriv.solvers.combinatorial.exact_halfspace.exact_separation`, from the proposal, within
         :data:`EXACT_ROWS_PER_DIMENSION` (d + 2) rows, in d <= :data:`EXACT_MAX_DIMENSION`, while this
         separator has spent less than :data:`EXACT_SECONDS` on it): SEPARABLE when a rational halfspace
         realises it, CORE with a minimal non-separable subset that :func:`verify_core` certifies, else

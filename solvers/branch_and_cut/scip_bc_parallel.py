@@ -3,7 +3,7 @@
 The root is solved in this process (node limit 1). If it does not close the gap, the p most
 fractional groups of the root LP point, with 2^p >= REGIONS_PER_WORKER * k, split the labelings
 into 2^p regions (each of the p variables z_g fixed to 0 or 1). Every region is an independent
-SCIP search (:func:`oraclepriv.solvers.scip_bc_model.run_branch_and_cut`) in a joblib worker,
+SCIP search (:func:`oraclepriv.solvers.branch_and_cut.scip_bc_model.run_branch_and_cut`) in a joblib worker,
 seeded with every core known after the root and with the incumbent as objective limit; all regions
 share one wall-clock deadline.
 
@@ -25,7 +25,7 @@ wall-clock time (``time.time()``, shared by the processes of one machine; a clus
 agree to within the tolerance one wants); regions are not dispatched at all when less than
 :data:`MIN_REGION_SECONDS` remain after the root. Ctrl-C in this process raises KeyboardInterrupt
 in joblib's wait, which aborts the pool and kills the workers; SIGTERM to this process alone first
-unwinds the same way (:func:`~oraclepriv.solvers.interrupts.terminate_cleanly`) and then terminates
+unwinds the same way (:func:`~oraclepriv.solvers.runtime.interrupts.terminate_cleanly`) and then terminates
 it, so no worker outlives its parent.
 """
 
@@ -39,12 +39,12 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.cores import Separator
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.interrupts import terminate_cleanly
-from oraclepriv.solvers.milp import HalfspaceHittingSet
-from oraclepriv.solvers.scip_bc_model import import_pyscipopt, not_started, run_branch_and_cut
+from oraclepriv.solvers.branch_and_cut.cores import Separator
+from oraclepriv.solvers.branch_and_cut.scip_bc_model import import_pyscipopt, not_started, run_branch_and_cut
+from oraclepriv.solvers.mip.milp import HalfspaceHittingSet
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
+from oraclepriv.solvers.runtime.interrupts import terminate_cleanly
 
 __all__ = ["REGIONS_PER_WORKER", "MIN_REGION_SECONDS", "split_groups", "parallel_branch_and_cut"]
 
@@ -152,7 +152,7 @@ def parallel_branch_and_cut(
 
     ``time_limit`` is SCIP's limit for the root; ``deadline`` the call's deadline (the regions'
     limit). Returns the same plain data as
-    :func:`~oraclepriv.solvers.scip_bc_model.run_branch_and_cut`, for the whole search: status
+    :func:`~oraclepriv.solvers.branch_and_cut.scip_bc_model.run_branch_and_cut`, for the whole search: status
     "optimal" when every region finished, the minimum of the region bounds as dual bound, and the
     per-region figures in ``stats`` (``region_workers``: where each ran). ``trace`` receives the
     improving solutions of the root and of every region, on the caller's clock."""

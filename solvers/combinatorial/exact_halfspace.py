@@ -234,9 +234,9 @@ POLISH_MAX_DIMENSION = 6
 def exact_polish(form: Any, keep: np.ndarray, lp_solution: np.ndarray) -> Halfspace | None:
     """The halfspace of a max-margin LP solution over the kept groups of a MIP model, made exact.
 
-    ``form`` is a halfspace model of :mod:`oraclepriv.solvers.milp` (its ``groups.X`` are the group
+    ``form`` is a halfspace model of :mod:`oraclepriv.solvers.mip.milp` (its ``groups.X`` are the group
     points, ``yg`` their labels, ``scaling`` the map from the LP's scaled coordinates); ``lp_solution``
-    is :func:`~oraclepriv.solvers.milp.margin_lp`'s (w', b', t). The float halfspace is kept when it
+    is :func:`~oraclepriv.solvers.mip.milp.margin_lp`'s (w', b', t). The float halfspace is kept when it
     classifies every kept group correctly in exact arithmetic with margin t > 1e-9; otherwise, in
     d <= :data:`POLISH_MAX_DIMENSION`, the kept labeling is realised exactly (:func:`realize_labeling`
     within :data:`POLISH_ROWS_PER_DIMENSION` (d + 2) rows). When no exact halfspace is found (the kept

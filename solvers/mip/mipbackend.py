@@ -1,14 +1,14 @@
 """The solver-independent driver shared by the MIP backends (``highs``, ``scip``, ``pyomo``).
 
 A concrete backend supplies one thing: a model adapter (:class:`MipModel`) built from a
-:class:`~oraclepriv.solvers.milp.MilpArrays` with ``set_costs(cost)`` and
+:class:`~oraclepriv.solvers.mip.milp.MilpArrays` with ``set_costs(cost)`` and
 ``run(time_limit, abs_gap=..., feasibility_tolerance=..., start=...) -> MipRun``.
 This module does the rest, identically for every solver:
 
 * one persistent model per formulation, reused when the points are the same (X and reduced
   labels, compared by a BLAKE2 fingerprint): a new call only changes the costs;
 * gaps that prove integer optimality (relative 0; absolute and bound rounding from
-  :func:`~oraclepriv.solvers.milp.gap_rule` / :func:`~oraclepriv.solvers.milp.lattice_round_up`);
+  :func:`~oraclepriv.solvers.mip.milp.gap_rule` / :func:`~oraclepriv.solvers.mip.milp.lattice_round_up`);
 * warm starts from cheap heuristics (halfspaces), and the best re-scored candidate returned;
 * the two certification modes for halfspaces (``certify``):
 
@@ -20,9 +20,9 @@ This module does the rest, identically for every solver:
     uncertified.
   - ``"margin-free"`` with ``method="cuts"`` (the default): combinatorial Benders / implicit
     hitting set (Codato & Fischetti, Oper. Res. 2006; Pfetsch, SIAM J. Optim. 2008). The
-    master :class:`~oraclepriv.solvers.milp.HalfspaceHittingSet` ("misclassify at least one point of every
+    master :class:`~oraclepriv.solvers.mip.milp.HalfspaceHittingSet` ("misclassify at least one point of every
     non-separable core") is solved by the backend's MIP solver; its optimal labeling is checked
-    by a Farkas LP (:class:`~oraclepriv.solvers.cores.Separator`), and every non-separable kept set yields
+    by a Farkas LP (:class:`~oraclepriv.solvers.branch_and_cut.cores.Separator`), and every non-separable kept set yields
     new cores (each verified in exact rational arithmetic on the original data before it becomes
     a row) until the master's optimum is realisable. ``bound`` is the master's dual bound, a
     proved lower bound over *all* halfspaces; ``certified`` means optimal over all halfspaces.
@@ -31,11 +31,11 @@ This module does the rest, identically for every solver:
     every master run starts from. Cores depend only on the points and reduced labels, so they
     are kept across calls with new weights.
   - ``"margin-free"`` with ``method="bigm"``: ``bound = max(conflict bound, min(relaxed dual bound,
-    cost(all 1), cost(all 0)))`` from :class:`~oraclepriv.solvers.milp.HalfspaceRelaxedMilp`, a lower bound
+    cost(all 1), cost(all 0)))`` from :class:`~oraclepriv.solvers.mip.milp.HalfspaceRelaxedMilp`, a lower bound
     over *all* halfspaces, so ``certified`` means optimal over all halfspaces. (The relaxation
     already contains both constant labelings at b = +-R; the ``min`` is kept as a guard.) The
     relaxed solution is turned into a real halfspace by the max-margin LP
-    :func:`~oraclepriv.solvers.milp.margin_lp`; if the result does not attain the bound (degenerate data or
+    :func:`~oraclepriv.solvers.mip.milp.margin_lp`; if the result does not attain the bound (degenerate data or
     a time limit), the gamma-margin model is searched too for a better hypothesis, and the
     answer stays honestly uncertified if the gap remains.
   - ``"margin"``: only the gamma-margin model; ``bound`` is its dual bound, proved over
@@ -44,9 +44,9 @@ This module does the rest, identically for every solver:
 
 * one deadline (``docs/deadlines.md``): with a time limit, the start heuristics may use at most
   :data:`HEURISTIC_SHARE` of the time left, model building stops at the deadline
-  (:class:`~oraclepriv.solvers.deadline.DeadlineExceeded`, answered with what is proved so far),
+  (:class:`~oraclepriv.solvers.runtime.deadline.DeadlineExceeded`, answered with what is proved so far),
   every solver run gets the time that remains, and a run is interrupted by Ctrl-C through the
-  solver's own cancellation (the adapters, :func:`~oraclepriv.solvers.interrupts.call_interruptibly`);
+  solver's own cancellation (the adapters, :func:`~oraclepriv.solvers.runtime.interrupts.call_interruptibly`);
 * the big-M trap (HiGHS issues #1721, #3034: "optimal" answers violating big-M rows at default
   tolerances): hypotheses are rebuilt from (w, b) or from an LP over the solution's labeling,
   never from z values, and the protocol re-scores them, so a violated row can only show up as
@@ -67,11 +67,9 @@ from typing import Any, Protocol
 
 import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, fingerprint
-from oraclepriv.solvers.cores import CoreStatus, Separator
-from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
-from oraclepriv.solvers.exact_halfspace import exact_polish
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.milp import (
+from oraclepriv.solvers.branch_and_cut.cores import CoreStatus, Separator
+from oraclepriv.solvers.combinatorial.exact_halfspace import exact_polish
+from oraclepriv.solvers.mip.milp import (
     DEFAULT_GAMMA,
     GAMMA_RANGE,
     GAMMA_WHY,
@@ -87,6 +85,8 @@ from oraclepriv.solvers.milp import (
     margin_lp,
     reduced_loss,
 )
+from oraclepriv.solvers.runtime.deadline import Deadline, DeadlineExceeded
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
 
@@ -181,7 +181,7 @@ class MipRun:
 
 class MipModel(Protocol):
     """The MIP model adapter a backend hands the driver (``new_model``): one solver's model of a
-    :class:`~oraclepriv.solvers.milp.MilpArrays`, built once per point set and re-run with new costs
+    :class:`~oraclepriv.solvers.mip.milp.MilpArrays`, built once per point set and re-run with new costs
     (the signed weights change between calls; the constraints do not)."""
 
     def set_costs(self, cost: np.ndarray) -> None:
@@ -227,7 +227,7 @@ class MipBackend(Backend):
 
     The solver-independent part of the ``highs``, ``scip`` and ``pyomo`` backends (module
     docstring); a subclass provides :meth:`new_model`. Thresholds and stumps use the exact staircase
-    model (:class:`~oraclepriv.solvers.milp.StumpMilp`); halfspaces one of the models selected by
+    model (:class:`~oraclepriv.solvers.mip.milp.StumpMilp`); halfspaces one of the models selected by
     ``certify`` and ``method``.
 
     Parameters
@@ -263,7 +263,7 @@ class MipBackend(Backend):
 
     See Also
     --------
-    oraclepriv.solvers.scip_bc.ScipBcBackend : the cuts inside one SCIP branch-and-cut tree.
+    oraclepriv.solvers.branch_and_cut.scip_bc.ScipBcBackend : the cuts inside one SCIP branch-and-cut tree.
 
     References
     ----------
@@ -334,7 +334,7 @@ class MipBackend(Backend):
     @abstractmethod
     def new_model(self, milp: MilpArrays, deadline: Deadline | None = None) -> MipModel:
         """A solver model of ``milp`` (the :class:`MipModel` adapter); a build that takes time checks
-        ``deadline`` as it goes (:meth:`Deadline.check <oraclepriv.solvers.deadline.Deadline.check>`)."""
+        ``deadline`` as it goes (:meth:`Deadline.check <oraclepriv.solvers.runtime.deadline.Deadline.check>`)."""
 
     # -- persistence ---------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """``pyomo``: exact weighted 0-1 ERM as Pyomo models, solved by HiGHS or any MIP solver Pyomo knows.
 
-Same formulations (:mod:`oraclepriv.solvers.milp`) and the same search/certification flow
-(:class:`oraclepriv.solvers.mipbackend.MipBackend`, which documents what ``certified`` means per ``certify``
+Same formulations (:mod:`oraclepriv.solvers.mip.milp`) and the same search/certification flow
+(:class:`oraclepriv.solvers.mip.mipbackend.MipBackend`, which documents what ``certified`` means per ``certify``
 mode) as ``highs`` and ``scip``; only the solver adapter (:class:`PyomoModel`) differs.
 
 The model. One ``ConcreteModel`` per formulation and set of points: a ``Var`` per column (binary /
@@ -14,7 +14,7 @@ with new weights on the same points only assigns ``c`` and re-solves:
 * default ``solver="highs"``: Pyomo's persistent HiGHS interface (``pyomo.contrib.solver``,
   ``SolverFactory("highs")``). Its automatic update checks are switched off except for parameters,
   so a re-solve costs one ``changeColCost`` per column and no rebuild. ``rel_gap = 0`` and
-  ``abs_gap`` from :func:`oraclepriv.solvers.milp.gap_rule`; ``bound`` is ``results.objective_bound``
+  ``abs_gap`` from :func:`oraclepriv.solvers.mip.milp.gap_rule`; ``bound`` is ``results.objective_bound``
   (HiGHS' ``mip_dual_bound``). Warm starts go to the underlying ``highspy.Highs`` object with
   ``setSolution`` (Pyomo's interface has no MIP-start option; the column map is Pyomo's own).
 * ``solver=<name>``: any other name Pyomo's solver factories know. Names of the new interface
@@ -34,7 +34,7 @@ Deadlines and interrupts (``docs/deadlines.md``): the Python-side build checks t
 every :data:`BUILD_CHECK_ROWS` rows; Pyomo's translation of the model into the solver is one call
 that cannot be stopped, so it starts only if the time left covers :data:`TRANSLATE_FACTOR` times the
 build time just measured (else the build stops with
-:class:`~oraclepriv.solvers.deadline.DeadlineExceeded`). A solve runs in a helper thread and Ctrl-C
+:class:`~oraclepriv.solvers.runtime.deadline.DeadlineExceeded`). A solve runs in a helper thread and Ctrl-C
 stops HiGHS through its interrupt callback (``cancelSolve``), then propagates as KeyboardInterrupt.
 Pyomo captures the solver's output (``tee`` only with ``output_flag=True``).
 """
@@ -48,10 +48,10 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
-from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
-from oraclepriv.solvers.interrupts import call_interruptibly
-from oraclepriv.solvers.milp import MilpArrays
-from oraclepriv.solvers.mipbackend import MipBackend, MipRun
+from oraclepriv.solvers.mip.milp import MilpArrays
+from oraclepriv.solvers.mip.mipbackend import MipBackend, MipRun
+from oraclepriv.solvers.runtime.deadline import Deadline, DeadlineExceeded
+from oraclepriv.solvers.runtime.interrupts import call_interruptibly
 
 __all__ = ["PyomoBackend", "PyomoModel", "import_pyomo", "resolve_solver", "NATIVE_OPTIONS", "TESTED_PYOMO"]
 
@@ -157,7 +157,7 @@ def resolve_solver(name: str) -> tuple[str, Any]:
 
 
 class PyomoModel:
-    """A Pyomo model of one :class:`~oraclepriv.solvers.milp.MilpArrays` with mutable objective coefficients."""
+    """A Pyomo model of one :class:`~oraclepriv.solvers.mip.milp.MilpArrays` with mutable objective coefficients."""
 
     def __init__(
         self,
@@ -444,7 +444,7 @@ class PyomoBackend(MipBackend):
     """Pyomo MIP oracle for thresholds, stumps and halfspaces, on any MIP solver Pyomo drives.
 
     The models and the search/certification flow of
-    :class:`~oraclepriv.solvers.mipbackend.MipBackend`, stated as a Pyomo ``ConcreteModel`` with
+    :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`, stated as a Pyomo ``ConcreteModel`` with
     mutable cost parameters (module docstring).
 
     Parameters
@@ -455,7 +455,7 @@ class PyomoBackend(MipBackend):
         A Pyomo solver name (new ``pyomo.contrib.solver`` interfaces or legacy plugins). An unknown
         name raises ValueError; a known solver that is not available raises SolverNotInstalledError.
     certify, method, gamma, warm_start, threads, random_seed, output_flag
-        As in :class:`~oraclepriv.solvers.mipbackend.MipBackend`.
+        As in :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`.
 
     Attributes
     ----------

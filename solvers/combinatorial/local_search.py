@@ -3,13 +3,13 @@
 The cover-cut searches (``scip-bc``, ``gurobi-bc``) find good halfspaces late where the cover LP is
 weak, i.e. where the best loss is above W / (d + 2) (``docs/solvers/scip-bc.md``, section 7). There a
 local search in the space of hyperplanes does better: from a start halfspace, perturb its (normal,
-offset) at random, improve it by exact line searches (:func:`~oraclepriv.solvers.line_search.improve_by_line_search`),
+offset) at random, improve it by exact line searches (:func:`~oraclepriv.solvers.combinatorial.line_search.improve_by_line_search`),
 and keep the result when it is no worse (sideways moves let the search cross plateaus of equal loss).
 This is iterated local search (Lourenco, Martin, Stuetzle, "Iterated local search", in *Handbook of
 Metaheuristics*, 2003) with the line searches as the local step; what it buys is measured in
 ``docs/solvers/scip-bc.md``, section 3.
 
-The search works on the whitened groups of :class:`~oraclepriv.solvers.direction_bounds.WhitenedGroups`
+The search works on the whitened groups of :class:`~oraclepriv.solvers.combinatorial.direction_bounds.WhitenedGroups`
 (u = A (x - mu)), where random perturbations are isotropic for the data, and compares halfspaces by
 their float loss there; the halfspace it returns is mapped back to x and re-scored by the caller, like
 every candidate. It proves nothing: a heuristic for the primal side only.
@@ -18,9 +18,9 @@ every candidate. It proves nothing: a heuristic for the primal side only.
 from __future__ import annotations
 
 import numpy as np
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.direction_bounds import WhitenedGroups
-from oraclepriv.solvers.line_search import improve_by_line_search
+from oraclepriv.solvers.combinatorial.direction_bounds import WhitenedGroups
+from oraclepriv.solvers.combinatorial.line_search import improve_by_line_search
+from oraclepriv.solvers.runtime.deadline import Deadline
 
 from oraclepriv.hypotheses import Halfspace
 

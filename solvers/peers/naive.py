@@ -2,7 +2,7 @@
 
 The naive formulation (unit box on w and b, margin 1e-4, plain big-M from max |x|, no warm start)
 is what ``oraclepriv bench mip`` measures the real backends against, in the same run. It is
-deliberately without any of the engineering of :mod:`oraclepriv.solvers.mipbackend` (no scaling,
+deliberately without any of the engineering of :mod:`oraclepriv.solvers.mip.mipbackend` (no scaling,
 no duplicate merging, no warm start, no cuts, no persistent re-use). On the reduced problem
 (labels flipped so all weights are >= 0, see :mod:`oraclepriv.oracle`) it solves, on the *raw* data,
 
@@ -13,7 +13,7 @@ no duplicate merging, no warm start, no cuts, no persistent re-use). On the redu
     gamma = 1e-4,  M = gamma + 1 + d * max_ij |x_ij|  (so |w.x + b| <= M - gamma on the box).
 
 HiGHS runs with ``mip_rel_gap = 0`` and ``mip_abs_gap`` below one weight unit
-(:func:`oraclepriv.solvers.milp.gap_rule`); the proved dual bound is rounded up to the weight lattice.
+(:func:`oraclepriv.solvers.mip.milp.gap_rule`); the proved dual bound is rounded up to the weight lattice.
 
 What ``certified`` means here: optimal over the *restricted* class of halfspaces with
 w in [-1,1]^d, b in [-1,1] whose correctly classified points have margin >= 1e-4 on the raw data.
@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
-from oraclepriv.solvers.highs import HighsModel, import_highspy
-from oraclepriv.solvers.milp import MilpArrays, _RowBuilder, gap_rule, lattice_round_up
+from oraclepriv.solvers.mip.highs import HighsModel, import_highspy
+from oraclepriv.solvers.mip.milp import MilpArrays, _RowBuilder, gap_rule, lattice_round_up
 
 from oraclepriv.hypotheses import Halfspace
 

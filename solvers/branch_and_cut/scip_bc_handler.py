@@ -1,23 +1,23 @@
 """The SCIP constraint handler of ``scip-bc``: separability as a lazy constraint, enforced by core cuts.
 
-The model of :mod:`oraclepriv.solvers.scip_bc_model` has one binary z_g per group of identical
+The model of :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_model` has one binary z_g per group of identical
 points (z_g = 1: "group g is misclassified") and no rows that mention a halfspace. The constraint
 "the groups claimed correct, S(z) = {g : z_g < 0.5}, are strictly separable" lives only in this
 handler (:data:`CoreHandler`, built by :func:`handler_class`):
 
 * **enforcement** (``consenfolp`` / ``consenfops`` / ``consenforelax``) at integral points: test
-  S(z) with the Farkas LP of :class:`oraclepriv.solvers.cores.Separator`; if it is not separable,
+  S(z) with the Farkas LP of :class:`oraclepriv.solvers.branch_and_cut.cores.Separator`; if it is not separable,
   add a cover cut  sum_{g in C} z_g >= 1  for every exactly verified core C the repair loop of
-  :meth:`oraclepriv.solvers.mipbackend.MipBackend._repair` meets inside S(z);
+  :meth:`oraclepriv.solvers.mip.mipbackend.MipBackend._repair` meets inside S(z);
 * **check** (``conscheck``) of candidate solutions: reject only with an exactly verified core;
 * **separation** (``conssepalp``) of fractional LP points x: Pfetsch's separation LP (the Farkas
-  system with objective min sum_g x_g lambda_g, :meth:`oraclepriv.solvers.cores.Separator.min_cost_core`)
+  system with objective min sum_g x_g lambda_g, :meth:`oraclepriv.solvers.branch_and_cut.cores.Separator.min_cost_core`)
   proposes minimal non-separable sets of points with small x; violated proposals become cuts after
   the exact check;
 * **primal side**: the rounded LP point and *rank rounding* of the root LP point are repaired into
   separable sets and offered to SCIP as solutions (SCIP's own heuristics are off; they cannot see
   this constraint); the separation and the rank rounding are shared with ``gurobi-bc``
-  (:mod:`oraclepriv.solvers.cover_separation`);
+  (:mod:`oraclepriv.solvers.branch_and_cut.cover_separation`);
 * **locks** (``conslock``): every z_g is locked downwards, because the cuts are covering rows.
 
 The callbacks honour the call's deadline (``docs/deadlines.md``): past it (or after a Ctrl-C,
@@ -28,7 +28,7 @@ work short never breaks the invariant below: a labeling is still rejected only w
 core.
 
 Soundness rests on one invariant: SCIP is told "infeasible" only together with a core verified in
-exact arithmetic (:func:`oraclepriv.solvers.cores.verify_core`), and every core cut is satisfied by
+exact arithmetic (:func:`oraclepriv.solvers.branch_and_cut.cores.verify_core`), and every core cut is satisfied by
 every halfspace. Why that makes SCIP's dual bound a bound over all halfspaces is derived in
 ``docs/theory/cover-cut-model.md``; the design choices and the tuning constants below are
 discussed, with measurements, in ``docs/solvers/scip-bc.md``.
@@ -43,8 +43,8 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-from oraclepriv.solvers.cores import CoreStatus, Separator
-from oraclepriv.solvers.cover_separation import (
+from oraclepriv.solvers.branch_and_cut.cores import CoreStatus, Separator
+from oraclepriv.solvers.branch_and_cut.cover_separation import (
     REPAIR_EVERY,
     core_key,
     min_x_cores,
@@ -52,8 +52,8 @@ from oraclepriv.solvers.cover_separation import (
     rank_rounding,
     violated,
 )
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
+from oraclepriv.solvers.mip.mipbackend import MipBackend, note_cheapest_separable
+from oraclepriv.solvers.runtime.deadline import Deadline
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ __all__ = ["CoreHandler", "handler_class", "install_handler"]
 #: separation of fractional LP points at every SEPA_FREQ-th depth (0 = root only)
 SEPA_FREQ = 1
 #: core rows enter the LP at once (True) or only when an LP point violates them (False; then SCIP's
-#: linear handler separates them, see ``LINEAR_SEPAFREQ`` in :mod:`oraclepriv.solvers.scip_bc_model`).
+#: linear handler separates them, see ``LINEAR_SEPAFREQ`` in :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_model`).
 #: Smaller LPs and fewer nodes on hard instances, a fraction of a second lost on easy ones.
 CORE_ROWS_INITIAL = False
 
@@ -238,13 +238,13 @@ def _handler_class(pyscipopt):
             return {"result": RESULT.FEASIBLE}
 
         def _min_x_cores(self, x: np.ndarray) -> list[tuple[int, ...]]:
-            """Violated cores of the LP point x (:func:`~oraclepriv.solvers.cover_separation.min_x_cores`)."""
+            """Violated cores of the LP point x (:func:`~oraclepriv.solvers.branch_and_cut.cover_separation.min_x_cores`)."""
             cores, unverified = min_x_cores(self.sep, x, self.known, self.model.getDepth() == 0, self._expired)
             self.unverified += unverified
             return cores
 
         def _rank_rounding(self, x: np.ndarray) -> list[tuple[int, ...]]:
-            """Rank rounding of the root LP point (:func:`~oraclepriv.solvers.cover_separation.rank_rounding`):
+            """Rank rounding of the root LP point (:func:`~oraclepriv.solvers.branch_and_cut.cover_separation.rank_rounding`):
             its separable sets are offered to SCIP; returns the verified cores met that x violates."""
             found = rank_rounding(self.sep, x, self.W, self.yg, self.deadline, self._expired)
             self.unverified += found.unverified

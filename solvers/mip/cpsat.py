@@ -9,7 +9,7 @@ ORIGINAL reduced problem (the protocol re-scores the hypothesis on the original 
 halfspaces, per staircase column for stumps; both sums of reduced weights) are made integer by
 :func:`integer_costs`:
 
-* weights on a dyadic lattice qZ (integers, multiples of 2^-k; :func:`oraclepriv.solvers.milp.weight_granularity`):
+* weights on a dyadic lattice qZ (integers, multiples of 2^-k; :func:`oraclepriv.solvers.mip.milp.weight_granularity`):
   ``c / q`` is an exact integer, the scaled problem *is* the problem (times 1/q), error E = 0;
 * otherwise (e.g. Laplace weights): ``c_int = round(c * S)`` with S = 2^s chosen so that the
   worst-case rounding error over 0/1 solutions, E = sum_j |c_j - c_int_j / S| (plus a float safety
@@ -21,7 +21,7 @@ halfspaces, per staircase column for stumps; both sums of reduced weights) are m
 CP-SAT runs with ``relative_gap_limit = 0`` and ``absolute_gap_limit = 0.5``: on an integer
 objective an absolute gap < 1 proves optimality of the scaled problem.
 
-**Thresholds and stumps** use :class:`oraclepriv.solvers.milp.StumpMilp` unchanged: it is already an integer
+**Thresholds and stumps** use :class:`oraclepriv.solvers.mip.milp.StumpMilp` unchanged: it is already an integer
 program (binary columns, +-1 coefficients) whose feasible points are exactly the stump (threshold)
 labelings, because the data enter only through the sorted order of each column. ``certified``
 therefore means optimal over all stumps (thresholds), up to E (at most a tenth of the tolerance).
@@ -82,9 +82,9 @@ from oraclepriv.solvers.base import (
     fingerprint,
     import_solver,
 )
-from oraclepriv.solvers.deadline import Deadline, DeadlineExceeded
-from oraclepriv.solvers.interrupts import call_interruptibly
-from oraclepriv.solvers.milp import AffineScaling, PointGroups, StumpMilp, constant_costs, weight_granularity
+from oraclepriv.solvers.mip.milp import AffineScaling, PointGroups, StumpMilp, constant_costs, weight_granularity
+from oraclepriv.solvers.runtime.deadline import Deadline, DeadlineExceeded
+from oraclepriv.solvers.runtime.interrupts import call_interruptibly
 
 from oraclepriv.hypotheses import Halfspace, Stump, Threshold
 

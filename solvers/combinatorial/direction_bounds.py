@@ -1,6 +1,6 @@
 """Interval bounds for ``direction-bb``: the weighted 0-1 loss over a box of halfspace normals.
 
-The search of :mod:`oraclepriv.solvers.direction_bb` covers the normals of all halfspaces with boxes
+The search of :mod:`oraclepriv.solvers.combinatorial.direction_bb` covers the normals of all halfspaces with boxes
 on the faces of the cube [-1, 1]^d (every nonzero normal, scaled to sup-norm 1, lies on a face).
 For a box it needs two numbers, both computed here for many boxes at once:
 

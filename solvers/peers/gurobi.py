@@ -10,7 +10,7 @@ onto [-1, 1] and identical (x, label) points merged into one group of summed wei
          w in [-1, 1]^d,  b in [-B, B],  z in {0, 1}^G,
 
 with B = max_g ||x'_g||_1 + gamma and the data-derived M_g = gamma + ||x'_g||_1 + B, the smallest
-constants for which z_g = 1 switches a row off (:class:`oraclepriv.solvers.milp.HalfspaceMarginMilp`,
+constants for which z_g = 1 switches a row off (:class:`oraclepriv.solvers.mip.milp.HalfspaceMarginMilp`,
 shared with ``highs``/``scip``/``pyomo`` under ``certify="margin"``). Gurobi runs with MIPGap 0, an
 absolute gap below the weight lattice, one thread by default, and a time limit from the call's
 deadline.
@@ -41,8 +41,17 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.gurobi_env import (
+from oraclepriv.solvers.mip.milp import (
+    DEFAULT_GAMMA,
+    GAMMA_RANGE,
+    GAMMA_WHY,
+    HalfspaceMarginMilp,
+    gap_rule,
+    heuristic_halfspaces,
+    lattice_round_up,
+)
+from oraclepriv.solvers.mip.mipbackend import _Candidates
+from oraclepriv.solvers.peers.gurobi_env import (
     GuardedSolve,
     gurobi_env,
     import_gurobipy,
@@ -52,17 +61,8 @@ from oraclepriv.solvers.gurobi_env import (
     objective_bound,
     set_common_parameters,
 )
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.milp import (
-    DEFAULT_GAMMA,
-    GAMMA_RANGE,
-    GAMMA_WHY,
-    HalfspaceMarginMilp,
-    gap_rule,
-    heuristic_halfspaces,
-    lattice_round_up,
-)
-from oraclepriv.solvers.mipbackend import _Candidates
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 __all__ = ["GurobiBackend", "TOLERANCES", "add_milp_rows"]
 
@@ -254,7 +254,7 @@ class GurobiBackend(Backend):
     ) -> None:
         """Gurobi's (w, b) and the max-margin halfspace of the groups it claims correct become
         candidates; Gurobi's own objective is recorded beside the re-scored loss of its (w, b)."""
-        from oraclepriv.solvers.scip_bc import ScipBcBackend  # the max-margin polish (HiGHS LP)
+        from oraclepriv.solvers.branch_and_cut.scip_bc import ScipBcBackend  # the max-margin polish (HiGHS LP)
 
         own = form.decode(values)
         cands.add("gurobi-wb", own)

@@ -12,7 +12,7 @@ problem of ``solvers/base.py``; the protocol maps them back to the signed proble
 labeling the search accepted, not a re-scored halfspace. Only the final answer is re-scored, and a
 trace is a diagnostic of timing, never part of a certificate.
 
-Times are seconds from the call's start (:class:`~oraclepriv.solvers.deadline.Deadline`'s
+Times are seconds from the call's start (:class:`~oraclepriv.solvers.runtime.deadline.Deadline`'s
 ``start``), measured on the process's ``time.perf_counter`` clock, the clock of the call's own
 ``seconds``, so that no stamp of the calling process lies outside the call. The regions of a
 parallel search, in other processes, get the call's start as a wall-clock time
@@ -27,7 +27,7 @@ import math
 import time
 from collections.abc import Iterable
 
-from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.runtime.deadline import Deadline
 
 
 class IncumbentTrace:

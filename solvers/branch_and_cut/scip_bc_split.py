@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from oraclepriv.solvers.base import Backend, ReducedProblem
-from oraclepriv.solvers.deadline import Deadline
+from oraclepriv.solvers.runtime.deadline import Deadline
 
 from oraclepriv.hypotheses import Hypothesis
 
@@ -61,7 +61,7 @@ __all__ = [
 #: ``strategy`` option of ``scip-bc``: "plain" (one tree, no split), "priority" (branch on the heavy
 #: groups first), "split" (the two bound rows, seeded cores and warm starts of the parts),
 #: "heavy-first" (both), "decompose" (best-first over the heavy groups' error patterns,
-#: :mod:`oraclepriv.solvers.scip_bc_decompose`), "partition" (the rows of a random partition into parts
+#: :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_decompose`), "partition" (the rows of a random partition into parts
 #: of about ``part_size`` groups, :func:`random_partition`), "auto" (from the weights: :func:`choose_strategy`)
 STRATEGIES = ("auto", "plain", "priority", "split", "heavy-first", "decompose", "partition")
 #: a group is heavy when its weight exceeds HEAVY_FACTOR times the median group weight

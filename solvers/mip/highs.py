@@ -1,26 +1,26 @@
 """``highs``: exact weighted 0-1 ERM as mixed-integer programs solved by HiGHS (highspy).
 
-The formulations are those of :mod:`oraclepriv.solvers.milp` and the search/certification flow is
-:class:`oraclepriv.solvers.mipbackend.MipBackend` (both shared with the other MIP backends). Each model is
+The formulations are those of :mod:`oraclepriv.solvers.mip.milp` and the search/certification flow is
+:class:`oraclepriv.solvers.mip.mipbackend.MipBackend` (both shared with the other MIP backends). Each model is
 built once with ``addVars``/``addRows``/``changeColsIntegrality``; a later call on the same points (same X and reduced labels, compared by a BLAKE2 fingerprint)
 only changes the costs with ``changeColsCost`` and re-runs. Gaps are set so that integer
-optimality is proven: ``mip_rel_gap = 0`` and ``mip_abs_gap`` from :func:`oraclepriv.solvers.milp.gap_rule`
+optimality is proven: ``mip_rel_gap = 0`` and ``mip_abs_gap`` from :func:`oraclepriv.solvers.mip.milp.gap_rule`
 (half the weight lattice when weights are multiples of 2^-k, else a tenth of the certification
 tolerance).
 
 What ``certified`` means (``certify`` option, halfspaces; thresholds and stumps are always exact):
 
 * ``certify="margin-free"``, ``method="cuts"`` (default; ``method="auto"`` uses it for lattice
-  weights and ``"bigm"`` otherwise, see ``oraclepriv.solvers.mipbackend``): combinatorial Benders -- HiGHS solves
+  weights and ``"bigm"`` otherwise, see ``oraclepriv.solvers.mip.mipbackend``): combinatorial Benders -- HiGHS solves
   the hitting-set master over exactly verified non-separable cores
-  (:class:`~oraclepriv.solvers.milp.HalfspaceHittingSet`, :mod:`oraclepriv.solvers.cores`); ``bound`` is the master's
+  (:class:`~oraclepriv.solvers.mip.milp.HalfspaceHittingSet`, :mod:`oraclepriv.solvers.branch_and_cut.cores`); ``bound`` is the master's
   dual bound, a proved lower bound over *all* halfspaces (details in
-  :class:`~oraclepriv.solvers.mipbackend.MipBackend`).
+  :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`).
 * ``certify="margin-free"``, ``method="bigm"``: the reported ``bound`` is a proved lower bound over *all*
   halfspaces, ``max(conflict bound, min(relaxed MIP dual bound, cost(all 1), cost(all 0)))``
-  from :class:`~oraclepriv.solvers.milp.HalfspaceRelaxedMilp`, so ``certified`` means optimal over all
+  from :class:`~oraclepriv.solvers.mip.milp.HalfspaceRelaxedMilp`, so ``certified`` means optimal over all
   halfspaces. The hypothesis comes from the relaxed solution turned into a real halfspace by
-  :func:`~oraclepriv.solvers.milp.margin_lp`; if that does not attain the bound (degenerate data, see the
+  :func:`~oraclepriv.solvers.mip.milp.margin_lp`; if that does not attain the bound (degenerate data, see the
   relaxation's docstring), the gamma-margin model is solved as well for a better hypothesis and
   the answer is honestly uncertified when the gap remains.
 * ``certify="margin"``: only the gamma-margin model is solved and ``bound`` is its dual bound:
@@ -37,7 +37,7 @@ margin dominates it (``HalfspaceMarginMilp.feasibility_tolerance``). The models 
 certificates: ``docs/theory/cover-cut-model.md``.
 
 Interrupts: a run executes in a helper thread (HiGHS releases the GIL) and Ctrl-C stops it through
-HiGHS's interrupt callbacks (:func:`~oraclepriv.solvers.interrupts.call_interruptibly`), so a
+HiGHS's interrupt callbacks (:func:`~oraclepriv.solvers.runtime.interrupts.call_interruptibly`), so a
 KeyboardInterrupt arrives within a fraction of a second instead of at the time limit
 (``docs/deadlines.md``). Solver output stays off unless ``output_flag=True``.
 """
@@ -50,10 +50,10 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import TESTED_HIGHSPY, import_highspy
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.interrupts import call_interruptibly
-from oraclepriv.solvers.milp import MilpArrays
-from oraclepriv.solvers.mipbackend import CERTIFY_MODES, MipBackend, MipRun
+from oraclepriv.solvers.mip.milp import MilpArrays
+from oraclepriv.solvers.mip.mipbackend import CERTIFY_MODES, MipBackend, MipRun
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.interrupts import call_interruptibly
 
 __all__ = ["HighsBackend", "HighsModel", "HighsRun", "import_highspy", "CERTIFY_MODES", "TESTED_HIGHSPY"]
 
@@ -72,7 +72,7 @@ def _status_name(highspy, status) -> str:
 
 
 class HighsModel:
-    """A persistent highspy model of one :class:`~oraclepriv.solvers.milp.MilpArrays`."""
+    """A persistent highspy model of one :class:`~oraclepriv.solvers.mip.milp.MilpArrays`."""
 
     def __init__(
         self,
@@ -187,7 +187,7 @@ class HighsBackend(MipBackend):
     """HiGHS MIP oracle for thresholds, stumps and halfspaces.
 
     The models and the search/certification flow of
-    :class:`~oraclepriv.solvers.mipbackend.MipBackend`, solved by HiGHS through highspy, with
+    :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`, solved by HiGHS through highspy, with
     persistent models re-solved after a change of costs (module docstring).
 
     Parameters
@@ -195,7 +195,7 @@ class HighsBackend(MipBackend):
     time_limit : float or None, default None
         Seconds for the whole call; None for no limit.
     certify, method, gamma, warm_start, threads, random_seed, output_flag
-        As in :class:`~oraclepriv.solvers.mipbackend.MipBackend`; ``threads`` and ``random_seed``
+        As in :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`; ``threads`` and ``random_seed``
         set the HiGHS options of the same names.
 
     References

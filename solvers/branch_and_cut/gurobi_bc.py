@@ -4,15 +4,15 @@ Problem: the reduced weighted ERM of the oracle protocol (Block, Bun, Desai, She
 "Oracle-Efficient Differentially Private Learning with Public Data", Def. 4; labels flipped so that
 every weight is >= 0): min over closed halfspaces h of  sum_i w_i 1[h(x_i) != y_i].
 
-Method: the same model as ``scip-bc`` (:mod:`oraclepriv.solvers.scip_bc`): the maximum feasible
+Method: the same model as ``scip-bc`` (:mod:`oraclepriv.solvers.branch_and_cut.scip_bc`): the maximum feasible
 subsystem branch-and-cut of Pfetsch with the combinatorial Benders (cover) cuts of Codato and
 Fischetti. One binary "misclassified" variable per group of identical points, no big-M rows, no
 (w, b) in the model; the separability of the groups claimed correct is a lazy constraint enforced
-by Gurobi's lazy-constraint callback (:mod:`oraclepriv.solvers.gurobi_bc_callback`), which adds a
+by Gurobi's lazy-constraint callback (:mod:`oraclepriv.solvers.branch_and_cut.gurobi_bc_callback`), which adds a
 cover cut over every exactly verified non-separable core it needs. The solver-independent pieces are
-the project's own, imported: the groups and cores (:class:`~oraclepriv.solvers.milp.HalfspaceHittingSet`),
-the Farkas LPs and the exact check (:mod:`oraclepriv.solvers.cores`), the repair and add-back
-heuristics (:class:`~oraclepriv.solvers.mipbackend.MipBackend`) and the max-margin polishing LP.
+the project's own, imported: the groups and cores (:class:`~oraclepriv.solvers.mip.milp.HalfspaceHittingSet`),
+the Farkas LPs and the exact check (:mod:`oraclepriv.solvers.branch_and_cut.cores`), the repair and add-back
+heuristics (:class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`) and the max-margin polishing LP.
 
 What ``certified`` means: Gurobi's dual bound is a lower bound over *all* halfspaces, because every
 row of its model is a cover cut over a core verified in exact arithmetic and a solution is rejected
@@ -22,9 +22,9 @@ halfspace beats is withdrawn, and "finished" without a real halfspace attaining 
 reported as an error, never as optimal. Design and measurements: ``docs/solvers/gurobi.md``.
 
 Deadline and interrupts (``docs/deadlines.md``): the start heuristics may use at most
-:data:`~oraclepriv.solvers.mipbackend.HEURISTIC_SHARE` of the time left; Gurobi gets the rest minus
+:data:`~oraclepriv.solvers.mip.mipbackend.HEURISTIC_SHARE` of the time left; Gurobi gets the rest minus
 the time one polishing LP took; the callback honours the same deadline and terminates the solve;
-Ctrl-C raises KeyboardInterrupt (:class:`~oraclepriv.solvers.gurobi_env.GuardedSolve`). A model the
+Ctrl-C raises KeyboardInterrupt (:class:`~oraclepriv.solvers.peers.gurobi_env.GuardedSolve`). A model the
 size-limited licence refuses is answered with status ``"error"`` and ``details["licence_limit"]``.
 """
 
@@ -35,16 +35,16 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers import gurobi_env as genv
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
-from oraclepriv.solvers.cores import Separator
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.gurobi import check_options
-from oraclepriv.solvers.gurobi_bc_callback import CoverCutCallback
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.local_search import LOCAL_SEARCH_SECONDS, search_from_start
-from oraclepriv.solvers.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up
-from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend, _Candidates
+from oraclepriv.solvers.branch_and_cut.cores import Separator
+from oraclepriv.solvers.branch_and_cut.gurobi_bc_callback import CoverCutCallback
+from oraclepriv.solvers.combinatorial.local_search import LOCAL_SEARCH_SECONDS, search_from_start
+from oraclepriv.solvers.mip.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up
+from oraclepriv.solvers.mip.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend, _Candidates
+from oraclepriv.solvers.peers import gurobi_env as genv
+from oraclepriv.solvers.peers.gurobi import check_options
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 from oraclepriv.hypotheses import Halfspace
 
@@ -56,7 +56,9 @@ SEED_ROWS = 1000
 
 
 def _polish(form: HalfspaceHittingSet, keep: np.ndarray, seconds: float | None) -> Halfspace | None:
-    from oraclepriv.solvers.scip_bc import ScipBcBackend  # the max-margin LP over the kept groups (HiGHS)
+    from oraclepriv.solvers.branch_and_cut.scip_bc import (
+        ScipBcBackend,  # the max-margin LP over the kept groups (HiGHS)
+    )
 
     return ScipBcBackend._polish(form, keep, seconds)
 
@@ -78,7 +80,7 @@ class GurobiBcBackend(Backend):
         Print Gurobi's log (on stdout; off by default).
     local_search : float, default 5.0
         As for ``scip-bc``: seconds of iterated local search over hyperplanes from the best start
-        halfspace on noisy instances (:func:`~oraclepriv.solvers.local_search.search_from_start`); 0: off.
+        halfspace on noisy instances (:func:`~oraclepriv.solvers.combinatorial.local_search.search_from_start`); 0: off.
     random_seed : int or None, default None
         In [0, 2^31 - 1]: Gurobi's ``Seed`` and the local search's seed (None: Gurobi's default and
         seed 0). Exact either way; the seed changes the search path and a time-limited call's incumbent.
@@ -92,7 +94,7 @@ class GurobiBcBackend(Backend):
 
     See Also
     --------
-    oraclepriv.solvers.scip_bc.ScipBcBackend : the same model in SCIP, with a constraint handler.
+    oraclepriv.solvers.branch_and_cut.scip_bc.ScipBcBackend : the same model in SCIP, with a constraint handler.
 
     References
     ----------

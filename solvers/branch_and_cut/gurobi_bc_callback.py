@@ -1,28 +1,28 @@
 """The Gurobi callback of ``gurobi-bc``: separability as lazy constraints, enforced by exactly verified core cuts.
 
-The model of :mod:`oraclepriv.solvers.gurobi_bc` has one binary z_g per group of identical points
+The model of :mod:`oraclepriv.solvers.branch_and_cut.gurobi_bc` has one binary z_g per group of identical points
 (z_g = 1: "group g is misclassified"), the cover rows of the cores already known, and nothing that
 mentions a halfspace. The constraint "the groups claimed correct, S(z) = {g : z_g < 0.5}, are
 strictly separable" lives only in :class:`CoverCutCallback`, Gurobi's lazy-constraint callback
 (``LazyConstraints = 1``), which does for Gurobi what the constraint handler of ``scip-bc``
-(:mod:`oraclepriv.solvers.scip_bc_handler`) does for SCIP, with the same pieces:
+(:mod:`oraclepriv.solvers.branch_and_cut.scip_bc_handler`) does for SCIP, with the same pieces:
 
 * ``MIPSOL`` (a new incumbent candidate, integral): first every known core the solution violates is
   added again with ``cbLazy`` (Gurobi requires a callback to cut off *every* solution that violates
   one of its lazy constraints, old ones included); then S(z) is tested with the Farkas LP of
-  :class:`oraclepriv.solvers.cores.Separator` and the repair loop of
-  :meth:`oraclepriv.solvers.mipbackend.MipBackend._repair`, and every exactly verified core it meets
+  :class:`oraclepriv.solvers.branch_and_cut.cores.Separator` and the repair loop of
+  :meth:`oraclepriv.solvers.mip.mipbackend.MipBackend._repair`, and every exactly verified core it meets
   becomes a lazy cover cut  sum_{g in C} z_g >= 1. A solution is rejected only with such a core;
   when the float LP calls S(z) non-separable but no core passes the exact check, the solution is
   accepted (Gurobi then solves a relaxation, whose bound is still a lower bound over all halfspaces);
 * ``MIPNODE`` with an optimal node LP (fractional points x): the known cores x violates, then
-  Pfetsch's separation LP (:func:`oraclepriv.solvers.cover_separation.min_x_cores`, with the
+  Pfetsch's separation LP (:func:`oraclepriv.solvers.branch_and_cut.cover_separation.min_x_cores`, with the
   budgets of ``scip-bc``) proposes minimal non-separable sets of points with small x; violated
   proposals become lazy cuts after the exact check;
 * primal side: rank rounding of the root LP point once the root has converged
-  (:func:`oraclepriv.solvers.cover_separation.rank_rounding`, as in ``scip-bc``), the repaired
+  (:func:`oraclepriv.solvers.branch_and_cut.cover_separation.rank_rounding`, as in ``scip-bc``), the repaired
   rounded point {g : x_g < 0.5} (every
-  :data:`~oraclepriv.solvers.cover_separation.REPAIR_EVERY`-th node call) and the separable sets met
+  :data:`~oraclepriv.solvers.branch_and_cut.cover_separation.REPAIR_EVERY`-th node call) and the separable sets met
   while enforcing are offered to Gurobi with ``cbSetSolution`` at the next node.
 
 Every row is a cover cut over a core verified in exact arithmetic, so every halfspace's error
@@ -30,7 +30,7 @@ vector satisfies it, and Gurobi's dual bound is a lower bound over all halfspace
 (``docs/theory/cover-cut-model.md``, section 3). Gurobi's symmetry detection is switched off by
 the backend for the same reason as SCIP's: it sees rows and objective, not separability.
 
-Deadline: the :class:`~oraclepriv.solvers.gurobi_env.GuardedSolve` that wraps this callback stops
+Deadline: the :class:`~oraclepriv.solvers.peers.gurobi_env.GuardedSolve` that wraps this callback stops
 calling it once the call's deadline has expired and terminates the solve; inside a call, the repair
 and separation loops check the same deadline (a solution met past it is decided with one Farkas LP).
 
@@ -46,8 +46,8 @@ import logging
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.cores import CoreStatus, Separator
-from oraclepriv.solvers.cover_separation import (
+from oraclepriv.solvers.branch_and_cut.cores import CoreStatus, Separator
+from oraclepriv.solvers.branch_and_cut.cover_separation import (
     REPAIR_EVERY,
     VIOLATION_TOL,
     core_key,
@@ -55,9 +55,9 @@ from oraclepriv.solvers.cover_separation import (
     note_rounding,
     rank_rounding,
 )
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.mipbackend import MipBackend, note_cheapest_separable
+from oraclepriv.solvers.mip.mipbackend import MipBackend, note_cheapest_separable
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 from scipy import sparse
 
 __all__ = ["CoverCutCallback"]
@@ -268,7 +268,7 @@ class CoverCutCallback:
         self._offer(model)
 
     def _rank_rounding(self, x: np.ndarray) -> list[tuple[int, ...]]:
-        """Rank rounding of the root LP point (:func:`~oraclepriv.solvers.cover_separation.rank_rounding`):
+        """Rank rounding of the root LP point (:func:`~oraclepriv.solvers.branch_and_cut.cover_separation.rank_rounding`):
         its separable sets are remembered (the cheapest is offered by :meth:`_offer`); returns the
         verified cores met that x violates."""
         found = rank_rounding(self.sep, x, self.W, self.yg, self.deadline, self.deadline.expired)

@@ -18,7 +18,7 @@ polishing, the regions of a parallel search. The rules (``docs/deadlines.md``):
 A deadline never makes an answer dishonest: a phase cut short only loses candidates or cuts,
 and the protocol still re-scores the hypothesis and certifies it only against a proved bound.
 
-An interrupt (Ctrl-C, :mod:`oraclepriv.solvers.interrupts`) expires the deadline at once, so the
+An interrupt (Ctrl-C, :mod:`oraclepriv.solvers.runtime.interrupts`) expires the deadline at once, so the
 same checks end the work of a solver's callbacks promptly; the interrupt itself is then raised as
 :class:`KeyboardInterrupt` by the code that caught it.
 """

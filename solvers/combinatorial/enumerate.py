@@ -35,7 +35,7 @@ Algorithms:
     routine — O(n^3 log n) time. The sweeps of a block of pairs run as one set of numpy array
     operations (pairs x points), so the Python overhead is per block, not per pair or point.
 Exactness: the angular orders and groupings are decided by exact predicates
-(``oraclepriv.solvers.geometry``: float filter + rational fallback; in d = 3 a batched float filter over a
+(``oraclepriv.solvers.combinatorial.geometry``: float filter + rational fallback; in d = 3 a batched float filter over a
 whole block first, exact arithmetic only for the signs it cannot certify). Floating-point angles
 are only used to propose an order, which is then verified pair-by-pair exactly (and re-sorted
 exactly if wrong).
@@ -58,9 +58,9 @@ from typing import NamedTuple
 
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.exact_halfspace import realize_labeling
-from oraclepriv.solvers.geometry import float_is_exact, orient2d, orient3d
+from oraclepriv.solvers.combinatorial.exact_halfspace import realize_labeling
+from oraclepriv.solvers.combinatorial.geometry import float_is_exact, orient2d, orient3d
+from oraclepriv.solvers.runtime.deadline import Deadline
 from scipy.optimize import linprog
 
 from oraclepriv.hypotheses import Halfspace
@@ -607,7 +607,7 @@ def max_margin_halfspace(X: np.ndarray, positive: np.ndarray) -> list[tuple[Half
     differ by many orders of magnitude, e.g. 2^-128 beside 1, look constant to the LP under one
     common scale). A labeling whose margin is below float64 resolution (points collinear in decimal
     but not in binary) may have no float64 candidate that realises it: the caller hands these
-    candidates to :func:`~oraclepriv.solvers.exact_halfspace.realize_labeling`, which then solves the
+    candidates to :func:`~oraclepriv.solvers.combinatorial.exact_halfspace.realize_labeling`, which then solves the
     LP in rational arithmetic.
     """
     n, d = X.shape

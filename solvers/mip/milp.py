@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.sweep import best_stump, cut_value
+from oraclepriv.solvers.combinatorial.sweep import best_stump, cut_value
 from scipy import sparse
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
@@ -512,7 +512,7 @@ class HalfspaceHittingSet(_HalfspaceBase):
 
     ``min sum_g W_g z_g  s.t.  sum_{g in S} z_g >= 1  for every core S, z binary``, where a core
     is a set of groups no halfspace classifies all correctly (verified exactly,
-    :func:`oraclepriv.solvers.cores.verify_core`). For any halfspace h, z = 1[h wrong on g] satisfies every
+    :func:`oraclepriv.solvers.branch_and_cut.cores.verify_core`). For any halfspace h, z = 1[h wrong on g] satisfies every
     core row (the groups h gets right are strictly separable, so they contain no core), so the
     master's optimum -- and its dual bound -- is a lower bound on the cost of *every* halfspace:
     a margin-free certificate. When the master's optimal z keeps a separable set, that set's

@@ -8,16 +8,16 @@ Method: the maximum-feasible-subsystem branch-and-cut of Pfetsch with the combin
 (cover) cuts of Codato and Fischetti, run inside one SCIP search tree: binary "misclassified"
 variables per group of identical points, no big-M rows, and a constraint handler that cuts off
 every labeling no halfspace realises with a cover cut over an exactly verified non-separable
-core. ``method="cuts"`` of :mod:`oraclepriv.solvers.mipbackend` uses the same cuts but re-solves a
+core. ``method="cuts"`` of :mod:`oraclepriv.solvers.mip.mipbackend` uses the same cuts but re-solves a
 hitting-set master from scratch after each round (HiGHS has no lazy-constraint callback).
 
 Layout (one job per module):
 
 * this module: the backend (options, start heuristics, the final hypothesis, the certificate);
-* :mod:`oraclepriv.solvers.scip_bc_model`: the SCIP model and one branch-and-cut run;
-* :mod:`oraclepriv.solvers.scip_bc_handler`: the constraint handler (enforcement, check,
+* :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_model`: the SCIP model and one branch-and-cut run;
+* :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_handler`: the constraint handler (enforcement, check,
   separation of fractional points, primal rounding, locks);
-* :mod:`oraclepriv.solvers.scip_bc_parallel`: the parallel search over regions (``workers`` > 1).
+* :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_parallel`: the parallel search over regions (``workers`` > 1).
 
 What ``certified`` means: SCIP's dual bound is a lower bound over *all* halfspaces, because every
 row of its model is a cover cut over a core verified in exact arithmetic and SCIP is never told
@@ -27,10 +27,10 @@ design (cuts, rounding, parallel search, SCIP parameters) and its measurements a
 ``docs/solvers/scip-bc.md``.
 
 Deadline (``docs/deadlines.md``): the start heuristics may use at most
-:data:`~oraclepriv.solvers.mipbackend.HEURISTIC_SHARE` of the time left; SCIP gets the rest minus
+:data:`~oraclepriv.solvers.mip.mipbackend.HEURISTIC_SHARE` of the time left; SCIP gets the rest minus
 the time one polishing LP took (kept back to turn its best labeling into a hypothesis); the
 constraint handler honours the same deadline inside its callbacks. Ctrl-C raises
-KeyboardInterrupt (:mod:`oraclepriv.solvers.scip_bc_model`).
+KeyboardInterrupt (:mod:`oraclepriv.solvers.branch_and_cut.scip_bc_model`).
 """
 
 from __future__ import annotations
@@ -41,26 +41,18 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers import scip_bc_handler
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
-from oraclepriv.solvers.cores import Separator
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.exact_halfspace import exact_polish
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.local_search import LOCAL_SEARCH_SECONDS, search_from_start
-from oraclepriv.solvers.milp import (
-    HalfspaceHittingSet,
-    gap_rule,
-    heuristic_halfspaces,
-    lattice_round_up,
-    margin_lp,
-    reduced_loss,
+from oraclepriv.solvers.branch_and_cut import scip_bc_handler
+from oraclepriv.solvers.branch_and_cut.cores import Separator
+from oraclepriv.solvers.branch_and_cut.scip_bc_decompose import decompose_branch_and_cut
+from oraclepriv.solvers.branch_and_cut.scip_bc_model import (
+    TESTED_PYSCIPOPT,
+    import_pyscipopt,
+    not_started,
+    run_branch_and_cut,
 )
-from oraclepriv.solvers.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend
-from oraclepriv.solvers.scip_bc_decompose import decompose_branch_and_cut
-from oraclepriv.solvers.scip_bc_model import TESTED_PYSCIPOPT, import_pyscipopt, not_started, run_branch_and_cut
-from oraclepriv.solvers.scip_bc_parallel import parallel_branch_and_cut, split_groups
-from oraclepriv.solvers.scip_bc_split import (
+from oraclepriv.solvers.branch_and_cut.scip_bc_parallel import parallel_branch_and_cut, split_groups
+from oraclepriv.solvers.branch_and_cut.scip_bc_split import (
     PART_SHARE,
     PART_SIZE,
     STRATEGIES,
@@ -71,6 +63,19 @@ from oraclepriv.solvers.scip_bc_split import (
     solve_part,
     split_groups_by_weight,
 )
+from oraclepriv.solvers.combinatorial.exact_halfspace import exact_polish
+from oraclepriv.solvers.combinatorial.local_search import LOCAL_SEARCH_SECONDS, search_from_start
+from oraclepriv.solvers.mip.milp import (
+    HalfspaceHittingSet,
+    gap_rule,
+    heuristic_halfspaces,
+    lattice_round_up,
+    margin_lp,
+    reduced_loss,
+)
+from oraclepriv.solvers.mip.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis
 
@@ -101,22 +106,22 @@ class ScipBcBackend(Backend):
     threads : int, default 1
         SCIP's LP threads (``lp/threads``).
     workers : int, default 1
-        Processes for the parallel search of :mod:`oraclepriv.solvers.scip_bc_parallel`; 1 runs
+        Processes for the parallel search of :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_parallel`; 1 runs
         one sequential search tree.
     output_flag : bool, default False
         Print SCIP's log.
     strategy : {"auto", "plain", "priority", "split", "heavy-first", "decompose", "partition"}, default "auto"
         How to use a few heavy groups among many light ones (the private learners' calls:
-        :mod:`oraclepriv.solvers.scip_bc_split`): "plain" ignores the weights' spread;
+        :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_split`): "plain" ignores the weights' spread;
         "priority" branches on the heavy groups first, heaviest first; "split" solves the light
         and the heavy groups apart first and adds their proved optima as rows (with their cores and
         hypotheses as seeds and warm starts); "heavy-first" does both; "decompose" searches the
-        heavy groups' error patterns best-first (:mod:`oraclepriv.solvers.scip_bc_decompose`);
+        heavy groups' error patterns best-first (:mod:`oraclepriv.solvers.branch_and_cut.scip_bc_decompose`);
         "partition" cuts the groups at random into parts of about ``part_size``, solves each apart
         and adds their proved optima as rows (a bound without the cover LP's cap W/(d + 2), for
         noisy instances no search closes; never chosen by "auto");
         "auto" chooses from the share of the weight on the heavy groups
-        (:func:`~oraclepriv.solvers.scip_bc_split.choose_strategy`: "plain", "priority" or
+        (:func:`~oraclepriv.solvers.branch_and_cut.scip_bc_split.choose_strategy`: "plain", "priority" or
         "heavy-first"), and keeps "plain" with ``workers`` > 1, whose parallel search runs only
         then. Every strategy is exact.
     part_size : int, default 110
@@ -125,7 +130,7 @@ class ScipBcBackend(Backend):
     local_search : float, default 5.0
         Seconds (at most; and at most a tenth of a time-limited call's time left) of iterated local
         search over hyperplanes from the best start halfspace, when its loss is above the cover LP's
-        cap W/(d + 2) (:func:`~oraclepriv.solvers.local_search.search_from_start`); 0 turns it off.
+        cap W/(d + 2) (:func:`~oraclepriv.solvers.combinatorial.local_search.search_from_start`); 0 turns it off.
     random_seed : int or None, default None
         In [0, 2^31 - 1]: shifts every random seed of SCIP and its LP solver
         (``randomization/randomseedshift``) and seeds the local search and ``strategy="partition"``'s
@@ -152,7 +157,7 @@ class ScipBcBackend(Backend):
 
     See Also
     --------
-    oraclepriv.solvers.mipbackend.MipBackend : the same cuts in a re-solved hitting-set master.
+    oraclepriv.solvers.mip.mipbackend.MipBackend : the same cuts in a re-solved hitting-set master.
 
     Notes
     -----
@@ -220,7 +225,7 @@ class ScipBcBackend(Backend):
     def _polish(form: HalfspaceHittingSet, keep: np.ndarray, seconds: float | None = None) -> Halfspace | None:
         """Max-margin halfspace over the kept groups (None if the LP finds margin 0, or runs out of
         its ``seconds``)."""
-        from oraclepriv.solvers.highs import HighsModel, import_highspy
+        from oraclepriv.solvers.mip.highs import HighsModel, import_highspy
 
         lp = margin_lp(form.Xs, form.yg, keep, B=float(form.d + 1))
         run = HighsModel(import_highspy(), lp, threads=1).run(seconds)

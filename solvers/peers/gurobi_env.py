@@ -1,7 +1,7 @@
 """What the two Gurobi backends share: the import, a silent environment, the licence, and one guarded solve.
 
-``gurobi`` (:mod:`oraclepriv.solvers.gurobi`, the big-M model) and ``gurobi-bc``
-(:mod:`oraclepriv.solvers.gurobi_bc`, the cover-cut branch-and-cut) both run Gurobi through
+``gurobi`` (:mod:`oraclepriv.solvers.peers.gurobi`, the big-M model) and ``gurobi-bc``
+(:mod:`oraclepriv.solvers.branch_and_cut.gurobi_bc`, the cover-cut branch-and-cut) both run Gurobi through
 gurobipy. This module holds what they must do alike:
 
 * **output**: one environment per process, created empty and started with ``OutputFlag = 0``, so
@@ -15,7 +15,7 @@ gurobipy. This module holds what they must do alike:
 * **deadline and Ctrl-C** (:class:`GuardedSolve`): Gurobi installs its own SIGINT handler while it
   optimizes. It prints "Interrupt request received" on stdout and ends the solve with status
   INTERRUPTED, so the KeyboardInterrupt is lost, and since the handler is process-wide a helper
-  thread (:func:`oraclepriv.solvers.interrupts.call_interruptibly`) cannot see the signal either.
+  thread (:func:`oraclepriv.solvers.runtime.interrupts.call_interruptibly`) cannot see the signal either.
   So the solve runs in the calling thread with a callback that, on its first call, puts Python's
   SIGINT handler back (main thread only). A Ctrl-C then raises KeyboardInterrupt inside the next
   callback; the guard catches it there (gurobipy would swallow an exception leaving a callback),
@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from oraclepriv.solvers.base import import_solver
-from oraclepriv.solvers.deadline import Deadline
-from oraclepriv.solvers.incumbents import IncumbentTrace
-from oraclepriv.solvers.interrupts import in_main_thread
+from oraclepriv.solvers.runtime.deadline import Deadline
+from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
+from oraclepriv.solvers.runtime.interrupts import in_main_thread
 
 __all__ = [
     "TESTED_GUROBIPY",
