@@ -94,7 +94,7 @@ def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarra
     return y_reduced, np.abs(weights), offset
 
 
-#: MIP backends for halfspaces above PORTFOLIO_MAX_D, fastest first (docs/bench-mip: scip-bc)
+#: MIP backends for halfspaces above PORTFOLIO_MAX_D, fastest first (results/bench-mip: scip-bc)
 MIP_PREFERENCE = ("scip-bc", "highs", "scip", "cpsat", "pyomo")
 
 

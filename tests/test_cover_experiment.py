@@ -1,7 +1,7 @@
 """The PublicCoverEM-vs-RRSPM experiment (``oraclepriv experiment cover-baseline``): a quick run writes its
 files, does not depend on the number of processes, selects on the even repetitions and reports the odd ones.
 
-The full run is ``python -m oraclepriv experiment cover-baseline --jobs 2 --out docs/figures/cover``
+The full run is ``python -m oraclepriv experiment cover-baseline --jobs 2 --out results/figures/cover``
 (minutes, mostly the halfspace cells; not in the default test run).
 """
 

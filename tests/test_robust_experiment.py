@@ -1,7 +1,7 @@
 """The SubsampleAggregate-vs-RRSPM experiment (``oraclepriv experiment robust-tradeoff``): a quick run
 writes its files with the documented columns, and the failing solver it uses fails at the rate asked.
 
-The full run is ``oraclepriv experiment robust-tradeoff --out docs/figures/robust`` (minutes; not in
+The full run is ``oraclepriv experiment robust-tradeoff --out results/figures/robust`` (minutes; not in
 the default test run).
 """
 

@@ -3,7 +3,7 @@ Differentially Private Learning with Public Data"; docs/theory/block-et-al.md, s
 designs"): the quick run end to end, exactness of the population-error formulas, the
 optimum/interpolation helpers, and the U-shape in m together with a negative control (Laplace scale
 2/eps instead of 2m/eps) that removes it.
-The full run is ``run_rrspm_experiments("docs/figures/rrspm")`` (a few minutes; not in the default run).
+The full run is ``run_rrspm_experiments("results/figures/rrspm")`` (a few minutes; not in the default run).
 """
 
 from __future__ import annotations

@@ -420,7 +420,7 @@ def markdown_summary(
     execution: str | None = None,
     repeat: int = 1,
 ) -> str:
-    """The benchmark as a Markdown section (for docs/), stating command, machine, versions, where
+    """The benchmark as a Markdown section (for results/), stating command, machine, versions, where
     the cells ran (``execution``, e.g. "2 local processes (joblib)") and how many runs each cell's time
     is the median of (``repeat``)."""
     versions = ", ".join(f"{k} {v}" for k, v in solver_versions().items())

@@ -1,5 +1,5 @@
 """``oraclepriv bench``: the benchmarks of :mod:`oraclepriv.bench`, printed as they run and written as
-JSON / Markdown (for docs/) on request."""
+JSON / Markdown (for results/) on request."""
 
 from collections.abc import Callable
 from pathlib import Path

@@ -40,7 +40,7 @@ JsonOut = Annotated[
 #: ``--report FILE`` of the commands that print rows
 MarkdownOut = Annotated[
     Path | None,
-    typer.Option("--report", help="Also write a Markdown table (for docs/) to this file.", parser=output_path),
+    typer.Option("--report", help="Also write a Markdown table (for results/) to this file.", parser=output_path),
 ]
 Seed = Annotated[int, typer.Option("--seed")]
 

@@ -1,7 +1,7 @@
 """``oraclepriv experiment``: the experiments of :mod:`oraclepriv.experiments` (figures, tables, READMEs).
 
 One rule for every experiment: ``--out FOLDER`` is required, so no run writes where the user did not say (the
-committed figures are regenerated with an explicit ``--out docs/figures/...``). The folder is checked before any
+committed figures are regenerated with an explicit ``--out results/figures/...``). The folder is checked before any
 work starts and holds a ``PARTIAL`` file until the run has written everything (an interrupted run leaves it)."""
 
 import contextlib
@@ -31,19 +31,19 @@ from oraclepriv.cli.common import (
 
 app = typer.Typer(
     no_args_is_help=True,
-    help="Experiments that produce the figures in docs/. Each needs --out FOLDER (the committed figures: "
-    "--out docs/figures/NAME); the folder holds a PARTIAL file until the run has finished.",
+    help="Experiments that produce the figures in results/. Each needs --out FOLDER (the committed figures: "
+    "--out results/figures/NAME); the folder holds a PARTIAL file until the run has finished.",
 )
 
 Quick = Annotated[bool, typer.Option("--quick", help="Tiny sizes (a smoke run).")]
 
 
 def _out(folder: str) -> object:
-    """The required ``--out`` of an experiment whose committed figures live in docs/figures/``folder``."""
+    """The required ``--out`` of an experiment whose committed figures live in results/figures/``folder``."""
     return typer.Option(
         "--out",
         help=f"Output folder (required; created if missing). The committed figures are regenerated with "
-        f"--out docs/figures/{folder}.",
+        f"--out results/figures/{folder}.",
         show_default=False,
         parser=output_path,
     )

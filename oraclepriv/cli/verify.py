@@ -3,7 +3,7 @@
 oraclepriv verify instance PRIVATE.csv [--public PUBLIC.csv] --algorithm rrspm|rspm --hypothesis-class C --epsilon E
                   [--delta D] [--grid "0,1,2;0,1"] [--backend B] [--mode exact|sampled] [--draws N]
                   [--others OTHERS.csv] [--max-seconds T] [--max-memory SIZE] [--jobs J] [--seed S] [--json]
-oraclepriv verify suite [--quick] [--jobs J] [--report docs/verify.md] [--out rows.json]
+oraclepriv verify suite [--quick] [--jobs J] [--report results/verify.md] [--out rows.json]
 
 ``verify instance`` exits 0 when the claim is verified, 1 when it is exceeded, 3 when a sampled run is
 inconclusive (its interval contains the claim: more --draws may decide it) and 2 on bad input (the verdicts:
@@ -412,7 +412,7 @@ def verify_suite(
     out: JsonOut = None,
     report: Annotated[
         Path | None,
-        typer.Option("--report", help="Also write a Markdown report (for docs/) to this file.", parser=output_path),
+        typer.Option("--report", help="Also write a Markdown report (for results/) to this file.", parser=output_path),
     ] = None,
     parallel_backend: ParallelBackend = None,
     scheduler: Scheduler = None,

@@ -73,7 +73,7 @@ FULL_CONFIG: dict[str, Any] = {
         "stump": {"ns": (1000, 3000, 10_000, 30_000), "rrspm_ms": RRSPM_M_GRID, "em_ms": _EM_MS},
         # halfspaces in d = 2: the exact ERM is O(n^2 log n) and RRSPM's private call is one for every m;
         # the cover has m^2 - m + 2 labelings from C(m, 2) 8 candidates (timings in
-        # docs/figures/cover/README.md). Hence two sizes n and shorter grids.
+        # results/figures/cover/README.md). Hence two sizes n and shorter grids.
         "halfspace": {"ns": (1000, 3000), "rrspm_ms": (3, 6, 10, 16, 25, 40, 63), "em_ms": (8, 16, 32, 64, 128, 256)},
     },
     "repetitions": 16,

@@ -16,10 +16,10 @@ from oraclepriv.experiments.oracle_cost_report import LABELS, t_interval
 
 __all__ = ["readme", "headline", "pooled_ratio"]
 
-CANONICAL = "oraclepriv experiment oracle-cost --out docs/figures/oracle-cost --jobs 2"
+CANONICAL = "oraclepriv experiment oracle-cost --out results/figures/oracle-cost --jobs 2"
 FALLBACK = (
     'python3 -c "from oraclepriv.experiments.oracle_cost import run_oracle_cost; '
-    "run_oracle_cost('docs/figures/oracle-cost', n_jobs=2)\""
+    "run_oracle_cost('results/figures/oracle-cost', n_jobs=2)\""
 )
 
 

@@ -5,7 +5,7 @@ Differentially Private Learning with Public Data") call the oracle on the rows o
 data followed by the public points, with labels and weights to match. Building that union in
 fresh arrays every fit costs more than the copy itself: a fresh ~1 MB allocation comes from new
 pages (glibc returns the freed pages to the OS between fits), and their page faults were most of
-the learner's own time (measured in ``docs/benchmarks.md``, the learner-overhead row). So the union
+the learner's own time (measured in ``results/README.md``, the learner-overhead row). So the union
 is written into buffers that are kept per thread and reused while the shapes stay the same.
 
 Lifetime is explicit: :func:`union` is a context manager and its arrays are valid only inside the

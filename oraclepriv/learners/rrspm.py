@@ -146,7 +146,7 @@ def rrspm_public_size(n: int, vc: int, noise_scale: Any) -> int:
     Lemma 22's projection term sqrt(d/m) falls with m; Lemma 23's noise term, m times the scale
     b(m) = ``noise_scale(m)`` of a public weight over 2n, grows. For Laplace weights b = 2m/eps,
     the noise term is m^2/(eps n) and the meeting point is m = floor((eps n sqrt(d))^(2/5)), the
-    ``m_star_paper`` that docs/figures/rrspm measured against the optimum on synthetic data.
+    ``m_star_paper`` that results/figures/rrspm measured against the optimum on synthetic data.
     """
     return balance_point(lambda m: math.sqrt(vc / m), lambda m: m * noise_scale(m) / (2.0 * n))
 

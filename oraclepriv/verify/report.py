@@ -1,4 +1,4 @@
-"""The Markdown report of the verification suite (``docs/verify.md``)."""
+"""The Markdown report of the verification suite (``results/verify.md``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The verification suite behind ``oraclepriv verify suite`` and ``docs/verify.md``.
+"""The verification suite behind ``oraclepriv verify suite`` and ``results/verify.md``.
 
 Subjects: RRSPM (Laplace, exact; Gaussian with the derived safe calibration, sampled), RSPM and
 SubsampleAggregate (for one fixed random split), on thresholds, stumps and halfspaces (d = 2 and 3,

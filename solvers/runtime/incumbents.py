@@ -5,7 +5,7 @@ stamped with the seconds since the oracle call started, and returns the trace in
 ``details["incumbents"]`` as a list of ``[seconds, value]`` pairs with strictly decreasing values.
 From it ``oraclepriv bench mip`` reads when the final incumbent was first found and the primal
 integral (Berthold, "Measuring the impact of primal heuristics", Oper. Res. Lett. 41(6), 2013;
-``docs/benchmarks.md``).
+``results/README.md``).
 
 The values are the backend's own numbers on the problem it sees (the reduced, non-negative-weight
 problem of ``solvers/base.py``; the protocol maps them back to the signed problem): the loss of a
