@@ -43,7 +43,28 @@ _HOMES = {
     "PrivateGridSearch": "oraclepriv.selection",
 }
 
-__all__ = [*sorted(_HOMES), "__version__"]
+__all__ = [
+    "BudgetExceededError",
+    "Halfspace",
+    "Hypothesis",
+    "Ledger",
+    "Oracle",
+    "OracleResult",
+    "PrivacyAccountant",
+    "PrivacyLeakWarning",
+    "PrivateGridSearch",
+    "PublicData",
+    "Release",
+    "Stump",
+    "Threshold",
+    "hypothesis_from_dict",
+    "load_release",
+    "make_oracle",
+    "__version__",
+]
+
+
+assert set(__all__) == {*_HOMES, "__version__"}
 
 
 def __getattr__(name: str) -> Any:
