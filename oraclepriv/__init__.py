@@ -64,9 +64,6 @@ __all__ = [
 ]
 
 
-assert set(__all__) == {*_HOMES, "__version__"}
-
-
 def __getattr__(name: str) -> Any:
     """Import a public name from its home module on first use and keep it here."""
     home = _HOMES.get(name)

@@ -21,6 +21,7 @@ def test_import_oraclepriv_loads_neither_numpy_nor_scikit_learn():
 def test_public_names_resolve_on_first_use_and_unknown_names_raise():
     import oraclepriv
 
+    assert set(oraclepriv.__all__) == {*oraclepriv._HOMES, "__version__"}
     for name in oraclepriv.__all__:
         assert getattr(oraclepriv, name) is not None
     with pytest.raises(AttributeError, match="no_such_name"):
