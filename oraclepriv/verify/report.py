@@ -37,7 +37,7 @@ def markdown_report(rows: list[dict[str, Any]], command: str, explicit: list[dic
         "when the upper end is within the claim too, and *inconclusive* when the interval contains the claim (the run "
         "neither refutes nor supports it; more draws narrow the interval). What is verified is the mechanism with an "
         "exact oracle (the certification tolerance's near-ties are the release's recorded numerical δ; see "
-        "[release-boundary.md](release-boundary.md)).",
+        "[docs/release-boundary.md](../docs/release-boundary.md)).",
         "",
         "Sizes. `verify instance` estimates its time and memory from the problem's size before its work starts "
         "(after the learner's fit and a few timed calls that measure the oracle's and the sampler's speed on the "
