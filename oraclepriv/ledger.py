@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from oraclepriv.io import to_json
+from oraclepriv.solvers.base import Status
 
 __all__ = ["CallRecord", "Ledger", "LedgerRecord", "record_call", "LEDGER_FIELDS"]
 
@@ -35,7 +36,7 @@ class CallRecord(TypedDict):
     n: int
     d: int
     signed_weights: bool  # some weights were negative (reduced by the sign flip)
-    status: str
+    status: Status
     certified: bool
     restriction: str | None  # the class a bound is proved over, when it is not the whole class
     objective: float

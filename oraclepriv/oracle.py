@@ -40,11 +40,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from oraclepriv.backends import available_backends, backend_class, installed_backends
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
-from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError
+from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError, Status
 from oraclepriv.solvers.exponents import PowerOfTwoScaling
 from oraclepriv.solvers.runtime.deadline import Deadline, check_time_limit
 from oraclepriv.validation import as_features, as_labels, as_weights
@@ -54,6 +55,7 @@ __all__ = [
     "MIP_PREFERENCE",
     "Oracle",
     "OracleResult",
+    "Status",
     "Ledger",
     "make_oracle",
     "reduce_signed_weights",
@@ -121,14 +123,16 @@ class OracleResult:
     ``meets_bound``: objective <= bound + tolerance. ``restriction``: None when ``bound`` is proved
     over the whole hypothesis class, else a description of the smaller class it is proved over.
     ``certified`` = ``meets_bound`` and ``restriction is None``: optimal over the whole class, the
-    only sense in which a learner's exactness gate accepts an answer.
+    only sense in which a learner's exactness gate accepts an answer. ``status``: the backend's
+    :data:`~oraclepriv.solvers.base.Status`, with "optimal" turned into "feasible" when the answer
+    does not meet the bound.
     """
 
     hypothesis: Hypothesis
     objective: float
     bound: float
     certified: bool
-    status: str
+    status: Status
     gap: float
     nodes: int | None
     seconds: float
@@ -181,7 +185,7 @@ class Oracle:
         backend: str | type[Backend] | Backend | None = None,
         time_limit: float | None = None,
         **options: Any,
-    ):
+    ) -> None:
         if hypothesis_class not in HYPOTHESIS_CLASSES:
             raise ValueError(
                 f"unknown hypothesis class {hypothesis_class!r}; expected one of {list(HYPOTHESIS_CLASSES)}"
@@ -250,9 +254,9 @@ class Oracle:
 
     def solve(
         self,
-        X,
-        y,
-        weights=None,
+        X: ArrayLike,
+        y: ArrayLike,
+        weights: ArrayLike | None = None,
         *,
         caller: str | None = None,
         step: str | None = None,
@@ -296,7 +300,7 @@ class Oracle:
             details["incumbents"] = [[t, offset + scaling.value_back(v)] for t, v in details["incumbents"]]
         details["backend_seconds"] = backend_seconds
         details["certificate"] = backend.certificate
-        status = answer.status
+        status: Status = answer.status
         if status == "optimal" and not meets_bound:
             # "optimal" is the solver's word about its own model; the answer is not proved optimal
             details["backend_status"] = status

@@ -17,7 +17,7 @@ import importlib.util
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, get_args
 
 import numpy as np
 from oraclepriv.solvers.runtime.deadline import Deadline, check_time_limit
@@ -30,6 +30,8 @@ __all__ = [
     "BackendAnswer",
     "Deadline",
     "ReducedProblem",
+    "STATUSES",
+    "Status",
     "UnsupportedProblemError",
     "SolverNotInstalledError",
     "fingerprint",
@@ -39,12 +41,14 @@ __all__ = [
     "MAX_RANDOM_SEED",
 ]
 
-#: what a backend may say about its search. "optimal": the search finished and proved its bound
-#: (the protocol keeps the word only when the answer meets that bound); "feasible": a real
-#: hypothesis, but nothing proves it optimal (a heuristic model, a stalled search); "time_limit":
-#: the deadline stopped the search; "infeasible": the solver's model had no solution; "error":
-#: the solver failed (docs/theory/certification.md, "Why a solver status proves nothing")
-STATUSES = ("optimal", "feasible", "time_limit", "infeasible", "error")
+#: what a backend may say about its search, and the oracle about its answer. "optimal": the search
+#: finished and proved its bound (the protocol keeps the word only when the answer meets that bound);
+#: "feasible": a real hypothesis, but nothing proves it optimal (a heuristic model, a stalled search);
+#: "time_limit": the deadline stopped the search; "infeasible": the solver's model had no solution;
+#: "error": the solver failed (docs/theory/certification.md, "Why a solver status proves nothing")
+Status: TypeAlias = Literal["optimal", "feasible", "time_limit", "infeasible", "error"]
+#: the values of :data:`Status`, for the check of an answer built by untyped code
+STATUSES: tuple[Status, ...] = get_args(Status)
 
 
 #: the largest random seed a backend accepts (HiGHS', SCIP's and CP-SAT's seeds are C ints)
@@ -129,7 +133,7 @@ class BackendAnswer:
     bound : float
         A proved lower bound on the optimum of the reduced problem, or ``-inf`` if nothing is proved.
         Proved over the whole class unless the backend declares a :meth:`Backend.restriction`.
-    status : str, default "optimal"
+    status : Status, default "optimal"
         One of :data:`STATUSES`; anything else raises ValueError.
     nodes : int or None, default None
         Search nodes, where the method has them.
@@ -139,7 +143,7 @@ class BackendAnswer:
 
     hypothesis: Hypothesis
     bound: float  # proved lower bound on the reduced optimum (-inf if nothing is proved)
-    status: str = "optimal"
+    status: Status = "optimal"
     nodes: int | None = None
     details: dict[str, Any] = field(default_factory=dict)
 

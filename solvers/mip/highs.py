@@ -49,7 +49,7 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import TESTED_HIGHSPY, import_highspy
+from oraclepriv.solvers.base import TESTED_HIGHSPY, Status, import_highspy
 from oraclepriv.solvers.mip.milp import MilpArrays
 from oraclepriv.solvers.mip.mipbackend import CERTIFY_MODES, MipBackend, MipRun
 from oraclepriv.solvers.runtime.deadline import Deadline
@@ -60,7 +60,7 @@ __all__ = ["HighsBackend", "HighsModel", "HighsRun", "import_highspy", "CERTIFY_
 HighsRun = MipRun  # backwards-compatible name
 
 
-def _status_name(highspy, status) -> str:
+def _status_name(highspy: Any, status: Any) -> Status:
     S = highspy.HighsModelStatus
     if status == S.kOptimal:
         return "optimal"

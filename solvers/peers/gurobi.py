@@ -40,7 +40,7 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, Status
 from oraclepriv.solvers.mip.milp import (
     DEFAULT_GAMMA,
     GAMMA_RANGE,
@@ -235,7 +235,7 @@ class GurobiBackend(Backend):
             params.IntFeasTol = min(tight, 1e-5)
 
     @staticmethod
-    def _status(gp, outcome) -> str:
+    def _status(gp: Any, outcome: Any) -> Status:
         if outcome.status == gp.GRB.OPTIMAL:
             return "optimal"
         if outcome.status == gp.GRB.TIME_LIMIT or outcome.deadline_stop:
