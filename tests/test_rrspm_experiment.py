@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from oraclepriv.audit.controls import RRSPMScaleTwoOverEps
-from oraclepriv.experiments.rrspm_tradeoff import best_m, m_needed, predicted_m_star, run_grid, run_rrspm_experiments
+from oraclepriv.experiments.rrspm_tradeoff import run_grid, run_rrspm_experiments
+from oraclepriv.experiments.rrspm_tradeoff_stats import best_m, m_needed, predicted_m_star
 from oraclepriv.experiments.scenarios import StumpScenario, ThresholdScenario
 from oraclepriv.hypotheses import Stump, Threshold
 from oraclepriv.learners.rrspm import RRSPM
