@@ -1,4 +1,4 @@
-"""README's "Running on a cluster", run as written on localhost: ``dask scheduler`` and ``dask worker`` as
+"""docs/cluster.md's "A cluster on localhost", run as written: ``dask scheduler`` and ``dask worker`` as
 subprocesses, then an audit and a MIP benchmark sent to them with ``--scheduler``, each compared with its
 ``--jobs 1`` result; everything is torn down and no process of the cluster is left behind."""
 
