@@ -10,7 +10,8 @@ from mipbench_rows import row
 from typer.testing import CliRunner
 
 from oraclepriv.bench.mip import MAX_SEEDS, seeded_backends
-from oraclepriv.bench.mip_report import markdown_summary, summarize, unseeded, variability
+from oraclepriv.bench.mip_report import markdown_summary
+from oraclepriv.bench.mip_summary import summarize, unseeded, variability
 from oraclepriv.cli import app
 
 runner = CliRunner()
@@ -71,13 +72,13 @@ def test_variability_compares_the_seeds_of_one_backend():
     assert entry["solved_by_some_seeds_only"] == 1 and entry["solved_by_all_seeds"] == 2
     assert entry["median_time_ratio"] == pytest.approx(2.5) and entry["max_time_ratio"] == pytest.approx(4.0)
     assert entry["final_objectives_differ"] == 1
-    text = markdown_summary(rows, summary, [], [], "cmd", "issue", 60.0)
+    text = markdown_summary(rows, summary, [], [], "cmd", "noisy-halfspaces", 60.0)
     assert "## Performance variability (random seeds)" in text
     assert "| scip-bc | 0, 1 | 3 | 3, 2 |" in text
     # without seeded runs there is no such table
     plain = [r for r in rows if r["backend"] == "direction-bb"]
     assert variability(plain, summarize(plain)) == []
-    assert "Performance variability" not in markdown_summary(plain, summarize(plain), [], [], "cmd", "issue", 60.0)
+    assert "Performance variability" not in markdown_summary(plain, summarize(plain), [], [], "cmd", "noisy-halfspaces", 60.0)
 
 
 def test_bench_mip_seeds_runs_each_seed_and_reports_them(tmp_path):
@@ -104,5 +105,5 @@ def test_a_seed_that_errors_counts_as_a_different_outcome_and_the_baseline_is_na
     summary = summarize(rows, baseline="naive-highs:random_seed=0")
     [entry] = [v for v in variability(rows, summary) if v["backend"] == "scip-bc"]
     assert entry["final_objectives_differ"] == 1 and entry["solved_by_some_seeds_only"] == 1
-    text = markdown_summary(rows, summary, [], [], "cmd", "issue", 60.0)
+    text = markdown_summary(rows, summary, [], [], "cmd", "noisy-halfspaces", 60.0)
     assert "speed-up vs naive-highs:random_seed=0 (common instances)" in text

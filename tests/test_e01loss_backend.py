@@ -200,11 +200,12 @@ def test_ctrl_c_stops_the_call_and_its_child():
 
 
 def test_the_small_d_suite_and_e01loss_rows_in_the_benchmark():
-    """``bench mip --suite small-d``: issue #3's family at d = 2, 3. E01Loss's rows carry its claim as a
+    """``bench mip --suite small-d``: the noisy-halfspaces family at d = 2, 3. E01Loss's rows carry its claim as a
     restricted bound; a cell answer whose halfspace misses the claim is not solved, and the agreement check
     (which compares whole-class certificates) has nothing to report."""
     from oraclepriv.bench.mip import load_suite, run_benchmark
-    from oraclepriv.bench.mip_report import agreement_problems, summarize
+    from oraclepriv.bench.mip_agreement import agreement_problems
+    from oraclepriv.bench.mip_summary import summarize
 
     full = load_suite("small-d")
     assert [(i.n, i.d) for i in full] == [(n, d) for n in (50, 100, 200, 400) for d in (2, 3)]

@@ -186,7 +186,7 @@ def test_experiment_cells_do_not_depend_on_the_backend(scheduler):
 def test_mip_bench_grid_does_not_depend_on_the_backend_and_says_where_cells_ran(scheduler):
     from oraclepriv.bench import mip
 
-    instances = mip.load_suite("issue", quick=True)
+    instances = mip.load_suite("noisy-halfspaces", quick=True)
     keys = ["instance", "backend", "status", "certified", "meets_bound", "objective", "bound", "error"]
 
     def bench(n_jobs):

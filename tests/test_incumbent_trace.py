@@ -17,6 +17,7 @@ from oraclepriv.solvers.runtime.incumbents import IncumbentTrace, merge_traces
 
 from oraclepriv import make_oracle
 from oraclepriv.bench import mip_report
+from oraclepriv.bench.mip_summary import summarize
 from oraclepriv.bench.primal import add_primal_measures, best_found_seconds, primal_gap, primal_integral
 
 # -- the trace --------------------------------------------------------------------------------------
@@ -105,12 +106,12 @@ def test_bench_rows_get_primal_measures_and_the_summary_reports_them():
     assert rows[1]["primal_integral"] is None and rows[3]["best_found_seconds"] is None
     # b: gap 1 on [0, 0.5), then |1 - 2| / 2 = 0.5 for 9.5 s
     assert rows[2]["best_known"] == 1.0 and rows[2]["primal_integral"] == pytest.approx(0.5 + 9.5 * 0.5)
-    summary = {s["backend"]: s for s in mip_report.summarize(rows)}
+    summary = {s["backend"]: s for s in summarize(rows)}
     assert summary["traced"]["traced"] == 2 and summary["untraced"]["traced"] == 0
     assert summary["traced"]["mean_primal_integral"] == pytest.approx((2.0 + 5.25) / 2)
     assert summary["traced"]["best_known_found"] == 1 and summary["untraced"]["best_known_found"] == 0
     assert summary["untraced"]["mean_primal_integral"] is None
-    md = mip_report.markdown_summary(rows, list(summary.values()), [], [], "cmd", "issue", 10.0)
+    md = mip_report.markdown_summary(rows, list(summary.values()), [], [], "cmd", "noisy-halfspaces", 10.0)
     assert "## Primal side" in md and "| untraced | 2 | 0 | 0 | - | - |" in md
 
 

@@ -14,12 +14,8 @@ from typer.testing import CliRunner
 
 from oraclepriv.bench import mip as mipbench
 from oraclepriv.bench import mip_report
-from oraclepriv.bench.mip_report import (
-    agreement_problems,
-    performance_profile,
-    shifted_geometric_mean,
-    summarize,
-)
+from oraclepriv.bench.mip_agreement import agreement_problems
+from oraclepriv.bench.mip_summary import performance_profile, shifted_geometric_mean, summarize
 from oraclepriv.cli import app
 
 runner = CliRunner()
@@ -129,7 +125,7 @@ def test_bench_mip_quick_smoke(tmp_path):
     assert {"highs", "scip", "pyomo", "cpsat"} <= set(backends)
     with open(out / "rows.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
-    instances = mipbench.load_suite("issue", quick=True)
+    instances = mipbench.load_suite("noisy-halfspaces", quick=True)
     assert len(rows) == len(instances) * len(backends)
     assert {r["backend"] for r in rows} == set(backends)
     meta = json.loads((out / "summary.json").read_text())
@@ -141,7 +137,12 @@ def test_bench_mip_quick_smoke(tmp_path):
         values = {float(r["objective"]) for r in rows if r["instance"] == name and r["certified"] == "True"}
         assert len(values) == 1
     md = (out / "summary.md").read_text()
-    assert "oraclepriv bench mip --suite issue --out" in md and "--quick" in md and "CPUs" in md and "highspy" in md
+    assert (
+        "oraclepriv bench mip --suite noisy-halfspaces --out" in md
+        and "--quick" in md
+        and "CPUs" in md
+        and "highspy" in md
+    )
     assert (out / "profile.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "agreement: all certified objectives agree" in result.stdout
 
@@ -170,7 +171,7 @@ def test_bench_mip_exits_nonzero_on_a_lying_backend(tmp_path, monkeypatch):
     [
         (
             ["--suite", "miplib"],
-            "--suite must be one of ['issue', 'library', 'real', 'learners', 'small-d']; got 'miplib'",
+            "--suite must be one of ['noisy-halfspaces', 'library', 'real', 'learners', 'small-d']; got 'miplib'",
         ),
         (["--backends", "highs,cplex"], "--backends: unknown backend(s) ['cplex']"),
         (["--backends", "highs,highs"], "--backends must not repeat a backend; got ['highs'] more than once"),
@@ -238,8 +239,8 @@ def test_the_summary_says_a_load_exceeded_the_cores_only_when_it_did(monkeypatch
     monkeypatch.setattr(mip_report.os, "cpu_count", lambda: 2)
     calm = [{**row("a", "x"), "load_1min": 0.7}, {**row("b", "x"), "load_1min": 1.9}]
     busy = [{**row("a", "x"), "load_1min": 0.7}, {**row("b", "x"), "load_1min": 5.1}]
-    md_calm = mip_report.markdown_summary(calm, summarize(calm), [], [], "cmd", "issue", 60.0)
-    md_busy = mip_report.markdown_summary(busy, summarize(busy), [], [], "cmd", "issue", 60.0)
+    md_calm = mip_report.markdown_summary(calm, summarize(calm), [], [], "cmd", "noisy-halfspaces", 60.0)
+    md_busy = mip_report.markdown_summary(busy, summarize(busy), [], [], "cmd", "noisy-halfspaces", 60.0)
     assert "0.70-1.90 (at most the 2 cores)" in md_calm and "inflated" not in md_calm
     assert "0.70-5.10 (above the 2 cores at times" in md_busy
 
@@ -270,5 +271,57 @@ def test_instances_selects_from_the_suite_and_names_what_it_lacks(tmp_path):
     rows = json.loads((out / "rows.json").read_text())
     assert [r["instance"] for r in rows] == ["sepnoise-n30-d2-s0"]
     assert "--instances sepnoise-n30-d2-s0" in (out / "summary.md").read_text()  # the command reproduces the run
+    # one instance: no performance profile, and both the summary and the command line say why
+    assert not (out / "profile.png").exists()
+    assert "No performance profile" in (out / "summary.md").read_text() and "No performance profile" in ran.output
     bad = runner.invoke(app, ["bench", "mip", "--quick", "--instances", "nope", "--out", str(tmp_path / "x")])
     assert bad.exit_code == 2 and "--instances: unknown instance(s) ['nope']" in bad.stderr
+
+
+def test_a_performance_profile_is_drawn_over_two_instances_or_more(tmp_path):
+    """A profile ranks backends across instances: over one instance it is skipped, and summary.md and
+    summary.json say why; over two it is written."""
+    one = [row("a", "x"), row("a", "y", seconds=2.0)]
+    paths = mip_report.write_outputs(
+        tmp_path / "one", one, summarize(one), [], [], command="cmd", suite="s", time_limit=60.0
+    )
+    assert "profile.png" not in paths and not (tmp_path / "one" / "profile.png").exists()
+    note = mip_report.profile_note(one)
+    assert note is not None and "at least 2; this run has 1" in note
+    assert note in (tmp_path / "one" / "summary.md").read_text()
+    assert "![performance profile]" not in (tmp_path / "one" / "summary.md").read_text()
+    assert json.loads((tmp_path / "one" / "summary.json").read_text())["profile_note"] == note
+    two = [*one, row("b", "x"), row("b", "y")]
+    paths = mip_report.write_outputs(
+        tmp_path / "two", two, summarize(two), [], [], command="cmd", suite="s", time_limit=60.0
+    )
+    assert paths["profile.png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert mip_report.profile_note(two) is None
+    assert "![performance profile](profile.png)" in (tmp_path / "two" / "summary.md").read_text()
+
+
+def test_the_former_suite_name_issue_still_runs_the_noisy_halfspaces_suite_with_a_warning(tmp_path):
+    """``issue``, the default suite's former name, is a deprecated alias for one release: the API warns with a
+    FutureWarning, the command line says so on stderr, and the run and its report carry the new name."""
+    with pytest.warns(FutureWarning, match="'issue' is now called 'noisy-halfspaces'"):
+        old = mipbench.load_suite("issue", quick=True)
+    assert [i.name for i in old] == [i.name for i in mipbench.load_suite("noisy-halfspaces", quick=True)]
+    out = tmp_path / "alias"
+    args = [
+        "bench",
+        "mip",
+        "--quick",
+        "--suite",
+        "issue",
+        "--instances",
+        "sepnoise-n30-d2-s0",
+        "--backends",
+        "enumerate",
+    ]
+    ran = runner.invoke(app, [*args, "--out", str(out)])
+    assert ran.exit_code == 0, ran.output
+    assert "--suite issue is deprecated" in ran.stderr and "it runs --suite noisy-halfspaces" in ran.stderr
+    summary = (out / "summary.md").read_text()
+    assert (
+        summary.startswith("# MIP oracle benchmark: suite `noisy-halfspaces`") and "--suite noisy-halfspaces" in summary
+    )

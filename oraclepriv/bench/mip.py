@@ -8,12 +8,13 @@ restriction (a bound that covers a restricted class only, e.g. the naive baselin
 (re-scored by the hypothesis), bound, gap, seconds and nodes, and for backends that keep one, the
 incumbent trace that :mod:`oraclepriv.bench.primal` reads.
 
-Suites: ``issue`` (issue #3's halfspace suite from :mod:`oraclepriv.bench.mip_suite`, n in
-{100, 200, 400} x d in {2, 5, 10}, unit weights), ``library`` (every instance of the bundled
-library, all classes), ``real`` (its real-data tier), ``learners`` (the private learners' recorded
-oracle calls) and ``small-d`` (issue #3's family at n in {50, 100, 200, 400} x d in {2, 3}, the
-range of the combinatorial methods and of the E01Loss peer). ``quick`` shrinks them to tiny sizes
-for smoke tests. Instead of a suite, :func:`load_files` takes a user's own CSV files (``--data``), and
+Suites: ``noisy-halfspaces`` (the default: separable halfspace data with 10% of the labels flipped, from
+:mod:`oraclepriv.bench.mip_suite`, n in {100, 200, 400} x d in {2, 5, 10}, unit weights), ``library`` (every
+instance of the bundled library, all classes), ``real`` (its real-data tier), ``learners`` (the private
+learners' recorded oracle calls) and ``small-d`` (the noisy-halfspaces family at n in {50, 100, 200, 400} x
+d in {2, 3}, the range of the combinatorial methods and of the E01Loss peer). ``quick`` shrinks them to tiny
+sizes for smoke tests. ``issue``, the default suite's former name, is a deprecated alias
+(:data:`SUITE_ALIASES`). Instead of a suite, :func:`load_files` takes a user's own CSV files (``--data``), and
 :func:`seeded_backends` runs seedable backends under several random seeds (``--seeds``).
 
 The grid: every (instance, backend) cell is one task, run where :mod:`oraclepriv.execution` says
@@ -37,6 +38,7 @@ import json
 import logging
 import math
 import time
+import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +54,9 @@ from oraclepriv.solvers.runtime.deadline import check_time_limit
 __all__ = [
     "BenchInstance",
     "SUITES",
+    "DEFAULT_SUITE",
+    "SUITE_ALIASES",
+    "canonical_suite",
     "QUICK_TIME_LIMIT",
     "default_backends",
     "load_suite",
@@ -73,8 +78,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SUITES = ("issue", "library", "real", "learners", "small-d")
-#: the ``small-d`` suite: issue #3's instance family in the dimensions where the combinatorial methods
+SUITES = ("noisy-halfspaces", "library", "real", "learners", "small-d")
+#: the suite ``oraclepriv bench mip`` runs without ``--suite``
+DEFAULT_SUITE = "noisy-halfspaces"
+#: deprecated suite names and the suite each names; an alias warns (FutureWarning) and is removed one
+#: release after it was deprecated
+SUITE_ALIASES = {"issue": "noisy-halfspaces"}
+#: the ``small-d`` suite: the noisy-halfspaces family in the dimensions where the combinatorial methods
 #: (``enumerate``, ``direction-bb``, the E01Loss peer) are designed to work
 SMALL_D_NS, SMALL_D_DS = (50, 100, 200, 400), (2, 3)
 #: exact halfspace backends beyond enumerate's range (the MIP models and ``direction-bb``), and the
@@ -138,9 +148,24 @@ def default_backends() -> list[str]:
     return [b for b in _MIP_BACKENDS if b in installed]
 
 
+def canonical_suite(suite: str) -> str:
+    """The suite a name stands for: the name itself, or for a deprecated alias (:data:`SUITE_ALIASES`) the
+    suite it was renamed to, with a FutureWarning naming both."""
+    if suite in SUITE_ALIASES:
+        new = SUITE_ALIASES[suite]
+        warnings.warn(
+            f"the benchmark suite {suite!r} is now called {new!r}; the old name will be removed in the next release",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return new
+    return suite
+
+
 def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
-    """The instances of a suite (see the module docstring)."""
-    if suite == "issue":
+    """The instances of a suite (see the module docstring); a deprecated name warns (:func:`canonical_suite`)."""
+    suite = canonical_suite(suite)
+    if suite == "noisy-halfspaces":
         from oraclepriv.bench.mip_suite import halfspace_suite
 
         suite_instances = halfspace_suite(ns=(30, 60), ds=(2, 3)) if quick else halfspace_suite()
@@ -171,7 +196,7 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
                 )
             )
         return out
-    if suite == "real":  # the library's real-data tier (issue #17), defined in oraclepriv.instances
+    if suite == "real":  # the library's real-data tier, defined in oraclepriv.instances
         from oraclepriv.instances import real_tier
 
         names = set(real_tier(quick))
@@ -519,7 +544,7 @@ def load_cells(path: Path | str) -> list[dict[str, Any]]:
     text = read_resume_file(path)
     if text is None:
         return []
-    rows: dict[tuple[str, str, float], dict[str, Any]] = {}
+    rows: dict[tuple[str, str, str, float, int], dict[str, Any]] = {}
     for line in text.splitlines():
         try:
             row = json.loads(line)

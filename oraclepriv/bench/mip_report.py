@@ -1,40 +1,14 @@
-"""The report of the MIP oracle benchmark (``oraclepriv bench mip``): from the rows of a run
-(:func:`oraclepriv.bench.mip.run_benchmark`) to the per-backend summary, the cross-backend agreement
-check, the performance profile and the files a finished run leaves (:data:`OUTPUTS`).
+"""The report of the MIP oracle benchmark (``oraclepriv bench mip``): the files a finished run leaves
+(:data:`OUTPUTS`): its rows as CSV and JSON, the summary as JSON and Markdown, and the performance profile
+as a PNG. This module only formats: the per-backend summary, the seeds' variability and the profile's
+ratios are computed by :mod:`oraclepriv.bench.mip_summary`, the cross-backend agreement check by
+:mod:`oraclepriv.bench.mip_agreement`.
 
-Per backend, the summary follows MIPLIB conventions (Gleixner et al., "MIPLIB 2017", Math. Prog. Comp.
-2021; Mittelmann's benchmarks):
+The performance profile (Dolan & More, "Benchmarking optimization software with performance profiles",
+Math. Prog. 91, 2002) compares backends across instances: over fewer than :data:`MIN_PROFILE_INSTANCES`
+instances it says nothing, so no figure is drawn and the summary says why (:func:`profile_note`).
 
-* ``solved`` = number of answers that meet their proved bound (a run that stops at "optimal"
-  without that is not solved); for a backend whose bound covers a restricted class only
-  (``restriction``, e.g. the naive baseline), "solved" means optimal over that class, and is
-  withdrawn when the agreement check shows the class missed the true optimum;
-* shifted geometric mean of the time, ``SGM = exp(mean(ln(max(1, t_i + s)))) - s`` with shift
-  s = 10 s, every unsolved run (time limit, uncertified, error) counted at the time limit;
-* a Dolan-More performance profile (Dolan & More, "Benchmarking optimization software with
-  performance profiles", Math. Prog. 91, 2002): rho_s(tau) = fraction of instances on which
-  backend s is certified within tau times the fastest certified backend (PNG, matplotlib Agg).
-
-Cross-backend consistency (the exactness check, printed loudly, and a non-zero exit code of the
-CLI): on one instance, (1) any two certified objectives must be equal within a tolerance, and
-(2) no backend's proved bound may exceed any hypothesis's re-scored objective (a bound above a
-found objective is a false proof); for library instances the manifest's proved optimum is one
-more certified answer and its best known objective one more hypothesis. A restricted-class
-backend (the naive baseline, ``certify="margin"``) proves optimality over its class only; its
-answers are checked the same way, a wrong one is a warning (documented behaviour) and does not
-count as solved.
-
-The primal side (:mod:`oraclepriv.bench.primal` sets the row fields): for backends that return an
-incumbent trace, the time to their final incumbent and Berthold's primal integral; for every backend,
-on how many instances it found the best objective known.
-
-Performance variability: with ``--seeds`` K > 1 a backend that takes a random seed runs once per seed
-(:func:`oraclepriv.bench.mip.seeded_backends`), each seed a backend of its own in the tables;
-:func:`variability` compares the seeds of one backend (solved counts and SGM per seed, instances solved
-by some seeds only, the slowest seed's time over the fastest's, final objectives that differ).
-
-This module reads rows and runs nothing. It does not import :mod:`oraclepriv.bench.mip` (what it reads
-of an instance is :class:`CheckedInstance`).
+This module runs nothing. It does not import :mod:`oraclepriv.bench.mip`.
 """
 
 from __future__ import annotations
@@ -45,187 +19,48 @@ import os
 import shlex
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
+from oraclepriv.bench.mip_summary import SGM_SHIFT, performance_profile, variability
 from oraclepriv.bench.report import write_json
 from oraclepriv.provenance import machine_description
 
 __all__ = [
-    "SGM_SHIFT",
     "OUTPUTS",
     "LEARNERS_OUTPUT",
-    "CheckedInstance",
-    "shifted_geometric_mean",
-    "solved",
-    "scored_time",
-    "summarize",
-    "agreement_problems",
-    "performance_profile",
+    "MIN_PROFILE_INSTANCES",
+    "profile_note",
     "plot_performance_profile",
     "solver_versions",
     "markdown_summary",
-    "variability",
-    "unseeded",
     "write_outputs",
     "command_line",
 ]
 
-#: the shift of the shifted geometric mean, in seconds (MIPLIB / Mittelmann)
-SGM_SHIFT = 10.0
-#: the files a finished run writes (:func:`write_outputs`)
+#: the files a finished run writes (:func:`write_outputs`; ``profile.png`` only over
+#: :data:`MIN_PROFILE_INSTANCES` instances or more)
 OUTPUTS = ("rows.csv", "rows.json", "summary.json", "summary.md", "profile.png")
 #: written only by ``--suite learners``: private call / noise-free twin per pair
 #: (:func:`oraclepriv.bench.learner_calls.write_cost_of_noise`)
 LEARNERS_OUTPUT = "cost-of-noise.md"
+#: the fewest instances a performance profile is drawn over: it ranks backends by how often each is within a
+#: factor tau of the fastest, and over one instance every backend's curve is a single step that says nothing more
+#: than that instance's row
+MIN_PROFILE_INSTANCES = 2
 
 
-class CheckedInstance(Protocol):
-    """What :func:`agreement_problems` reads of an instance (:class:`oraclepriv.bench.mip.BenchInstance`
-    has it): its name, the agreement tolerance, and the library manifest's best known objective and
-    whether (and by whom) it is proved optimal."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def tolerance(self) -> float: ...
-
-    @property
-    def best_known(self) -> float | None: ...
-
-    @property
-    def proved(self) -> bool: ...
-
-    @property
-    def proved_by(self) -> str | None: ...
-
-
-# ---------------------------------------------------------------------------------------------
-# summaries
-
-
-def shifted_geometric_mean(times: Iterable[float], shift: float = SGM_SHIFT) -> float:
-    """exp(mean(ln(max(1, t + shift)))) - shift (MIPLIB / Mittelmann, shift 10 s)."""
-    values = np.asarray(list(times), dtype=np.float64)
-    if values.size == 0:
-        return math.nan
-    return float(math.exp(np.mean(np.log(np.maximum(1.0, values + shift)))) - shift)
-
-
-def solved(row: dict[str, Any]) -> bool:
-    """Meets its proved bound, and (after :func:`agreement_problems`) not a restricted certificate found wrong."""
-    return bool(row["meets_bound"] and row.get("certificate_valid", True))
-
-
-def scored_time(row: dict[str, Any]) -> float:
-    """The time a row counts with: its seconds if solved, else the time limit."""
-    return min(float(row["seconds"]), row["time_limit"]) if solved(row) else float(row["time_limit"])
-
-
-def summarize(rows: list[dict[str, Any]], baseline: str | None = "naive-highs") -> list[dict[str, Any]]:
-    """One MIPLIB-style summary per backend (and the SGM speed-up over ``baseline`` if it ran).
-    Instances a backend does not support (status "unsupported") are left out of its summary.
-    Call :func:`agreement_problems` first so that wrong restricted certificates do not count."""
-    backends = list(dict.fromkeys(r["backend"] for r in rows))
-    out = []
-    for b in backends:
-        mine = [r for r in rows if r["backend"] == b and r["status"] != "unsupported"]
-        out.append(
-            {
-                "backend": b,
-                "instances": len(mine),
-                "solved": sum(solved(r) for r in mine),
-                "wrong_certificates": sum(r["meets_bound"] and not solved(r) for r in mine),
-                "time_limit_hits": sum(r["status"] == "time_limit" for r in mine),
-                "uncertified_other": sum(
-                    (not r["meets_bound"]) and r["status"] not in ("time_limit", "error") for r in mine
-                ),
-                "errors": sum(r["status"] == "error" for r in mine),
-                "sgm_seconds": shifted_geometric_mean(scored_time(r) for r in mine),
-                "max_seconds_certified": max((r["seconds"] for r in mine if r["meets_bound"]), default=math.nan),
-                **_primal_summary(mine),
-            }
-        )
-    # speed-up over the baseline, on the instances both ran (SGM ratio, baseline / backend)
-    supported = {(r["backend"], r["instance"]): r for r in rows if r["status"] != "unsupported"}
-    for s in out:
-        common = [name for (b, name) in supported if b == s["backend"] and (baseline, name) in supported]
-        s["speedup_vs_baseline"] = None
-        s["baseline"] = baseline
-        if baseline in backends and common:
-            base_sgm = shifted_geometric_mean(scored_time(supported[(baseline, n)]) for n in common)
-            mine_sgm = shifted_geometric_mean(scored_time(supported[(s["backend"], n)]) for n in common)
-            s["speedup_vs_baseline"] = base_sgm / mine_sgm if mine_sgm > 0 else None
-    return out
-
-
-def unseeded(spec: str) -> tuple[str, int | None]:
-    """A backend spec without its ``random_seed`` option, and that seed (None when it sets none):
-    "scip-bc:local_search=0,random_seed=2" -> ("scip-bc:local_search=0", 2)."""
-    from oraclepriv.backends import parse_backend_spec
-
-    name, options = parse_backend_spec(spec)
-    seed = options.pop("random_seed", None)
-    if seed is None:
-        return spec, None
-    rest = [item for item in spec.partition(":")[2].split(",") if item and not item.startswith("random_seed=")]
-    return (f"{name}:{','.join(rest)}" if rest else name), int(seed)
-
-
-def variability(rows: list[dict[str, Any]], summary: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """For every backend run under two or more random seeds (rows labelled by their seeded specs), how
-    much the seed changed (module docstring): per seed its solved count and SGM time (from ``summary``),
-    on the instances every seed ran: how many some seeds solve and others do not, the median and the
-    largest ratio slowest / fastest seed's seconds where all solve, and how many end with different
-    re-scored objectives. Empty when no backend ran under several seeds."""
-    by_spec = {s["backend"]: s for s in summary}
-    groups: dict[str, list[tuple[int, str]]] = {}
-    for spec in by_spec:
-        base, seed = unseeded(spec)
-        if seed is not None:
-            groups.setdefault(base, []).append((seed, spec))
-    out = []
-    for base, members in groups.items():
-        if len(members) < 2:
-            continue
-        members.sort()
-        specs = [spec for _, spec in members]
-        cells: dict[str, dict[str, dict[str, Any]]] = {}
-        for r in rows:
-            if r["backend"] in specs and r["status"] != "unsupported":
-                cells.setdefault(r["instance"], {})[r["backend"]] = r
-        common = {name: runs for name, runs in cells.items() if len(runs) == len(specs)}
-        unstable = 0
-        time_ratios: list[float] = []
-        objectives_differ = 0
-        for runs in common.values():
-            done = [solved(r) for r in runs.values()]
-            if any(done) and not all(done):
-                unstable += 1
-            if all(done):
-                seconds = [max(float(r["seconds"]), 1e-3) for r in runs.values()]
-                time_ratios.append(max(seconds) / min(seconds))
-            values = [float(r["objective"]) for r in runs.values()]
-            finite = [v for v in values if math.isfinite(v)]  # a seed that errored has no objective
-            tol = 1e-9 * max(1.0, max((abs(v) for v in finite), default=1.0))
-            objectives_differ += len(finite) < len(values) or max(finite) - min(finite) > tol
-        out.append(
-            {
-                "backend": base,
-                "seeds": [seed for seed, _ in members],
-                "instances": len(common),
-                "solved_per_seed": [by_spec[spec]["solved"] for spec in specs],
-                "sgm_seconds_per_seed": [by_spec[spec]["sgm_seconds"] for spec in specs],
-                "solved_by_some_seeds_only": unstable,
-                "solved_by_all_seeds": len(time_ratios),
-                "median_time_ratio": float(np.median(time_ratios)) if time_ratios else None,
-                "max_time_ratio": max(time_ratios) if time_ratios else None,
-                "final_objectives_differ": objectives_differ,
-            }
-        )
-    return out
+def profile_note(rows: list[dict[str, Any]]) -> str | None:
+    """Why a run has no performance profile (fewer than :data:`MIN_PROFILE_INSTANCES` instances), as a
+    sentence for the summary and the command line; None when the profile is drawn."""
+    instances = len(dict.fromkeys(r["instance"] for r in rows))
+    if instances >= MIN_PROFILE_INSTANCES:
+        return None
+    return (
+        f"No performance profile: it compares backends across instances and needs at least "
+        f"{MIN_PROFILE_INSTANCES}; this run has {instances}."
+    )
 
 
 def _variability_section(entries: list[dict[str, Any]]) -> list[str]:
@@ -254,96 +89,6 @@ def _variability_section(entries: list[dict[str, Any]]) -> list[str]:
             f"{v['solved_by_some_seeds_only']} | {v['solved_by_all_seeds']} | {ratio} | {v['final_objectives_differ']} |"
         )
     return lines
-
-
-def _primal_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """One backend's primal side (:func:`oraclepriv.bench.primal.add_primal_measures` sets the row fields;
-    rows without them count as untraced)."""
-    traced = [r for r in rows if r.get("primal_integral") is not None]
-    found = [
-        r
-        for r in rows
-        if r.get("best_known") is not None
-        and math.isfinite(r["objective"])
-        and r["objective"] <= r["best_known"] + 1e-9 * max(1.0, abs(r["best_known"]))
-    ]
-    return {
-        "best_known_found": len(found),
-        "traced": len(traced),
-        "mean_primal_integral": float(np.mean([r["primal_integral"] for r in traced])) if traced else None,
-        "sgm_best_found_seconds": (shifted_geometric_mean(r["best_found_seconds"] for r in traced) if traced else None),
-    }
-
-
-def agreement_problems(rows: list[dict[str, Any]], instances: Iterable[CheckedInstance]) -> tuple[list[str], list[str]]:
-    """Cross-backend consistency (module docstring): (problems, warnings) for ``rows`` of ``instances``.
-
-    ``problems`` are violations among backends whose certificate covers *all* hypotheses of the
-    class (two certified objectives differ, or a proved bound exceeds some found objective): a
-    bug, and the CLI exits non-zero. Rows with a ``restriction`` prove optimality over a
-    restricted class only (the naive model: margin 1e-4, unit box); their answers are
-    checked against the others too, but a mismatch is a *warning* (the
-    restricted certificate is wrong about the true optimum, as documented) and the row is marked
-    ``certificate_valid = False`` so it does not count as solved. Rows gain that key.
-    """
-    by_name = {inst.name: inst for inst in instances}
-    problems: list[str] = []
-    warnings: list[str] = []
-    for r in rows:
-        r["certificate_valid"] = bool(r["meets_bound"])
-    for name in dict.fromkeys(r["instance"] for r in rows):
-        inst = by_name[name]
-        tol = inst.tolerance
-        mine = [r for r in rows if r["instance"] == name and r["status"] not in ("error", "unsupported")]
-        full = [r for r in mine if r.get("restriction") is None]
-        restricted = [r for r in mine if r.get("restriction") is not None]
-        certified = [(r["backend"], r["objective"]) for r in full if r["certified"]]
-        objectives = [(r["backend"], r["objective"]) for r in mine if math.isfinite(r["objective"])]
-        if inst.best_known is not None:
-            objectives.append(("manifest best known", inst.best_known))
-            if inst.proved:
-                certified.append((f"manifest (proved by {inst.proved_by})", inst.best_known))
-        for i, (a, va) in enumerate(certified):
-            for b, vb in certified[i + 1 :]:
-                if abs(va - vb) > tol:
-                    problems.append(
-                        f"{name}: certified objectives disagree: {a} = {va!r} vs {b} = {vb!r} (tolerance {tol:.3g})"
-                    )
-        for r in full:
-            for b, value in objectives:
-                if math.isfinite(r["bound"]) and r["bound"] > value + tol:
-                    problems.append(
-                        f"{name}: {r['backend']} proved a lower bound {r['bound']!r} above the objective {value!r} of a "
-                        f"hypothesis found by {b} (tolerance {tol:.3g}): a false proof"
-                    )
-        best_found = min((v for _, v in objectives), default=math.inf)
-        for r in restricted:
-            if not r["meets_bound"]:
-                continue
-            wrong = [f"{b} = {v!r}" for b, v in certified if abs(r["objective"] - v) > tol]
-            if r["objective"] > best_found + tol:
-                wrong.append(f"a better hypothesis exists (objective {best_found!r})")
-            if wrong:
-                r["certificate_valid"] = False
-                warnings.append(
-                    f"{name}: {r['backend']} certified {r['objective']!r} over its restricted class, but the true optimum "
-                    f"differs ({'; '.join(wrong)}); counted as not solved"
-                )
-    return problems, warnings
-
-
-def performance_profile(rows: list[dict[str, Any]]) -> tuple[list[str], np.ndarray]:
-    """(backends, ratios[instance, backend]): time / fastest certified time; inf when uncertified."""
-    backends = list(dict.fromkeys(r["backend"] for r in rows))
-    names = list(dict.fromkeys(r["instance"] for r in rows))
-    t = np.full((len(names), len(backends)), np.inf)
-    for r in rows:
-        if solved(r):
-            t[names.index(r["instance"]), backends.index(r["backend"])] = max(float(r["seconds"]), 1e-3)
-    best = t.min(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        ratios = np.where(np.isfinite(best), t / best, np.inf)
-    return backends, ratios
 
 
 def plot_performance_profile(rows: list[dict[str, Any]], path: Path | str, title: str = "") -> None:
@@ -480,7 +225,10 @@ def markdown_summary(
             "",
         ]
         lines += [f"- {w}" for w in warnings]
-    if profile_png:
+    note = profile_note(rows)
+    if note is not None:
+        lines += ["", note]
+    elif profile_png:
         lines += ["", f"![performance profile]({profile_png})"]
     lines += _primal_section(summary, time_limit)
     lines += _variability_section(variability(rows, summary))
@@ -552,12 +300,15 @@ def write_outputs(
     execution: str | None = None,
     repeat: int = 1,
 ) -> dict[str, Path]:
-    """rows.csv, rows.json, summary.json, summary.md and profile.png in ``out`` (``execution``: where the
-    cells ran, as :meth:`oraclepriv.execution.Execution.describe` words it), and for the learners' suite
-    cost-of-noise.md."""
+    """rows.csv, rows.json, summary.json, summary.md and, over :data:`MIN_PROFILE_INSTANCES` instances or more,
+    profile.png in ``out`` (``execution``: where the cells ran, as
+    :meth:`oraclepriv.execution.Execution.describe` words it), and for the learners' suite cost-of-noise.md.
+    Returns the paths written, by file name: without a profile, summary.json's ``profile_note`` and
+    summary.md say why (:func:`profile_note`)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    paths = {name: out / name for name in OUTPUTS}
+    note = profile_note(rows)
+    paths = {name: out / name for name in OUTPUTS if not (name == "profile.png" and note is not None)}
     columns = [
         "instance",
         "class",
@@ -604,10 +355,12 @@ def write_outputs(
         "variability": variability(rows, summary),
         "agreement_problems": problems,
         "restricted_certificate_warnings": warnings,
+        "profile_note": note,
     }
     write_json(paths["summary.json"], meta)
-    source = "your own instances" if suite == "data" else f"suite {suite}"
-    plot_performance_profile(rows, paths["profile.png"], title=f"{source}, time limit {time_limit:g} s")
+    if "profile.png" in paths:
+        source = "your own instances" if suite == "data" else f"suite {suite}"
+        plot_performance_profile(rows, paths["profile.png"], title=f"{source}, time limit {time_limit:g} s")
     paths["summary.md"].write_text(
         markdown_summary(
             rows,
@@ -617,7 +370,7 @@ def write_outputs(
             command,
             suite,
             time_limit,
-            profile_png=paths["profile.png"].name,
+            profile_png="profile.png" if "profile.png" in paths else None,
             execution=execution,
             repeat=repeat,
         ),

@@ -1,4 +1,5 @@
-"""The halfspace instance suite of the MIP benchmark (issue #3, "Benchmark target").
+"""The halfspace instances of the MIP benchmark's ``noisy-halfspaces`` and ``small-d`` suites
+(:mod:`oraclepriv.bench.mip`).
 
 One family, "separable + label noise", on a grid of sizes n x dimensions d:
 
@@ -45,5 +46,6 @@ def halfspace_instance(n: int, d: int, seed: int = 0) -> tuple[str, np.ndarray, 
 def halfspace_suite(
     ns: Iterable[int] = (100, 200, 400), ds: Iterable[int] = (2, 5, 10), seed: int = 0
 ) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
-    """The benchmark suite: :func:`halfspace_instance` for every (n, d) in ns x ds, n-major order."""
+    """:func:`halfspace_instance` for every (n, d) in ns x ds, n-major order; the defaults are the
+    ``noisy-halfspaces`` suite."""
     return [halfspace_instance(int(n), int(d), seed) for n in ns for d in ds]

@@ -40,7 +40,9 @@ app = typer.Typer(no_args_is_help=True, help="Benchmarks (ratios against baselin
 
 @app.command("oracles")
 def bench_oracles(
-    quick: Annotated[bool, typer.Option("--quick", help="Small sizes (a smoke run, not the issue's figures).")] = False,
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Small sizes (a smoke run, not the documented figures).")
+    ] = False,
     out: JsonOut = None,
     report: MarkdownOut = None,
     quiet: Quiet = False,
@@ -76,7 +78,10 @@ def bench_mip(
         str | None,
         typer.Option(
             "--suite",
-            help="issue (issue #3's suite; the default) | library (bundled) | real (real-data tier) | learners (the private learners' oracle calls) | small-d (issue #3's family at d = 2, 3 and n = 50-400, where E01Loss runs).",
+            help="noisy-halfspaces (the default: separable halfspaces with 10% flipped labels, n = 100-400, d = 2, 5, "
+            "10) | library (bundled) | real (real-data tier) | learners (the private learners' oracle calls) | small-d "
+            "(the noisy-halfspaces family at d = 2, 3 and n = 50-400, where E01Loss runs). 'issue' is a deprecated "
+            "name of noisy-halfspaces.",
         ),
     ] = None,
     data: Annotated[
@@ -106,13 +111,14 @@ def bench_mip(
         Path,
         typer.Option(
             "--out",
-            help="Folder for rows.csv/json, summary.json/md, profile.png (an earlier run's are replaced when the run "
-            "starts). While the run is incomplete it holds a PARTIAL file and the finished cells in cells.jsonl.",
+            help="Folder for rows.csv/json, summary.json/md and, over 2 or more instances, profile.png (an earlier "
+            "run's are replaced when the run starts). While the run is incomplete it holds a PARTIAL file and the "
+            "finished cells in cells.jsonl.",
             parser=output_path,
         ),
     ] = Path("mipbench-results"),
     quick: Annotated[
-        bool, typer.Option("--quick", help="Tiny sizes and short limits (a smoke run, not the issue's figures).")
+        bool, typer.Option("--quick", help="Tiny sizes and short limits (a smoke run, not the documented figures).")
     ] = False,
     repeat: Annotated[
         int,
@@ -151,12 +157,14 @@ def bench_mip(
     cells run side by side, one per worker (for honest timings: one worker per core, docs/cluster.md).
     Each row records where it ran and the load when it started."""
     from oraclepriv.bench import mip, mip_report
+    from oraclepriv.bench.mip_agreement import agreement_problems
+    from oraclepriv.bench.mip_summary import summarize, unseeded
     from oraclepriv.bench.primal import add_primal_measures
 
     check_output_dir(out, "--out")
     check_time_limit(time_limit)
     chosen = split_backend_list(backends) if backends is not None else mip.default_backends()
-    if backends is not None and not chosen:  # '' used to mean every default backend
+    if backends is not None and not chosen:  # an empty list names no backend (the default list is --backends left out)
         fail(f"--backends must name at least one backend; got {backends!r}")
     for spec in chosen:  # the benchmark's own time limit is --time-limit
         check_backend_time_limit(spec, time_limit, "--backends")
@@ -169,7 +177,14 @@ def bench_mip(
         fail(
             f"--hypothesis-class {data_class} applies to --data instances only (a suite's instances carry their class)"
         )
-    suite = "data" if data is not None else (suite if suite is not None else "issue")
+    if suite in mip.SUITE_ALIASES:
+        typer.echo(
+            f"note: --suite {suite} is deprecated and will be removed in the next release; "
+            f"it runs --suite {mip.SUITE_ALIASES[suite]}",
+            err=True,
+        )
+        suite = mip.SUITE_ALIASES[suite]
+    suite = "data" if data is not None else (suite if suite is not None else mip.DEFAULT_SUITE)
     try:
         if data is None and suite not in mip.SUITES:
             raise ValueError(f"--suite must be one of {list(mip.SUITES)}; got {suite!r}")
@@ -192,7 +207,7 @@ def bench_mip(
     except (ValueError, ImportError) as exc:
         fail(str(exc))
     # the speed-up column's baseline: the naive model, its first seed when it runs under several
-    baseline = next((b for b in chosen if mip_report.unseeded(b) == ("naive-highs", 0)), "naive-highs")
+    baseline = next((b for b in chosen if unseeded(b) == ("naive-highs", 0)), "naive-highs")
     check_parallel_options(jobs, parallel_backend, scheduler)
 
     width = max(12, *(len(b) for b in chosen))  # the backend column of the lines printed
@@ -265,9 +280,9 @@ def bench_mip(
                     done=done,
                     repeat=repeat,
                 )
-            problems, warnings = mip_report.agreement_problems(rows, instances)
+            problems, warnings = agreement_problems(rows, instances)
             add_primal_measures(rows, {instance.name: instance.best_known for instance in instances})
-            summary = mip_report.summarize(rows, baseline)
+            summary = summarize(rows, baseline)
             paths = mip_report.write_outputs(
                 out,
                 rows,
@@ -294,6 +309,9 @@ def bench_mip(
     for warning in warnings:
         typer.echo(f"warning (restricted certificate): {warning}")
     typer.echo(f"wrote {', '.join(str(p) for p in paths.values())}")
+    note = mip_report.profile_note(rows)
+    if note is not None:
+        typer.echo(note)
     if problems:
         banner = "!" * 78
         typer.echo(
