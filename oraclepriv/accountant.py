@@ -111,12 +111,24 @@ _ROUND_ABS = 1e-12
 
 
 class BudgetExceededError(ValueError):
-    """A spend would take the accountant's total past its budget; nothing was charged."""
+    """A spend would take the accountant's total past its budget; nothing was charged.
+
+    Raised by :meth:`PrivacyAccountant.spend` and :meth:`PrivacyAccountant.check`, and by a learner's
+    ``fit`` inside a ``with accountant:`` block; the message names the budget and the spend.
+    """
 
 
 @dataclass(frozen=True)
 class Budget:
-    """An (epsilon, delta) pair: a budget, or what remains of one."""
+    """An (epsilon, delta) pair: a budget, or what remains of one.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon, >= 0 (inf: no limit).
+    delta : float
+        The delta, in [0, 1].
+    """
 
     epsilon: float
     delta: float
@@ -124,7 +136,17 @@ class Budget:
 
 @dataclass(frozen=True)
 class Spend:
-    """One charge: the (epsilon, delta) of a release and a label saying what it was."""
+    """One charge: the (epsilon, delta) of a release and a label saying what it was.
+
+    Parameters
+    ----------
+    epsilon : float
+        The epsilon, >= 0 (inf: a release without a record-level guarantee).
+    delta : float
+        The delta, in [0, 1].
+    label : str, default ""
+        What was released (a learner charges its class name).
+    """
 
     epsilon: float
     delta: float
@@ -139,7 +161,19 @@ class Spend:
 
 @dataclass(frozen=True)
 class Composition:
-    """A bound on the total of a list of spends: (epsilon, delta), the theorem that gives it, and the count."""
+    """A bound on the total of a list of spends: (epsilon, delta), the theorem that gives it, and the count.
+
+    Parameters
+    ----------
+    epsilon : float
+        The composed epsilon.
+    delta : float
+        The composed delta.
+    theorem : str
+        The theorem that gives the bound (authors, title, theorem number).
+    spends : int
+        The number of spends composed.
+    """
 
     epsilon: float
     delta: float
@@ -147,7 +181,13 @@ class Composition:
     spends: int
 
     def describe(self) -> str:
-        """'(1.2, 1e-06)-DP over 3 spends by <theorem>'."""
+        """The bound in words.
+
+        Returns
+        -------
+        str
+            E.g. "(1.2, 1e-06)-DP over 3 spends by <theorem>".
+        """
         return f"({self.epsilon:.6g}, {self.delta:.3g})-DP over {self.spends} spends by {self.theorem}"
 
 
@@ -183,7 +223,28 @@ def _round_up(value: float, scale: float) -> float:
 
 # ---------------------------------------------------------------------- the theorems
 def basic_composition(epsilons: Sequence[float], deltas: Sequence[float]) -> Composition:
-    """(sum eps_i, sum delta_i), summed exactly in the decimals the floats print as; delta capped at 1."""
+    """Basic composition: (sum eps_i, sum delta_i).
+
+    Dwork and Roth, "The Algorithmic Foundations of Differential Privacy", Theorem 3.16. The sums are
+    exact in the decimals the floats print as (ten spends of 0.1 total exactly 1); delta is capped at 1.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The spends' epsilons, each >= 0.
+    deltas : sequence of float
+        The spends' deltas, each in [0, 1], one per epsilon.
+
+    Returns
+    -------
+    Composition
+        The bound and the theorem.
+
+    Examples
+    --------
+    >>> basic_composition([0.1] * 10, [0.0] * 10).epsilon
+    1.0
+    """
     if any(math.isinf(e) for e in epsilons):
         eps = math.inf
     else:
@@ -199,8 +260,30 @@ def _target_delta(deltas: Sequence[float], slack: float) -> float | None:
 
 
 def advanced_composition(epsilons: Sequence[float], deltas: Sequence[float], slack: float) -> Composition:
-    """Dwork, Rothblum, Vadhan's advanced composition, heterogeneous form, at total delta sum delta_i + slack:
-    eps' = sqrt(2 ln(1/slack) sum eps_i^2) + sum eps_i (e^eps_i - 1). Needs slack in (0, 1)."""
+    """Advanced composition, heterogeneous form, at total delta ``sum delta_i + slack``.
+
+    Dwork, Rothblum, Vadhan, "Boosting and Differential Privacy", Theorem III.3:
+    ``eps' = sqrt(2 ln(1/slack) sum eps_i^2) + sum eps_i (e^eps_i - 1)``.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The spends' epsilons, each >= 0.
+    deltas : sequence of float
+        The spends' deltas, each in [0, 1], one per epsilon.
+    slack : float
+        delta', in (0, 1): the total delta is ``sum delta_i + slack``.
+
+    Returns
+    -------
+    Composition
+        The bound and the theorem.
+
+    Raises
+    ------
+    ValueError
+        When ``slack`` is not in (0, 1).
+    """
     if not 0 < slack < 1:
         raise ValueError(f"slack must be in (0, 1) for advanced composition; got {slack!r}")
     e = np.asarray(epsilons, dtype=np.float64)
@@ -214,8 +297,30 @@ def advanced_composition(epsilons: Sequence[float], deltas: Sequence[float], sla
 
 
 def kov_composition(epsilons: Sequence[float], deltas: Sequence[float], slack: float) -> Composition:
-    """Kairouz, Oh, Viswanath's Theorem 3.5 (heterogeneous) at total delta sum delta_i + slack (the theorem's
-    d-tilde chosen as large as keeps 1 - (1 - d) prod(1 - delta_i) within it). Needs slack in (0, 1)."""
+    """Kairouz, Oh, Viswanath's heterogeneous bound at total delta ``sum delta_i + slack``.
+
+    Kairouz, Oh, Viswanath, "The Composition Theorem for Differential Privacy", Theorem 3.5; the
+    theorem's d-tilde is chosen as large as keeps ``1 - (1 - d) prod(1 - delta_i)`` within the total.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The spends' epsilons, each >= 0.
+    deltas : sequence of float
+        The spends' deltas, each in [0, 1], one per epsilon.
+    slack : float
+        delta', in (0, 1): the total delta is ``sum delta_i + slack``.
+
+    Returns
+    -------
+    Composition
+        The bound and the theorem.
+
+    Raises
+    ------
+    ValueError
+        When ``slack`` is not in (0, 1).
+    """
     if not 0 < slack < 1:
         raise ValueError(f"slack must be in (0, 1) for the Kairouz-Oh-Viswanath bound; got {slack!r}")
     e = np.asarray(epsilons, dtype=np.float64)
@@ -245,7 +350,24 @@ def optimal_homogeneous_composition(k: int, epsilon: float, delta: float, target
     randomized response, P = Binomial(k, q) against Q = Binomial(k, 1 - q), q = 1/(1 + e^eps), with
     likelihood ratio e^((k - 2j) eps) at j. The ratio falls with j, so h(eps_g) = max over J of
     A_J - e^eps_g B_J with A_J = P(j < J), B_J = Q(j < J), and h(eps_g) <= t exactly when
-    eps_g >= log((A_J - t) / B_J) for every J with A_J > t (docs/theory/composition.md, section 3)."""
+    eps_g >= log((A_J - t) / B_J) for every J with A_J > t (docs/theory/composition.md, section 3).
+
+    Parameters
+    ----------
+    k : int
+        The number of mechanisms.
+    epsilon : float
+        Each mechanism's epsilon.
+    delta : float
+        Each mechanism's delta, in [0, 1).
+    target_delta : float
+        The composition's delta, in [0, 1).
+
+    Returns
+    -------
+    float
+        The smallest eps_g, rounded up; inf when none reaches ``target_delta``.
+    """
     if k <= 0:
         return 0.0
     if not (math.isfinite(epsilon) and 0 <= delta < 1 and 0 <= target_delta < 1):
@@ -287,8 +409,29 @@ def _optimal_bound(epsilons: Sequence[float], deltas: Sequence[float], slack: fl
 
 
 def compose(epsilons: Sequence[float], deltas: Sequence[float], slack: float = 0.0) -> list[Composition]:
-    """Every bound that holds for these spends: basic composition first, then (slack > 0) the three tighter
-    ones at total delta sum delta_i + slack. Each is a valid (epsilon, delta) guarantee of the composition."""
+    """Every bound that holds for these spends, each a valid (epsilon, delta) guarantee of the composition.
+
+    Parameters
+    ----------
+    epsilons : sequence of float
+        The spends' epsilons, each >= 0.
+    deltas : sequence of float
+        The spends' deltas, each in [0, 1], one per epsilon.
+    slack : float, default 0.0
+        delta', in [0, 1): 0 gives basic composition only; > 0 adds the three tighter bounds (advanced
+        composition, Kairouz-Oh-Viswanath heterogeneous and optimal homogeneous), each at total delta
+        ``sum delta_i + slack``.
+
+    Returns
+    -------
+    list of Composition
+        Basic composition first, then the tighter bounds.
+
+    Raises
+    ------
+    ValueError
+        When the lists differ in length or ``slack`` is not in [0, 1].
+    """
     if len(epsilons) != len(deltas):
         raise ValueError(f"got {len(epsilons)} epsilons but {len(deltas)} deltas")
     slack = _check_delta(slack, "slack")
@@ -326,8 +469,23 @@ class PrivacyAccountant:
     spends : iterable of Spend or (epsilon, delta[, label])
         Spends already made (a loaded ledger); refused if their total does not fit the budget.
 
+
+    Notes
+    -----
     ``with accountant:`` makes it the accountant every private fit in the block charges;
     ``PrivacyAccountant.default()`` is charged otherwise.
+
+    Examples
+    --------
+    >>> accountant = PrivacyAccountant(epsilon=1.0)
+    >>> accountant.spend(0.4, label="first fit").epsilon
+    0.4
+    >>> accountant.remaining().epsilon
+    0.6
+    >>> accountant.spend(0.7)
+    Traceback (most recent call last):
+    ...
+    oraclepriv.accountant.BudgetExceededError: privacy budget exceeded: ...
     """
 
     def __init__(
@@ -428,8 +586,27 @@ class PrivacyAccountant:
         return self._within([*self._spends, spend], eps_sum, eps_infinite, self._delta_sum + _exact(spend.delta))
 
     def check(self, epsilon: float, delta: float = 0.0, label: str = "") -> Composition:
-        """The total one more spend would make; raises :class:`BudgetExceededError` if it would not fit.
-        Charges nothing."""
+        """The total one more spend would make; charges nothing.
+
+        Parameters
+        ----------
+        epsilon : float
+            The spend's epsilon, >= 0.
+        delta : float, default 0.0
+            The spend's delta, in [0, 1].
+        label : str, default ""
+            What it would be for (in the error message).
+
+        Returns
+        -------
+        Composition
+            The total with the spend.
+
+        Raises
+        ------
+        BudgetExceededError
+            When the spend would not fit the budget.
+        """
         spend = Spend(epsilon, delta, label)
         with self._lock:
             found = self._prospective(spend)
@@ -438,8 +615,28 @@ class PrivacyAccountant:
             return found
 
     def spend(self, epsilon: float, delta: float = 0.0, label: str = "") -> Composition:
-        """Charge (epsilon, delta) for ``label``; returns the new total. Past the budget: raises
-        :class:`BudgetExceededError` (naming the budget and the spend) and charges nothing."""
+        """Charge (epsilon, delta) for ``label``.
+
+        Parameters
+        ----------
+        epsilon : float
+            The spend's epsilon, >= 0.
+        delta : float, default 0.0
+            The spend's delta, in [0, 1].
+        label : str, default ""
+            What it is for.
+
+        Returns
+        -------
+        Composition
+            The new total.
+
+        Raises
+        ------
+        BudgetExceededError
+            When the spend would take the total past the budget (the message names the budget and the
+            spend); nothing is charged.
+        """
         spend = Spend(epsilon, delta, label)
         with self._lock:
             found = self._prospective(spend)
@@ -463,9 +660,22 @@ class PrivacyAccountant:
         )
 
     def remaining(self, delta: float = 0.0) -> Budget:
-        """What one more spend can still take: ``epsilon``, the largest epsilon a spend with this ``delta``
-        would be accepted with (0.0 if none; inf for an unlimited epsilon budget), and ``delta``, the largest
-        delta a spend with epsilon = 0 would be accepted with. With slack 0 that is (budget - sum) in both."""
+        """What one more spend can still take.
+
+        With slack 0 that is the budget minus the sums, in both coordinates.
+
+        Parameters
+        ----------
+        delta : float, default 0.0
+            The delta of the spend whose largest epsilon is asked for, in [0, 1].
+
+        Returns
+        -------
+        Budget
+            ``epsilon``: the largest epsilon a spend with this ``delta`` would be accepted with (0.0 if
+            none; inf for an unlimited epsilon budget); ``delta``: the largest delta a spend with
+            epsilon = 0 would be accepted with.
+        """
         delta = _check_delta(delta, "delta")
         with self._lock:
             return Budget(self._largest_epsilon(delta), self._largest_delta())
@@ -505,13 +715,25 @@ class PrivacyAccountant:
 
     @classmethod
     def active(cls) -> PrivacyAccountant:
-        """The accountant a private fit charges now: the innermost ``with`` block's, else the default."""
+        """The accountant a private fit charges now: the innermost ``with`` block's, else the default.
+
+        Returns
+        -------
+        PrivacyAccountant
+            The active accountant.
+        """
         stack = _ACTIVE.get()
         return stack[-1] if stack else cls.default()
 
     @classmethod
     def default(cls) -> PrivacyAccountant:
-        """The process-wide default accountant (unlimited budget unless :meth:`set_default` replaced it)."""
+        """The process-wide default accountant, unlimited unless :meth:`set_default` replaced it.
+
+        Returns
+        -------
+        PrivacyAccountant
+            The default accountant.
+        """
         with _DEFAULT_LOCK:
             if not _DEFAULT:
                 _DEFAULT.append(cls())
@@ -519,8 +741,23 @@ class PrivacyAccountant:
 
     @classmethod
     def set_default(cls, accountant: PrivacyAccountant | None) -> PrivacyAccountant | None:
-        """Make ``accountant`` the process-wide default (None: a fresh unlimited one on next use); returns the
-        previous default (None if there was none yet)."""
+        """Make an accountant the process-wide default.
+
+        Parameters
+        ----------
+        accountant : PrivacyAccountant or None
+            The new default; None: a fresh unlimited one on next use.
+
+        Returns
+        -------
+        PrivacyAccountant or None
+            The previous default (None if there was none yet).
+
+        Raises
+        ------
+        ValueError
+            When ``accountant`` is neither a PrivacyAccountant nor None.
+        """
         if accountant is not None and not isinstance(accountant, PrivacyAccountant):
             raise ValueError(f"set_default takes a PrivacyAccountant or None; got {accountant!r}")
         with _DEFAULT_LOCK:
@@ -532,7 +769,14 @@ class PrivacyAccountant:
 
     # ------------------------------------------------------------------ JSON ledger
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly: format, budget (epsilon null = no limit), slack, spends and, for reading, the total."""
+        """The ledger as a JSON-friendly dict.
+
+        Returns
+        -------
+        dict
+            The format tag and version, the budget (epsilon null: no limit), the slack, the spends and,
+            for reading, the total.
+        """
         total = self.total()
         return {
             "format": LEDGER_FORMAT,
@@ -546,11 +790,42 @@ class PrivacyAccountant:
         }
 
     def to_json(self, indent: int | None = 2) -> str:
+        """The ledger as JSON (:meth:`to_dict`).
+
+        Parameters
+        ----------
+        indent : int or None, default 2
+            As for :func:`json.dumps`.
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "ledger") -> PrivacyAccountant:
-        """Inverse of :meth:`to_dict` (the stored total is recomputed, not read). Errors name ``source``."""
+        """The accountant a :meth:`to_dict` dict describes; the stored total is recomputed, not read.
+
+        Parameters
+        ----------
+        data : mapping
+            The dict.
+        source : str, default "ledger"
+            What the dict was read from, for the error messages.
+
+        Returns
+        -------
+        PrivacyAccountant
+            The accountant, with its spends.
+
+        Raises
+        ------
+        ValueError
+            For a dict that is not a ledger of this version, is malformed, or whose spends exceed its
+            budget.
+        """
         if not isinstance(data, Mapping) or data.get("format") != LEDGER_FORMAT:
             raise ValueError(f'{source} is not an oraclepriv privacy ledger (no "format": {LEDGER_FORMAT!r})')
         if data.get("version") != LEDGER_VERSION:
@@ -565,7 +840,13 @@ class PrivacyAccountant:
             raise ValueError(f"{source}: {exc}") from None
 
     def save(self, path: str | Path) -> None:
-        """Write the ledger as JSON to ``path`` (through a temporary file and a rename: never half-written)."""
+        """Write the ledger as JSON, through a temporary file and a rename (never half-written).
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write.
+        """
         import os
         import tempfile
 
@@ -583,7 +864,23 @@ class PrivacyAccountant:
 
     @classmethod
     def load(cls, path: str | Path) -> PrivacyAccountant:
-        """Read a ledger written by :meth:`save`; a malformed one raises ValueError naming the file."""
+        """Read a ledger written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to read.
+
+        Returns
+        -------
+        PrivacyAccountant
+            The accountant, with its spends.
+
+        Raises
+        ------
+        ValueError
+            When the file is not valid JSON or not a ledger; the message names the file.
+        """
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
@@ -629,9 +926,23 @@ def _none_as_inf(x: Any) -> Any:
 
 # ---------------------------------------------------------------------- the learners' hook
 def release_cost(privacy: Mapping[str, Any], *, record_level: bool = True) -> tuple[float, float]:
-    """The (epsilon, delta) a release charges: its epsilon and its total delta (by design plus numerical), or
-    (inf, 0) when it has no record-level guarantee (not ``record_level``, ``private`` false, or a guarantee
-    that reads "none")."""
+    """The (epsilon, delta) a release charges.
+
+    Parameters
+    ----------
+    privacy : mapping
+        The release's privacy record (:attr:`oraclepriv.release.Release.privacy`).
+    record_level : bool, default True
+        Whether the guarantee is for replacing one private record (False for label-DP).
+
+    Returns
+    -------
+    epsilon : float
+        The release's epsilon; inf when it has no record-level guarantee (not ``record_level``,
+        ``private`` false, or a guarantee that reads "none").
+    delta : float
+        Its total delta, by design plus numerical (0 with an infinite epsilon), at most 1.
+    """
     unbounded = (
         not record_level or privacy.get("private") is False or str(privacy.get("guarantee", "")).startswith("none")
     )
@@ -642,9 +953,23 @@ def release_cost(privacy: Mapping[str, Any], *, record_level: bool = True) -> tu
 
 
 def charge_fit(estimator: object, privacy: Mapping[str, Any], *, record_level: bool = True) -> None:
-    """Charge a release about to be published to the active accountant. Refused: strips the estimator's
-    fitted attributes (scikit-learn's trailing-underscore names), so no part of the refused fit stays
-    readable, and re-raises :class:`BudgetExceededError`."""
+    """Charge a release about to be published to the active accountant.
+
+    Parameters
+    ----------
+    estimator : object
+        The learner whose fit publishes the release; its class name labels the spend.
+    privacy : mapping
+        The release's privacy record.
+    record_level : bool, default True
+        Whether the guarantee is for replacing one private record (:func:`release_cost`).
+
+    Raises
+    ------
+    BudgetExceededError
+        When the charge does not fit; the estimator's fitted attributes (scikit-learn's
+        trailing-underscore names) are stripped first, so no part of the refused fit stays readable.
+    """
     epsilon, delta = release_cost(privacy, record_level=record_level)
     try:
         PrivacyAccountant.active().spend(epsilon, delta, label=type(estimator).__name__)

@@ -9,15 +9,15 @@ backend lazily (``solvers/convex_linear.py``), and it records every call in the 
 with the same fields (caller, step, class, backend, n, d, status, certified, objective, bound,
 gap, nodes, seconds).
 
-Backend names: the registry key is the name the backend records for its calls, ``"highs-qp+kkt"``
-(HiGHS' QP on the box QP, a KKT polish and a Lagrangian certificate; the name ``oraclepriv bench
-convex`` and the oracle-cost cells use too). ``"scipy"``, the key from when the backend was SciPy's
-SLSQP, is a deprecated alias of it for one release: it still works and emits a ``FutureWarning``.
+Backend names: the convex registry (:data:`oraclepriv.backends.CONVEX_BACKENDS`, the same mechanism as the
+0-1 backends') holds ``"highs-qp+kkt"``, the name the backend records for its calls (HiGHS' QP on the box QP, a
+KKT polish and a Lagrangian certificate; the name ``oraclepriv bench convex`` and the oracle-cost cells use
+too). ``"scipy"``, the key from when the backend was SciPy's SLSQP, is a deprecated alias of it for one
+release: it still works and emits a ``FutureWarning``.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 import warnings
@@ -26,6 +26,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from oraclepriv.backends import CONVEX_BACKENDS
 from oraclepriv.hypotheses import LinearPredictor
 from oraclepriv.ledger import CallRecord, record_call
 from oraclepriv.validation import as_features, check_positive
@@ -42,10 +43,8 @@ __all__ = [
 
 #: the backend ``backend=None`` selects; its key is the name it records for its calls (``ConvexLinearBackend.backend``)
 DEFAULT_CONVEX_BACKEND = "highs-qp+kkt"
-CONVEX_BACKENDS: dict[str, str] = {DEFAULT_CONVEX_BACKEND: "oraclepriv.solvers.convex_linear:ConvexLinearBackend"}
-#: deprecated backend names -> the key they stand for; each use emits a FutureWarning. "scipy" named the backend
-#: while it was SciPy's SLSQP (no SciPy solver runs in the regularized ERM now); to be removed in the next release.
-CONVEX_BACKEND_ALIASES: dict[str, str] = {"scipy": DEFAULT_CONVEX_BACKEND}
+#: deprecated backend names -> the key they stand for (each use emits a FutureWarning); to be removed in the next release
+CONVEX_BACKEND_ALIASES = CONVEX_BACKENDS.aliases
 
 
 def convex_backend_key(backend: Any, argument: str = "backend", *, warn: bool = True, stacklevel: int = 2) -> str:
@@ -57,8 +56,8 @@ def convex_backend_key(backend: Any, argument: str = "backend", *, warn: bool = 
         return DEFAULT_CONVEX_BACKEND
     if isinstance(backend, str) and backend in CONVEX_BACKENDS:
         return backend
-    if isinstance(backend, str) and backend in CONVEX_BACKEND_ALIASES:
-        key = CONVEX_BACKEND_ALIASES[backend]
+    if isinstance(backend, str) and backend in CONVEX_BACKENDS.aliases:
+        key = CONVEX_BACKENDS.canonical(backend)
         if warn:
             warnings.warn(
                 f"{argument}={backend!r} is deprecated and will be removed in the next release; use "
@@ -68,16 +67,38 @@ def convex_backend_key(backend: Any, argument: str = "backend", *, warn: bool = 
                 stacklevel=stacklevel + 1,
             )
         return key
-    aliases = ", ".join(f"{old!r} (deprecated alias of {new!r})" for old, new in CONVEX_BACKEND_ALIASES.items())
+    aliases = ", ".join(f"{old!r} (deprecated alias of {new!r})" for old, new in CONVEX_BACKENDS.aliases.items())
     raise ValueError(
-        f"{argument} must be None or one of {sorted(CONVEX_BACKENDS)} (the convex oracle's backends; also accepted: "
+        f"{argument} must be None or one of {CONVEX_BACKENDS.names()} (the convex oracle's backends; also accepted: "
         f"{aliases}); got {backend!r}"
     )
 
 
 @dataclass
 class ConvexResult:
-    """One convex-oracle answer: ``certified`` iff objective - bound <= opt_tol (a proved bound)."""
+    """One convex-oracle answer: ``certified`` iff ``objective - bound <= opt_tol`` (a proved bound).
+
+    Parameters
+    ----------
+    hypothesis : LinearPredictor
+        The minimiser found.
+    objective : float
+        Its objective.
+    bound : float
+        A proved lower bound on the optimum (a Lagrangian bound, docs/convex-oracle.md).
+    certified : bool
+        Whether ``objective - bound <= opt_tol``.
+    status : str
+        The backend's status.
+    gap : float
+        ``objective - bound``.
+    nodes : int or None
+        Not used by the convex backend (None).
+    seconds : float
+        Wall-clock seconds of the call.
+    backend : str
+        The backend's name.
+    """
 
     hypothesis: LinearPredictor
     objective: float
@@ -95,15 +116,30 @@ class ConvexResult:
 
 
 class ConvexOracle:
-    """Regularized ERM and bounded least squares over bounded linear predictors (see module docstring)."""
+    """Regularized ERM and bounded least squares over bounded linear predictors (module docstring).
+
+    The convex oracle of Algorithm 3 (Regularization) of Block, Bun, Desai, Shetty, Wu,
+    "Oracle-Efficient Differentially Private Learning with Public Data"; every call is certified by
+    a proved lower bound and recorded in the ledger (docs/convex-oracle.md).
+
+    Parameters
+    ----------
+    backend : str or None, default None
+        The convex backend: None or "highs-qp+kkt" (its one backend); "scipy" is a deprecated alias
+        and warns.
+    opt_tol : float, default 1e-6
+        The largest gap ``objective - bound`` a certified answer may have, > 0.
+
+    Raises
+    ------
+    ValueError
+        For an unknown backend or a non-positive ``opt_tol``.
+    """
 
     def __init__(self, backend: str | None = None, opt_tol: float = 1e-6) -> None:
         name = convex_backend_key(backend, "backend", stacklevel=2)
-        module_name, class_name = CONVEX_BACKENDS[name].split(":")
         self.name = name
-        self.solver = getattr(importlib.import_module(module_name), class_name)(
-            opt_tol=check_positive(opt_tol, "opt_tol")
-        )
+        self.solver = CONVEX_BACKENDS.get(name)(opt_tol=check_positive(opt_tol, "opt_tol"))
 
     def _finish(
         self, w: np.ndarray, info: dict[str, Any], caller: str | None, step: str | None, start: float
@@ -132,7 +168,36 @@ class ConvexOracle:
         caller: str | None = None,
         step: str | None = None,
     ) -> ConvexResult:
-        """argmin_w  sum_i |<w, X_i> - y_i| / 2 + eta_sum * ||<w, .>||_m^2  (||.||_m over Z), y in {-1, +1}."""
+        """The regularized ERM ``argmin_w sum_i abs(<w, X_i> - y_i) / 2 + eta_sum * ||<w, .>||_m^2``.
+
+        ``||.||_m`` is the root mean square over the public points Z; w ranges over ``||w||_inf <= 1``.
+
+        Parameters
+        ----------
+        X : numpy.ndarray of shape (n, d)
+            The private features.
+        y_pm : numpy.ndarray of shape (n,)
+            The private labels in {-1, +1}.
+        Z : numpy.ndarray of shape (m, d)
+            The public points (at least one).
+        eta_sum : float
+            The regularization weight on the sum scale, finite and >= 0.
+        caller : str or None, default None
+            Who calls, as recorded in the ledger.
+        step : str or None, default None
+            Which step of the caller, as recorded in the ledger.
+
+        Returns
+        -------
+        ConvexResult
+            The minimiser, its objective, the certified bound and the gap.
+
+        Raises
+        ------
+        ValueError
+            For inputs of the wrong shape, non-finite values, labels outside {-1, +1} or a negative
+            ``eta_sum``.
+        """
         start = time.perf_counter()
         X, y_pm, Z, eta_sum = _checked_regularized(X, y_pm, Z, eta_sum)
         w, info = self.solver.solve_regularized(X, y_pm, Z, eta_sum)
@@ -141,7 +206,26 @@ class ConvexOracle:
     def least_squares(
         self, Z: np.ndarray, u: np.ndarray, *, caller: str | None = None, step: str | None = None
     ) -> ConvexResult:
-        """argmin_w  sum_i (<w, Z_i> - u_i)^2  over ||w||_inf <= 1 (Perturb's projection, Alg. 1)."""
+        """The bounded least squares ``argmin_w sum_i (<w, Z_i> - u_i)^2`` over ``||w||_inf <= 1``.
+
+        Perturb's projection (Algorithm 1).
+
+        Parameters
+        ----------
+        Z : numpy.ndarray of shape (m, d)
+            The public points.
+        u : numpy.ndarray of shape (m,)
+            The targets, finite.
+        caller : str or None, default None
+            Who calls, as recorded in the ledger.
+        step : str or None, default None
+            Which step of the caller, as recorded in the ledger.
+
+        Returns
+        -------
+        ConvexResult
+            The minimiser, its objective, the certified bound and the gap.
+        """
         start = time.perf_counter()
         Z = as_features(Z, "Z", allow_1d=False)
         u = _finite_vector(u, Z.shape[0], "u", "Z")
@@ -188,6 +272,27 @@ def _checked_regularized(X: Any, y_pm: Any, Z: Any, eta_sum: Any) -> tuple[np.nd
 
 
 def make_convex_oracle(backend: str | None = None, **options: Any) -> ConvexOracle:
-    """``make_convex_oracle(opt_tol=1e-6)``: the convex oracle of Algorithm 3 (backend "highs-qp+kkt"; the
-    deprecated "scipy" selects it with a FutureWarning)."""
+    """Build the convex oracle of Algorithm 3 (Regularization).
+
+    Parameters
+    ----------
+    backend : str or None, default None
+        None or "highs-qp+kkt" (the one convex backend); the deprecated "scipy" selects it with a
+        FutureWarning.
+    **options
+        ``opt_tol`` (float, default 1e-6): the largest certified gap.
+
+    Returns
+    -------
+    ConvexOracle
+        The oracle.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> oracle = make_convex_oracle(opt_tol=1e-6)
+    >>> result = oracle.least_squares(np.array([[1.0], [0.5]]), np.array([0.5, 0.25]))
+    >>> result.certified, round(result.hypothesis.w[0], 6)
+    (True, 0.5)
+    """
     return ConvexOracle(convex_backend_key(backend, "backend", stacklevel=2), **options)

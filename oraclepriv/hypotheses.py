@@ -41,7 +41,28 @@ __all__ = [
 
 
 def weighted_zero_one_loss(predictions: np.ndarray, y: np.ndarray, weights: np.ndarray) -> float:
-    """Sum of ``weights[i] * 1[predictions[i] != y[i]]`` in float64 (numpy pairwise summation)."""
+    """The weighted 0-1 loss ``sum_i weights[i] * 1[predictions[i] != y[i]]`` in float64.
+
+    Parameters
+    ----------
+    predictions : numpy.ndarray
+        Predicted labels.
+    y : numpy.ndarray
+        True labels, one per prediction.
+    weights : numpy.ndarray
+        Weights of either sign, one per prediction.
+
+    Returns
+    -------
+    float
+        The loss (numpy's pairwise summation).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> weighted_zero_one_loss(np.array([1, 0, 1]), np.array([1, 1, 0]), np.array([5.0, 2.0, -0.5]))
+    1.5
+    """
     mistakes = np.asarray(predictions) != np.asarray(y)
     return float(np.asarray(weights, dtype=np.float64)[mistakes].sum())
 
@@ -58,16 +79,47 @@ def _check_threshold(value: Any, owner: str) -> None:
 
 
 class Hypothesis(ABC):
-    """Common interface of every hypothesis the oracles return."""
+    """Common interface of every hypothesis the oracles return.
+
+    A hypothesis predicts labels in {0, 1}, re-scores itself on a weighted 0-1 problem (the
+    ``objective`` of every oracle answer comes from :meth:`loss`) and round-trips through a plain dict
+    (:meth:`to_dict`, :func:`hypothesis_from_dict`).
+    """
 
     hypothesis_class: ClassVar[str] = ""
 
     @abstractmethod
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Labels in {0, 1} (int8) for the rows of X."""
+        """Labels in {0, 1} for the rows of X.
+
+        Parameters
+        ----------
+        X : numpy.ndarray of shape (n, d)
+            The points.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+            The labels (int8).
+        """
 
     def loss(self, X: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> float:
-        """Weighted 0-1 loss sum_i w_i 1[h(x_i) != y_i] (weights of any sign; default 1)."""
+        """The weighted 0-1 loss ``sum_i w_i 1[h(x_i) != y_i]`` of this hypothesis, in float64.
+
+        Parameters
+        ----------
+        X : numpy.ndarray of shape (n, d)
+            The points.
+        y : numpy.ndarray of shape (n,)
+            Labels in {0, 1}.
+        weights : numpy.ndarray of shape (n,) or None, default None
+            Weights of either sign; None for weight 1 on every point.
+
+        Returns
+        -------
+        float
+            The loss.
+        """
         y = np.asarray(y)
         if weights is None:
             weights = np.ones(len(y))
@@ -75,12 +127,29 @@ class Hypothesis(ABC):
 
     @abstractmethod
     def to_dict(self) -> dict[str, Any]:
-        """A plain, JSON-friendly dict; ``hypothesis_from_dict`` inverts it."""
+        """A plain, JSON-friendly dict; :func:`hypothesis_from_dict` inverts it.
+
+        Returns
+        -------
+        dict
+            The class name under ``"hypothesis_class"`` and the parameters.
+        """
 
 
 @dataclass(frozen=True)
 class Threshold(Hypothesis):
-    """h(x) = 1 iff x >= threshold, on one-dimensional data."""
+    """A threshold on one-dimensional data: h(x) = 1 iff x >= threshold.
+
+    Parameters
+    ----------
+    threshold : float
+        The threshold; ``-inf`` labels every point 1, ``inf`` every point 0 (never NaN).
+
+    Examples
+    --------
+    >>> Threshold(1.5).predict([0.0, 2.0])
+    array([0, 1], dtype=int8)
+    """
 
     threshold: float
     hypothesis_class: ClassVar[str] = "threshold"
@@ -102,7 +171,23 @@ class Threshold(Hypothesis):
 
 @dataclass(frozen=True)
 class Stump(Hypothesis):
-    """h(x) = 1 iff sign * (x[feature] - threshold) >= 0."""
+    """A decision stump: h(x) = 1 iff sign * (x[feature] - threshold) >= 0.
+
+    Parameters
+    ----------
+    feature : int
+        The index of the feature it reads (>= 0).
+    threshold : float
+        The threshold, possibly infinite (never NaN).
+    sign : {1, -1}, default 1
+        1 labels the points at or above the threshold 1, -1 those at or below it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Stump(feature=1, threshold=0.0, sign=-1).predict(np.array([[5.0, -1.0], [5.0, 1.0]]))
+    array([1, 0], dtype=int8)
+    """
 
     feature: int
     threshold: float
@@ -136,19 +221,34 @@ class Stump(Hypothesis):
 
 @dataclass(frozen=True)
 class Halfspace(Hypothesis):
-    """h(x) = 1 iff w . x + b >= 0 (closed halfspace; w = 0 gives a constant), decided exactly.
+    """A closed halfspace: h(x) = 1 iff w . x + b >= 0, decided exactly (w = 0 gives a constant).
 
-    ``w`` and ``b`` are float64. ``exact`` (optional) holds exact rational coefficients
-    (w_0, ..., w_(d-1), b) when the halfspace needs more precision than float64 has (a labeling whose
-    margin is below float64 resolution, as on points typed with decimals that lie on a common line):
-    then ``w``, ``b`` are their float64 approximations, scaled so that max(|w_j|, |b|) = 1, for display
-    and speed. Without ``exact``, the coefficients are the float64 values themselves.
+    Parameters
+    ----------
+    w : tuple of float
+        The normal, finite float64 values.
+    b : float
+        The offset, finite.
+    exact : tuple of fractions.Fraction or None, default None
+        Exact rational coefficients (w_0, ..., w_(d-1), b), when the halfspace needs more precision
+        than float64 has (a labeling whose margin is below float64 resolution, as on points typed with
+        decimals that lie on a common line); ``w`` and ``b`` are then their float64 approximations,
+        scaled so that ``max(|w_j|, |b|) = 1``, for display and speed. None: the coefficients are the
+        float64 values themselves.
 
+    Notes
+    -----
     :meth:`predict` is exact either way: the sign of the exact value of w . x + b at the float64 point
     x (:mod:`oraclepriv.exact_affine`: a float filter, exact rational arithmetic for the rows within
     its error bound). The oracles' bounds are proved over all real halfspaces with exact predictions,
     so this is the prediction their certificates speak about. :meth:`decision_function` is the float64
     value, for ranking and plotting; its sign can differ from :meth:`predict` within rounding error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Halfspace(w=(1.0, -1.0), b=0.0).predict(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    array([1, 0], dtype=int8)
     """
 
     w: tuple[float, ...]
@@ -178,7 +278,26 @@ class Halfspace(Hypothesis):
 
         Coefficients that are all float64 values give a plain float halfspace; otherwise the exact
         ones are kept and ``w``, ``b`` are their float64 approximations after scaling by
-        1 / max(|w_j|, |b|) (a positive scaling: the same halfspace)."""
+        ``1 / max(|w_j|, |b|)`` (a positive scaling: the same halfspace).
+
+        Parameters
+        ----------
+        w : sequence of fractions.Fraction or int
+            The normal.
+        b : fractions.Fraction or int
+            The offset.
+
+        Returns
+        -------
+        Halfspace
+            The halfspace, with ``exact`` set when float64 cannot hold the coefficients.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> Halfspace.from_exact([Fraction(1, 3), 1], 0).exact
+        (Fraction(1, 1), Fraction(3, 1), Fraction(0, 1))
+        """
         coefficients = tuple(Fraction(c) for c in (*w, b))
         if all(float(c) == c for c in coefficients):
             return cls(tuple(float(c) for c in coefficients[:-1]), float(coefficients[-1]))
@@ -209,7 +328,20 @@ class Halfspace(Hypothesis):
         return X
 
     def decision_function(self, X: np.ndarray) -> np.ndarray:
-        """w . x + b for every row of X in float64 (for ranking and plots; :meth:`predict` is exact)."""
+        """The float64 value of w . x + b for every row of X (for ranking and plots).
+
+        :meth:`predict` is exact; the sign of this value can differ from it within rounding error.
+
+        Parameters
+        ----------
+        X : numpy.ndarray of shape (n, d)
+            The points.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+            The values.
+        """
         return self._checked(X) @ self._w_array + self.b
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -225,8 +357,16 @@ class Halfspace(Hypothesis):
 
 @dataclass(frozen=True)
 class LinearPredictor(Hypothesis):
-    """f(x) = <w, x> (real-valued; the convex class of Algorithm 3 of Block, Bun, Desai, Shetty, Wu,
-    "Oracle-Efficient Differentially Private Learning with Public Data"); ``predict`` is 1[f(x) >= 0]."""
+    """A linear predictor f(x) = <w, x>; ``predict`` is 1[f(x) >= 0].
+
+    The real-valued convex class of Algorithm 3 (Regularization) of Block, Bun, Desai, Shetty, Wu,
+    "Oracle-Efficient Differentially Private Learning with Public Data".
+
+    Parameters
+    ----------
+    w : tuple of float
+        The coefficients.
+    """
 
     w: tuple[float, ...]
     hypothesis_class: ClassVar[str] = "linear"
@@ -262,7 +402,28 @@ EXTERNAL_DECODERS: dict[str, str] = {
 
 
 def hypothesis_from_dict(data: dict[str, Any]) -> Hypothesis:
-    """Inverse of ``Hypothesis.to_dict``."""
+    """The hypothesis a :meth:`Hypothesis.to_dict` dict describes.
+
+    Parameters
+    ----------
+    data : dict
+        The dict, with its ``"hypothesis_class"``.
+
+    Returns
+    -------
+    Hypothesis
+        The hypothesis.
+
+    Raises
+    ------
+    ValueError
+        For an unknown hypothesis class.
+
+    Examples
+    --------
+    >>> hypothesis_from_dict(Stump(feature=0, threshold=2.0).to_dict())
+    Stump(feature=0, threshold=2.0, sign=1)
+    """
     hypothesis_class = data.get("hypothesis_class")
     if hypothesis_class == "threshold":
         return Threshold(_float_or_inf(data["threshold"]))

@@ -27,7 +27,14 @@ __all__ = ["CallRecord", "Ledger", "LedgerRecord", "record_call", "LEDGER_FIELDS
 
 
 class CallRecord(TypedDict):
-    """One oracle call as the oracle reports it (all of it non-private diagnostics)."""
+    """One oracle call as the oracle reports it (all of it non-private diagnostics).
+
+    A dict with the keys ``caller`` and ``step`` (who made the call and which of its calls, e.g.
+    "RRSPM" and "private-erm"), ``hypothesis_class``, ``backend``, ``n``, ``d``, ``signed_weights``
+    (some weights were negative), ``status``, ``certified``, ``restriction`` (the class a bound is
+    proved over, when it is not the whole class), ``objective``, ``bound``, ``gap``, ``nodes`` and
+    ``seconds``, as in :class:`~oraclepriv.oracle.OracleResult`.
+    """
 
     caller: str | None  # the learner or tool that made the call
     step: str | None  # which of the caller's calls (e.g. "private-erm")
@@ -59,7 +66,20 @@ _open_ledgers: contextvars.ContextVar[tuple[Ledger, ...]] = contextvars.ContextV
 
 
 class Ledger:
-    """Collects oracle-call records (:class:`LedgerRecord` dicts, keys in ``LEDGER_FIELDS``)."""
+    """Collects the oracle calls made inside a ``with`` block.
+
+    ``with Ledger() as ledger:`` records every call made inside the block, by any oracle, in this
+    thread or task; ledgers nest. Its ``records`` are :class:`LedgerRecord` dicts (the keys of
+    ``LEDGER_FIELDS``). The rows are non-private diagnostics (module docstring).
+
+    Examples
+    --------
+    >>> from oraclepriv import make_oracle
+    >>> with Ledger() as ledger:
+    ...     _ = make_oracle("threshold").solve([[0.0], [1.0]], [0, 1], caller="example", step="first")
+    >>> ledger.count(caller="example"), ledger.records[0]["certified"]
+    (1, True)
+    """
 
     def __init__(self) -> None:
         self.records: list[LedgerRecord] = []
@@ -89,26 +109,62 @@ class Ledger:
         return f"Ledger({len(self.records)} oracle calls)"
 
     def count(self, **match: Any) -> int:
-        """Number of records whose fields equal all of ``match`` (e.g. ``count(step="private-erm")``)."""
+        """The number of records whose fields equal all of the given values.
+
+        Parameters
+        ----------
+        **match
+            Field names and values, e.g. ``count(step="private-erm")``.
+
+        Returns
+        -------
+        int
+            The number of matching records.
+        """
         return sum(all(r.get(k) == v for k, v in match.items()) for r in self.records)
 
     def total_seconds(self) -> float:
+        """The seconds of every recorded call, summed.
+
+        Returns
+        -------
+        float
+            The total.
+        """
         return float(sum(r["seconds"] for r in self.records))
 
     def to_frame(self):
-        """The records as a pandas DataFrame (one row per call)."""
+        """The records as a pandas DataFrame.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per call, the columns of ``LEDGER_FIELDS``.
+        """
         import pandas as pd
 
         return pd.DataFrame.from_records(self.records, columns=list(LEDGER_FIELDS))
 
     def to_jsonl(self, path: str | Path) -> None:
-        """Write one JSON object per call to ``path``."""
+        """Write one JSON object per call to a file.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write.
+        """
         with open(path, "w", encoding="utf-8") as fh:
             for record in self.records:
                 fh.write(to_json(record) + "\n")
 
 
 def record_call(record: CallRecord) -> None:
-    """Append a call record to every open ledger (called by the oracle protocol only)."""
+    """Append a call record to every open ledger (called by the oracle protocol only).
+
+    Parameters
+    ----------
+    record : CallRecord
+        The call.
+    """
     for ledger in _open_ledgers.get():
         ledger.append(record)

@@ -80,15 +80,50 @@ CERTIFICATION_RTOL = 1e-9
 
 
 def certification_tolerance(weights: np.ndarray) -> float:
-    """Absolute tolerance of the certificate: 1e-9 * max(1, sum |w_i|) (float64 summation error)."""
+    """Absolute tolerance of a certificate: ``1e-9 * max(1, sum_i |w_i|)``.
+
+    It absorbs the float64 summation error of re-scoring a hypothesis, nothing else.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        The weights of the problem, of either sign.
+
+    Returns
+    -------
+    float
+        The absolute tolerance: an answer is certified when ``objective <= bound + tolerance``.
+    """
     return CERTIFICATION_RTOL * max(1.0, float(np.abs(weights).sum()))
 
 
 def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
     """Exact reduction of a signed weighted 0-1 problem to one with non-negative weights.
 
-    For w < 0:  w * 1[h != y] = w + |w| * 1[h != 1 - y].  Returns (y', |w|, offset) with
-    loss_signed(h) = offset + loss_reduced(h) for every h, where offset = sum of negative w.
+    For ``w < 0``: ``w * 1[h != y] = w + |w| * 1[h != 1 - y]`` (docs/theory/sign-reduction.md), so
+    ``loss_signed(h) = offset + loss_reduced(h)`` for every hypothesis h.
+
+    Parameters
+    ----------
+    y : numpy.ndarray
+        Labels in {0, 1}.
+    weights : numpy.ndarray
+        Weights of either sign, one per label.
+
+    Returns
+    -------
+    y_reduced : numpy.ndarray
+        The labels, flipped where the weight is negative (int8).
+    weights_reduced : numpy.ndarray
+        The absolute values of the weights.
+    offset : float
+        The sum of the negative weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> reduce_signed_weights(np.array([0, 1, 1]), np.array([1.0, -2.0, 0.5]))
+    (array([0, 0, 1], dtype=int8), array([1. , 2. , 0.5]), -2.0)
     """
     negative = weights < 0
     y_reduced = np.where(negative, 1 - y, y).astype(np.int8)
@@ -101,8 +136,34 @@ MIP_PREFERENCE = ("scip-bc", "highs", "scip", "cpsat", "pyomo")
 
 
 def default_backend(hypothesis_class: str, n: int, d: int) -> str:
-    """The backend ``make_oracle(..., backend=None)`` uses for a problem of this shape: an exact one
-    whose solver is installed (:meth:`oraclepriv.solvers.base.Backend.is_installed`)."""
+    """The backend ``make_oracle(..., backend=None)`` uses for a problem of this shape.
+
+    Always an exact backend whose solver is installed (:meth:`oraclepriv.solvers.base.Backend.is_installed`):
+    ``sweep`` for thresholds and stumps; for halfspaces ``enumerate`` in d = 1, ``portfolio`` in
+    d = 2 to ``PORTFOLIO_MAX_D`` (8), and above it the first installed of ``MIP_PREFERENCE``
+    (``direction-bb`` if none is).
+
+    Parameters
+    ----------
+    hypothesis_class : {"threshold", "stump", "halfspace"}
+        The class the problem minimises over.
+    n : int
+        The number of points.
+    d : int
+        The number of features.
+
+    Returns
+    -------
+    str
+        A registered backend name.
+
+    Examples
+    --------
+    >>> default_backend("stump", n=100, d=3)
+    'sweep'
+    >>> default_backend("halfspace", n=100, d=3)
+    'portfolio'
+    """
     if hypothesis_class in ("threshold", "stump"):
         name = "sweep"
     elif d <= 1:
@@ -118,14 +179,54 @@ def default_backend(hypothesis_class: str, n: int, d: int) -> str:
 
 @dataclass
 class OracleResult:
-    """One oracle answer. ``objective`` is re-scored by the hypothesis itself.
+    """One oracle answer, returned by :meth:`Oracle.solve`.
 
-    ``meets_bound``: objective <= bound + tolerance. ``restriction``: None when ``bound`` is proved
-    over the whole hypothesis class, else a description of the smaller class it is proved over.
-    ``certified`` = ``meets_bound`` and ``restriction is None``: optimal over the whole class, the
-    only sense in which a learner's exactness gate accepts an answer. ``status``: the backend's
-    :data:`~oraclepriv.solvers.base.Status`, with "optimal" turned into "feasible" when the answer
-    does not meet the bound.
+    ``certified`` is ``meets_bound and restriction is None``: the hypothesis is proved optimal over
+    the whole class, the only sense in which a learner's exactness gate accepts an answer
+    (docs/theory/certification.md).
+
+    Parameters
+    ----------
+    hypothesis : Hypothesis
+        The hypothesis found.
+    objective : float
+        Its weighted 0-1 loss on the original, signed problem, computed by the hypothesis itself in
+        float64 (never a solver's number).
+    bound : float
+        A lower bound on the optimum, converted to the signed problem (``-inf`` when the backend proved
+        none).
+    certified : bool
+        True iff ``meets_bound`` and ``restriction`` is None.
+    status : str
+        The backend's status (:data:`~oraclepriv.solvers.base.Status`: "optimal", "feasible",
+        "time_limit", "infeasible" or "error"), with "optimal" turned into "feasible" when the answer
+        does not meet the bound.
+    gap : float
+        ``(objective - bound) / max(|objective|, |bound|)``, 0 when both are 0, ``inf`` without a bound.
+    nodes : int or None
+        Branch-and-bound nodes, where the backend counts them.
+    seconds : float
+        Wall-clock seconds of the whole call.
+    backend : str
+        The name of the backend that answered.
+    hypothesis_class : str
+        The class minimised over.
+    n : int
+        The number of points.
+    d : int
+        The number of features.
+    signed_weights : bool
+        Whether any weight was negative.
+    tolerance : float
+        The certificate's absolute tolerance (:func:`certification_tolerance`).
+    meets_bound : bool, default False
+        ``objective <= bound + tolerance``.
+    restriction : str or None, default None
+        None when ``bound`` is proved over the whole class, else a description of the smaller class
+        (a margin, a box) it is proved over.
+    details : dict, default {}
+        Backend-specific facts (incumbents, the certificate's kind, the time limit, by how much the call
+        overran it).
     """
 
     hypothesis: Hypothesis
@@ -147,7 +248,13 @@ class OracleResult:
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly summary (the CLI's ``--json`` output)."""
+        """A JSON-friendly summary (the command line's ``--json`` output).
+
+        Returns
+        -------
+        dict
+            Every field, the hypothesis as its :meth:`Hypothesis.to_dict`.
+        """
         return {
             "class": self.hypothesis_class,
             "backend": self.backend,
@@ -177,7 +284,39 @@ def _relative_gap(objective: float, bound: float) -> float:
 
 
 class Oracle:
-    """An exact weighted-0-1 ERM oracle for one hypothesis class (see ``make_oracle``)."""
+    """An exact weighted 0-1 ERM oracle for one hypothesis class; built by :func:`make_oracle`.
+
+    The ERM oracle of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private
+    Learning with Public Data" (Definition 4), for binary classes and weights of either sign.
+
+    Parameters
+    ----------
+    hypothesis_class : {"threshold", "stump", "halfspace"}
+        The class every call minimises over.
+    backend : str, Backend subclass, Backend instance or None, default None
+        A registered backend name (:func:`oraclepriv.backends.available_backends`), a
+        :class:`~oraclepriv.solvers.base.Backend` subclass, a configured instance (then no
+        ``time_limit`` or options), or None: chosen per call among the installed exact backends
+        (:func:`default_backend`).
+    time_limit : float or None, default None
+        Seconds per call; None for no limit. A call returns within the limit plus a small overhead,
+        possibly uncertified (docs/deadlines.md).
+    **options
+        The backend's own keywords (each backend class lists them); they need an explicit ``backend``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown class or backend, a bad time limit, options without a backend, or options the
+        backend does not take.
+    oraclepriv.solvers.base.SolverNotInstalledError
+        When the named backend's solver package is not installed.
+
+    See Also
+    --------
+    make_oracle : The documented way to build one.
+    OracleResult : What :meth:`solve` returns.
+    """
 
     def __init__(
         self,
@@ -234,8 +373,15 @@ class Oracle:
         return f"Oracle({self.hypothesis_class!r}, backend={self.backend!r}, time_limit={self.time_limit})"
 
     def restriction(self) -> str | None:
-        """The restricted class this oracle's bounds are proved over, or None (the whole class).
-        ``backend=None`` picks exact backends only, so it is then always None."""
+        """The restricted class this oracle's bounds are proved over, or None for the whole class.
+
+        ``backend=None`` picks exact backends only, so it is then always None.
+
+        Returns
+        -------
+        str or None
+            A description of the restricted class (e.g. a margin), or None.
+        """
         if self.backend is None:
             return None
         return self._backend_instance(self.backend).restriction(self.hypothesis_class)
@@ -261,9 +407,43 @@ class Oracle:
         caller: str | None = None,
         step: str | None = None,
     ) -> OracleResult:
-        """Minimise sum_i weights[i] * 1[h(X[i]) != y[i]] over the class; record the call.
+        """Minimise ``sum_i weights[i] * 1[h(X[i]) != y[i]]`` over the class and record the call.
 
-        ``caller``/``step`` label the call in the ledger (e.g. ``caller="RRSPM", step="project"``).
+        Negative weights are reduced exactly to non-negative ones (:func:`reduce_signed_weights`); the
+        answer is re-scored on the original problem and certified against the backend's bound. The call
+        is recorded in every open :class:`~oraclepriv.ledger.Ledger`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Finite features; exactly one column for thresholds.
+        y : array-like of shape (n,)
+            Labels in {0, 1}.
+        weights : array-like of shape (n,) or None, default None
+            Finite weights of either sign; None for weight 1 on every point.
+        caller : str or None, default None
+            Who calls, as recorded in the ledger (e.g. "RRSPM").
+        step : str or None, default None
+            Which step of the caller, as recorded in the ledger (e.g. "private-erm").
+
+        Returns
+        -------
+        OracleResult
+            The hypothesis, its objective, the bound and whether it is certified.
+
+        Raises
+        ------
+        ValueError
+            For features, labels or weights of the wrong shape or with non-finite values, or a problem
+            the backend does not support.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> oracle = make_oracle("threshold")
+        >>> result = oracle.solve(np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 0, 1, 1])
+        >>> result.hypothesis, result.objective, result.certified
+        (Threshold(threshold=1.5), 0.0, True)
         """
         start = time.perf_counter()
         X = as_features(X, "X")
@@ -368,13 +548,44 @@ class Oracle:
 
 
 def make_oracle(hypothesis_class: str, backend: str | type[Backend] | Backend | None = None, **options: Any) -> Oracle:
-    """Build an exact ERM oracle: ``make_oracle("halfspace", backend="enumerate").solve(X, y, w)``.
+    """Build an exact, certified weighted 0-1 ERM oracle for one hypothesis class.
 
-    ``backend``: a registered name (:func:`oraclepriv.backends.available_backends`), a Backend subclass,
-    a configured Backend instance, or None to pick per call among the installed exact backends:
-    ``sweep`` for thresholds and stumps; for halfspaces ``enumerate`` in d = 1, ``portfolio``
-    (``direction-bb``; in d = 7 and 8 with ``scip-bc`` leading, or alone on nearly separable data) in d = 2 to :data:`PORTFOLIO_MAX_D`, and
-    the first installed of :data:`MIP_PREFERENCE` above (:func:`default_backend`). Options:
-    ``time_limit`` (seconds) and backend-specific keywords; unknown ones are rejected by name.
+    Parameters
+    ----------
+    hypothesis_class : {"threshold", "stump", "halfspace"}
+        The class to minimise over (docs/theory/conventions.md).
+    backend : str, Backend subclass, Backend instance or None, default None
+        A registered name (:func:`oraclepriv.backends.available_backends`), a
+        :class:`~oraclepriv.solvers.base.Backend` subclass, a configured instance, or None to pick per
+        call among the installed exact backends: ``sweep`` for thresholds and stumps; for halfspaces
+        ``enumerate`` in d = 1, ``portfolio`` (``direction-bb``, with ``scip-bc`` leading in d = 7 and
+        8) in d = 2 to 8, and the first installed of ``MIP_PREFERENCE`` above (:func:`default_backend`).
+    **options
+        ``time_limit`` (seconds per call, or None) and the backend's own keywords (each backend class
+        lists them); an unknown keyword is refused by name.
+
+    Returns
+    -------
+    Oracle
+        The oracle; its :meth:`Oracle.solve` answers with an :class:`OracleResult`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown class, backend or option.
+    oraclepriv.solvers.base.SolverNotInstalledError
+        When the named backend's solver package is not installed.
+
+    See Also
+    --------
+    oraclepriv.backends.installed_backends : The backends usable here.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    >>> result = make_oracle("halfspace", backend="enumerate").solve(X, [0, 1, 1, 1], [1.0, 1.0, 1.0, -2.0])
+    >>> result.objective, result.certified
+    (-1.0, True)
     """
     return Oracle(hypothesis_class, backend=backend, **options)

@@ -38,7 +38,26 @@ class ERMOracle(Protocol):
     def solve(
         self, X: Any, y: Any, weights: Any = None, *, caller: str | None = None, step: str | None = None
     ) -> OracleResult:
-        """argmin over the class of sum_i weights_i 1[h(X_i) != y_i], re-scored and certified."""
+        """argmin over the class of ``sum_i weights_i 1[h(X_i) != y_i]``, re-scored and certified.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The points.
+        y : array-like of shape (n,)
+            Labels in {0, 1}.
+        weights : array-like of shape (n,) or None, default None
+            Weights of either sign; None for weight 1.
+        caller : str or None, default None
+            Who calls, as recorded in the ledger.
+        step : str or None, default None
+            Which step of the caller, as recorded in the ledger.
+
+        Returns
+        -------
+        OracleResult
+            The hypothesis, its objective, the bound and whether it is certified.
+        """
         ...
 
 
@@ -56,11 +75,52 @@ class ConvexERMOracle(Protocol):
         caller: str | None = None,
         step: str | None = None,
     ) -> ConvexResult:
-        """argmin_w sum_i l(<w, X_i>, y_i) + eta_sum ||f||_m^2 (the regularised objective)."""
+        """argmin_w sum_i l(<w, X_i>, y_i) + eta_sum ||f||_m^2 (the regularised objective).
+
+        l(v, y) = ``abs(v - y) / 2`` and ``||f||_m^2`` is the mean square of f on the public points
+        Z (docs/theory/block-et-al.md, section "Algorithm 3: Regularization").
+
+        Parameters
+        ----------
+        X : numpy.ndarray of shape (n, d)
+            The private features.
+        y_pm : numpy.ndarray of shape (n,)
+            The private labels in {-1, +1}.
+        Z : numpy.ndarray of shape (m, d)
+            The public points.
+        eta_sum : float
+            The regularization weight on the sum scale (n times the per-sample eta), >= 0.
+        caller : str or None, default None
+            Who calls, as recorded in the ledger.
+        step : str or None, default None
+            Which step of the caller, as recorded in the ledger.
+
+        Returns
+        -------
+        ConvexResult
+            The minimiser, its objective, a certified lower bound and the gap.
+        """
         ...
 
     def least_squares(
         self, Z: np.ndarray, u: np.ndarray, *, caller: str | None = None, step: str | None = None
     ) -> ConvexResult:
-        """argmin_w ||<w, Z> - u||^2 over the class (Perturb's projection)."""
+        """argmin_w ``||<w, Z> - u||^2`` over the class (Perturb's projection).
+
+        Parameters
+        ----------
+        Z : numpy.ndarray of shape (m, d)
+            The public points.
+        u : numpy.ndarray of shape (m,)
+            The targets.
+        caller : str or None, default None
+            Who calls, as recorded in the ledger.
+        step : str or None, default None
+            Which step of the caller, as recorded in the ledger.
+
+        Returns
+        -------
+        ConvexResult
+            The minimiser, its objective, a certified lower bound and the gap.
+        """
         ...

@@ -82,6 +82,28 @@ def public_points(X_public: Any, n_private: int, n_features: int, name: str = "X
 
     A plain array-like with exactly ``n_private`` rows is refused: scikit-learn's cross-validation
     would have sliced it per fold (module docstring), and a fit cannot tell whether it was.
+
+    Parameters
+    ----------
+    X_public : PublicData or array-like of shape (m, d)
+        The public points as the fit received them.
+    n_private : int
+        The number of private records.
+    n_features : int
+        The number of private features; the public points must have as many.
+    name : str, default "X_public"
+        The argument's name, for the error messages.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The public points, float64.
+
+    Raises
+    ------
+    ValueError
+        When the points are missing, not finite, not 2-D, of another feature count, or a plain array
+        with ``n_private`` rows.
     """
     if X_public is None:
         raise ValueError(f"{name} is required: these learners need public (unlabelled) points; got None")

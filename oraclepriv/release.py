@@ -69,25 +69,45 @@ class NotFittedError(sklearn.exceptions.NotFittedError):
     """A fitted attribute (``release_``, ``diagnostics_``, ``predict``, ...) was asked for before ``fit``.
 
     A subclass of scikit-learn's ``NotFittedError`` (itself a ``ValueError`` and ``AttributeError``),
-    so code written for scikit-learn estimators catches it."""
+    so code written for scikit-learn estimators catches it.
+    """
 
 
 class PrivacyLeakWarning(UserWarning):
-    """Something that depends on private data beyond the release is read or shown, or a guarantee
-    is weaker than the record-level (eps, delta)-DP of the learner's paper (flag mode, eps = inf,
-    label-DP)."""
+    """Something that depends on private data beyond the release is read or shown, or a guarantee is weak.
+
+    Raised as a warning when non-private diagnostics are read (``diagnostics_``, ``ledger_``), when a
+    release from a seeded fit is saved, or when a guarantee is weaker than the record-level
+    (epsilon, delta)-DP of the learner's paper (``on_uncertified="flag"``, ``epsilon=inf``, label-DP,
+    a vacuous delta allowed). Silence it on purpose with :func:`reading_diagnostics`.
+    """
 
 
 def warn_privacy_leak(message: str, stacklevel: int = 3) -> None:
-    """Emit a :class:`PrivacyLeakWarning` (through Python's ``warnings`` module)."""
+    """Emit a :class:`PrivacyLeakWarning` through Python's ``warnings`` module.
+
+    Parameters
+    ----------
+    message : str
+        What is read or shown, and why it is not covered.
+    stacklevel : int, default 3
+        As for :func:`warnings.warn`: 3 points at the caller of the function that warns.
+    """
     warnings.warn(message, PrivacyLeakWarning, stacklevel=stacklevel)
 
 
 @contextlib.contextmanager
 def reading_diagnostics() -> Iterator[None]:
-    """Read non-private diagnostics on purpose (experiments, benchmarks, the demo): the
-    :class:`PrivacyLeakWarning` of ``diagnostics_`` / ``ledger_`` is silenced inside the block.
-    What such code reports is a research measurement, never a private release."""
+    """Read non-private diagnostics on purpose (experiments, benchmarks, the demo).
+
+    The :class:`PrivacyLeakWarning` of ``diagnostics_`` and ``ledger_`` is silenced inside the block.
+    What such code reports is a research measurement, never a private release.
+
+    Yields
+    ------
+    None
+        Inside the block, the warning is silenced.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         yield
@@ -95,15 +115,35 @@ def reading_diagnostics() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Release:
-    """What a private fit publishes under its privacy claim.
+    """What a private fit publishes under its privacy claim (docs/release-boundary.md).
 
-    ``hypothesis`` is the released hypothesis (an object with ``predict`` and ``to_dict``);
-    ``privacy`` holds data-independent facts only (functions of the parameters, n and m):
-    epsilon, delta, numerical_delta, guarantee, mechanism, calibration, neighbouring, reference,
-    oracle calls by design, on_uncertified and what the guarantee covers.
+    A fitted learner holds it as ``release_``; :meth:`save` and :func:`load_release` carry it to
+    where it is used.
 
-    ``seeded`` (not published, not compared) is True when the fit's noise came from a given
-    ``random_state``: :meth:`save` then warns that the noise can be replayed from the seed.
+    Parameters
+    ----------
+    algorithm : str
+        The learner's name (e.g. "RRSPM").
+    hypothesis : Hypothesis
+        The released hypothesis (an object with ``predict`` and ``to_dict``).
+    privacy : mapping
+        Data-independent facts only (functions of the parameters, n and m): epsilon, delta,
+        numerical_delta, guarantee, mechanism, calibration, neighbouring, reference, oracle calls by
+        design, on_uncertified and what the guarantee covers. Stored read-only.
+    classes : tuple or None, default None
+        The class labels the hypothesis's 0/1 outputs stand for, when they are not 0 and 1.
+    seeded : bool, default False
+        True when the fit's noise came from a given ``random_state``: :meth:`save` then warns that the
+        noise can be replayed from the seed. Not published, not compared.
+
+    Examples
+    --------
+    >>> from oraclepriv import Threshold
+    >>> release = Release("example", Threshold(0.5), {"epsilon": 1.0, "delta": 0.0})
+    >>> release.predict([[0.0], [1.0]])
+    array([0, 1], dtype=int8)
+    >>> Release.from_json(release.to_json()) == release
+    True
     """
 
     algorithm: str
@@ -122,7 +162,24 @@ class Release:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Release:
-        """Inverse of :meth:`to_dict` (the hypothesis through :func:`oraclepriv.hypotheses.hypothesis_from_dict`)."""
+        """The release a :meth:`to_dict` dict describes.
+
+        Parameters
+        ----------
+        data : mapping
+            The keys "algorithm", "hypothesis" and "privacy", and "classes" when the labels are not 0
+            and 1; the hypothesis is read by :func:`oraclepriv.hypotheses.hypothesis_from_dict`.
+
+        Returns
+        -------
+        Release
+            The release.
+
+        Raises
+        ------
+        ValueError
+            For missing or unknown keys, or values of the wrong kind.
+        """
         if not isinstance(data, Mapping):
             raise ValueError(f"a release is a JSON object; got {type(data).__name__}")
         missing = [key for key in ("algorithm", "hypothesis", "privacy") if key not in data]
@@ -143,7 +200,23 @@ class Release:
 
     @classmethod
     def from_json(cls, text: str) -> Release:
-        """Inverse of :meth:`to_json`: ``Release.from_json(release.to_json())`` predicts as ``release`` does."""
+        """The release a :meth:`to_json` text describes; it predicts as the saved one does.
+
+        Parameters
+        ----------
+        text : str
+            The JSON text.
+
+        Returns
+        -------
+        Release
+            The release.
+
+        Raises
+        ------
+        ValueError
+            When the text is not JSON or not a release.
+        """
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
@@ -151,7 +224,15 @@ class Release:
         return cls.from_dict(data)
 
     def save(self, path: str | Path) -> None:
-        """Write :meth:`to_json` (one line, canonical) to ``path``; warns if the fit's seed could replay the noise."""
+        """Write the release to a file, as one line of canonical JSON (:meth:`to_json`).
+
+        Warns (:class:`PrivacyLeakWarning`) when the fit's seed could replay the noise.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file to write.
+        """
         if self.seeded:
             warn_privacy_leak(
                 f"this {self.algorithm} release comes from a fit with a given random_state: anyone who knows the seed "
@@ -161,26 +242,70 @@ class Release:
         Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class labels the released hypothesis gives the rows of ``X`` (the fitted learner's ``predict``)."""
+        """The class labels the released hypothesis gives the rows of ``X``, as the fitted learner's ``predict``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The points.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+            The labels: 0 and 1, or the entries of ``classes``.
+        """
         codes = np.asarray(self.hypothesis.predict(as_features(X, "X")), dtype=np.int8)
         if self.classes is None:
             return codes
         return np.asarray(self.classes)[codes]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-friendly: {"algorithm", "hypothesis", "privacy"} (and "classes" for labels other than 0/1)."""
+        """The release as a JSON-friendly dict.
+
+        Returns
+        -------
+        dict
+            The keys "algorithm", "hypothesis" and "privacy", and "classes" for labels other than 0/1.
+        """
         out = {"algorithm": self.algorithm, "hypothesis": self.hypothesis.to_dict(), "privacy": dict(self.privacy)}
         if self.classes is not None:
             out["classes"] = [c.item() if hasattr(c, "item") else c for c in self.classes]
         return jsonable(out)
 
     def to_json(self, indent: int | None = None) -> str:
-        """Canonical JSON (sorted keys): the bytes ``oraclepriv learn --json`` prints."""
+        """The release as canonical JSON (sorted keys): the bytes ``oraclepriv learn --json`` prints.
+
+        Parameters
+        ----------
+        indent : int or None, default None
+            As for :func:`json.dumps`; None: one line.
+
+        Returns
+        -------
+        str
+            The JSON text.
+        """
         return json.dumps(self.to_dict(), sort_keys=True, indent=indent, allow_nan=False)
 
 
 def load_release(path: str | Path) -> Release:
-    """The release saved at ``path`` (:meth:`Release.save`, or ``oraclepriv learn --json`` output)."""
+    """The release saved in a file, ready to predict.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A file written by :meth:`Release.save`, or the output of ``oraclepriv learn --json``.
+
+    Returns
+    -------
+    Release
+        The release.
+
+    Raises
+    ------
+    ValueError
+        When the file cannot be read or does not hold a release; the message names the path.
+    """
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
@@ -199,6 +324,15 @@ class Diagnostics(Mapping[str, Any]):
     oracle-call ledger (``diagnostics.ledger``; the papers count these calls, so the ledger stays the
     research tool it is). Asking for a name the fit did not record raises ``KeyError`` naming it.
     Publishing any of it voids the guarantee of the release.
+
+    Parameters
+    ----------
+    algorithm : str
+        The learner's name.
+    ledger : Ledger
+        The fit's oracle calls.
+    entries : dict, default {}
+        The named values.
     """
 
     algorithm: str
@@ -224,7 +358,18 @@ class Diagnostics(Mapping[str, Any]):
         return f"Diagnostics({self.algorithm}: {sorted(self.entries)}, {len(self.ledger)} oracle calls; NON-PRIVATE)"
 
     def to_dict(self, names: list[str] | None = None) -> dict[str, Any]:
-        """JSON-friendly: the notice, the ledger rows and the named values (all of them by default)."""
+        """The diagnostics as a JSON-friendly dict.
+
+        Parameters
+        ----------
+        names : list of str or None, default None
+            The values to include; None: all of them.
+
+        Returns
+        -------
+        dict
+            The notice that they are not private, the ledger rows and the named values.
+        """
         if names is None:
             names = list(self.entries)
         chosen = {name: self[name] for name in names}
@@ -316,7 +461,13 @@ class ReleaseMixin:
         return self.release_.privacy
 
     def summary(self) -> dict[str, Any]:
-        """The release as a JSON-friendly dict (what ``oraclepriv learn`` prints); no diagnostics."""
+        """The release as a JSON-friendly dict (what ``oraclepriv learn`` prints); no diagnostics.
+
+        Returns
+        -------
+        dict
+            :meth:`Release.to_dict` of ``release_``.
+        """
         self._check_fitted()
         return self.release_.to_dict()
 

@@ -90,6 +90,15 @@ class UncertifiedOracleError(RuntimeError):
     objective, bound and status) and, when its backend raised, the exception (``error``) depend on
     the private data: non-private diagnostics, which warn with
     :class:`~oraclepriv.release.PrivacyLeakWarning` when read.
+
+    Parameters
+    ----------
+    message : str
+        Names the step and the backend only.
+    result : OracleResult or None, default None
+        The uncertified answer, when there was one (non-private).
+    error : BaseException or None, default None
+        What the backend raised, when it raised (non-private).
     """
 
     def __init__(self, message: str, result: OracleResult | None = None, error: BaseException | None = None) -> None:
@@ -133,6 +142,29 @@ def solve_or_fail(
     :class:`UncertifiedOracleError` (a :class:`FallbackOracle` whose fallback raised) is returned the
     same way without a new ledger row: the composite oracle recorded its own calls. Interrupts
     (:class:`BaseException` that is not an :class:`Exception`) propagate.
+
+    Parameters
+    ----------
+    oracle : ERMOracle
+        The oracle to call.
+    X : array-like of shape (n, d)
+        The points.
+    y : array-like of shape (n,)
+        Labels in {0, 1}.
+    weights : array-like of shape (n,) or None, default None
+        Weights of either sign; None for weight 1.
+    caller : str or None, default None
+        Who calls, as recorded in the ledger.
+    step : str or None, default None
+        Which step of the caller, as recorded in the ledger.
+
+    Returns
+    -------
+    result : OracleResult or None
+        The answer, or None when the call raised.
+    failure : dict or None
+        None, or the failed call's record (backend, status "error", the exception's type, message and
+        the exception itself): non-private.
     """
     start = time.perf_counter()
     try:
@@ -187,6 +219,18 @@ class FallbackOracle:
     Interrupts are not failures: a KeyboardInterrupt (Ctrl-C), SystemExit or any other
     :class:`BaseException` that is not an :class:`Exception` propagates and never starts the
     (unbounded) fallback (``docs/deadlines.md``, "Interrupts").
+
+    Parameters
+    ----------
+    primary : Oracle
+        The oracle tried first (e.g. time-limited or heuristic).
+    fallback : Oracle
+        The exact oracle for the calls the primary does not certify; the same hypothesis class.
+
+    Raises
+    ------
+    ValueError
+        When the two oracles solve different classes.
     """
 
     def __init__(self, primary: Oracle, fallback: Oracle):
@@ -204,7 +248,33 @@ class FallbackOracle:
         return f"FallbackOracle(primary={self.primary!r}, fallback={self.fallback!r})"
 
     def solve(self, X, y, weights=None, *, caller: str | None = None, step: str | None = None) -> OracleResult:
-        """Same contract as :meth:`oraclepriv.oracle.Oracle.solve`."""
+        """Solve with the primary oracle, and with the fallback when the primary's answer is not certified.
+
+        The same contract as :meth:`oraclepriv.Oracle.solve`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The points.
+        y : array-like of shape (n,)
+            Labels in {0, 1}.
+        weights : array-like of shape (n,) or None, default None
+            Weights of either sign; None for weight 1.
+        caller : str or None, default None
+            Who calls, as recorded in the ledger.
+        step : str or None, default None
+            Which step of the caller, as recorded in the ledger.
+
+        Returns
+        -------
+        OracleResult
+            The primary's certified answer, or the fallback's (with ``details["fallback_from"]``).
+
+        Raises
+        ------
+        UncertifiedOracleError
+            When the fallback raised.
+        """
         first, failure = solve_or_fail(self.primary, X, y, weights, caller=caller, step=step)
         if first is not None and first.certified:
             return first
@@ -248,10 +318,26 @@ def fallback_oracle(
     fallback_backend: str | None = None,
     **options: Any,
 ) -> FallbackOracle:
-    """``backend`` (with ``time_limit`` and its ``options``) first, then ``fallback_backend`` with no time limit.
+    """An oracle that solves with ``backend`` first, then with an exact ``fallback_backend`` without a time limit.
 
-    ``fallback_backend=None`` uses the protocol's exact default for the instance's shape
-    (:func:`oraclepriv.oracle.default_backend`: sweep / enumerate / portfolio / scip-bc), chosen per call.
+    Parameters
+    ----------
+    hypothesis_class : {"threshold", "stump", "halfspace"}
+        The class both oracles minimise over.
+    backend : str, backend class or instance, or None, default None
+        The primary backend (as for :func:`oraclepriv.make_oracle`).
+    time_limit : float or None, default None
+        Seconds per call of the primary.
+    fallback_backend : str or None, default None
+        The exact backend of the fallback; None: the oracle's exact default for the instance's shape
+        (:func:`oraclepriv.oracle.default_backend`), chosen per call.
+    **options
+        The primary backend's options.
+
+    Returns
+    -------
+    FallbackOracle
+        The composite oracle.
     """
     if time_limit is not None:
         options["time_limit"] = time_limit
@@ -266,6 +352,33 @@ def conditional_privacy(epsilon: float, delta: float, gamma: float) -> tuple[flo
     with probability at most ``gamma``, then outputting "bottom" on failure is
     (eps, delta + (1 + e^eps) * gamma)-DP. Proof: P[R(D) in S] <= P[A(D) in S] + gamma
     <= e^eps P[A(D') in S] + delta + gamma <= e^eps (P[R(D') in S] + gamma) + delta + gamma.
+
+    Parameters
+    ----------
+    epsilon : float
+        The learner's epsilon with a perfect oracle, > 0.
+    delta : float
+        Its delta, in [0, 1).
+    gamma : float
+        A bound on the probability of failure on every dataset, in [0, 1].
+
+    Returns
+    -------
+    epsilon : float
+        The same epsilon.
+    delta : float
+        ``delta + (1 + e^epsilon) gamma``, at most 1.
+
+    Raises
+    ------
+    ValueError
+        For a parameter out of its range.
+
+    Examples
+    --------
+    >>> epsilon, delta = conditional_privacy(1.0, 0.0, 1e-9)
+    >>> print(f"{delta:.4g}")
+    3.718e-09
     """
     for name, value in (("epsilon", epsilon), ("delta", delta), ("gamma", gamma)):
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
@@ -280,7 +393,23 @@ def conditional_privacy(epsilon: float, delta: float, gamma: float) -> tuple[flo
 
 
 def describe_mode(mode: str) -> dict[str, Any]:
-    """The privacy record entry for a learner's ``on_uncertified`` mode."""
+    """The privacy record's entry for a learner's ``on_uncertified`` mode.
+
+    Parameters
+    ----------
+    mode : {"raise", "fallback", "flag"}
+        The mode.
+
+    Returns
+    -------
+    dict
+        ``on_uncertified`` and ``robustness``, the guarantee the mode keeps, in words.
+
+    Raises
+    ------
+    ValueError
+        For an unknown mode.
+    """
     texts = {
         "raise": "one shot; a private-data call that is uncertified or raises aborts the fit (no output). "
         "Guarantee (eps, delta + (1 + e^eps) gamma) if every dataset fails w.p. <= gamma (assumption); "

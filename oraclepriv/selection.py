@@ -85,11 +85,28 @@ class PrivateGridSearch(ReleaseMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
     random_state : int, SeedSequence, Generator or None
         The split, the candidates' randomness and the selection's noise.
 
-    Fitted: ``release_`` (the selected hypothesis, with the total guarantee), ``best_index_``,
-    ``best_params_``, ``best_estimator_`` (the selected candidate, fitted on the training part),
-    ``candidate_params_``, ``train_indices_`` / ``holdout_indices_`` (functions of n and the seed only),
-    ``classes_``, ``n_features_in_``. Non-private, through ``diagnostics_`` only: the held-out correct
-    counts, the candidates' spends and their oracle calls.
+
+    Attributes
+    ----------
+    release_ : Release
+        The selected hypothesis, with the total guarantee.
+    best_index_ : int
+        The selected candidate's index.
+    best_params_ : dict
+        Its parameters.
+    best_estimator_ : estimator
+        The selected candidate, fitted on the training part.
+    candidate_params_ : list of dict
+        Every candidate's parameters.
+    train_indices_, holdout_indices_ : numpy.ndarray
+        The split, a function of n and the seed only.
+    diagnostics_ : Diagnostics
+        Non-private: the held-out correct counts, the candidates' spends and their oracle calls.
+        Reading it warns.
+
+    See Also
+    --------
+    PrivacyAccountant : The budget a search's total is charged to.
     """
 
     algorithm: ClassVar[str] = "private-grid-search"
@@ -178,7 +195,25 @@ class PrivateGridSearch(ReleaseMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any, X_public: Any = None, **fit_params: Any) -> PrivateGridSearch:
-        """Fit every candidate on the training part, select one privately on the held-out part; returns self."""
+        """Fit every candidate on the training part, select one privately on the held-out part; returns self.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The private features.
+        y : array-like of shape (n,)
+            The private labels.
+        X_public : PublicData, array-like or None, default None
+            The public points, passed to every candidate's fit.
+        **fit_params
+            Other keyword arguments of the candidates' fit, passed unchanged; per-sample ones (one entry
+            per record) are refused, since the search splits the records.
+
+        Returns
+        -------
+        PrivateGridSearch
+            The fitted search.
+        """
         grid = self._check_params()
         X, y, extra = self._validate(X, y, X_public, fit_params)
         rng = _generator(self.random_state)
@@ -279,7 +314,18 @@ class PrivateGridSearch(ReleaseMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         return hasattr(self, "release_")
 
     def predict(self, X: Any) -> np.ndarray:
-        """Class labels of the selected candidate's released hypothesis."""
+        """Predict with the selected candidate's released hypothesis.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The points.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+            Class labels.
+        """
         self._check_fitted()
         return self.best_estimator_.predict(check_array(X, dtype=np.float64))
 
@@ -291,7 +337,24 @@ class PrivateGridSearch(ReleaseMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
 
         Needs labels in {0, 1}, a fixed ``random_state`` (int or SeedSequence) and candidates with an explicit
         law (``output_log_probabilities(X, y, X_public)`` and a ``hypothesis_class``). Computed by summing the
-        selection's law over every combination of the other candidates' held-out correct counts."""
+        selection's law over every combination of the other candidates' held-out correct counts.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The private features.
+        y : array-like of shape (n,)
+            The private labels, in {0, 1}.
+        X_public : PublicData, array-like or None, default None
+            The public points.
+
+        Returns
+        -------
+        outputs : numpy.ndarray
+            One row per possible output.
+        log_probabilities : numpy.ndarray
+            The log-probability of each.
+        """
         grid = self._check_params()
         if self.random_state is None or isinstance(self.random_state, np.random.Generator):
             raise ValueError(

@@ -236,6 +236,16 @@ class Backend(ABC):
         A backend whose bound holds only over part of the class (a margin, a box) says so here;
         the protocol then never marks its answers ``certified`` (whole-class optimality), only
         ``meets_bound`` with this restriction stated (docs/release-boundary.md).
+
+        Parameters
+        ----------
+        hypothesis_class : str
+            The class of the problem.
+
+        Returns
+        -------
+        str or None
+            A description of the restricted class, or None.
         """
         return None
 
@@ -327,7 +337,22 @@ class Backend(ABC):
         return type(self)(time_limit=self.time_limit, **self.config)
 
     def check(self, hypothesis_class: str, n: int, d: int) -> None:
-        """Raise UnsupportedProblemError if this backend cannot solve the problem."""
+        """Refuse a problem this backend cannot solve, before any work.
+
+        Parameters
+        ----------
+        hypothesis_class : str
+            The class of the problem.
+        n : int
+            The number of points.
+        d : int
+            The number of features.
+
+        Raises
+        ------
+        UnsupportedProblemError
+            When the backend does not solve this class (or, in a subclass, this size).
+        """
         if hypothesis_class not in self.classes:
             raise UnsupportedProblemError(
                 f"backend {self.name!r} does not support hypothesis class {hypothesis_class!r}; "
@@ -346,7 +371,18 @@ class Backend(ABC):
         """Search the reduced problem; return the hypothesis found and what is proved about the optimum.
 
         A backend with a time limit honours ``self.deadline(problem)`` in every phase and returns
-        within it plus a small overhead (``docs/deadlines.md``); a KeyboardInterrupt propagates."""
+        within it plus a small overhead (``docs/deadlines.md``); a KeyboardInterrupt propagates.
+
+        Parameters
+        ----------
+        problem : ReducedProblem
+            The problem, with non-negative weights.
+
+        Returns
+        -------
+        BackendAnswer
+            The hypothesis found, the proved lower bound and the status.
+        """
 
 
 #: the highspy version this backend is pinned to (1.15 cannot share a process with ortools 9.15)

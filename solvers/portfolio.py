@@ -81,13 +81,16 @@ class PortfolioBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for one call; the phases share it.
-    lead : float, default 1.0
-        Seconds scip-bc leads in d = 7 and 8 when the start heuristics leave the method open, and at most
-        as long again for the local search after it (under a time limit, each at most a tenth of the time
-        left).
-    random_seed : int or None, default None
-        The ``random_seed`` of the direction-bb and scip-bc it runs (and so of direction-bb's fallback)
-        and of the local search (None: seed 0, as in scip-bc).
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        lead : float, default 1.0
+            Seconds scip-bc leads in d = 7 and 8 when the start heuristics leave the method open, and at most
+            as long again for the local search after it (under a time limit, each at most a tenth of the time
+            left).
+        random_seed : int or None, default None
+            The ``random_seed`` of the direction-bb and scip-bc it runs (and so of direction-bb's fallback)
+            and of the local search (None: seed 0, as in scip-bc).
 
     References
     ----------

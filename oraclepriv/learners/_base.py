@@ -45,7 +45,19 @@ from oraclepriv.public_fit import public_fit_inputs
 from oraclepriv.release import COVERAGE, Diagnostics, NotFittedError, Release, ReleaseMixin, warn_privacy_leak
 from oraclepriv.robust import ON_UNCERTIFIED_MODES, UncertifiedOracleError, describe_mode, fallback_oracle
 from oraclepriv.solvers.base import Backend
-from oraclepriv.validation import check_delta, check_positive, encode_binary_labels
+from oraclepriv.validation import (
+    DELTA,
+    EPSILON,
+    NO_VALIDATION,
+    POSITIVE_INTEGER,
+    POSITIVE_REAL,
+    Alternatives,
+    InstanceOf,
+    StrOptions,
+    check_delta_for_n,
+    encode_binary_labels,
+    validate_params,
+)
 
 __all__ = [
     "NEIGHBOURING",
@@ -55,10 +67,11 @@ __all__ = [
     "PublicDataEstimator",
     "UncertifiedOracleError",
     "NotFittedError",
-    "check_epsilon",
-    "check_delta_for_n",
     "make_rng",
 ]
+
+#: the constraint of ``m`` (the first m public points), declared by the learners that take it
+FIRST_M: Alternatives = (None, POSITIVE_INTEGER)
 
 #: the neighbouring notion every learner here is private with respect to (paper, Def. 1)
 NEIGHBOURING = "replace one private record; public data fixed"
@@ -77,22 +90,6 @@ def make_rng(random_state: Any) -> np.random.Generator:
     raise ValueError(
         f"random_state must be None, a non-negative int, a SeedSequence or a Generator; got {random_state!r}"
     )
-
-
-def check_epsilon(value: Any, name: str = "epsilon") -> float:
-    """epsilon: a finite number > 0."""
-    return check_positive(value, name)
-
-
-def check_delta_for_n(delta: float, n: int, name: str = "delta") -> float:
-    """delta in [0, 1) and, if positive, delta < 1/n (refused otherwise: see module docstring)."""
-    delta = check_delta(delta, name)
-    if delta > 0 and delta >= 1.0 / n:
-        raise ValueError(
-            f"{name}={delta!r} is >= 1/n = {1.0 / n:.3g} for n={n} private records; such a delta "
-            "allows publishing a private record verbatim. Use delta < 1/n (typically << 1/n)."
-        )
-    return delta
 
 
 class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
@@ -117,6 +114,9 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
     #: does the privacy proof need every private-data oracle call to return an exact minimiser?
     needs_exact_oracle: ClassVar[bool] = False
     diagnostic_names: ClassVar[tuple[str, ...]] = ("uncertified_private_calls", "proof_applies", "fallbacks")
+    #: every constructor parameter -> the alternatives its value may take (scikit-learn's format; the
+    #: constraints of :mod:`oraclepriv.validation`), checked by :meth:`_validate_params` at the start of fit
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {"epsilon": (EPSILON,), "random_state": NO_VALIDATION}
 
     epsilon: float
     delta: float
@@ -142,9 +142,16 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return clone
 
     # ------------------------------------------------------------------ validation
+    def _validate_params(self) -> None:
+        """Check every constructor parameter against ``_parameter_constraints`` (one validator for every
+        learner; errors name the learner, the parameter and the value). Overrides scikit-learn's method of
+        the same name, whose constraint objects are private API."""
+        validate_params(self.get_params(deep=False), self._parameter_constraints, type(self).__name__)
+
     def _check_constructor_params(self) -> None:
         """Validate the constructor parameters (called at the start of every fit)."""
-        self.epsilon_ = check_epsilon(self.epsilon, "epsilon")
+        self._validate_params()
+        self.epsilon_ = float(self.epsilon)
 
     def _validate_features(self, X: Any, name: str, *, reset: bool) -> np.ndarray:
         """2-D finite float64 features (scikit-learn's ``check_array``, messages naming ``name``);
@@ -259,7 +266,18 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
         return self._validate_features(X, "X", reset=False)
 
     def predict(self, X: Any) -> np.ndarray:
-        """Class labels (entries of ``classes_``) of the released hypothesis."""
+        """Predict with the released hypothesis.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The points, with the features the learner was fitted on.
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+            Class labels, entries of ``classes_``.
+        """
         X = self._check_predict_input(X)
         codes = np.asarray(self.hypothesis_.predict(X), dtype=np.int8)
         return self.classes_[codes]
@@ -290,12 +308,40 @@ class PublicDataEstimator(PrivateEstimator, ABC):
     def fit(
         self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None
     ) -> PublicDataEstimator:
-        """Fit on private labelled data and public unlabelled points ``X_public``; returns self.
+        """Fit on private labelled records and public unlabelled points; returns self.
 
-        ``X_public`` is a :class:`~oraclepriv.public_data.PublicData` (never sliced by scikit-learn's
-        cross-validation) or a plain array with a different number of rows than ``X_private``.
-        ``public_labels`` fixes the random labels of the public points, for the learners whose proof
-        holds for any fixed labels (``accepts_public_labels``: RRSPM, RSPM; audits use it).
+        The fit publishes one :class:`~oraclepriv.release.Release` (``release_``), charged to the
+        active :class:`~oraclepriv.accountant.PrivacyAccountant` if there is one.
+
+        Parameters
+        ----------
+        X_private : array-like of shape (n, d)
+            The private features.
+        y_private : array-like of shape (n,)
+            The private labels, two classes.
+        X_public : PublicData, array-like of shape (m, d) or None, default None
+            The public points: a :class:`~oraclepriv.public_data.PublicData` (never sliced by
+            scikit-learn's cross-validation) or a plain array with a different number of rows than
+            ``X_private``. Required by every learner but RSPM, which takes none.
+        public_labels : array-like of shape (m,) or None, default None
+            Fixed labels of the public points, for the learners whose proof holds for any fixed labels
+            (RRSPM and RSPM; the audits use it); None: drawn at random.
+
+        Returns
+        -------
+        PrivateLearner
+            The fitted learner.
+
+        Raises
+        ------
+        ValueError
+            For bad parameters or data (each error names the argument and the value).
+        TypeError
+            For ``public_labels`` given to a learner that draws no public labels.
+        UncertifiedOracleError
+            With ``on_uncertified="raise"``, when a private-data oracle call is not certified.
+        oraclepriv.BudgetExceededError
+            When the fit would exceed the active accountant's budget; nothing is published.
         """
         if public_labels is not None and not self.accepts_public_labels:
             raise TypeError(f"{type(self).__name__}.fit takes no public_labels (it draws no public labels)")
@@ -366,18 +412,6 @@ class OracleMixin:
     delta_: float
     _uncertified_steps: list[str]
 
-    def _check_constructor_params(self) -> None:
-        super()._check_constructor_params()  # type: ignore[misc]
-        if self.hypothesis_class not in self.supported_classes:
-            raise ValueError(
-                f"hypothesis_class={self.hypothesis_class!r} is not supported by {type(self).__name__}; "
-                f"expected one of {list(self.supported_classes)}"
-            )
-        if self.on_uncertified not in ON_UNCERTIFIED:
-            raise ValueError(f"on_uncertified must be one of {list(ON_UNCERTIFIED)}; got {self.on_uncertified!r}")
-        if self.time_limit is not None:
-            check_positive(self.time_limit, "time_limit")
-
     def _validate_common(
         self, X_private: Any, y_private: Any, X_public: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -418,8 +452,6 @@ class OracleMixin:
         options = self.backend_options
         if options is None:
             return {}
-        if not isinstance(options, dict):
-            raise ValueError(f"backend_options must be a dict of the backend's options or None; got {options!r}")
         if "time_limit" in options:
             raise ValueError("pass time_limit as the learner's time_limit parameter, not in backend_options")
         return dict(options)
@@ -517,6 +549,16 @@ class PrivateLearner(OracleMixin, PublicDataEstimator):
     random_state : int, SeedSequence, Generator or None
         Source of the mechanism's randomness.
     """
+
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        **PublicDataEstimator._parameter_constraints,
+        "delta": (DELTA,),
+        "hypothesis_class": (StrOptions(*OracleMixin.supported_classes),),
+        "backend": NO_VALIDATION,  # a name, class or instance: the backend registry says which exist
+        "backend_options": (InstanceOf((dict,), "a dict of the backend's options"), None),
+        "time_limit": (None, POSITIVE_REAL),
+        "on_uncertified": (StrOptions(*ON_UNCERTIFIED),),
+    }
 
     def __init__(
         self,

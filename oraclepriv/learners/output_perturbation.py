@@ -25,14 +25,14 @@ yardstick of the oracle-efficient learners (``oraclepriv.experiments.oracle_cost
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from oraclepriv.hypotheses import Halfspace
 from oraclepriv.learners._base import PrivateEstimator, make_rng
 from oraclepriv.ledger import Ledger
-from oraclepriv.validation import check_positive
+from oraclepriv.validation import BOOLEAN, POSITIVE_REAL, Alternatives, Interval
 
 __all__ = ["OutputPerturbationLogistic", "clip_rows", "logistic_minimiser", "sample_output_noise"]
 
@@ -131,7 +131,7 @@ class OutputPerturbationLogistic(PrivateEstimator):
     intercept_ : ndarray of shape (1,)
         Its intercept (0 without ``fit_intercept``).
     hypothesis_ : Halfspace
-        The released classifier, 1 iff coef_ . x + intercept_ >= 0.
+        The released classifier, 1 iff ``coef_ . x + intercept_ >= 0``.
     release_ : Release
         The hypothesis and its data-independent privacy record (sensitivity, noise law).
     classes_ : ndarray of shape (2,)
@@ -154,6 +154,14 @@ class OutputPerturbationLogistic(PrivateEstimator):
 
     #: pure epsilon-DP: no delta
     delta = 0.0
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        **PrivateEstimator._parameter_constraints,
+        "regularization": (POSITIVE_REAL,),
+        "data_norm": (POSITIVE_REAL,),
+        "fit_intercept": (BOOLEAN,),
+        # a fraction of the sensitivity: the minimiser's certified gradient norm is below opt_tol times it
+        "opt_tol": (Interval("real", 0.0, 1.0, "neither"),),
+    }
 
     def __init__(
         self,
@@ -172,16 +180,6 @@ class OutputPerturbationLogistic(PrivateEstimator):
         self.opt_tol = opt_tol
         self.random_state = random_state
 
-    def _check_constructor_params(self) -> None:
-        super()._check_constructor_params()
-        check_positive(self.regularization, "regularization")
-        check_positive(self.data_norm, "data_norm")
-        tol = check_positive(self.opt_tol, "opt_tol")
-        if tol >= 1:
-            raise ValueError(f"opt_tol must be < 1 (a fraction of the sensitivity); got {self.opt_tol!r}")
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise ValueError(f"fit_intercept must be True or False; got {self.fit_intercept!r}")
-
     def features(self, X: np.ndarray) -> np.ndarray:
         """phi(x): the rows mapped into the unit ball (module docstring, step 1)."""
         V = clip_rows(X, float(self.data_norm))
@@ -194,7 +192,20 @@ class OutputPerturbationLogistic(PrivateEstimator):
         return 2.0 / (n * float(self.regularization)) * (1.0 + 2.0 * float(self.opt_tol))
 
     def fit(self, X: Any, y: Any) -> OutputPerturbationLogistic:
-        """Fit on the private records (X, y); returns self."""
+        """Fit on the private records (X, y); returns self.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The private features.
+        y : array-like of shape (n,)
+            The private labels, two classes.
+
+        Returns
+        -------
+        OutputPerturbationLogistic
+            The fitted learner.
+        """
         self._check_constructor_params()
         X = self._validate_features(X, "X", reset=True)
         y01 = self._encode_labels(y, X.shape[0], "y")

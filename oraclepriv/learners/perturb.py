@@ -96,11 +96,44 @@ def perturb(
     caller: str,
     step: str = "perturb",
 ) -> PerturbOutput:
-    """Algorithm 1 for a {0,1}-valued class: ONE fresh oracle call on the public points only.
+    """Perturb (Algorithm 1) for a {0,1}-valued class: one fresh oracle call on the public points only.
 
-    ``center`` is the vector fbar(Z) in the {0,1} encoding (it may be real-valued, e.g. an
-    average of hypotheses). The call sees exactly (Z, labels 0, weights 1 - 2 t); no model, no
-    warm start. Ties are broken by the oracle's deterministic rule (a function of its inputs).
+    Algorithm 1 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning
+    with Public Data": targets ``t = center + gamma * zeta``, zeta i.i.d. from the noise law, then the
+    least-squares fit to t over the class, solved exactly as a weighted 0-1 problem. The call sees
+    exactly (Z, labels 0, weights 1 - 2 t): no model, no warm start. Ties are broken by the oracle's
+    deterministic rule (a function of its inputs).
+
+    Parameters
+    ----------
+    oracle : ERMOracle
+        The oracle (:class:`oraclepriv.protocols.ERMOracle`).
+    X_public : numpy.ndarray of shape (m, d)
+        The public points Z.
+    center : numpy.ndarray of shape (m,)
+        The vector fbar(Z) in the {0,1} encoding; it may be real-valued (e.g. an average of
+        hypotheses).
+    gamma : float
+        The noise scale, finite and >= 0 (0: no noise).
+    noise : {"gaussian", "laplace"}
+        The noise law Q: N(0, 1) or Lap(1), scaled by gamma once (docs/theory/block-et-al.md, pitfall
+        P2).
+    rng : numpy.random.Generator
+        The source of the noise.
+    caller : str
+        Who calls, as recorded in the ledger.
+    step : str, default "perturb"
+        The step, as recorded in the ledger.
+
+    Returns
+    -------
+    PerturbOutput
+        The released hypothesis, the targets, the oracle's answer and the least-squares objective.
+
+    Raises
+    ------
+    ValueError
+        When ``center`` has not one entry per public point or ``gamma`` is negative or not finite.
     """
     Z = as_features(X_public, "X_public")
     center = np.asarray(center, dtype=np.float64)

@@ -38,27 +38,24 @@ constants the paper does not give in usable form; so:
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from oraclepriv.exact_comparison import compared_exactly
-from oraclepriv.learners._base import PrivateLearner
-from oraclepriv.learners._public_size import PublicSizeMixin, theorem_public_size, vc_dimension
+from oraclepriv.learners._base import FIRST_M, PrivateLearner
+from oraclepriv.learners._public_size import (
+    PUBLIC_SIZE_CONSTRAINTS,
+    PublicSizeMixin,
+    theorem_public_size,
+    vc_dimension,
+)
 from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import calibrate_gamma, perturb
 from oraclepriv.near_ties import gaussian_near_tie_probability
-from oraclepriv.validation import check_delta, check_positive
+from oraclepriv.validation import BOOLEAN, DELTA, POSITIVE_INTEGER, POSITIVE_REAL, Alternatives, check_positive
 
 __all__ = ["Perturbation", "lemma1_rho", "perturbation_parameters", "perturbation_public_size"]
-
-
-def check_count(value: Any, name: str) -> int:
-    """A positive integer (bools refused), named in the error."""
-    whole = isinstance(value, (int, np.integer, float, np.floating)) and not isinstance(value, (bool, np.bool_))
-    if not (whole and math.isfinite(value) and int(value) == value and value >= 1):
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
 
 
 def lemma1_rho(n: int, eta: float, J: int, d: int, rho_delta: float, *, c_rho: float = 1.0) -> float:
@@ -122,22 +119,70 @@ def perturbation_public_size(n: int, vc: int, *, lam: float = 0.5, beta: float =
 
 
 class Perturbation(PublicSizeMixin, PrivateLearner):
-    """Algorithm 2 (Perturbation) for thresholds / stumps / halfspaces; (eps, delta)-DP, J + 1 calls.
+    """Perturbation (Algorithm 2): (epsilon, delta)-DP classification with J + 1 oracle calls.
 
-    Parameters (keywords only): ``epsilon``, ``delta`` (> 0, < 1/n), ``hypothesis``, ``backend``,
-    ``eta`` (per-sample), ``J``, ``rho`` / ``rho_delta`` (stability bound, module docstring),
-    ``public_size`` (None: every public point given; an int M: a uniform random subsample of M;
-    ``"auto"``: :func:`perturbation_public_size`, kept below a vacuous delta;
-    :mod:`oraclepriv.learners._public_size`), ``public_random_state`` (the subsample's own seed, never
-    the noise's; None: seeded from the public points), ``m`` (the first m public points, a deterministic choice for audits;
-    not with ``public_size``), ``time_limit``, ``on_uncertified``, ``random_state``,
-    ``allow_weak_guarantee`` (False: a fit whose total delta, design plus numerical, is >= 1/n is
-    refused before its oracle calls; True: released with a PrivacyLeakWarning and a guarantee marked
-    vacuous; docs/release-boundary.md).
+    Algorithm 2 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning
+    with Public Data" (Theorem 2 / Theorem 6), for thresholds, stumps and halfspaces: J exact ERM
+    calls with Gaussian perturbations on the public points, their average fbar on the public points,
+    and Perturb (Algorithm 1) of fbar with the analytic Gaussian mechanism.
 
-    Fitted: ``hypothesis_``, ``release_``, ``gamma_`` (std of the Perturb noise on the +-1 scale),
-    ``public_targets_`` (u = fbar(Z) + gamma zeta in the +-1 scale: the DP vector the output is
-    computed from, covered by the proof); non-private ``diagnostics_`` (the ledger of the J + 1 calls).
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The privacy parameter, > 0.
+    delta : float, default 1e-6
+        The privacy parameter, > 0 and < 1/n.
+    hypothesis_class : {"threshold", "stump", "halfspace"}, default "halfspace"
+        The class the oracle minimises over.
+    backend : str, backend class or instance, or None, default None
+        The exact ERM backend; None: the oracle's default installed exact backend.
+    backend_options : dict or None, default None
+        Keyword options of the backend.
+    eta : float, default 0.1
+        The perturbation's scale, per sample (the oracle objective uses ``n * eta``;
+        docs/theory/block-et-al.md, pitfall P9).
+    J : int, default 10
+        The number of perturbed ERM calls averaged.
+    rho : float or None, default None
+        A bound on the change of fbar (+-1 scale) between neighbouring datasets; None: 2, the trivial
+        bound, unconditional but noisy. A supplied bound (e.g. :func:`lemma1_rho`) makes the guarantee
+        conditional on it.
+    rho_delta : float, default 0.0
+        The failure probability of ``rho``; the mechanism then runs at ``delta - rho_delta``.
+    m : int or None, default None
+        Use the first m public points, a deterministic choice for audits; not with ``public_size``.
+    public_size : int, "auto" or None, default None
+        None: every public point given; an int M: a uniform random subsample of M; "auto": :func:`perturbation_public_size`, kept below a vacuous delta.
+    public_random_state : int, numpy.random.Generator or None, default None
+        The seed of the public subsample, never the noise's; None: seeded from the public points.
+    time_limit : float or None, default None
+        Seconds per oracle call.
+    on_uncertified : {"raise", "fallback", "flag"}, default "raise"
+        What an uncertified private-data oracle answer does (:mod:`oraclepriv.robust`).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default None
+        The source of the mechanism's randomness.
+    allow_weak_guarantee : bool, default False
+        False: a fit whose total delta (design plus numerical) is >= 1/n is refused before its oracle
+        calls; True: it is released with a :class:`~oraclepriv.PrivacyLeakWarning` and a guarantee
+        marked vacuous (docs/release-boundary.md).
+
+    Attributes
+    ----------
+    release_ : Release
+        The released hypothesis and the data-independent privacy record.
+    hypothesis_ : Hypothesis
+        The released hypothesis.
+    gamma_ : float
+        The standard deviation of the Perturb noise, on the +-1 scale.
+    public_targets_ : numpy.ndarray
+        u = fbar(Z) + gamma zeta on the +-1 scale: the DP vector the output is computed from (covered
+        by the proof).
+    diagnostics_ : Diagnostics
+        Non-private: the ledger of the J + 1 calls. Reading it warns.
+
+    See Also
+    --------
+    RRSPM, Regularization
     """
 
     algorithm = "Perturbation"
@@ -149,6 +194,16 @@ class Perturbation(PublicSizeMixin, PrivateLearner):
         "Perturbation: Theorem 6's m = lam^2 max(d, ln(1/beta))/alpha^2 at alpha = sqrt(d/n), lam = 1/2, beta = 0.05, "
         "d the VC dimension (docs/theory/block-et-al.md, Choosing m)"
     )
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        **PrivateLearner._parameter_constraints,
+        **PUBLIC_SIZE_CONSTRAINTS,
+        "eta": (POSITIVE_REAL,),
+        "J": (POSITIVE_INTEGER,),
+        "rho": (None, POSITIVE_REAL),
+        "rho_delta": (DELTA,),
+        "m": FIRST_M,
+        "allow_weak_guarantee": (BOOLEAN,),
+    }
 
     def __init__(
         self,
@@ -198,9 +253,8 @@ class Perturbation(PublicSizeMixin, PrivateLearner):
         backend is exhaustive and the answers are compared exactly (:mod:`oraclepriv.exact_comparison`)."""
         if compared_exactly(self.hypothesis_class, n_features, self.backend):
             return 0.0
-        J = check_count(self.J, "J")
-        eta = check_positive(self.eta, "eta")
-        return J * gaussian_near_tie_probability(m, 2.0 * n * eta / math.sqrt(m), float(n))
+        eta_sum = n * float(self.eta)
+        return int(self.J) * gaussian_near_tie_probability(m, 2.0 * eta_sum / math.sqrt(m), float(n))
 
     @classmethod
     def from_theory(
@@ -218,7 +272,39 @@ class Perturbation(PublicSizeMixin, PrivateLearner):
         c_J: float = 1.0,
         **params: Any,
     ) -> Perturbation:
-        """A Perturbation with eta, J, m from :func:`perturbation_parameters` (kept in ``theory``)."""
+        """A Perturbation with eta, J and m from Theorem 6 (:func:`perturbation_parameters`).
+
+        Parameters
+        ----------
+        alpha : float
+            The target excess error, in (0, 1].
+        beta : float
+            The failure probability, in (0, 1].
+        sigma : float
+            The smoothness parameter of the private distribution with respect to the public one, in
+            (0, 1].
+        d : int
+            The VC dimension of the class, >= 1.
+        epsilon : float, default 1.0
+            The privacy parameter, > 0.
+        delta : float, default 1e-6
+            The privacy parameter, > 0 and < 1/n.
+        lam : float, default 0.5
+            The Lipschitz constant of the loss (1/2 for the 0-1 loss on the +-1 scale).
+        c_eta : float, default 1.0
+            The constant of eta, unspecified in the paper.
+        c_m : float, default 1.0
+            The constant of m, unspecified in the paper.
+        c_J : float, default 1.0
+            The constant of J, unspecified in the paper.
+        **params
+            Any other constructor parameter of Perturbation.
+
+        Returns
+        -------
+        Perturbation
+            The learner, with the derivation in its ``theory`` attribute.
+        """
         theory = perturbation_parameters(alpha, beta, sigma, d, lam=lam, c_eta=c_eta, c_m=c_m, c_J=c_J)
         learner = cls(epsilon=epsilon, delta=delta, eta=theory["eta"], J=theory["J"], m=theory["m"], **params)
         learner.theory = theory
@@ -226,24 +312,23 @@ class Perturbation(PublicSizeMixin, PrivateLearner):
 
     # -- pieces (also used by the audits) --------------------------------------------------------
     def _check_params(self, n: int) -> tuple[float, int, float, float]:
-        eta = check_positive(self.eta, "eta")
-        check_count(self.J, "J")
+        """The checks across parameters (each one's own constraint is declared: ``_parameter_constraints``)."""
         if self.delta_ == 0:
             raise ValueError(
                 "Algorithm 2 is (eps, delta)-DP only (docs/theory/block-et-al.md, pitfall P12): delta must be > 0; got 0.0"
             )
-        rho_delta = check_delta(self.rho_delta, "rho_delta")
+        rho_delta = float(self.rho_delta)
         if self.rho is None:
             if rho_delta != 0:
                 raise ValueError(f"rho_delta={self.rho_delta!r} given without rho; the default rho = 2 holds always")
             rho = 2.0
         else:
-            rho = check_positive(self.rho, "rho")
+            rho = float(self.rho)
         if rho_delta >= self.delta_:
             raise ValueError(
                 f"rho_delta={self.rho_delta!r} must be < delta={self.delta!r} (delta = mechanism + stability)"
             )
-        return eta, int(self.J), rho, rho_delta
+        return float(self.eta), int(self.J), rho, rho_delta
 
     def perturbed_erm_average(self, oracle, X: np.ndarray, y: np.ndarray, Z: np.ndarray, xis: np.ndarray) -> np.ndarray:
         """fbar(Z) on the +-1 scale: the average of the J perturbed ERMs (steps 1-6), given xi (J x m).
@@ -270,7 +355,7 @@ class Perturbation(PublicSizeMixin, PrivateLearner):
     ) -> Any:
         eta, J, rho, rho_delta = self._check_params(X.shape[0])
         if self.m is not None:
-            if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1 or self.m > Z.shape[0]:
+            if self.m > Z.shape[0]:
                 raise ValueError(
                     f"m must be None or an integer in [1, {Z.shape[0]}] (the number of public points); got {self.m!r}"
                 )

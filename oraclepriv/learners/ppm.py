@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,10 +36,21 @@ from oraclepriv.learners._base import PrivateEstimator, make_rng
 from oraclepriv.ledger import Ledger
 from oraclepriv.ppm.class_g import AFF0, ONES, ClassG
 from oraclepriv.ppm.constr_half import DEFAULT_RANK_TOL, DEFAULT_TOL, SUPPORT_MODES, CandidateFamily, a_constr_half
-from oraclepriv.ppm.exp_mech import check_epsilon, sample_from_histogram
+from oraclepriv.ppm.exp_mech import sample_from_histogram
 from oraclepriv.ppm.hypothesis import PolytopeComplement
 from oraclepriv.ppm.scoring import ScoredClass, score_class
 from oraclepriv.release import COVERAGE, warn_privacy_leak
+from oraclepriv.validation import (
+    BOOLEAN,
+    EPSILON,
+    INFINITE_EPSILON,
+    NO_VALIDATION,
+    POSITIVE_INTEGER,
+    Alternatives,
+    Interval,
+    StrOptions,
+    check_epsilon,
+)
 
 __all__ = [
     "PPMHalfspaces",
@@ -60,8 +71,26 @@ DEFAULT_MAX_HYPOTHESES = 5 * 10**9
 
 
 class ClassTooLargeError(ValueError):
-    """|G| is above ``max_hypotheses``. The message names the Python parameters; the attributes let a caller
-    with other levers (the command line: the data file) say what to change in its own terms."""
+    """The PPM learner's class G would hold more than ``max_hypotheses`` members.
+
+    The message names the Python parameters; the attributes let a caller with other levers (the command
+    line: the data file) say what to change in its own terms.
+
+    Parameters
+    ----------
+    message : str
+        The error message.
+    size : int
+        The size of G.
+    limit : int
+        The ``max_hypotheses`` it exceeds.
+    d : int
+        The number of features.
+    n_public : int
+        The number of distinct public points G was built from.
+    n_oriented : int
+        The number of oriented candidate hyperplanes.
+    """
 
     def __init__(self, message: str, *, size: int, limit: int, d: int, n_public: int, n_oriented: int) -> None:
         super().__init__(message)
@@ -198,7 +227,7 @@ def exact_log_probabilities(
     log Pr[g] = -ε m(g)/2 - log Σ_m N_m e^{-εm/2}. Returns (descriptor -> log-probability, family, scored).
     ``epsilon = inf`` gives the uniform distribution over the minimisers.
     """
-    eps = check_epsilon(epsilon)
+    eps = check_epsilon(epsilon, allow_inf=True)
     family = a_constr_half(X[np.flatnonzero(public_mask)], support=support, tol=tol, rank_tol=rank_tol)
     G = ClassG(family)
     scored = score_class(G, X, y)
@@ -217,26 +246,66 @@ def exact_log_probabilities(
 
 
 class PPMHalfspaces(PrivateEstimator):
-    """ε-DP PPM learner for halfspaces (Bassily-Moran-Nandi Alg 2) with an improper output.
+    """The epsilon-DP PPM learner for halfspaces, with an improper output.
 
-    Parameters (keywords): ``epsilon`` (> 0; ``inf`` = non-private argmin debug mode),
-    ``private_label`` (1: paper convention, label 1 = private; 0: flipped convention),
-    ``label_determined`` (True: public examples must carry label 1 - private_label; False:
-    relaxation (ii), public examples of both labels), ``support`` ("paper": W = subsets of 1..d
-    public points; "affine-basis": the reduction of docs/theory/ppm.md#affine-basis), ``max_public`` (cap on distinct public
-    points, chosen at random: public-only), ``max_hypotheses``, ``tol``/``rank_tol`` (public,
-    scale-relative tolerances), ``random_state``.
+    Algorithm 2 (A_LearnHalf) of Bassily, Moran, Nandi, "Learning from Mixtures of Private and Public
+    Populations" (docs/theory/ppm.md): the public examples are rows of ``X`` marked by
+    ``public_mask``; no oracle call.
 
-    ``fit(X, y, public_mask)`` — ``public_mask[i]`` is True iff example i is public. Labels of private
-    examples are not checked against the model (a neighbouring dataset may carry any label; an
-    error would itself leak). Fitted: ``hypothesis_`` (:class:`PolytopeComplement`), ``release_``,
-    ``selection_`` (public facts about G and the selected member), ``n_features_in_``,
-    ``n_public_``, ``n_private_``. Non-private, through ``diagnostics_`` only: ``seconds`` (step
-    timings), ``selected_mistakes`` and the (empty) ledger.
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The privacy parameter, > 0; ``inf`` is the exponential mechanism's non-private argmin (a
+        debugging mode).
+    private_label : {1, 0}, default 1
+        1: the paper's convention, label 1 is private; 0: the flipped convention.
+    label_determined : bool, default True
+        True: public examples must carry the label ``1 - private_label``; False: relaxation (ii),
+        public examples of both labels.
+    support : {"paper", "affine-basis"}, default "paper"
+        "paper": W ranges over the subsets of 1 to d public points; "affine-basis": the reduction of
+        docs/theory/ppm.md, section "affine-basis".
+    max_public : int or None, default None
+        A cap on the number of distinct public points, chosen at random (public-only); None: no cap.
+    max_hypotheses : int, default 5000000000
+        Refuse classes G larger than this (:class:`ClassTooLargeError`).
+    tol : float, default 1e-9
+        The scale-relative tolerance of the geometric tests (public).
+    rank_tol : float, default 1e-9
+        The scale-relative tolerance of the rank tests (public).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default None
+        The source of the mechanism's randomness.
+
+    Attributes
+    ----------
+    release_ : Release
+        The released hypothesis and the data-independent privacy record.
+    hypothesis_ : PolytopeComplement
+        The released (improper) hypothesis.
+    selection_ : dict
+        Public facts about G and the selected member.
+    n_public_ : int
+        The number of public examples.
+    n_private_ : int
+        The number of private examples.
+    diagnostics_ : Diagnostics
+        Non-private: ``seconds`` (step timings), ``selected_mistakes`` and the (empty) ledger. Reading
+        it warns.
     """
 
     algorithm = "PPM-A_LearnHalf"
     diagnostic_names = ("seconds", "selected_mistakes")
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        "epsilon": (EPSILON, INFINITE_EPSILON),  # inf: the exponential mechanism's non-private argmin debug mode
+        "private_label": (Interval("integer", 0, 1, "both"),),
+        "label_determined": (BOOLEAN,),
+        "support": (StrOptions(*SUPPORT_MODES),),
+        "max_public": (None, POSITIVE_INTEGER),
+        "max_hypotheses": (POSITIVE_INTEGER,),
+        "tol": (Interval("real", 0.0, 1.0, "neither"),),
+        "rank_tol": (Interval("real", 0.0, 1.0, "neither"),),
+        "random_state": NO_VALIDATION,
+    }
 
     def __init__(
         self,
@@ -266,19 +335,8 @@ class PPMHalfspaces(PrivateEstimator):
 
     # ------------------------------------------------------------------ validation
     def _validate(self, X: Any, y: Any, public_mask: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        eps = check_epsilon(self.epsilon)
-        if self.private_label not in (0, 1) or isinstance(self.private_label, bool):
-            raise ValueError(f"private_label must be 0 or 1; got {self.private_label!r}")
-        if not isinstance(self.label_determined, (bool, np.bool_)):
-            raise ValueError(f"label_determined must be True or False; got {self.label_determined!r}")
-        if self.support not in SUPPORT_MODES:
-            raise ValueError(f"support must be one of {SUPPORT_MODES}; got {self.support!r}")
-        if self.max_public is not None and (not isinstance(self.max_public, (int, np.integer)) or self.max_public < 1):
-            raise ValueError(f"max_public must be a positive integer or None; got {self.max_public!r}")
-        for name in ("tol", "rank_tol"):
-            v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and math.isfinite(v) and 0 < v < 1):
-                raise ValueError(f"{name} must be a number in (0, 1); got {v!r}")
+        self._validate_params()
+        eps = float(self.epsilon)
         X = self._validate_features(X, "X", reset=True)
         y = self._encode_labels(y, X.shape[0], "y")
         mask = check_public_mask(public_mask, X.shape[0])
@@ -300,7 +358,25 @@ class PPMHalfspaces(PrivateEstimator):
 
     # ------------------------------------------------------------------ fit / predict
     def fit(self, X: Any, y: Any, public_mask: Any) -> PPMHalfspaces:
-        """Run A_LearnHalf on (X, y) with the given privacy-status bits; returns self."""
+        """Run A_LearnHalf on (X, y) with the given privacy-status bits; returns self.
+
+        Labels of private examples are not checked against the model: a neighbouring dataset may carry
+        any label there, and an error would itself leak.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            The features of every example, private and public.
+        y : array-like of shape (n,)
+            The labels, two classes.
+        public_mask : array-like of bool, shape (n,)
+            True where the example is public; required, never derived from ``y``.
+
+        Returns
+        -------
+        PPMHalfspaces
+            The fitted learner.
+        """
         X, y_internal, mask = self._validate(X, y, public_mask)
         rng = make_rng(self.random_state)
         with Ledger() as ledger:  # the algorithm makes no oracle call; the ledger proves it

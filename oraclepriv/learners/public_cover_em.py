@@ -38,16 +38,23 @@ halfspaces. Cost: no oracle call, but the cover is exponential in d for halfspac
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from oraclepriv.cover import DEFAULT_MAX_CANDIDATES, PublicCover, largest_halfspace_cover, public_cover
 from oraclepriv.learners._base import PublicDataEstimator
-from oraclepriv.learners._public_size import PublicSizeMixin, balance_point, check_public_size, vc_dimension
+from oraclepriv.learners._public_size import (
+    PUBLIC_SIZE_CONSTRAINTS,
+    PublicSizeMixin,
+    balance_point,
+    check_public_size,
+    vc_dimension,
+)
 from oraclepriv.learners.rrspm import log_projection_bound
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import warn_privacy_leak
+from oraclepriv.validation import BOOLEAN, POSITIVE_INTEGER, Alternatives, StrOptions
 
 __all__ = [
     "PublicCoverEM",
@@ -88,30 +95,69 @@ def cover_em_public_size(n: int, hypothesis_class: str, n_features: int, epsilon
 
 
 class PublicCoverEM(PublicSizeMixin, PublicDataEstimator):
-    """Exponential mechanism over the public cover (module docstring); pure eps-DP, no oracle call.
+    """The exponential mechanism over the public cover: pure epsilon-DP, no oracle call.
 
-    Parameters:
+    One representative hypothesis per labeling of the public points that the class realizes, each
+    released with probability proportional to ``exp(-eps err / (2 Delta))``, err its number of
+    private mistakes: Wang, Lei, Fienberg, "Learning with Differential Privacy: Stability,
+    Learnability and the Sufficiency and Necessity of ERM Principle" (Algorithm 1 with Examples 3 and
+    7), and Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees"
+    (Algorithm 5). The construction and its guarantees: docs/theory/public-cover-em.md.
 
-    * ``epsilon`` — privacy parameter (> 0);
-    * ``hypothesis_class`` — "threshold", "stump" or "halfspace";
-    * ``cover`` — "public" (default; eps-DP for replacing a record) or "private-features" (the cover
-      of the private x's, eps-**label**-DP only; fit without ``X_public``);
-    * ``sensitivity`` — "tight" (Delta = 1, default) or "paper" (Delta = 2);
-    * ``dedup`` — stumps only: one candidate per distinct labeling of Z (default) or every
-      (feature, sign, cut); halfspace covers are always de-duplicated;
-    * ``public_size`` — None: every public point given; an int M: a uniform random subsample of M;
-      ``"auto"``: :func:`cover_em_public_size`, within ``max_candidates`` for halfspaces
-      (:mod:`oraclepriv.learners._public_size`);
-    * ``public_random_state`` — the public subsample's own seed, never the mechanism's (None: seeded from the public points);
-    * ``max_public`` — use at most this many public points (a uniform subsample drawn with the public
-      generator of ``public_random_state``, independent of the private data and of the mechanism's
-      noise); None uses all;
-    * ``max_candidates`` — refuse halfspace covers that would score more candidates than this;
-    * ``random_state`` — seed / Generator for the mechanism (the Gumbel noise).
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The privacy parameter, > 0.
+    hypothesis_class : {"threshold", "stump", "halfspace"}, default "halfspace"
+        The class the cover represents.
+    cover : {"public", "private-features"}, default "public"
+        "public": the cover of the public points, epsilon-DP for replacing a record;
+        "private-features": the cover of the private features, epsilon-label-DP only (fit without
+        ``X_public``).
+    sensitivity : {"tight", "paper"}, default "tight"
+        Delta = 1, or Delta = 2 (the 2/n convention of Wang, Lei, Fienberg's Algorithm 1).
+    dedup : bool, default True
+        Stumps only: one candidate per distinct labeling of the public points, or every (feature,
+        sign, cut); halfspace covers are always de-duplicated.
+    public_size : int, "auto" or None, default None
+        None: every public point given; an int M: a uniform random subsample of M; "auto":
+        :func:`cover_em_public_size`, within ``max_candidates`` for halfspaces.
+    public_random_state : int, numpy.random.Generator or None, default None
+        The seed of the public subsample, never the mechanism's; None: seeded from the public points.
+    max_public : int or None, default None
+        Use at most this many public points (a uniform subsample drawn with the public generator,
+        independent of the private data and of the mechanism's noise); None uses all.
+    max_candidates : int, default 4000000
+        Refuse halfspace covers that would score more candidates than this
+        (:class:`~oraclepriv.cover.CoverTooLargeError`).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default None
+        The source of the mechanism's randomness (the Gumbel noise).
 
-    Fitted: ``hypothesis_``, ``release_``, ``cover_`` (the public cover; public information),
-    ``candidate_index_`` (which cover member was released). Non-private, through ``diagnostics_``
-    only: ``errors`` (every candidate's private mistake count) and the (empty) ledger.
+    Attributes
+    ----------
+    release_ : Release
+        The released hypothesis and the data-independent privacy record.
+    hypothesis_ : Hypothesis
+        The released hypothesis.
+    cover_ : list of Hypothesis
+        The public cover (public information).
+    candidate_index_ : int
+        Which member of the cover was released.
+    diagnostics_ : Diagnostics
+        Non-private: ``errors`` (every candidate's private mistake count) and the (empty) ledger.
+        Reading it warns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from oraclepriv import PublicData
+    >>> from oraclepriv.learners import PublicCoverEM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(30, 2))
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> learner = PublicCoverEM(epsilon=1.0, random_state=0).fit(X, y, X_public=PublicData(rng.normal(size=(6, 2))))
+    >>> learner.release_.privacy["epsilon"]
+    1.0
     """
 
     algorithm = "public-cover-em"
@@ -121,6 +167,16 @@ class PublicCoverEM(PublicSizeMixin, PublicDataEstimator):
     )
     supported_classes = ("threshold", "stump", "halfspace")
     diagnostic_names = PublicDataEstimator.diagnostic_names + ("errors",)
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        **PublicDataEstimator._parameter_constraints,
+        **PUBLIC_SIZE_CONSTRAINTS,
+        "hypothesis_class": (StrOptions(*supported_classes),),
+        "cover": (StrOptions(*COVERS),),
+        "sensitivity": (StrOptions(*SENSITIVITIES),),
+        "dedup": (BOOLEAN,),
+        "max_public": (None, POSITIVE_INTEGER),
+        "max_candidates": (POSITIVE_INTEGER,),
+    }
     public_size_rule = (
         "PublicCoverEM: the largest m with 2 Delta ln|C(m)|/(eps n) <= sqrt(d/m), d the VC dimension, within "
         "max_candidates for halfspaces (docs/theory/block-et-al.md, Choosing m)"
@@ -157,14 +213,7 @@ class PublicCoverEM(PublicSizeMixin, PublicDataEstimator):
     def _validate_common(
         self, X_private: Any, y_private: Any, X_public: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        if self.cover not in COVERS:
-            raise ValueError(f"cover must be one of {list(COVERS)}; got {self.cover!r}")
-        if self.hypothesis_class not in self.supported_classes:
-            raise ValueError(
-                f"hypothesis_class={self.hypothesis_class!r} is not supported by PublicCoverEM; "
-                f"expected one of {list(self.supported_classes)}"
-            )
-        if self.cover == "private-features":
+        if self.cover == "private-features":  # any other value: checked with every parameter by the base class
             if X_public is not None:
                 raise ValueError(
                     "cover='private-features' builds the cover from the private features (label-DP); "
@@ -178,11 +227,6 @@ class PublicCoverEM(PublicSizeMixin, PublicDataEstimator):
 
     # ------------------------------------------------------------------ the mechanism
     def _sensitivity(self) -> float:
-        if self.sensitivity not in SENSITIVITIES:
-            raise ValueError(f"sensitivity must be one of {list(SENSITIVITIES)}; got {self.sensitivity!r}")
-        mp = self.max_public
-        if mp is not None and (isinstance(mp, bool) or not isinstance(mp, (int, np.integer)) or mp < 1):
-            raise ValueError(f"max_public must be None or a positive integer; got {mp!r}")
         return SENSITIVITIES[self.sensitivity]
 
     def theory_public_size(self, n: int, n_features: int) -> int:
@@ -193,7 +237,6 @@ class PublicCoverEM(PublicSizeMixin, PublicDataEstimator):
         return m
 
     def _public_size_cap(self, n_features: int) -> tuple[int, str] | None:
-        self._sensitivity()  # validates max_public
         return None if self.max_public is None else (int(self.max_public), "max_public")
 
     def _candidates(self, X: np.ndarray, y: np.ndarray, Z: np.ndarray) -> PublicCover:
@@ -264,7 +307,24 @@ class PublicCoverEM(PublicSizeMixin, PublicDataEstimator):
         return f"pure {self.epsilon_:g}-DP for any cover built from the public points (no oracle call)"
 
     def fit(self, X_private: Any, y_private: Any, X_public: Any = None, *, public_labels: Any = None) -> PublicCoverEM:
-        """Fit on private records and public points (``cover="private-features"``: no public points); returns self."""
+        """Fit on private records and public points; returns self.
+
+        Parameters
+        ----------
+        X_private : array-like of shape (n, d)
+            The private features.
+        y_private : array-like of shape (n,)
+            The private labels, two classes.
+        X_public : PublicData, array-like of shape (m, d) or None, default None
+            The public points; None with ``cover="private-features"`` (required otherwise).
+        public_labels : None, default None
+            Not taken (this learner draws no public labels); present for the common fit signature.
+
+        Returns
+        -------
+        PublicCoverEM
+            The fitted learner.
+        """
         super().fit(X_private, y_private, X_public, public_labels=public_labels)
         if self.cover == "private-features":
             self.n_public_ = 0

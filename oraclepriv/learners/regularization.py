@@ -38,16 +38,22 @@ gamma: analytic Gaussian mechanism with l2-sensitivity sqrt(m) rho, or Laplace g
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from oraclepriv.convex_oracle import ConvexOracle, convex_backend_key, make_convex_oracle
 from oraclepriv.hypotheses import LinearPredictor
-from oraclepriv.learners._base import PrivateLearner
-from oraclepriv.learners._public_size import PublicSizeMixin, balance_point, theorem_public_size, vc_dimension
+from oraclepriv.learners._base import FIRST_M, PrivateLearner
+from oraclepriv.learners._public_size import (
+    PUBLIC_SIZE_CONSTRAINTS,
+    PublicSizeMixin,
+    balance_point,
+    theorem_public_size,
+    vc_dimension,
+)
 from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, sample_noise
-from oraclepriv.validation import check_positive
+from oraclepriv.validation import POSITIVE_REAL, Alternatives, StrOptions, check_positive
 
 __all__ = ["LinearPredictor", "Regularization", "regularization_parameters", "regularization_public_size"]
 
@@ -121,24 +127,65 @@ def regularization_public_size(
 
 
 class Regularization(PublicSizeMixin, PrivateLearner):
-    """Algorithm 3 (Regularization) on bounded linear predictors; 2 oracle calls.
+    """Regularization (Algorithm 3): private regression with bounded linear predictors, 2 oracle calls.
 
-    Parameters (keywords only): ``epsilon``; ``delta`` (> 0 for ``noise="gaussian"``, 0 for
-    ``"laplace"``); ``hypothesis_class="linear"`` (the only convex class); ``backend`` (None or
-    ``"highs-qp+kkt"``, the convex oracle's one backend; ``"scipy"`` is its deprecated alias and warns);
-    ``eta`` (per-sample);
-    ``noise``; ``public_size`` (None: every public point given; an int M: a uniform random subsample of
-    M; ``"auto"``: :func:`regularization_public_size`; :mod:`oraclepriv.learners._public_size`);
-    ``public_random_state`` (the subsample's own seed, never the noise's; None: seeded from the public points); ``m`` (the
-    first m public points, a deterministic choice for audits; not with ``public_size``); ``opt_tol``
-    (largest certified gap accepted, and
-    folded into the stability radius); ``laplace_factor`` ("standard" or "paper");
-    ``on_uncertified``; ``random_state``.
+    Algorithm 3 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning
+    with Public Data" (Theorem 3 / Theorem 7): a regularized ERM whose regularizer is the squared norm on the
+    public points, then Perturb (Algorithm 1) of its values on the public points. Both calls go to the
+    convex oracle (docs/convex-oracle.md); its certified gap is folded into the stability radius, so
+    there is no numerical delta.
 
-    Fitted: ``hypothesis_`` (a :class:`LinearPredictor`), ``release_``, ``gamma_``,
-    ``stability_radius_`` (rho), ``public_targets_`` (u: the DP vector ftilde is computed from,
-    covered by the proof); non-private ``diagnostics_`` (the ledger of the 2 calls). The convex
-    oracle's certified gap is folded into rho, so there is no numerical delta.
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The privacy parameter, > 0.
+    delta : float, default 1e-6
+        > 0 and < 1/n for ``noise="gaussian"``; 0 for ``noise="laplace"``.
+    hypothesis_class : {"linear"}, default "linear"
+        The only convex class: linear predictors.
+    backend : str or None, default None
+        None or "highs-qp+kkt", the convex oracle's one backend ("scipy" is its deprecated alias and
+        warns).
+    backend_options : dict or None, default None
+        Keyword options of the convex backend.
+    eta : float, default 0.1
+        The regularization weight, per sample (docs/theory/block-et-al.md, pitfall P9).
+    noise : {"gaussian", "laplace"}, default "gaussian"
+        The law of the Perturb noise.
+    m : int or None, default None
+        Use the first m public points, a deterministic choice for audits; not with ``public_size``.
+    public_size : int, "auto" or None, default None
+        None: every public point given; an int M: a uniform random subsample of M; "auto":
+        :func:`regularization_public_size`.
+    public_random_state : int, numpy.random.Generator or None, default None
+        The seed of the public subsample, never the noise's; None: seeded from the public points.
+    opt_tol : float, default 1e-6
+        The largest certified optimality gap accepted from the convex oracle; folded into the
+        stability radius.
+    laplace_factor : {"standard", "paper"}, default "standard"
+        The Laplace calibration of gamma: "standard", m rho / eps (the l1-sensitivity bound), or
+        "paper", m^(3/2) rho / eps (Lemma 11).
+    time_limit : float or None, default None
+        Seconds per oracle call.
+    on_uncertified : {"raise", "fallback", "flag"}, default "raise"
+        What an uncertified oracle answer does (:mod:`oraclepriv.robust`).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default None
+        The source of the mechanism's randomness.
+
+    Attributes
+    ----------
+    release_ : Release
+        The released predictor and the data-independent privacy record.
+    hypothesis_ : LinearPredictor
+        The released predictor.
+    gamma_ : float
+        The scale of the Perturb noise.
+    stability_radius_ : float
+        rho, the bound on the change of the regularized minimiser on the public points.
+    public_targets_ : numpy.ndarray
+        u: the DP vector the output is computed from (covered by the proof).
+    diagnostics_ : Diagnostics
+        Non-private: the ledger of the 2 calls. Reading it warns.
     """
 
     algorithm = "Regularization"
@@ -151,6 +198,16 @@ class Regularization(PublicSizeMixin, PrivateLearner):
         "Regularization: Theorem 7's m = lam^2 max(d, ln(1/beta))/alpha^2 at alpha = sqrt(d/n), lam = 1/2, "
         "beta = 0.05; Laplace noise: at most the largest m with gamma(m) <= 1 (docs/theory/block-et-al.md, Choosing m)"
     )
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        **PrivateLearner._parameter_constraints,
+        **PUBLIC_SIZE_CONSTRAINTS,
+        "hypothesis_class": (StrOptions(*supported_classes),),
+        "eta": (POSITIVE_REAL,),
+        "noise": (StrOptions(*NOISE_FAMILIES),),
+        "m": FIRST_M,
+        "opt_tol": (POSITIVE_REAL,),
+        "laplace_factor": (StrOptions("standard", "paper"),),
+    }
 
     def __init__(
         self,
@@ -190,11 +247,8 @@ class Regularization(PublicSizeMixin, PrivateLearner):
         self.laplace_factor = laplace_factor
 
     def _check_noise_params(self) -> None:
-        """eta and opt_tol > 0, a known noise family, and delta > 0 for Gaussian noise (at fit time)."""
-        check_positive(self.eta, "eta")
-        check_positive(self.opt_tol, "opt_tol")
-        if self.noise not in NOISE_FAMILIES:
-            raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
+        """delta > 0 for Gaussian noise, at fit time, by the fit and by the public_size rule (each parameter's own
+        constraint is declared: ``_parameter_constraints``)."""
         if self.noise == "gaussian" and self.delta_ == 0:
             raise ValueError("noise='gaussian' gives (eps, delta)-DP: delta must be > 0; got delta=0.0")
 
@@ -218,7 +272,35 @@ class Regularization(PublicSizeMixin, PrivateLearner):
         c_m: float = 1.0,
         **params: Any,
     ) -> Regularization:
-        """A Regularization with eta and m from :func:`regularization_parameters` (kept in ``theory``)."""
+        """A Regularization with eta and m from Theorem 7 (:func:`regularization_parameters`).
+
+        Parameters
+        ----------
+        alpha : float
+            The target excess error, in (0, 1].
+        beta : float
+            The failure probability, in (0, 1].
+        sigma : float
+            The smoothness parameter of the private distribution with respect to the public one, in
+            (0, 1].
+        d : int
+            The dimension, >= 1.
+        epsilon : float, default 1.0
+            The privacy parameter, > 0.
+        lam : float, default 0.5
+            The Lipschitz constant of the loss.
+        c_eta : float, default 1.0
+            The constant of eta, unspecified in the paper.
+        c_m : float, default 1.0
+            The constant of m, unspecified in the paper.
+        **params
+            Any other constructor parameter of Regularization.
+
+        Returns
+        -------
+        Regularization
+            The learner, with the derivation in its ``theory`` attribute.
+        """
         theory = regularization_parameters(alpha, beta, sigma, d, lam=lam, c_eta=c_eta, c_m=c_m)
         learner = cls(epsilon=epsilon, eta=theory["eta"], m=theory["m"], **params)
         learner.theory = theory
@@ -270,10 +352,8 @@ class Regularization(PublicSizeMixin, PrivateLearner):
         self._check_noise_params()
         if self.noise == "laplace" and self.delta_ != 0:
             raise ValueError(f"noise='laplace' gives pure eps-DP: delta must be 0; got delta={self.delta!r}")
-        if self.laplace_factor not in ("standard", "paper"):
-            raise ValueError(f"laplace_factor must be 'standard' or 'paper'; got {self.laplace_factor!r}")
         if self.m is not None:
-            if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1 or self.m > Z.shape[0]:
+            if self.m > Z.shape[0]:
                 raise ValueError(
                     f"m must be None or an integer in [1, {Z.shape[0]}] (the number of public points); got {self.m!r}"
                 )

@@ -43,13 +43,21 @@ from typing import Any, ClassVar
 import numpy as np
 
 from oraclepriv.exact_comparison import compared_exactly
-from oraclepriv.learners._base import PrivateLearner, check_epsilon
-from oraclepriv.learners._public_size import PublicSizeMixin, balance_point, vc_dimension
+from oraclepriv.learners._base import FIRST_M, PrivateLearner
+from oraclepriv.learners._public_size import PUBLIC_SIZE_CONSTRAINTS, PublicSizeMixin, balance_point, vc_dimension
 from oraclepriv.learners._workspace import union
 from oraclepriv.learners.perturb import perturb
 from oraclepriv.near_ties import gaussian_near_tie_probability, laplace_near_tie_probability
 from oraclepriv.protocols import ERMOracle
-from oraclepriv.validation import as_labels, check_delta, check_positive
+from oraclepriv.validation import (
+    BOOLEAN,
+    Alternatives,
+    StrOptions,
+    as_labels,
+    check_delta,
+    check_epsilon,
+    check_positive,
+)
 
 __all__ = [
     "RRSPM",
@@ -170,31 +178,82 @@ def noisy_private_erm(
 
 
 class RRSPM(PublicSizeMixin, PrivateLearner):
-    """Algorithm 4 (RRSPM): eps-DP binary classification with public unlabelled points.
+    """RRSPM (Algorithm 4): epsilon-DP binary classification with public unlabelled points.
 
-    Parameters (keywords only): ``epsilon``; ``delta`` (0 for ``noise="laplace"``, required > 0
-    for ``noise="gaussian"``); ``hypothesis`` in {"threshold", "stump", "halfspace"}; ``backend``
-    (None: the protocol's default exact backend); ``public_size`` (None: every public point given;
-    an int M: a uniform random subsample of M; ``"auto"``: the default of :meth:`theory_public_size`,
-    (eps n sqrt(d))^(2/5) for Laplace weights, kept below a vacuous delta;
-    :mod:`oraclepriv.learners._public_size`); ``public_random_state`` (the subsample's own seed,
-    never the noise's; None: seeded from the public points); ``m`` (the first m public points, a deterministic choice for
-    audits; not with ``public_size``); ``time_limit``; ``on_uncertified`` ("raise", "fallback" or
-    "flag"; see :mod:`oraclepriv.robust`); ``random_state``; ``allow_weak_guarantee`` (False: a fit
-    whose total delta, design plus numerical, is >= 1/n is refused before its oracle calls; True:
-    released with a PrivacyLeakWarning and a guarantee marked vacuous; docs/release-boundary.md).
+    Rounded Report Separator Perturbed Minimum of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient
+    Differentially Private Learning with Public Data" (privacy: Theorem 8; accuracy: Theorem 10).
+    Two oracle calls: one exact ERM over the private records plus the public points with random
+    labels and noisy weights, then Perturb with gamma = 0 on the public points only.
 
-    Too many public points cost accuracy (Lap(2m/eps) weights drown the private records: the
-    m-n trade-off of docs/theory/block-et-al.md, "Choosing m") and, through the numerical delta,
-    privacy; ``public_size="auto"`` is the documented choice when the public set is large.
+    Too many public points cost accuracy (Lap(2m/eps) weights drown the private records: the m-n
+    trade-off of docs/theory/block-et-al.md, "Choosing m") and, through the numerical delta, privacy;
+    ``public_size="auto"`` is the documented choice when the public set is large.
 
-    Fitted: ``hypothesis_`` (ftilde), ``release_`` (ftilde and the data-independent privacy
-    record, with the numerical delta of :mod:`oraclepriv.near_ties`), ``public_labels_`` (Ytilde:
-    random, independent of the data; the proof holds for any fixed Ytilde), ``public_projection_``
-    (fhat(Z), the eps-DP intermediate the output is computed from: covered by the proof).
-    Non-private, through ``diagnostics_`` only: the ledger of the 2 oracle calls (objectives,
-    certificates, seconds) and ``projection_agreement`` (fraction of Z where ftilde = fhat; 1.0
-    when the second oracle call is exact).
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The privacy parameter, > 0.
+    delta : float, default 0.0
+        0 for ``noise="laplace"`` (pure epsilon-DP); > 0 and < 1/n for ``noise="gaussian"``.
+    hypothesis_class : {"threshold", "stump", "halfspace"}, default "halfspace"
+        The class the oracle minimises over.
+    backend : str, backend class or instance, or None, default None
+        The exact ERM backend; None: the oracle's default installed exact backend.
+    backend_options : dict or None, default None
+        Keyword options of the backend.
+    m : int or None, default None
+        Use the first m public points, a deterministic choice for audits; not with ``public_size``.
+    noise : {"laplace", "gaussian"}, default "laplace"
+        The law of the public weights: Lap(2m/eps) (Theorem 8), or Gaussian with our derived (eps,
+        delta) calibration (docs/theory/rrspm-gaussian-calibration.md).
+    public_size : int, "auto" or None, default None
+        None: every public point given; an int M: a uniform random subsample of M; "auto": the
+        default of :meth:`theory_public_size`, ``(eps n sqrt(d))^(2/5)`` for Laplace weights, kept
+        below a vacuous delta.
+    public_random_state : int, numpy.random.Generator or None, default None
+        The seed of the public subsample, never the noise's; None: seeded from the public points.
+    time_limit : float or None, default None
+        Seconds per oracle call.
+    on_uncertified : {"raise", "fallback", "flag"}, default "raise"
+        What an uncertified private-data oracle answer does (:mod:`oraclepriv.robust`).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default None
+        The source of the mechanism's randomness.
+    allow_weak_guarantee : bool, default False
+        False: a fit whose total delta (design plus numerical) is >= 1/n is refused before its oracle
+        calls; True: it is released with a :class:`~oraclepriv.PrivacyLeakWarning` and a guarantee
+        marked vacuous (docs/release-boundary.md).
+
+    Attributes
+    ----------
+    release_ : Release
+        The released hypothesis ftilde and the data-independent privacy record, with the numerical
+        delta of :mod:`oraclepriv.near_ties`.
+    hypothesis_ : Hypothesis
+        The released hypothesis ftilde.
+    public_labels_ : numpy.ndarray
+        The random labels Ytilde of the public points, independent of the data (the proof holds for
+        any fixed Ytilde).
+    public_projection_ : numpy.ndarray
+        fhat(Z), the epsilon-DP intermediate the output is computed from (covered by the proof).
+    diagnostics_ : Diagnostics
+        Non-private: the ledger of the 2 oracle calls and ``projection_agreement`` (the fraction of Z
+        where ftilde = fhat; 1.0 when the second call is exact). Reading it warns.
+
+    See Also
+    --------
+    Perturbation, RSPM, SubsampleAggregate
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from oraclepriv import PublicData
+    >>> from oraclepriv.learners import RRSPM
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 1))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> learner = RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=0)
+    >>> learner.fit(X, y, X_public=PublicData(rng.normal(size=(5, 1)))).predict([[-2.0], [2.0]]).shape
+    (2,)
     """
 
     algorithm = "RRSPM"
@@ -207,6 +266,13 @@ class RRSPM(PublicSizeMixin, PrivateLearner):
         "RRSPM: the largest m with m b(m)/(2n) <= sqrt(d/m), b(m) the public weights' noise scale, d the VC "
         "dimension (Lemmas 22-23; docs/theory/block-et-al.md, Choosing m)"
     )
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        **PrivateLearner._parameter_constraints,
+        **PUBLIC_SIZE_CONSTRAINTS,
+        "m": FIRST_M,
+        "noise": (StrOptions(*NOISES),),
+        "allow_weak_guarantee": (BOOLEAN,),
+    }
 
     def __init__(
         self,
@@ -243,8 +309,6 @@ class RRSPM(PublicSizeMixin, PrivateLearner):
 
     def theory_public_size(self, n: int, n_features: int) -> int:
         """:func:`rrspm_public_size` for this learner's class, noise law and epsilon (validated by ``fit``)."""
-        if self.noise not in NOISES:
-            raise ValueError(f"noise must be one of {list(NOISES)}; got {self.noise!r}")
         return rrspm_public_size(
             n, vc_dimension(self.hypothesis_class, n_features), lambda m: self.noise_law(m, n_features)[1]
         )
@@ -273,7 +337,35 @@ class RRSPM(PublicSizeMixin, PrivateLearner):
         c_n: float = 1.0,
         **params: Any,
     ) -> RRSPM:
-        """An RRSPM with m from :func:`rrspm_parameters`; the derivation is kept in ``theory``."""
+        """An RRSPM whose number of public points m comes from the theorems (:func:`rrspm_parameters`).
+
+        Parameters
+        ----------
+        alpha : float
+            The target excess error, in (0, 1].
+        beta : float
+            The failure probability, in (0, 1].
+        sigma : float
+            The smoothness parameter of the private distribution with respect to the public one
+            (Theorem 10), in (0, 1].
+        d : int
+            The VC dimension of the class, >= 1.
+        epsilon : float, default 1.0
+            The privacy parameter, > 0.
+        rate : {"paper", "epsilon-net"}, default "paper"
+            Lemma 22's agnostic rate, or our epsilon-net derivation (not in the paper).
+        c_m : float, default 1.0
+            The constant of m, unspecified in the paper.
+        c_n : float, default 1.0
+            The constant of the required n, unspecified in the paper.
+        **params
+            Any other constructor parameter of RRSPM.
+
+        Returns
+        -------
+        RRSPM
+            The learner, with the derivation in its ``theory`` attribute.
+        """
         theory = rrspm_parameters(alpha, beta, sigma, d, epsilon, rate=rate, c_m=c_m, c_n=c_n)
         learner = cls(epsilon=epsilon, m=theory["m"], **params)
         learner.theory = theory
@@ -320,15 +412,11 @@ class RRSPM(PublicSizeMixin, PrivateLearner):
     def _fit(
         self, X: np.ndarray, y: np.ndarray, Z: np.ndarray, rng: np.random.Generator, public_labels: Any = None
     ) -> Any:
-        if self.noise not in NOISES:
-            raise ValueError(f"noise must be one of {list(NOISES)}; got {self.noise!r}")
         if self.noise == "laplace" and self.delta_ != 0:
             raise ValueError(f"noise='laplace' gives pure eps-DP: delta must be 0; got delta={self.delta!r}")
         if self.noise == "gaussian" and self.delta_ == 0:
             raise ValueError("noise='gaussian' gives (eps, delta)-DP: delta must be > 0; got delta=0.0")
         if self.m is not None:
-            if isinstance(self.m, bool) or int(self.m) != self.m or self.m < 1:
-                raise ValueError(f"m must be a positive integer or None; got {self.m!r}")
             if self.m > Z.shape[0]:
                 raise ValueError(f"m={self.m} but X_public has only {Z.shape[0]} points")
             Z = Z[: int(self.m)]

@@ -36,22 +36,64 @@ from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners.rrspm import noisy_private_erm
 from oraclepriv.near_ties import laplace_near_tie_probability
 from oraclepriv.public_data import PublicData
-from oraclepriv.validation import as_features, as_labels
+from oraclepriv.validation import NO_VALIDATION, Alternatives, StrOptions, as_features, as_labels
 
 __all__ = ["RSPM"]
 
 
 class RSPM(PrivateLearner):
-    """Algorithm 5 (RSPM): eps-DP learning over a finite grid domain with a universal identification set.
+    """RSPM (Algorithm 5): epsilon-DP learning over a finite grid domain with a universal identification set.
 
-    Parameters (keywords only): ``epsilon``; ``hypothesis`` ("threshold" or "stump"); ``grid`` (one
-    sequence of values per feature: the data domain, required); ``identification_set`` (points; None:
-    the provided set for the grid, checked either way); ``backend``, ``time_limit``,
-    ``on_uncertified`` and ``random_state`` as for every learner. ``fit(X_private, y_private)``:
-    no public data (the identification set plays their part).
+    Report Separator-Perturbed Minimum of Neel, Roth, Wu, "How to Use Heuristics for Differential
+    Privacy", as restated by Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private
+    Learning with Public Data" (Appendix C.1). One exact oracle call. ``fit(X_private, y_private)``
+    takes no public data: the identification set plays their part.
 
-    Fitted: ``hypothesis_`` (the canonical grid function), ``release_``, ``identification_set_``,
-    ``public_labels_`` (Ytilde); non-private ``diagnostics_`` (the ledger of the one call).
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The privacy parameter, > 0.
+    hypothesis_class : {"threshold", "stump"}, default "stump"
+        The class the oracle minimises over.
+    grid : sequence of sequences of float
+        One sequence of values per feature: the data domain (required); private records must lie on it.
+    identification_set : array-like of shape (m, d) or None, default None
+        Points that tell every two functions of the class apart on the grid; None: the provided set for
+        the grid. Checked either way.
+    backend : str, backend class or instance, or None, default None
+        The exact ERM backend; None: the oracle's default installed exact backend.
+    backend_options : dict or None, default None
+        Keyword options of the backend.
+    time_limit : float or None, default None
+        Seconds per oracle call.
+    on_uncertified : {"raise", "fallback", "flag"}, default "raise"
+        What an uncertified private-data oracle answer does (:mod:`oraclepriv.robust`).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default None
+        The source of the mechanism's randomness.
+
+    Attributes
+    ----------
+    release_ : Release
+        The released function and the data-independent privacy record.
+    hypothesis_ : Hypothesis
+        The canonical representative on the grid of the function fhat, computed from fhat(U) alone.
+    identification_set_ : numpy.ndarray
+        The identification set U used.
+    public_labels_ : numpy.ndarray
+        The random labels Ytilde of U.
+    diagnostics_ : Diagnostics
+        Non-private: the ledger of the one call. Reading it warns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from oraclepriv.learners import RSPM
+    >>> grid = [np.linspace(0.0, 1.0, 5)]
+    >>> X = np.array([[0.0], [0.25], [0.75], [1.0]] * 5)
+    >>> y = np.array([0, 0, 1, 1] * 5)
+    >>> learner = RSPM(epsilon=1.0, hypothesis_class="threshold", grid=grid, random_state=0).fit(X, y)
+    >>> learner.predict([[0.0], [1.0]]).shape
+    (2,)
     """
 
     algorithm = "RSPM"
@@ -61,6 +103,12 @@ class RSPM(PrivateLearner):
     )
     supported_classes = ("threshold", "stump")
     accepts_public_labels: ClassVar[bool] = True
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        **{name: c for name, c in PrivateLearner._parameter_constraints.items() if name != "delta"},  # pure eps-DP
+        "hypothesis_class": (StrOptions(*supported_classes),),
+        "grid": NO_VALIDATION,  # checked with the data (oraclepriv.identification.check_grid)
+        "identification_set": NO_VALIDATION,  # checked against the grid (check_identification_set)
+    }
 
     def __init__(
         self,
@@ -93,6 +141,7 @@ class RSPM(PrivateLearner):
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if X_public is not None:
             raise ValueError("RSPM takes no public data (its points are the identification set); do not pass X_public")
+        self._validate_params()  # before hypothesis_class picks the identification set
         X = self._validate_features(X_private, "X_private", reset=True)
         grid = self.grid
         if grid is not None and len(grid) > 0 and all(np.ndim(v) == 0 for v in grid):

@@ -39,13 +39,14 @@ grow like sqrt(m)/eps for the teachers' majority to survive it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from oraclepriv.learners._base import PrivateLearner
 from oraclepriv.learners.perturb import NOISE_FAMILIES, calibrate_gamma, perturb
 from oraclepriv.robust import UncertifiedOracleError, fallback_oracle, solve_or_fail
+from oraclepriv.validation import Alternatives, Interval, StrOptions
 
 __all__ = ["SubsampleAggregate", "TEACHER_FAILURE_MODES", "split_blocks"]
 
@@ -58,28 +59,63 @@ def split_blocks(n: int, k: int, rng: np.random.Generator) -> list[np.ndarray]:
 
 
 class SubsampleAggregate(PrivateLearner):
-    """Subsample-and-aggregate with Perturb as the aggregator (module docstring).
+    """Subsample-and-aggregate with Perturb as the aggregator: private for any oracle.
 
-    Parameters (besides those of :class:`~oraclepriv.learners._base.PrivateLearner`):
+    The framework of Nissim, Raskhodnikova, Smith, "Smooth sensitivity and sampling in private data
+    analysis", in the public-data form of PATE. k teachers, each an oracle call on a disjoint block of the private records, vote on the public
+    points; Perturb (Algorithm 1 of Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially
+    Private Learning with Public Data") releases a noisy average of the votes and one more oracle call
+    on the public points fits it. A record changes one teacher, so the guarantee holds whatever the
+    oracle answers (docs/theory/robustification.md, "Subsample-and-aggregate: private for any
+    oracle").
 
-    * ``n_teachers`` — k, the number of disjoint blocks (2 <= k <= n);
-    * ``noise`` — "gaussian" ((eps, delta)-DP, needs delta > 0) or "laplace" (eps-DP);
-    * ``teacher_failure`` — what an uncertified teacher answer does: "abstain" (vote 1/2 on every
-      public point; default) or "keep" (vote with the answer as it is). A teacher whose oracle
-      raised an exception (interrupts propagate) has no answer and abstains in either mode;
-    * ``on_uncertified`` — as for the other learners, but here it only decides *accuracy-side*
-      handling: "flag" (default; then ``teacher_failure`` applies), "fallback" (re-solve such a
-      call exactly; if that fails too, ``teacher_failure`` applies), "raise" (abort the fit). The
-      privacy guarantee is the same in every mode.
+    Parameters
+    ----------
+    n_teachers : int, default 16
+        k, the number of disjoint blocks (2 <= k <= n).
+    noise : {"gaussian", "laplace"}, default "gaussian"
+        "gaussian": (epsilon, delta)-DP, needs delta > 0; "laplace": epsilon-DP.
+    teacher_failure : {"abstain", "keep"}, default "abstain"
+        What an uncertified teacher answer does: "abstain" (vote 1/2 on every public point) or "keep"
+        (vote with the answer as it is). A teacher whose oracle raised has no answer and abstains in
+        either mode.
+    epsilon : float, default 1.0
+        The privacy parameter, > 0.
+    delta : float, default 1e-6
+        The privacy parameter, in [0, 1/n); > 0 for ``noise="gaussian"``.
+    hypothesis_class : {"threshold", "stump", "halfspace"}, default "halfspace"
+        The class the oracle minimises over.
+    backend : str, backend class or instance, or None, default None
+        The ERM backend, exact or not; None: the oracle's default installed exact backend.
+    backend_options : dict or None, default None
+        Keyword options of the backend.
+    time_limit : float or None, default None
+        Seconds per oracle call.
+    on_uncertified : {"flag", "fallback", "raise"}, default "flag"
+        Accuracy-side handling only: "flag" (then ``teacher_failure`` applies), "fallback" (re-solve
+        such a call exactly; if that fails too, ``teacher_failure`` applies), "raise" (abort the fit).
+    random_state : int, numpy.random.SeedSequence, numpy.random.Generator or None, default None
+        The source of the mechanism's randomness.
 
-    Fitted: ``hypothesis_``, ``release_``, ``public_targets_`` (the eps-DP vector fbar(Z) + gamma
-    zeta, covered by the proof). Non-private, through ``diagnostics_`` only (publishing them voids
-    the guarantee): the ledger of the k + 1 calls, ``uncertified_teachers``, ``final_call_certified``,
-    ``teacher_votes`` and the un-noised ``center`` fbar(Z).
+    Attributes
+    ----------
+    release_ : Release
+        The released hypothesis and the data-independent privacy record.
+    hypothesis_ : Hypothesis
+        The released hypothesis.
+    public_targets_ : numpy.ndarray
+        The epsilon-DP vector fbar(Z) + gamma zeta (covered by the proof).
+    diagnostics_ : Diagnostics
+        Non-private (publishing them voids the guarantee): the ledger of the k + 1 calls,
+        ``uncertified_teachers``, ``final_call_certified``, ``teacher_votes`` and the un-noised
+        ``center`` fbar(Z). Reading it warns.
 
-    Guarantee: with ``on_uncertified`` "flag" or "fallback", the same for every oracle; with
-    "raise", a teacher whose call is uncertified or raises aborts the fit, and whether it does depends on the data, so the
-    guarantee is then conditional on the failure probability, as for the other learners.
+    Notes
+    -----
+    The guarantee: with ``on_uncertified`` "flag" or "fallback", the same for every oracle; with
+    "raise", a teacher whose call is uncertified or raises aborts the fit, and whether it does depends
+    on the data, so the guarantee is then conditional on the failure probability, as for the other
+    learners.
     """
 
     algorithm = "subsample-aggregate"
@@ -96,6 +132,13 @@ class SubsampleAggregate(PrivateLearner):
         "teacher_votes",
         "center",
     )
+    _parameter_constraints: ClassVar[dict[str, Alternatives]] = {
+        **PrivateLearner._parameter_constraints,
+        "hypothesis_class": (StrOptions(*supported_classes),),
+        "n_teachers": (Interval("integer", 2, None, "left"),),
+        "noise": (StrOptions(*NOISE_FAMILIES),),
+        "teacher_failure": (StrOptions(*TEACHER_FAILURE_MODES),),
+    }
 
     def __init__(
         self,
@@ -127,21 +170,17 @@ class SubsampleAggregate(PrivateLearner):
         self.teacher_failure = teacher_failure
 
     def _check_params(self, n: int) -> int:
+        """The checks that need the data or another parameter (each one's own constraint is declared:
+        ``_parameter_constraints``)."""
         k = self.n_teachers
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 2 <= k <= n:
+        if k > n:
             raise ValueError(
                 f"n_teachers must be an integer with 2 <= n_teachers <= n_samples = {n} (private records); got {k!r}"
             )
-        if self.noise not in NOISE_FAMILIES:
-            raise ValueError(f"noise must be one of {list(NOISE_FAMILIES)}; got {self.noise!r}")
         if self.noise == "gaussian" and not self.delta_ > 0:
             raise ValueError(
                 f"noise='gaussian' needs delta > 0 (it is (eps, delta)-DP); got delta={self.delta!r}. "
                 "Use noise='laplace' for pure eps-DP."
-            )
-        if self.teacher_failure not in TEACHER_FAILURE_MODES:
-            raise ValueError(
-                f"teacher_failure must be one of {list(TEACHER_FAILURE_MODES)}; got {self.teacher_failure!r}"
             )
         return int(k)
 

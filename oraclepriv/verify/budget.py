@@ -92,6 +92,30 @@ def labeling_count_bound(hypothesis_class: str, m: int, d: int) -> int:
     the affine halfspaces of R^d (T. M. Cover, "Geometrical and Statistical Properties of Systems of Linear
     Inequalities with Applications in Pattern Recognition"), exact for points in general position and an upper
     bound for any m points. Each is capped at 2^m.
+
+    Parameters
+    ----------
+    hypothesis_class : {"threshold", "stump", "halfspace"}
+        The class.
+    m : int
+        The number of points, >= 0.
+    d : int
+        The dimension, >= 1.
+
+    Returns
+    -------
+    int
+        The bound.
+
+    Raises
+    ------
+    ValueError
+        For an unknown class, m < 0 or d < 1.
+
+    Examples
+    --------
+    >>> labeling_count_bound("halfspace", m=4, d=2)
+    14
     """
     if m < 0 or d < 1:
         raise ValueError(f"need m >= 0 points in d >= 1 dimensions; got m={m!r}, d={d!r}")
@@ -110,7 +134,22 @@ def labeling_count_bound(hypothesis_class: str, m: int, d: int) -> int:
 
 def realisability_calls(hypothesis_class: str, m: int, d: int) -> int:
     """The oracle calls :func:`~oraclepriv.noisy_argmin.costs.realisable_labelings` makes at most on m points:
-    2^min(m, 5) for the first level, then 2 K_{j-1} to add point j, with K_j at most :func:`labeling_count_bound`."""
+    2^min(m, 5) for the first level, then 2 K_{j-1} to add point j, with K_j at most :func:`labeling_count_bound`.
+
+    Parameters
+    ----------
+    hypothesis_class : {"threshold", "stump", "halfspace"}
+        The class.
+    m : int
+        The number of points, >= 0.
+    d : int
+        The dimension, >= 1.
+
+    Returns
+    -------
+    int
+        The bound on the number of calls.
+    """
     first = min(m, FIRST_LEVEL)
     return 2**first + sum(2 * labeling_count_bound(hypothesis_class, j - 1, d) for j in range(first + 1, m + 1))
 
@@ -310,7 +349,19 @@ class TooLargeError(ValueError):
     """A verification refused before it started: its estimate (:class:`Estimate`) is over a limit.
 
     ``str()`` names the levers by the Python API's parameters; :meth:`render` takes other names (the command
-    line's flags)."""
+    line's flags).
+
+    Parameters
+    ----------
+    estimate : Estimate
+        The run's estimated time and memory.
+    max_seconds : float
+        The time limit it is compared with.
+    max_memory : int
+        The memory limit it is compared with, in bytes.
+    memory_default : bool
+        Whether the memory limit is the default (half the memory available).
+    """
 
     def __init__(self, estimate: Estimate, max_seconds: float, max_memory: int, memory_default: bool):
         self.estimate = estimate

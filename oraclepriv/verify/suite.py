@@ -40,14 +40,52 @@ __all__ = [
 
 
 def tight_halfspace(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(X, y, Z) of :func:`oraclepriv.audit.scenarios.tight_halfspace_construction`; its D' is the
-    label flip of the last record, which the verifier's neighbour family contains."""
+    """The tight halfspace instance in d dimensions, where RRSPM's loss is epsilon exactly.
+
+    The instance of :func:`oraclepriv.audit.scenarios.tight_halfspace_construction`; its D' is the
+    label flip of the last record, which the verifier's neighbour family contains.
+
+    Parameters
+    ----------
+    d : int
+        The dimension.
+
+    Returns
+    -------
+    X : numpy.ndarray
+        The private features.
+    y : numpy.ndarray
+        The private labels.
+    Z : numpy.ndarray
+        The public points.
+    """
     sc = tight_halfspace_construction(d)
     return sc.X, sc.y, sc.X_public
 
 
 def natural_halfspace(n: int = 12, m: int = 4, d: int = 2, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gaussian points, labels from a halfspace with 10% flipped, m Gaussian public points."""
+    """A small natural instance: Gaussian points, labels from a halfspace with 10% flipped.
+
+    Parameters
+    ----------
+    n : int, default 12
+        The number of private records.
+    m : int, default 4
+        The number of public points (Gaussian too).
+    d : int, default 2
+        The dimension.
+    seed : int, default 0
+        The seed of the draw.
+
+    Returns
+    -------
+    X : numpy.ndarray
+        The private features, rounded to 3 decimals.
+    y : numpy.ndarray
+        The private labels.
+    Z : numpy.ndarray
+        The public points, rounded to 3 decimals.
+    """
     rng = np.random.default_rng(seed)
     X = np.round(rng.normal(size=(n, d)), 3)
     y = ((X[:, 0] - 0.5 * X[:, 1] > 0) ^ (rng.random(n) < 0.1)).astype(np.int8)
@@ -56,7 +94,31 @@ def natural_halfspace(n: int = 12, m: int = 4, d: int = 2, seed: int = 0) -> tup
 
 @dataclass
 class SuiteCase:
-    """One row of the suite: a learner on an instance, with the verdict it must get."""
+    """One row of the suite: a learner on an instance, with the verdict it must get.
+
+    Parameters
+    ----------
+    name : str
+        The instance's name.
+    learner : callable
+        Builds the unfitted learner.
+    X : numpy.ndarray
+        The private features.
+    y : numpy.ndarray
+        The private labels.
+    X_public : numpy.ndarray or None
+        The public points (None for RSPM).
+    backend : str or None
+        The verifier's backend.
+    mode : {"exact", "sampled"}
+        The verifier's mode.
+    expected : str
+        The verdict the case must get: "verified", or "exceeds" for a near-miss control.
+    note : str, default ""
+        What the case shows.
+    draws : int, default 10000000
+        Noise vectors per cost vector in sampled mode.
+    """
 
     name: str
     learner: Callable[[], Any]
@@ -71,6 +133,19 @@ class SuiteCase:
 
 
 def suite_cases(quick: bool = False) -> list[SuiteCase]:
+    """The cases of ``oraclepriv verify suite`` (module docstring).
+
+    Parameters
+    ----------
+    quick : bool, default False
+        Leave out the slowest instance (the natural halfspace) and draw 2 million rather than 10
+        million noise vectors per cost vector in sampled mode.
+
+    Returns
+    -------
+    list of SuiteCase
+        The cases, in the report's order.
+    """
     cases: list[SuiteCase] = []
     for m in (1, 2, 3):
         sc = tight_construction(m)
@@ -310,8 +385,27 @@ def run_suite(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
-    """Every case, verified; each row says whether the verdict is the expected one, and goes to
-    ``on_row`` as soon as it is done; ``progress(cases done, cases)`` after each."""
+    """Verify every case of the suite; each row says whether the verdict is the expected one.
+
+    Parameters
+    ----------
+    quick : bool, default False
+        Only the fast cases (:func:`suite_cases`).
+    n_jobs : int, default 1
+        Worker processes per verification.
+    seed : int, default 0
+        The seed of the sampled cases' draws.
+    on_row : callable or None, default None
+        Called with each row as soon as it is done.
+    progress : callable or None, default None
+        ``progress(cases done, cases)``, after each case.
+
+    Returns
+    -------
+    list of dict
+        One row per case: the instance, :meth:`VerifyResult.to_dict`, the expected verdict, the note,
+        the seconds and ``ok``.
+    """
     from oraclepriv.verify.verifier import verify_learner
 
     rows = []
@@ -348,11 +442,26 @@ def run_suite(
 
 
 def ppm_exact_rows(epsilon: float = 1.0, seed: int = 4) -> list[dict[str, Any]]:
-    """The PPM learner (Bassily, Moran, Nandi, Algorithm 2) through its exact output law: the largest
-    |log p_D(g) - log p_D'(g)| over every g in G, for neighbours that replace one private record by
-    its label flip, by each public point with label 0, and by a far-away point with either label
-    (privacy bits and public records fixed); and the exponential mechanism with weights exp(-eps m(g))
-    (sensitivity 1/2, a control). Exact: no sampling."""
+    """The PPM learner's privacy loss through its exact output law; no sampling.
+
+    The PPM learner of Bassily, Moran, Nandi, "Learning from Mixtures of Private and Public
+    Populations" (Algorithm 2): the largest ``abs(log p_D(g) - log p_D'(g))`` over every g in G, for
+    neighbours that replace one private record by its label flip, by each public point with label 0,
+    and by a far-away point with either label (privacy bits and public records fixed); and the
+    exponential mechanism with weights exp(-eps m(g)) (sensitivity 1/2, a control).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The learner's epsilon.
+    seed : int, default 4
+        The seed of the instance.
+
+    Returns
+    -------
+    list of dict
+        One row per learner, in the verify report's format.
+    """
     import math
 
     from oraclepriv.learners.ppm import exact_log_probabilities
@@ -404,9 +513,26 @@ def ppm_exact_rows(epsilon: float = 1.0, seed: int = 4) -> list[dict[str, Any]]:
 
 
 def explicit_law_rows(epsilon: float = 1.0, seed: int = 0, *, progress: Progress | None = None) -> list[dict[str, Any]]:
-    """PublicCoverEM (exact audit over its explicit law, :func:`oraclepriv.audit.suite.public_cover_audit_suite`)
-    and the PPM learner (:func:`ppm_exact_rows`), in the verify report's format; ``progress(done, total)``
-    counts the PublicCoverEM cases and then the PPM rows as one more step."""
+    """The learners with an explicit output law, in the verify report's format.
+
+    PublicCoverEM (the exact audit over its explicit law,
+    :func:`oraclepriv.audit.suite.public_cover_audit_suite`) and the PPM learner (:func:`ppm_exact_rows`).
+
+    Parameters
+    ----------
+    epsilon : float, default 1.0
+        The learners' epsilon.
+    seed : int, default 0
+        The seed of the instances.
+    progress : callable or None, default None
+        ``progress(done, total)``, counting the PublicCoverEM cases and then the PPM rows as one more
+        step.
+
+    Returns
+    -------
+    list of dict
+        One row per case.
+    """
     from oraclepriv.audit.suite import public_cover_audit_suite
 
     def cover_progress(done: int, total: int) -> None:

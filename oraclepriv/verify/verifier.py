@@ -18,9 +18,10 @@ code, the verifier
    with its error bound), sampled otherwise (vectorised, no oracle call per draw, the draws streamed in
    chunks of bounded memory; exact binomial intervals, :func:`clopper_pearson`, Bonferroni over
    outcomes and neighbours); the law does not depend on Ytilde;
-4. reports the privacy loss max |log P_D(o) - log P_D'(o)| over neighbours and outcomes, the
-   privacy profile delta(eps) = max over ordered pairs of sum_o max(0, P(o) - e^eps P'(o)), where
-   they are attained, and a verdict against the learner's claim (:attr:`VerifyResult.verdict`).
+4. reports the privacy loss max |log P_D(o) - log P_D'(o)| over neighbours and outcomes
+   (:func:`~oraclepriv.privacy_loss.privacy_loss`), the privacy profile delta(eps) = max over ordered
+   pairs of sum_o max(0, P(o) - e^eps P'(o)), where they are attained, and a verdict against the
+   learner's claim (:attr:`VerifyResult.verdict`).
 
 The intervals bound the maxima themselves, not the terms where the point estimates are largest: the
 loss's ends are the largest lower and upper ends of the log ratio over every outcome, neighbour and
@@ -63,6 +64,7 @@ from oraclepriv.execution import check_n_jobs, dask_active, effective_workers, p
 from oraclepriv.noisy_argmin.costs import VerificationError, brute_force_costs, labeling_costs, realisable_labelings
 from oraclepriv.noisy_argmin.laws import MAX_EXACT_POINTS, ArgminLaw, laplace_argmin_law, sampled_argmin_law
 from oraclepriv.oracle import make_oracle
+from oraclepriv.privacy_loss import privacy_loss
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
 from oraclepriv.verify.budget import (
@@ -98,7 +100,19 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Neighbour:
-    """D with private record ``position`` replaced by (x, label); ``kind`` says where x comes from."""
+    """A neighbour of the private dataset D: record ``position`` replaced by (x, label).
+
+    Parameters
+    ----------
+    position : int
+        The index of the replaced private record.
+    kind : str
+        Where x comes from: "label flip", "public point" or "other point".
+    x : tuple of float
+        The new record's features.
+    label : int
+        The new record's label, 0 or 1.
+    """
 
     position: int
     kind: str
@@ -127,8 +141,32 @@ class Neighbour:
 def neighbour_family(
     X: np.ndarray, y: np.ndarray, points: np.ndarray, others: np.ndarray | None = None
 ) -> list[Neighbour]:
-    """Every replacement of one private record by: its label flip, a point of ``points`` with either
-    label, or a row of ``others`` with either label (those equal to the record itself are dropped)."""
+    """The neighbours of (X, y) the verifier compares D with.
+
+    Every replacement of one private record by its label flip, a point of ``points`` with either label,
+    or a row of ``others`` with either label (those equal to the record itself are dropped).
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d)
+        The private features.
+    y : numpy.ndarray of shape (n,)
+        The private labels, in {0, 1}.
+    points : numpy.ndarray of shape (m, d)
+        Candidate records (the learner's noisy points).
+    others : numpy.ndarray of shape (k, d) or None, default None
+        More candidate records.
+
+    Returns
+    -------
+    list of Neighbour
+        The family.
+
+    Raises
+    ------
+    ValueError
+        When the family is empty (no private record).
+    """
     candidates: list[tuple[str, np.ndarray]] = [("public point", p) for p in np.asarray(points, dtype=np.float64)]
     if others is not None:
         candidates += [("other point", p) for p in np.asarray(others, dtype=np.float64)]
@@ -150,6 +188,9 @@ def neighbour_family(
 class _Watched:
     """Stands in for a private argument of the release step and records whether it was touched."""
 
+    _name: str
+    _log: list[str]
+
     def __init__(self, name: str, log: list[str]):
         object.__setattr__(self, "_name", name)
         object.__setattr__(self, "_log", log)
@@ -167,7 +208,63 @@ class _ReadPrivate(Exception):
 
 @dataclass
 class VerifyResult:
-    """The instance's privacy loss against the learner's claim (see the module docstring)."""
+    """The instance's privacy loss against the learner's claim (module docstring).
+
+    Parameters
+    ----------
+    learner : str
+        The learner's name.
+    hypothesis_class : str
+        Its class.
+    backend : str
+        The verifier's backend.
+    mode : {"exact", "sampled"}
+        How the output law was computed.
+    epsilon : float
+        The learner's claimed epsilon.
+    delta : float
+        Its claimed delta (total: by design plus numerical).
+    n : int
+        The number of private records.
+    m : int
+        The number of noisy points.
+    n_labelings : int
+        The number of realisable labelings of the points.
+    n_neighbours : int
+        The number of neighbouring datasets compared.
+    loss : float
+        The privacy loss: the largest ``abs(log P_D(o) - log P_D'(o))`` over neighbours and outcomes.
+    loss_low : float
+        The lower end of its interval (error bars: rounding in exact mode, confidence in sampled mode).
+    loss_high : float
+        The upper end of its interval.
+    delta_at_epsilon : float
+        The privacy profile delta(eps) at the claimed epsilon.
+    delta_low : float
+        The lower end of its interval.
+    delta_high : float
+        The upper end of its interval.
+    worst_neighbour : str
+        Where the loss is attained, in words.
+    worst_outcome : str
+        The outcome where it is attained.
+    release_reads_private_data : bool
+        Whether the learner's release step read the private data (then its output was recomputed on
+        every dataset).
+    brute_force_checked : int
+        How many cost vectors were cross-checked against brute force.
+    numerical_error : float
+        The error bound of one probability of the exact law.
+    seconds : float
+        Wall-clock seconds of the run.
+    draws : int, default 0
+        Noise vectors drawn per cost vector (sampled mode).
+    estimate : dict, default {}
+        The run's time and memory as estimated before its costs and laws
+        (:class:`~oraclepriv.verify.budget.Estimate`).
+    extra : dict, default {}
+        More facts, added to :meth:`to_dict`.
+    """
 
     learner: str
     hypothesis_class: str
@@ -242,6 +339,13 @@ class VerifyResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-friendly dict, with the verdict and its reason.
+
+        Returns
+        -------
+        dict
+            Every field (``extra`` merged in), ``verdict`` and ``verdict_reason``.
+        """
         out = {k: v for k, v in self.__dict__.items() if k != "extra"}
         out["verdict"] = self.verdict
         out["verdict_reason"] = self.verdict_reason
@@ -293,7 +397,24 @@ def clopper_pearson(hits: np.ndarray, total: int, alpha: float) -> tuple[np.ndar
     the beta quantiles low = B^-1(alpha/2; k, N - k + 1) (0 at k = 0) and high = B^-1(1 - alpha/2; k + 1, N - k)
     (1 at k = N), the interval :func:`scipy.stats.binomtest`'s ``proportion_ci(method="exact")`` solves for with a
     root finder (to an absolute 2e-12: the quantiles are also accurate for the tiny probabilities of an outcome
-    drawn a few times in 10^7)."""
+    drawn a few times in 10^7).
+
+    Parameters
+    ----------
+    hits : numpy.ndarray
+        Successes, each in [0, total].
+    total : int
+        Trials.
+    alpha : float
+        One minus the confidence, in (0, 1).
+
+    Returns
+    -------
+    low : numpy.ndarray
+        The lower ends.
+    high : numpy.ndarray
+        The upper ends.
+    """
     k = np.asarray(hits, dtype=np.float64)
     with np.errstate(invalid="ignore", divide="ignore"):
         low = np.where(k > 0, special.betaincinv(np.maximum(k, 1.0), total - k + 1.0, alpha / 2), 0.0)
@@ -308,6 +429,12 @@ def _log_ratio_interval(p_lo: float, p_hi: float, q_lo: float, q_hi: float) -> t
     low = math.log(p_lo / q_hi) if p_lo > 0 and q_hi > 0 else (math.inf if q_hi <= 0 < p_lo else -math.inf)
     high = math.log(p_hi / q_lo) if q_lo > 0 and p_hi > 0 else (math.inf if p_hi > 0 else -math.inf)
     return low, high
+
+
+def _log_law(probabilities: dict[str, float]) -> dict[str, float]:
+    """Each outcome's log-probability (-inf for probability 0), the form :func:`~oraclepriv.privacy_loss.privacy_loss`
+    compares."""
+    return {o: math.log(p) if p > 0 else -math.inf for o, p in probabilities.items()}
 
 
 def _law(
@@ -353,22 +480,66 @@ def verify_learner(
     max_memory: int | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> VerifyResult:
-    """Verify ``learner`` (an unfitted RRSPM or RSPM, or a variant of one) on private data (X, y).
+    """Verify a noisy-argmin learner's privacy claim exactly on a small instance (X, y).
 
-    ``backend`` and ``backend_options``: the exact backend of the verifier's own oracles (c_D(L), the realisable
-    labelings) and its options (e.g. ``{"workers": 2}`` for scip-bc; rejected by name by the backend); the learner's
-    own oracle is configured by the learner's parameters. ``others``: extra candidate records for the neighbour
-    family; ``mode``: "exact" (Laplace noise, m <= :data:`~oraclepriv.noisy_argmin.laws.MAX_EXACT_POINTS`) or
-    "sampled" (``draws`` noise vectors per cost vector); ``n_jobs``: worker processes for the oracle calls and the laws, or, inside
-    :func:`oraclepriv.execution.execution` with dask, the cluster's workers (results depend on neither).
+    The run is estimated after the learner's fit (its memory from the counts alone, its time with a few
+    timed calls) and again once the realisable labelings are known, and refused when the estimate is
+    over a limit (:mod:`oraclepriv.verify.budget` states the formulas).
 
-    ``max_seconds`` and ``max_memory`` (bytes; default half the memory available,
-    :func:`~oraclepriv.verify.budget.default_max_memory`): the run is estimated after the learner's fit (its
-    memory from the counts alone, its time with a few timed calls) and again once the realisable labelings are
-    known, and refused with :class:`TooLargeError` (naming the limit and what to change) when the estimate is over
-    either (:mod:`oraclepriv.verify.budget` states the formulas); ``max_seconds=math.inf`` lifts the time limit.
-    ``progress(phase, done, total)`` reports each phase ("realisable labelings" by point, "costs c_D(L) per
-    dataset", "laws" by cost vector) as it goes.
+    Parameters
+    ----------
+    learner : estimator
+        An unfitted RRSPM, RSPM or SubsampleAggregate, or a variant of one; its own oracle is
+        configured by its parameters.
+    X : numpy.ndarray of shape (n, d)
+        The private features.
+    y : numpy.ndarray of shape (n,)
+        The private labels, in {0, 1}.
+    X_public : numpy.ndarray of shape (m, d) or None, default None
+        The public points; None for RSPM.
+    backend : str or None, default None
+        The exact backend of the verifier's own oracles (the costs c_D(L), the realisable labelings).
+    backend_options : dict or None, default None
+        Its options (e.g. ``{"workers": 2}`` for scip-bc; an unknown one is refused by name).
+    others : numpy.ndarray of shape (k, d) or None, default None
+        Extra candidate records for the neighbour family (:func:`neighbour_family`).
+    mode : {"exact", "sampled"}, default "exact"
+        "exact": the exact law (Laplace noise, m <= ``MAX_EXACT_POINTS``); "sampled": ``draws`` noise
+        vectors per cost vector, with exact binomial intervals.
+    draws : int, default 10000000
+        Noise vectors per cost vector in sampled mode.
+    seed : int, default 0
+        The seed of the sampled draws.
+    cross_check : bool, default True
+        Cross-check the costs against brute force where the cover of the data is complete.
+    name : str or None, default None
+        The learner's name in the result; None: its class name.
+    n_jobs : int, default 1
+        Worker processes for the oracle calls and the laws, or, inside
+        :func:`oraclepriv.execution.execution` with dask, the cluster's workers (the results depend on
+        neither).
+    max_seconds : float, default DEFAULT_MAX_SECONDS
+        The largest estimated time accepted, > 0; ``math.inf`` lifts the limit.
+    max_memory : int or None, default None
+        The largest estimated memory accepted, in bytes; None: half the memory available
+        (:func:`~oraclepriv.verify.budget.default_max_memory`).
+    progress : callable or None, default None
+        ``progress(phase, done, total)``, called as each phase ("realisable labelings" by point,
+        "costs c_D(L) per dataset", "laws" by cost vector) goes.
+
+    Returns
+    -------
+    VerifyResult
+        The privacy loss, the privacy profile at the claimed epsilon, where they are attained, and the
+        verdict.
+
+    Raises
+    ------
+    ValueError
+        For bad arguments, or a learner that does not release a noisy argmin over labelings.
+    TooLargeError
+        When the estimated time or memory is over its limit (the message names the limit and what to
+        change).
     """
     start = time.perf_counter()
     n_jobs = check_n_jobs(n_jobs)
@@ -423,15 +594,25 @@ def verify_learner(
         return estimate
 
     bound = labeling_count_bound(learner.hypothesis_class, m, d)
-    sizes = dict(mode=mode, n=int(X.shape[0]), d=int(d), m=int(m), draws=int(draws), workers=shares)
-    unmeasured = dict(point_call_seconds=0.0, labeling_seconds=0.0, dataset_seconds=0.0, draw_seconds=0.0)
-    counts = dict(
-        n_labelings=bound,
-        labelings_known=False,
-        n_datasets=1 + _family_size(X.shape[0], points, others),
-        realisability_calls=realisability_calls(learner.hypothesis_class, m, d),
+    counted = check(  # memory: counts alone, nothing measured yet
+        Estimate(
+            mode=mode,
+            n=int(X.shape[0]),
+            d=int(d),
+            m=int(m),
+            n_labelings=bound,
+            labelings_known=False,
+            n_datasets=1 + _family_size(X.shape[0], points, others),
+            draws=int(draws),
+            workers=shares,
+            realisability_calls=realisability_calls(learner.hypothesis_class, m, d),
+            spent_seconds=0.0,
+            point_call_seconds=0.0,
+            labeling_seconds=0.0,
+            dataset_seconds=0.0,
+            draw_seconds=0.0,
+        )
     )
-    check(Estimate(**sizes, **counts, **unmeasured, spent_seconds=0.0))  # memory: counts alone
     zeros = np.zeros((1, m), dtype=np.int8)
     own = getattr(learner, "verification_costs", None)
     point_call = typical_seconds(lambda: oracle.solve(points, zeros[0], np.ones(m), caller="verify", step="estimate"))
@@ -444,10 +625,16 @@ def verify_learner(
             if cross_check
             else 0.0
         )
-    unit = dict(point_call_seconds=point_call, labeling_seconds=labeling_call, dataset_seconds=dataset_call)
     draw_seconds = {bound: calibrate_draw_seconds(m, bound, family, scale, draws) if mode == "sampled" else 0.0}
     estimate = check(
-        Estimate(**sizes, **counts, **unit, draw_seconds=draw_seconds[bound], spent_seconds=time.perf_counter() - start)
+        dataclasses.replace(
+            counted,
+            point_call_seconds=point_call,
+            labeling_seconds=labeling_call,
+            dataset_seconds=dataset_call,
+            draw_seconds=draw_seconds[bound],
+            spent_seconds=time.perf_counter() - start,
+        )
     )
     log.debug(
         "verify %s: estimated %.3g s, %d bytes before the run",
@@ -463,12 +650,12 @@ def verify_learner(
     K = len(labelings)
     if mode == "sampled" and K not in draw_seconds:
         draw_seconds[K] = calibrate_draw_seconds(m, K, family, scale, draws)
-    counts.update(n_labelings=K, labelings_known=True, n_datasets=1 + len(neighbours))
     estimate = check(
-        Estimate(
-            **sizes,
-            **counts,
-            **unit,
+        dataclasses.replace(
+            estimate,
+            n_labelings=K,
+            labelings_known=True,
+            n_datasets=1 + len(neighbours),
             draw_seconds=draw_seconds.get(K, 0.0),
             spent_seconds=time.perf_counter() - start,
         )
@@ -579,7 +766,8 @@ def verify_learner(
     base_p, base_ci, base_err = dataset_law(None)
     claim_eps = float(learner.epsilon_)
     claim_delta = float(learner.delta_)
-    worst = {"loss": -1.0, "neighbour": "", "outcome": ""}
+    base_log = _log_law(base_p)
+    worst_loss, worst_neighbour, worst_outcome = -1.0, "", ""
     # the ends bound the maxima over every outcome, neighbour and direction (module docstring), from the
     # bottom of the quantities' ranges: the loss is >= 0 and delta(eps) >= 0 whatever the data
     loss_low = loss_high = 0.0
@@ -589,6 +777,10 @@ def verify_learner(
     for nb in neighbours:
         p2, ci2, err2 = dataset_law(nb)
         error_bound = max(error_bound, err2)
+        found = privacy_loss(base_log, _log_law(p2))
+        if found.loss > worst_loss:
+            worst_loss, worst_neighbour = found.loss, nb.describe()
+            worst_outcome = "" if found.outcome is None else found.outcome
         for first, first_ci, e1, second, second_ci, e2 in (
             (base_p, base_ci, base_err, p2, ci2, err2),
             (p2, ci2, err2, base_p, base_ci, base_err),
@@ -603,11 +795,6 @@ def verify_learner(
                 delta_high += max(0.0, p_hi - e_eps * q_lo)
                 low, high = _log_ratio_interval(p_lo, p_hi, q_lo, q_hi)
                 loss_low, loss_high = max(loss_low, low), max(loss_high, high)
-                if p <= 0 and q <= 0:
-                    continue
-                loss = math.inf if q <= 0 else (math.log(p / q) if p > 0 else -math.inf)
-                if loss > worst["loss"]:
-                    worst.update(loss=loss, neighbour=nb.describe(), outcome=outcome)
             delta_max = max(delta_max, delta_point)
             delta_low_max = max(delta_low_max, min(1.0, delta_low))
             delta_high_max = max(delta_high_max, min(1.0, delta_high))
@@ -622,14 +809,14 @@ def verify_learner(
         m=int(m),
         n_labelings=int(K),
         n_neighbours=len(neighbours),
-        loss=float(worst["loss"]),
+        loss=float(worst_loss),
         loss_low=float(loss_low),
         loss_high=float(loss_high),
         delta_at_epsilon=float(delta_max),
         delta_low=float(delta_low_max),
         delta_high=float(delta_high_max),
-        worst_neighbour=str(worst["neighbour"]),
-        worst_outcome=str(worst["outcome"]),
+        worst_neighbour=worst_neighbour,
+        worst_outcome=worst_outcome,
         release_reads_private_data=reads_private,
         brute_force_checked=checked,
         numerical_error=float(error_bound),

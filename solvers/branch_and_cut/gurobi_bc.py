@@ -74,16 +74,19 @@ class GurobiBcBackend(Backend):
     ----------
     time_limit : float or None, default None
         Wall-clock seconds for the whole call; None for no limit.
-    threads : int, default 1
-        Gurobi threads.
-    output_flag : bool, default False
-        Print Gurobi's log (on stdout; off by default).
-    local_search : float, default 5.0
-        As for ``scip-bc``: seconds of iterated local search over hyperplanes from the best start
-        halfspace on noisy instances (:func:`~oraclepriv.solvers.combinatorial.local_search.search_from_start`); 0: off.
-    random_seed : int or None, default None
-        In [0, 2^31 - 1]: Gurobi's ``Seed`` and the local search's seed (None: Gurobi's default and
-        seed 0). Exact either way; the seed changes the search path and a time-limited call's incumbent.
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        threads : int, default 1
+            Gurobi threads.
+        output_flag : bool, default False
+            Print Gurobi's log (on stdout; off by default).
+        local_search : float, default 5.0
+            As for ``scip-bc``: seconds of iterated local search over hyperplanes from the best start
+            halfspace on noisy instances (:func:`~oraclepriv.solvers.combinatorial.local_search.search_from_start`); 0: off.
+        random_seed : int or None, default None
+            In [0, 2^31 - 1]: Gurobi's ``Seed`` and the local search's seed (None: Gurobi's default and
+            seed 0). Exact either way; the seed changes the search path and a time-limited call's incumbent.
 
     Raises
     ------

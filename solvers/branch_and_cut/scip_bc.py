@@ -103,39 +103,42 @@ class ScipBcBackend(Backend):
     time_limit : float or None, default None
         Wall-clock seconds for the whole call (start heuristics, search, polishing); None for no
         limit. At the limit the answer has status ``"time_limit"`` and the bound proved so far.
-    threads : int, default 1
-        SCIP's LP threads (``lp/threads``).
-    workers : int, default 1
-        Processes for the parallel search of :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_parallel`; 1 runs
-        one sequential search tree.
-    output_flag : bool, default False
-        Print SCIP's log.
-    strategy : {"auto", "plain", "priority", "split", "heavy-first", "decompose", "partition"}, default "auto"
-        How to use a few heavy groups among many light ones (the private learners' calls:
-        :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_split`): "plain" ignores the weights' spread;
-        "priority" branches on the heavy groups first, heaviest first; "split" solves the light
-        and the heavy groups apart first and adds their proved optima as rows (with their cores and
-        hypotheses as seeds and warm starts); "heavy-first" does both; "decompose" searches the
-        heavy groups' error patterns best-first (:mod:`oraclepriv.solvers.branch_and_cut.scip_bc_decompose`);
-        "partition" cuts the groups at random into parts of about ``part_size``, solves each apart
-        and adds their proved optima as rows (a bound without the cover LP's cap W/(d + 2), for
-        noisy instances no search closes; never chosen by "auto");
-        "auto" chooses from the share of the weight on the heavy groups
-        (:func:`~oraclepriv.solvers.branch_and_cut.scip_bc_split.choose_strategy`: "plain", "priority" or
-        "heavy-first"), and keeps "plain" with ``workers`` > 1, whose parallel search runs only
-        then. Every strategy is exact.
-    part_size : int, default 110
-        Groups per part for ``strategy="partition"`` (at least 2); fewer than two parts means no
-        partition (a plain search).
-    local_search : float, default 5.0
-        Seconds (at most; and at most a tenth of a time-limited call's time left) of iterated local
-        search over hyperplanes from the best start halfspace, when its loss is above the cover LP's
-        cap W/(d + 2) (:func:`~oraclepriv.solvers.combinatorial.local_search.search_from_start`); 0 turns it off.
-    random_seed : int or None, default None
-        In [0, 2^31 - 1]: shifts every random seed of SCIP and its LP solver
-        (``randomization/randomseedshift``) and seeds the local search and ``strategy="partition"``'s
-        parts. None keeps SCIP's defaults and seed 0 for the others. Exact either way; the seed
-        changes the search path, hence the time and the incumbents a time-limited call ends with.
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        threads : int, default 1
+            SCIP's LP threads (``lp/threads``).
+        workers : int, default 1
+            Processes for the parallel search of :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_parallel`; 1 runs
+            one sequential search tree.
+        output_flag : bool, default False
+            Print SCIP's log.
+        strategy : {"auto", "plain", "priority", "split", "heavy-first", "decompose", "partition"}, default "auto"
+            How to use a few heavy groups among many light ones (the private learners' calls:
+            :mod:`oraclepriv.solvers.branch_and_cut.scip_bc_split`): "plain" ignores the weights' spread;
+            "priority" branches on the heavy groups first, heaviest first; "split" solves the light
+            and the heavy groups apart first and adds their proved optima as rows (with their cores and
+            hypotheses as seeds and warm starts); "heavy-first" does both; "decompose" searches the
+            heavy groups' error patterns best-first (:mod:`oraclepriv.solvers.branch_and_cut.scip_bc_decompose`);
+            "partition" cuts the groups at random into parts of about ``part_size``, solves each apart
+            and adds their proved optima as rows (a bound without the cover LP's cap W/(d + 2), for
+            noisy instances no search closes; never chosen by "auto");
+            "auto" chooses from the share of the weight on the heavy groups
+            (:func:`~oraclepriv.solvers.branch_and_cut.scip_bc_split.choose_strategy`: "plain", "priority" or
+            "heavy-first"), and keeps "plain" with ``workers`` > 1, whose parallel search runs only
+            then. Every strategy is exact.
+        part_size : int, default 110
+            Groups per part for ``strategy="partition"`` (at least 2); fewer than two parts means no
+            partition (a plain search).
+        local_search : float, default 5.0
+            Seconds (at most; and at most a tenth of a time-limited call's time left) of iterated local
+            search over hyperplanes from the best start halfspace, when its loss is above the cover LP's
+            cap W/(d + 2) (:func:`~oraclepriv.solvers.combinatorial.local_search.search_from_start`); 0 turns it off.
+        random_seed : int or None, default None
+            In [0, 2^31 - 1]: shifts every random seed of SCIP and its LP solver
+            (``randomization/randomseedshift``) and seeds the local search and ``strategy="partition"``'s
+            parts. None keeps SCIP's defaults and seed 0 for the others. Exact either way; the seed
+            changes the search path, hence the time and the incumbents a time-limited call ends with.
 
     Attributes
     ----------

@@ -109,19 +109,22 @@ class DirectionBbBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for one call (the protocol's deadline when called through an oracle).
-    fallback : {"auto", "enumerate", "scip-bc", "none"}, default "auto"
-        The backend that gets the time left when the search cannot finish (degenerate normals, or
-        more than ``max_boxes`` open boxes); ``"none"``, or a fallback whose solver is not
-        installed, returns the search's own bound; ``"auto"`` is ``enumerate`` for d <= 3 and
-        ``scip-bc`` above.
-    batch : int or None, default None
-        Boxes bisected per vectorised step (fewer when there are many points); None:
-        ``SMALL_D_BATCH`` up to d = 6 and ``LARGE_D_BATCH`` above.
-    max_boxes : int, default 2_000_000
-        Open boxes beyond which the search stops.
-    random_seed : int or None, default None
-        Seeds the random directions of the incumbents' line searches (None: seed 0) and is passed to a
-        ``scip-bc`` fallback. Exact either way; the search is deterministic for a given seed.
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        fallback : {"auto", "enumerate", "scip-bc", "none"}, default "auto"
+            The backend that gets the time left when the search cannot finish (degenerate normals, or
+            more than ``max_boxes`` open boxes); ``"none"``, or a fallback whose solver is not
+            installed, returns the search's own bound; ``"auto"`` is ``enumerate`` for d <= 3 and
+            ``scip-bc`` above.
+        batch : int or None, default None
+            Boxes bisected per vectorised step (fewer when there are many points); None:
+            ``SMALL_D_BATCH`` up to d = 6 and ``LARGE_D_BATCH`` above.
+        max_boxes : int, default 2_000_000
+            Open boxes beyond which the search stops.
+        random_seed : int or None, default None
+            Seeds the random directions of the incumbents' line searches (None: seed 0) and is passed to a
+            ``scip-bc`` fallback. Exact either way; the search is deterministic for a given seed.
 
     References
     ----------

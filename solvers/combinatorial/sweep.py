@@ -90,6 +90,8 @@ class SweepBackend(Backend):
     ----------
     time_limit : float or None, default None
         Accepted for the common interface and ignored: the sweep takes O(d n log n) time.
+    **options
+        None: the backend takes no options, and refuses any keyword by name.
 
     References
     ----------

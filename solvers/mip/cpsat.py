@@ -334,17 +334,20 @@ class CpSatBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for the whole call; None for no limit.
-    threads : int or None, default None
-        CP-SAT workers (``num_workers``; None: CP-SAT's default).
-    random_seed : int or None, default None
-        CP-SAT's ``random_seed``, in [0, 2^31 - 1].
-    output_flag : bool, default False
-        Print CP-SAT's search log.
-    halfspace_model : {"auto", "exact", "discretized"}, default "auto"
-        ``"exact"`` needs dyadic-grid data (else UnsupportedProblemError); ``"auto"`` uses it when
-        the data allow and ``"discretized"`` otherwise.
-    resolution_bits : int, default 8
-        Discretized model: coordinates rounded to integers in [-2^p, 2^p], p in [1, 20].
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        threads : int or None, default None
+            CP-SAT workers (``num_workers``; None: CP-SAT's default).
+        random_seed : int or None, default None
+            CP-SAT's ``random_seed``, in [0, 2^31 - 1].
+        output_flag : bool, default False
+            Print CP-SAT's search log.
+        halfspace_model : {"auto", "exact", "discretized"}, default "auto"
+            ``"exact"`` needs dyadic-grid data (else UnsupportedProblemError); ``"auto"`` uses it when
+            the data allow and ``"discretized"`` otherwise.
+        resolution_bits : int, default 8
+            Discretized model: coordinates rounded to integers in [-2^p, 2^p], p in [1, 20].
 
     Attributes
     ----------

@@ -25,8 +25,10 @@ What ``certified`` means (``certify`` option, halfspaces; thresholds and stumps 
   the answer is honestly uncertified when the gap remains.
 * ``certify="margin"``: only the gamma-margin model is solved and ``bound`` is its dual bound:
   a proved lower bound over halfspaces whose correctly classified points have margin >= gamma at
-  ||w||_inf <= 1 on the [-1, 1]-scaled data, *not* over all halfspaces. ``certified`` then means
-  "optimal over that restricted class"; with this mode the reported bound may exceed the true
+  ||w||_inf <= 1 on the [-1, 1]-scaled data, *not* over all halfspaces. That margin class is a
+  restricted class (:meth:`~oraclepriv.solvers.mip.mipbackend.MipBackend.restriction`), so such an
+  answer is never ``certified``: at best it ``meets_bound``, optimal over the margin class, with the
+  ``restriction`` stated, and a learner's exactness gate refuses it. The bound may exceed the true
   optimum when the optimum needs a smaller margin.
 
 The known HiGHS trap ("optimal" big-M solutions that violate rows at default tolerances, HiGHS
@@ -194,9 +196,30 @@ class HighsBackend(MipBackend):
     ----------
     time_limit : float or None, default None
         Seconds for the whole call; None for no limit.
-    certify, method, gamma, warm_start, threads, random_seed, output_flag
-        As in :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`; ``threads`` and ``random_seed``
-        set the HiGHS options of the same names.
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        certify : {"margin-free", "margin"}, default "margin-free"
+            Halfspaces: ``"margin-free"`` proves the bound over all halfspaces; ``"margin"`` solves only
+            the gamma-margin model, whose bound holds over a restricted class (:meth:`restriction`), so
+            its answers are never ``certified``.
+        method : {"cuts", "bigm", "auto"}, default "cuts"
+            Halfspaces with ``certify="margin-free"``: ``"cuts"``, the hitting-set master over exactly
+            verified cores (combinatorial Benders); ``"bigm"``, the margin-free big-M relaxation with
+            ``||w||_1 = 1``; ``"auto"``, cuts for weights on a power-of-two lattice and bigm otherwise.
+        gamma : float, default 1e-3
+            The margin of the gamma-margin model on [-1, 1]-scaled data, in [1e-6, 0.5].
+        warm_start : bool, default True
+            Halfspaces: start from the best of the constants, the best stump and the least-squares
+            direction.
+        threads : int or None, default None
+            Solver threads (None: the solver's default).
+        random_seed : int or None, default None
+            Solver random seed (None: the solver's default).
+        output_flag : bool, default False
+            Print the solver's log.
+
+        ``threads`` and ``random_seed`` set the HiGHS options of the same names.
 
     References
     ----------

@@ -180,9 +180,30 @@ class ScipBackend(MipBackend):
     ----------
     time_limit : float or None, default None
         Seconds for the whole call; None for no limit.
-    certify, method, gamma, warm_start, threads, random_seed, output_flag
-        As in :class:`~oraclepriv.solvers.mip.mipbackend.MipBackend`; ``random_seed`` sets SCIP's
-        ``randomization/randomseedshift``.
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        certify : {"margin-free", "margin"}, default "margin-free"
+            Halfspaces: ``"margin-free"`` proves the bound over all halfspaces; ``"margin"`` solves only
+            the gamma-margin model, whose bound holds over a restricted class (:meth:`restriction`), so
+            its answers are never ``certified``.
+        method : {"cuts", "bigm", "auto"}, default "cuts"
+            Halfspaces with ``certify="margin-free"``: ``"cuts"``, the hitting-set master over exactly
+            verified cores (combinatorial Benders); ``"bigm"``, the margin-free big-M relaxation with
+            ``||w||_1 = 1``; ``"auto"``, cuts for weights on a power-of-two lattice and bigm otherwise.
+        gamma : float, default 1e-3
+            The margin of the gamma-margin model on [-1, 1]-scaled data, in [1e-6, 0.5].
+        warm_start : bool, default True
+            Halfspaces: start from the best of the constants, the best stump and the least-squares
+            direction.
+        threads : int or None, default None
+            Solver threads (None: the solver's default).
+        random_seed : int or None, default None
+            Solver random seed (None: the solver's default).
+        output_flag : bool, default False
+            Print the solver's log.
+
+        ``random_seed`` sets SCIP's ``randomization/randomseedshift``.
 
     References
     ----------

@@ -127,11 +127,14 @@ class E01LossBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for the whole call; the child process is killed at the deadline.
-    algorithm : {"cell", "icg", "icg-purge"}, default "cell"
-        E01Loss's cell enumeration, incremental combinatorial generation, or generation with
-        dominance purging (module docstring).
-    memory_gb : float, default 2.0
-        Cap on the child process's extra address space, in GiB.
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        algorithm : {"cell", "icg", "icg-purge"}, default "cell"
+            E01Loss's cell enumeration, incremental combinatorial generation, or generation with
+            dominance purging (module docstring).
+        memory_gb : float, default 2.0
+            Cap on the child process's extra address space, in GiB.
 
     Raises
     ------

@@ -104,17 +104,20 @@ class GurobiBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for the whole call; None for no limit.
-    gamma : float, default 1e-3
-        The margin on [-1, 1]-scaled data, in [1e-6, 0.5].
-    tolerances : {"margin", "default"}, default "margin"
-        Gurobi's FeasibilityTol and IntFeasTol: tightened so that gamma dominates them, or
-        Gurobi's defaults (which can make "OPTIMAL" answers wrong at small gamma; module docstring).
-    threads : int, default 1
-        Gurobi threads.
-    output_flag : bool, default False
-        Print Gurobi's log (on stdout; off by default).
-    random_seed : int or None, default None
-        Gurobi's ``Seed``, in [0, 2^31 - 1] (None: Gurobi's default); another search path.
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        gamma : float, default 1e-3
+            The margin on [-1, 1]-scaled data, in [1e-6, 0.5].
+        tolerances : {"margin", "default"}, default "margin"
+            Gurobi's FeasibilityTol and IntFeasTol: tightened so that gamma dominates them, or
+            Gurobi's defaults (which can make "OPTIMAL" answers wrong at small gamma; module docstring).
+        threads : int, default 1
+            Gurobi threads.
+        output_flag : bool, default False
+            Print Gurobi's log (on stdout; off by default).
+        random_seed : int or None, default None
+            Gurobi's ``Seed``, in [0, 2^31 - 1] (None: Gurobi's default); another search path.
 
     References
     ----------

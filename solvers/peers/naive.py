@@ -15,7 +15,7 @@ no duplicate merging, no warm start, no cuts, no persistent re-use). On the redu
 HiGHS runs with ``mip_rel_gap = 0`` and ``mip_abs_gap`` below one weight unit
 (:func:`oraclepriv.solvers.mip.milp.gap_rule`); the proved dual bound is rounded up to the weight lattice.
 
-What ``certified`` means here: optimal over the *restricted* class of halfspaces with
+What its bound proves: optimality over the *restricted* class of halfspaces with
 w in [-1,1]^d, b in [-1,1] whose correctly classified points have margin >= 1e-4 on the raw data.
 That is not a lower bound over all halfspaces (e.g. data far from the origin need |b| > 1, and
 points closer than 1e-4 to the optimal boundary are counted as errors), so a naive certificate can
@@ -75,12 +75,15 @@ class NaiveHighsBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for the whole call; None for no limit.
-    threads : int or None, default None
-        HiGHS threads (None: HiGHS's default).
-    random_seed : int or None, default None
-        HiGHS random seed (None: HiGHS's default).
-    output_flag : bool, default False
-        Print the HiGHS log.
+    **options
+        The backend's options, by keyword (an unknown one is refused by name):
+
+        threads : int or None, default None
+            HiGHS threads (None: HiGHS's default).
+        random_seed : int or None, default None
+            HiGHS random seed (None: HiGHS's default).
+        output_flag : bool, default False
+            Print the HiGHS log.
 
     References
     ----------
