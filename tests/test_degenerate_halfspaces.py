@@ -18,8 +18,8 @@ import pytest
 from brute_force import brute_halfspace_rational
 from degenerate_instances import KINDS, degenerate_instance
 from optional_backends import BRANCH_AND_CUT
-from oraclepriv.solvers.combinatorial.enumerate import max_margin_halfspace
 from oraclepriv.solvers.combinatorial.exact_halfspace import max_margin_exact, realize_labeling
+from oraclepriv.solvers.combinatorial.max_margin import max_margin_halfspace
 
 from oraclepriv import make_oracle
 from oraclepriv.exact_affine import affine_nonnegative, exact_affine_value

@@ -21,7 +21,7 @@ import itertools
 from fractions import Fraction
 
 import numpy as np
-import oraclepriv.solvers.combinatorial.enumerate as enumerate_module
+import oraclepriv.solvers.combinatorial.enumerate_3d as enumerate_3d
 import pytest
 from brute_force import brute_halfspace, halfspace_realizable
 from oraclepriv.solvers.combinatorial.enumerate import best_separable_set
@@ -286,7 +286,7 @@ def test_block_size_does_not_change_the_optimum(kind, monkeypatch):
     """One pair per block (every block generic or not on its own) vs the default blocks."""
     P, G = merged(*instance(3, kind, 25))
     reference = best_separable_set(P, G)
-    monkeypatch.setattr(enumerate_module, "_BLOCK_ENTRIES", 1)
+    monkeypatch.setattr(enumerate_3d, "_BLOCK_ENTRIES", 1)
     single = best_separable_set(P, G)
     assert single.gain == pytest.approx(reference.gain, abs=1e-12)
     assert float(G[single.mask].sum()) == pytest.approx(single.gain, abs=1e-9)
@@ -332,7 +332,7 @@ def test_exact_angular_sort_repairs_proposals(shuffle):
         [int(orient3d(P[i], P[j], P[u], P[v])[0]) * sign[u] * sign[v] for u, v in zip(proposal[:-1], proposal[1:])],
         dtype=np.int8,
     )
-    order, signs = enumerate_module._exact_angular_sort(pts, i, j, proposal, flip, adj, False)
+    order, signs = enumerate_3d._exact_angular_sort(pts, i, j, proposal, flip, adj, False)
     assert sorted(order.tolist()) == sorted(members)
     assert (signs >= 0).all()
     assert all(compare(u, v) <= 0 for u, v in zip(order[:-1], order[1:]))

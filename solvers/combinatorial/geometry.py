@@ -1,4 +1,5 @@
-"""Exact geometric predicates for the enumeration oracle.
+"""Exact geometric predicates (the one module of them): the signs the exact halfspace oracles decide
+orderings and degeneracies by.
 
 ``orient2d`` and ``orient3d`` return the exact sign of a determinant of coordinate
 *differences* of float64 inputs. They use Shewchuk's static error filter ("Adaptive precision
@@ -16,7 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 
-__all__ = ["orient2d", "orient3d", "float_is_exact"]
+__all__ = ["orient2d", "orient3d", "float_is_exact", "cross_signs", "cross_component_signs", "orient3d_sign"]
 
 _EPS = 2.0**-53
 _CCW_ERRBOUND_A = (3.0 + 16.0 * _EPS) * _EPS
@@ -94,3 +95,57 @@ def orient3d(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, exact_f
         )
         sign[idx] = _sign(exact)
     return sign
+
+
+#: the float filter of :func:`orient3d_sign` trusts a sign when |det| exceeds this times the permanent: 2^-40,
+#: far looser than Shewchuk's stage-A bound (about 7 * 2^-53), hence valid ...
+SCALAR_RTOL = 2.0**-40
+#: ... and the permanent exceeds this (below it, products of coordinate differences may have lost bits to
+#: underflow)
+SCALAR_NORM_MIN = 2.0**-400
+
+
+def cross_signs(p: np.ndarray, q: np.ndarray, R: np.ndarray, exact_floats: bool = False) -> np.ndarray:
+    """Exact signs of the components of (q - p) x (r - p) for every row r of R (3-D), shape (len(R), 3).
+
+    Component l is the 2x2 minor (q-p)_c0 (r-p)_c1 - (q-p)_c1 (r-p)_c0 on the coordinates
+    (c0, c1) = (l + 1, l + 2) mod 3: an :func:`orient2d` of the projections onto them."""
+
+    def minor(coords: list[int]) -> np.ndarray:
+        return orient2d(p[coords], q[coords], R[:, coords], exact_floats)
+
+    return np.stack([minor([(l + 1) % 3, (l + 2) % 3]) for l in range(3)], axis=1)
+
+
+def cross_component_signs(
+    P: np.ndarray, I: np.ndarray, J: np.ndarray, K: np.ndarray, l: np.ndarray, exact_floats: bool = False
+) -> np.ndarray:
+    """Exact signs of ((P_J - P_I) x (P_K - P_I))_l, entry by entry (index arrays I, J, K and one component l
+    per entry): :func:`cross_signs` for scattered triples and components."""
+    l1, l2 = (l + 1) % 3, (l + 2) % 3
+
+    def proj(idx: np.ndarray) -> np.ndarray:
+        return np.stack((P[idx, l1], P[idx, l2]), axis=1)
+
+    return orient2d(proj(I), proj(J), proj(K), exact_floats)
+
+
+def orient3d_sign(
+    a: tuple[float, ...], b: tuple[float, ...], c: tuple[float, ...], d: tuple[float, ...], exact_floats: bool = False
+) -> int:
+    """Exact sign of det[b - a, c - a, d - a] for one quadruple of 3-D points given as Python floats: the sign
+    :func:`orient3d` gives, without numpy's per-call overhead (for comparison sorts, one pair at a time).
+
+    Float filter: the float sign is kept when |det| > :data:`SCALAR_RTOL` times the permanent and the
+    permanent exceeds :data:`SCALAR_NORM_MIN`; otherwise :func:`orient3d` decides (Shewchuk's filter, then
+    rational arithmetic). ``exact_floats``: every product is exact in float64 (:func:`float_is_exact`).
+    """
+    u0, u1, u2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+    v0, v1, v2 = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+    w0, w1, w2 = d[0] - a[0], d[1] - a[1], d[2] - a[2]
+    p12, p21, p20, p02, p01, p10 = v1 * w2, v2 * w1, v2 * w0, v0 * w2, v0 * w1, v1 * w0
+    det = u0 * (p12 - p21) + u1 * (p20 - p02) + u2 * (p01 - p10)
+    permanent = abs(u0) * (abs(p12) + abs(p21)) + abs(u1) * (abs(p20) + abs(p02)) + abs(u2) * (abs(p01) + abs(p10))
+    if exact_floats or (abs(det) > SCALAR_RTOL * permanent and permanent > SCALAR_NORM_MIN):
+        return (det > 0) - (det < 0)
+    return int(orient3d(np.array(a), np.array(b), np.array(c), np.array(d))[0])

@@ -1,0 +1,336 @@
+"""The 3-D kernel of the ``enumerate`` halfspace oracle (:mod:`oraclepriv.solvers.combinatorial.enumerate`, whose
+docstring proves why the hyperplanes through data points suffice): the axis sweep.
+
+For every pair (p, q) whose line holds no third data point (enough, by the Sylvester-Gallai theorem; see
+``_axis_block``), the other points are sorted by angle around the axis pq, exactly coplanar ones grouped,
+and every plane through the axis is evaluated with prefix sums; the points on a plane with more than three
+points are solved, once per plane, by the 2-D kernel (:func:`~oraclepriv.solvers.combinatorial.enumerate_2d.best_2d`).
+O(n^3 log n) time. The sweeps of a block of pairs run as one set of numpy array operations (pairs x points),
+so the Python overhead is per block, not per pair or point.
+
+Exactness: float angles only propose the order. A batched float filter over the whole block certifies the
+signs it can; every other sign is decided by the exact predicates of
+:mod:`oraclepriv.solvers.combinatorial.geometry` (Shewchuk's filter, then rational arithmetic), and a row
+whose proposal is wrong is re-sorted exactly. A deadline stops the loop over blocks; the answer is then the
+best set seen so far, marked incomplete.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+from oraclepriv.solvers.combinatorial.enumerate_2d import Best, best_2d
+from oraclepriv.solvers.combinatorial.geometry import cross_component_signs, cross_signs, orient3d, orient3d_sign
+from oraclepriv.solvers.runtime.deadline import Deadline
+
+__all__ = ["best_3d", "plane_projection"]
+
+
+def plane_projection(p: np.ndarray, q: np.ndarray, r: np.ndarray, exact: bool) -> tuple[int, int]:
+    """Two coordinates whose projection is injective on the plane through p, q, r (not collinear)."""
+    signs = cross_signs(p, q, r[None, :], exact)[0]
+    normal = np.cross(q - p, r - p)
+    candidates = [l for l in range(3) if signs[l] != 0]
+    drop = max(candidates, key=lambda l: abs(normal[l]))
+    keep = [l for l in range(3) if l != drop]
+    return keep[0], keep[1]
+
+
+#: pairs x points evaluated per vectorised block of ``best_3d`` (bounds the memory: ~40 arrays of
+#: this many float64 entries, ~10 MB each at this size)
+_BLOCK_ENTRIES = 1 << 17
+
+
+#: relative tolerance of the float filter in the projected frame (see ``_axis_block``)
+_FRAME_RTOL = 2.0**-40
+
+
+#: below this norm, products of coordinate differences may have lost bits to underflow: exact path
+_NORM_MIN = 2.0**-400
+
+
+class _AxisBlock(NamedTuple):
+    """Angular sweeps about the axes of a block of pairs (one row per kept pair)."""
+
+    pairs: np.ndarray  # (R, 2) the kept pairs (i, j); pairs with a third point on their line are dropped
+    value: np.ndarray  # (R, L) best gain of the plane whose group starts at this position; -inf elsewhere
+    order: np.ndarray  # (R, L) the other points in angular order about the axis
+    flipped: np.ndarray  # (R, L) direction reversed to bring it into the half-turn [0, pi)
+    start: np.ndarray  # (R, L) first position of the position's group (points coplanar with the axis)
+    end: np.ndarray  # (R, L) last position of the group
+    left_better: np.ndarray  # (R, L) the positive side of the best labeling is "left" (see _side_positions)
+
+
+def _axis_block(
+    P: np.ndarray, G: np.ndarray, I: np.ndarray, J: np.ndarray, exact: bool, plane_cache: dict
+) -> _AxisBlock | None:
+    """Sweep every plane through the axis P[I[r]] P[J[r]], for all rows r at once.
+
+    Angular order (about the axis a = P_j - P_i): a point k has direction D_k = P_k - P_i; the
+    plane through the axis and k is determined by D_k up to sign, so D_k is reversed ("flipped")
+    into a half-turn [0, pi) measured from the reference half-plane spanned by a and +e_m
+    (m = the smallest |a_m|, so e_m is not parallel to a). The side of that reference plane is the
+    sign of (a x e_m).D = -(a x D)_m; on the reference plane itself D = alpha a + beta e_m and the
+    sign of beta decides (beta = 0: k is on the axis). Both are signs of 2x2 minors of coordinate
+    differences.
+
+    Float angles (atan2 of the coordinates x = D.b1, y = D.b2 in a right-handed orthonormal frame
+    (b1, b2, a/|a|), b2 = (a x e_m)/|a x e_m|) only *propose* the order; it is then verified
+    exactly: consecutive flipped directions V_u, V_v are in order iff det[a, V_u, V_v] >= 0 (all V
+    lie in the half-open half-turn, so the sign of this determinant is the sign of their angle
+    difference), with equality iff u, v are coplanar with the axis (same group). A row whose
+    proposal fails is sorted exactly.
+
+    Exact signs, filtered in the projected frame: by the Binet-Cauchy identity
+    (b1.p)(b2.q) - (b2.p)(b1.q) = (b1 x b2).(p x q), the 2-D cross product x_u y_v - y_u x_v equals
+    det[a, D_u, D_v] / |a| up to the frame's error (b1 x b2 = a/|a| to a few ulps) and the rounding
+    of D, of the projections and of the products: a few dozen ulps of |D_u| |D_v| in all; likewise
+    y = -(a x D)_m / |a x e_m| up to a few ulps of |D|. A float sign is accepted only when its value
+    exceeds ``_FRAME_RTOL`` (2^-40, about 8000 ulps) times |D_u| |D_v| (resp. |D|), and norms are
+    far from underflow; every other sign is recomputed by ``orient2d`` / ``orient3d`` (Shewchuk's
+    filter, then exact rational arithmetic). Non-finite values always fall back.
+
+    Pairs with a third data point on their line are dropped: every plane H spanned by data points
+    contains, by the Sylvester-Gallai theorem (a finite non-collinear planar set has a line through
+    exactly two of its points), a pair of data points whose line holds no other data point, and
+    every data point on that line lies in H; so H is still swept from that pair. This leaves
+    only axes without on-axis points, where a group of size 1 is a plane through exactly three
+    non-collinear points (every labeling of them is separable within the plane).
+
+    Side gains: "left" of the plane of a group (det[a, V_group, D_x] > 0) holds the unflipped
+    points of later groups and the flipped points of earlier ones; "right" the rest off the plane.
+    With prefix sums along the order, every plane of the row costs O(1).
+    """
+    n = len(P)
+    R = len(I)
+    rows = np.arange(R)
+    A = P[J] - P[I]  # (R, 3) the axis
+    Pt = np.ascontiguousarray(P.T)
+    Dst = np.empty((3, R, n))  # D[c, r, k] = P[k, c] - P[I[r], c]
+    for c in range(3):
+        np.subtract(Pt[c][None, :], Pt[c][I][:, None], out=Dst[c])
+    m = np.argmin(np.abs(A), axis=1)
+    m1, m2 = (m + 1) % 3, (m + 2) % 3
+    endpoint = np.zeros((R, n), dtype=bool)
+    endpoint[rows, I] = True
+    endpoint[rows, J] = True
+    a_hat = A / np.abs(A).max(axis=1)[:, None]  # pre-scaled: no overflow/underflow in the norm
+    a_hat /= np.linalg.norm(a_hat, axis=1)[:, None]
+    b2 = np.zeros((R, 3))  # a x e_m: component m1 is a_m2, component m2 is -a_m1
+    b2[rows, m1] = a_hat[rows, m2]
+    b2[rows, m2] = -a_hat[rows, m1]
+    b2 /= np.linalg.norm(b2, axis=1)[:, None]
+    b1 = np.cross(b2, a_hat)
+    X = Dst[0] * b1[:, 0:1] + Dst[1] * b1[:, 1:2] + Dst[2] * b1[:, 2:3]
+    Y = Dst[0] * b2[:, 0:1] + Dst[1] * b2[:, 1:2] + Dst[2] * b2[:, 2:3]
+    N = np.sqrt(Dst[0] * Dst[0] + Dst[1] * Dst[1] + Dst[2] * Dst[2])
+
+    # side of the reference plane: sign_m = sign (a x D)_m = -sign y, exactly
+    sign_m = -np.sign(Y).astype(np.int8)
+    unsure = ~(np.abs(Y) > _FRAME_RTOL * N) | ~(N > _NORM_MIN)
+    unsure &= ~endpoint
+    if unsure.any():
+        r, k = np.nonzero(unsure)
+        sign_m[r, k] = cross_component_signs(P, I[r], J[r], k, m[r], exact)
+    zero = (sign_m == 0) & ~endpoint
+    beta = np.zeros((R, n), dtype=np.int8)
+    if zero.any():
+        # on the reference plane: (a x D)_l = beta (a x e_m)_l; use the component l of a x e_m of
+        # largest modulus ((a x e_m)_m1 = a_m2, (a x e_m)_m2 = -a_m1; not both zero as a != 0)
+        r, k = np.nonzero(zero)
+        use_m2 = np.abs(A[r, m1[r]]) >= np.abs(A[r, m2[r]])
+        l = np.where(use_m2, m2[r], m1[r])
+        axe_sign = np.where(use_m2, -np.sign(A[r, m1[r]]), np.sign(A[r, m2[r]])).astype(np.int8)
+        beta[r, k] = cross_component_signs(P, I[r], J[r], k, l, exact) * axe_sign
+    keep = ~(zero & (beta == 0)).any(axis=1)  # no third point on the axis
+    if not keep.all():
+        if not keep.any():
+            return None
+        I, J, X, Y, N = I[keep], J[keep], X[keep], Y[keep], N[keep]
+        sign_m, zero, beta, endpoint = sign_m[keep], zero[keep], beta[keep], endpoint[keep]
+        R = len(I)
+        rows = np.arange(R)
+    flip = (sign_m > 0) | (zero & (beta < 0))  # into the half-turn: y > 0, or y = 0 and beta > 0
+    S = np.where(flip, -1.0, 1.0)
+    X *= S  # exact: the flipped directions' coordinates
+    Y *= S
+    key = np.arctan2(np.abs(Y), X)  # y >= 0 exactly after the flip: |Y| is its estimate
+    key[zero] = 0.0  # exactly on the reference half-plane after the flip
+    undefined = np.isnan(key)
+    if undefined.any():  # overflowing coordinates: any proposal will do, it is verified below
+        key[undefined] = 0.0
+    key[endpoint] = np.inf
+    L = n - 2
+    order = np.argsort(key, axis=1)[:, :L]
+    flat = order + (rows * n)[:, None]
+    ss = np.take(S, flat)
+    fl = ss < 0
+    xs, ys, ns = np.take(X, flat), np.take(Y, flat), np.take(N, flat)
+    cross = xs[:, :-1] * ys[:, 1:] - ys[:, :-1] * xs[:, 1:]
+    bound = _FRAME_RTOL * ns[:, :-1] * ns[:, 1:]
+    adj = np.sign(cross).astype(np.int8)
+    unsure = ~(np.abs(cross) > bound) | ~(bound > _FRAME_RTOL * _NORM_MIN * _NORM_MIN)
+    if unsure.any():
+        r, t = np.nonzero(unsure)
+        u, v = order[r, t], order[r, t + 1]
+        turn = np.where(fl[r, t] == fl[r, t + 1], 1, -1).astype(np.int8)
+        adj[r, t] = orient3d(P[I[r]], P[J[r]], P[u], P[v], exact) * turn
+    bad = np.flatnonzero((adj < 0).any(axis=1))
+    pts = [tuple(map(float, row)) for row in P] if len(bad) else []
+    for bad_row in bad:  # near-parallel planes misordered by the float angles: sort this row exactly
+        order[bad_row], adj[bad_row] = _exact_angular_sort(
+            pts, int(I[bad_row]), int(J[bad_row]), order[bad_row], flip[bad_row], adj[bad_row], exact
+        )
+        fl[bad_row] = flip[bad_row, order[bad_row]]
+        ss[bad_row] = S[bad_row, order[bad_row]]
+
+    # groups and side gains by prefix sums along each row: with h = +g for unflipped and -g for
+    # flipped points, left - right = (sum of h after the group) - (sum of h before it), and
+    # left + right = (sum of g off the group)
+    g = G[order]
+    h = g * ss
+    H = np.cumsum(h, axis=1)
+    total = g.sum(axis=1)[:, None]
+    positions = np.broadcast_to(np.arange(L), (R, L))
+    generic = bool((adj != 0).all())
+    if generic:  # every group is one point
+        start = end = positions
+        is_start = np.ones((R, L), dtype=bool)
+        diff = (H[:, -1:] - H) - (H - h)
+        g_group = g
+    else:
+        is_start = np.ones((R, L), dtype=bool)
+        is_start[:, 1:] = adj != 0
+        is_end = np.ones((R, L), dtype=bool)
+        is_end[:, :-1] = adj != 0
+        start = np.maximum.accumulate(np.where(is_start, positions, 0), axis=1)
+        end = np.minimum.accumulate(np.where(is_end, positions, L - 1)[:, ::-1], axis=1)[:, ::-1]
+        diff = (H[:, -1:] - np.take_along_axis(H, end, axis=1)) - np.take_along_axis(H - h, start, axis=1)
+        Gc = np.cumsum(g, axis=1)
+        g_group = np.where(
+            end == start, g, np.take_along_axis(Gc, end, axis=1) - np.take_along_axis(Gc - g, start, axis=1)
+        )
+    better_side = 0.5 * ((total - g_group) + np.abs(diff))  # max(left, right)
+    base = np.maximum(G[I], 0.0) + np.maximum(G[J], 0.0)
+    online = base[:, None] + np.maximum(g_group, 0.0)  # {p, q, r}: every labeling is separable in the plane
+    if not generic:
+        for r, s in zip(*np.nonzero(is_start & (end > start))):
+            # a plane with many points is met from every ordinary pair inside it: solve it once
+            on_plane = np.concatenate(([I[r], J[r]], order[r, s : end[r, s] + 1]))
+            plane_key = np.sort(on_plane).tobytes()
+            if plane_key not in plane_cache:
+                plane_cache[plane_key] = _plane_best(P, G, on_plane, exact).gain
+            online[r, s] = plane_cache[plane_key]
+    value = better_side + online
+    if not generic:
+        value[~is_start] = -np.inf
+    return _AxisBlock(np.stack((I, J), axis=1), value, order, fl, start, end, diff >= 0)
+
+
+def _exact_angular_sort(
+    pts: list[tuple[float, ...]],
+    i: int,
+    j: int,
+    proposal: np.ndarray,
+    flip: np.ndarray,
+    adj: np.ndarray,
+    exact: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Sort a proposed angular order about the axis P_i P_j exactly; return it and its adjacent signs.
+
+    ``pts``: the points as tuples; ``flip`` (per point index) reverses directions; ``adj`` holds
+    the exact signs already known for the proposal's consecutive pairs. Insertion sort with exact comparisons: the float proposal is
+    nearly sorted (only near-parallel planes are swapped), so this costs O(L + inversions)
+    comparisons; a proposal far from sorted falls back to a comparison sort, O(L log L).
+    """
+    p, q = pts[i], pts[j]
+    sign = np.where(flip, -1, 1).tolist()
+    known = {(int(u), int(v)): int(t) for u, v, t in zip(proposal[:-1], proposal[1:], adj)}
+
+    def turn(u: int, v: int) -> int:  # sign of det[a, V_u, V_v]: > 0 iff v comes after u
+        if (u, v) not in known:
+            known[(u, v)] = orient3d_sign(p, q, pts[u], pts[v], exact) * sign[u] * sign[v]
+        return known[(u, v)]
+
+    members: list[int] = proposal.tolist()
+    budget = 8 * len(members) + 64
+    out: list[int] = []
+    for x in members:
+        pos = len(out)
+        while pos > 0 and turn(out[pos - 1], x) < 0:
+            pos -= 1
+        out.insert(pos, x)
+        if len(known) > budget:
+            out = sorted(members, key=functools.cmp_to_key(_reversed(turn)))
+            break
+    signs = np.array([turn(u, v) for u, v in zip(out[:-1], out[1:])], dtype=np.int8)
+    assert not (signs < 0).any()
+    return np.array(out, dtype=np.int64), signs
+
+
+def _reversed(turn: Callable[[int, int], int]) -> Callable[[int, int], int]:
+    """The comparison that sorts by ``turn``: u before v when ``turn(u, v)`` > 0."""
+
+    def compare(u: int, v: int) -> int:
+        return -turn(u, v)
+
+    return compare
+
+
+def _side_positions(block: _AxisBlock, r: int, t: int) -> np.ndarray:
+    """Positions (in row r's angular order) on the better side of the plane of the group at t."""
+    s, e, fl = block.start[r, t], block.end[r, t], block.flipped[r]
+    positions = np.arange(block.order.shape[1])
+    later, earlier = positions > e, positions < s
+    left = later & ~fl | earlier & fl
+    right = earlier & ~fl | later & fl
+    return left if block.left_better[r, t] else right
+
+
+def _plane_best(P: np.ndarray, G: np.ndarray, idx: np.ndarray, exact: bool) -> Best:
+    """Best separable labeling of coplanar 3-D points P[idx] (idx[0], idx[1], idx[-1] not collinear)."""
+    coords = list(plane_projection(P[idx[0]], P[idx[1]], P[idx[-1]], exact))
+    return best_2d(P[idx][:, coords], G[idx], exact)
+
+
+def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> Best:
+    """Best separable positive set of distinct 3-D points (affine dimension 3): the axis sweep of
+    every pair, in vectorised blocks of pairs (lexicographic order, so ties resolve to the first pair)."""
+    n = len(P)
+    total = float(G.sum())
+    best_gain = total if total > 0 else 0.0  # the constants: every point positive, or none
+    best_pair: tuple[int, int] | None = None  # the axis of the best set once it beats them
+    plane_cache: dict[bytes, float] = {}
+    I, J = np.triu_indices(n, 1)
+    size = max(1, _BLOCK_ENTRIES // n)
+    complete = True
+    for lo in range(0, len(I), size):
+        if deadline is not None and deadline.expired():
+            deadline.note("enumeration (3-D pairs)")
+            complete = False
+            break
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite values take the exact path
+            block = _axis_block(P, G, I[lo : lo + size], J[lo : lo + size], exact, plane_cache)
+        if block is None:
+            continue
+        r, t = np.unravel_index(int(np.argmax(block.value)), block.value.shape)
+        if block.value[r, t] > best_gain:
+            best_gain, best_pair = float(block.value[r, t]), (int(block.pairs[r][0]), int(block.pairs[r][1]))
+    mask = np.zeros(n, dtype=bool)
+    if best_pair is None:
+        mask[:] = total > 0
+    else:
+        i, j = best_pair
+        with np.errstate(over="ignore", invalid="ignore"):
+            block = _axis_block(P, G, np.array([i]), np.array([j]), exact, plane_cache)
+        assert block is not None  # the pair was kept in its block: it holds no third point on its axis
+        plane = int(np.argmax(block.value[0]))
+        order = block.order[0]
+        mask[order[_side_positions(block, 0, plane)]] = True
+        on_plane = np.concatenate(([i, j], order[block.start[0, plane] : block.end[0, plane] + 1]))
+        sub = _plane_best(P, G, on_plane, exact)
+        mask[on_plane[sub.mask]] = True
+    return Best(best_gain, mask, complete)
