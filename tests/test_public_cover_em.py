@@ -31,11 +31,12 @@ from scipy import stats
 
 from oraclepriv import make_oracle
 from oraclepriv.audit.controls import PublicCoverEMHalfSensitivity, PublicCoverEMPrivateCover
-from oraclepriv.audit.exact import audit_exact_distribution, law_distance
+from oraclepriv.audit.exact import audit_exact_distribution, output_law, output_parameters
 from oraclepriv.audit.suite import em_audit_data
 from oraclepriv.cover import cover_count, public_cover
 from oraclepriv.learners import PublicCoverEM
 from oraclepriv.learners import public_cover_em as pce_module
+from oraclepriv.privacy_loss import privacy_loss
 from oraclepriv.public_data import PublicData
 from tests.brute_force import halfspace_realizable
 
@@ -201,15 +202,17 @@ def test_exact_audit_passes_the_learner_sharply_and_catches_the_controls():
     assert not leaky.passed and math.isinf(leaky.epsilon_hat)
 
 
-def test_law_distance_matches_outputs_by_parameters():
-    a = (np.array([[0.0, 1.0], [1.0, 0.0]]), np.log([0.5, 0.5]))
-    b = (np.array([[1.0, 0.0], [0.0, 1.0]]), np.log([0.25, 0.75]))
-    gap, _ = law_distance(a, b)
-    assert gap == pytest.approx(math.log(2))
-    c = (np.array([[1.0, 0.0], [2.0, 2.0]]), np.log([0.5, 0.5]))
-    assert math.isinf(law_distance(a, c)[0])
-    zero = (np.array([[1.0, 0.0], [2.0, 2.0], [0.0, 1.0]]), np.array([np.log(0.5), -np.inf, np.log(0.5)]))
-    assert law_distance(a, zero)[0] == 0.0  # an impossible output in both laws is no privacy loss
+def test_the_exact_audit_matches_outputs_by_parameters():
+    a = output_law((np.array([[0.0, 1.0], [1.0, 0.0]]), np.log([0.5, 0.5])))
+    b = output_law((np.array([[1.0, 0.0], [0.0, 1.0]]), np.log([0.25, 0.75])))
+    found = privacy_loss(a, b)
+    assert found.loss == pytest.approx(math.log(2)) and found.outcome is not None
+    assert output_parameters(found.outcome) == [1.0, 0.0]
+    c = output_law((np.array([[1.0, 0.0], [2.0, 2.0]]), np.log([0.5, 0.5])))
+    assert math.isinf(privacy_loss(a, c).loss)
+    zero = output_law((np.array([[1.0, 0.0], [2.0, 2.0], [0.0, 1.0]]), np.array([np.log(0.5), -np.inf, np.log(0.5)])))
+    assert privacy_loss(a, zero).loss == 0.0  # an impossible output in both laws is no privacy loss
+    assert output_law((np.array([[-0.0, 1.0]]), np.zeros(1))) == output_law((np.array([[0.0, 1.0]]), np.zeros(1)))
 
 
 def test_max_public_subsamples_with_the_public_generator():

@@ -8,7 +8,8 @@ neighbouring datasets D, D' is computed, not estimated:
 
     eps(D, D') = max over outputs c of |log p_D(c) - log p_D'(c)|,
 
-with outputs matched by their parameters; an output possible under one dataset and impossible under
+with outputs matched by their parameters (:func:`output_law`; the loss is
+:func:`oraclepriv.privacy_loss.privacy_loss`); an output possible under one dataset and impossible under
 the other gives infinity. The audit takes the maximum over many neighbours (every position of the
 private data, each replaced by its label flip and by other records) and fails iff it exceeds the
 claimed epsilon. No sampling, so no confidence level: a pass says no audited neighbour pair breaks
@@ -25,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ExactAuditResult", "audit_exact_distribution", "default_replacements", "law_distance"]
+from oraclepriv.privacy_loss import privacy_loss
+
+__all__ = ["ExactAuditResult", "audit_exact_distribution", "default_replacements", "output_law", "output_parameters"]
 
 #: slack for float rounding in the log-probabilities
 _FLOAT_SLACK = 1e-9
@@ -57,29 +60,20 @@ class ExactAuditResult:
         }
 
 
-def law_distance(law_a: tuple[np.ndarray, np.ndarray], law_b: tuple[np.ndarray, np.ndarray]) -> tuple[float, int]:
-    """max_c |log p_a(c) - log p_b(c)| over the union of both supports (infinite if an output is
-    possible under one law only), and the index in law_a (or -1 - index in law_b) where it is attained."""
-    params_a, logp_a = law_a
-    params_b, logp_b = law_b
-    rows_b = {np.ascontiguousarray(r).tobytes(): j for j, r in enumerate(params_b)}
-    matched = np.full(len(logp_a), -1, dtype=np.int64)
-    for i, r in enumerate(params_a):
-        matched[i] = rows_b.get(np.ascontiguousarray(r).tobytes(), -1)
-    worst, where = 0.0, 0
-    for i in range(len(logp_a)):
-        j = matched[i]
-        if j < 0:
-            if logp_a[i] > -math.inf:
-                return math.inf, i
-            continue
-        gap = abs(float(logp_a[i]) - float(logp_b[j]))
-        if gap > worst:
-            worst, where = gap, i
-    unmatched_b = np.setdiff1d(np.arange(len(logp_b)), matched[matched >= 0])
-    if np.any(logp_b[unmatched_b] > -math.inf):
-        return math.inf, -1 - int(unmatched_b[np.argmax(logp_b[unmatched_b])])
-    return worst, where
+def output_law(law: tuple[np.ndarray, np.ndarray]) -> dict[bytes, float]:
+    """A learner's ``output_log_probabilities`` answer (one parameter row and one log-probability per output)
+    as a mapping from the output's parameters (their float64 bytes, -0.0 read as 0.0) to its log-probability:
+    outputs of two laws match when their parameters are equal (the form
+    :func:`oraclepriv.privacy_loss.privacy_loss` compares; :func:`output_parameters` reads a key back)."""
+    params, logp = law
+    logp = np.asarray(logp, dtype=np.float64)
+    rows = np.ascontiguousarray(np.asarray(params, dtype=np.float64).reshape(len(logp), -1) + 0.0)
+    return dict(zip([row.tobytes() for row in rows], logp.tolist()))
+
+
+def output_parameters(key: bytes) -> list[float]:
+    """The parameters of the output an :func:`output_law` key stands for."""
+    return np.frombuffer(key, dtype=np.float64).tolist()
 
 
 def default_replacements(
@@ -88,12 +82,10 @@ def default_replacements(
     """Records to substitute at a position: n_others public points (if any) with each label and
     n_others other private records (the label flip of the record itself is added per position)."""
     out: list[tuple[np.ndarray, int, str]] = []
-    publics = (
-        () if X_public is None else rng.choice(X_public.shape[0], size=min(n_others, X_public.shape[0]), replace=False)
-    )
-    for j in publics:
-        for label in (0, 1):
-            out.append((X_public[j].copy(), label, f"public point {int(j)}, label {label}"))
+    if X_public is not None:
+        for j in rng.choice(X_public.shape[0], size=min(n_others, X_public.shape[0]), replace=False):
+            for label in (0, 1):
+                out.append((X_public[j].copy(), label, f"public point {int(j)}, label {label}"))
     for k in rng.choice(X.shape[0], size=min(n_others, X.shape[0]), replace=False):
         out.append((X[k].copy(), int(y[k]), f"private record {int(k)}"))
     return out
@@ -122,10 +114,11 @@ def audit_exact_distribution(
     rng = np.random.default_rng(seed)
     public = () if X_public is None else (np.asarray(X_public, dtype=np.float64),)
     learner = make_learner()
-    base = learner.output_log_probabilities(X, y, *public)
+    base = output_law(learner.output_log_probabilities(X, y, *public))
     others = default_replacements(X, y, public[0] if public else None, n_others, rng)
     positions = range(X.shape[0]) if positions is None else positions
-    worst_eps, worst, count = 0.0, {}, 0
+    worst_eps, count = 0.0, 0
+    worst: dict[str, Any] = {}
     for i in positions:
         swaps = [(X[i].copy(), 1 - int(y[i]), "label flip")] + others
         for x_new, label, what in swaps:
@@ -133,13 +126,13 @@ def audit_exact_distribution(
                 continue  # not a neighbour: the same dataset
             X2, y2 = X.copy(), y.copy()
             X2[i], y2[i] = x_new, label
-            law = make_learner().output_log_probabilities(X2, y2, *public)
-            gap, where = law_distance(base, law)
+            law = output_law(make_learner().output_log_probabilities(X2, y2, *public))
+            found = privacy_loss(base, law)
             count += 1
-            if gap > worst_eps or not worst:
-                worst_eps = gap
-                params = base[0][where] if where >= 0 else law[0][-1 - where]
-                worst = {"position": int(i), "replacement": what, "output": [float(v) for v in params]}
+            if found.loss > worst_eps or not worst:
+                worst_eps = found.loss
+                output = [] if found.outcome is None else output_parameters(found.outcome)
+                worst = {"position": int(i), "replacement": what, "output": output}
             if math.isinf(worst_eps):
                 break
         if math.isinf(worst_eps):
