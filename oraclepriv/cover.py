@@ -89,8 +89,24 @@ def largest_halfspace_cover(d: int, max_candidates: int = DEFAULT_MAX_CANDIDATES
 
 
 class CoverTooLargeError(ValueError):
-    """A halfspace cover above ``max_candidates``. The message names the Python parameters; the attributes let a
-    caller with other levers (the command line: the public file) say what to change in its own terms."""
+    """A halfspace cover would score more candidates than ``max_candidates``.
+
+    The message names the Python parameters; the attributes let a caller with other levers (the command
+    line: the public file) say what to change in its own terms.
+
+    Parameters
+    ----------
+    message : str
+        The error message.
+    m : int
+        The number of public points.
+    d : int
+        The dimension.
+    candidates : int
+        The number of candidates the cover would score.
+    limit : int
+        The ``max_candidates`` it exceeds.
+    """
 
     def __init__(self, message: str, *, m: int, d: int, candidates: int, limit: int) -> None:
         super().__init__(message)

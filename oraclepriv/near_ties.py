@@ -118,8 +118,24 @@ class VacuousGuaranteeError(ValueError):
     """A fit's total delta (design + numerical) is >= 1/n: its guarantee would certify nothing.
 
     Raised before the release is published (and, where the learner can tell, before any oracle
-    call); ``n``, ``m``, ``delta``, ``numerical_delta`` and ``levers`` let a caller say it in its own
-    terms (the command line names its flags)."""
+    call); the attributes let a caller say it in its own terms (the command line names its flags).
+    ``allow_weak_guarantee=True`` publishes such a fit with a warning instead.
+
+    Parameters
+    ----------
+    message : str
+        The error message.
+    n : int
+        The number of private records.
+    m : int or None
+        The number of public points, where the learner has them.
+    delta : float
+        The design delta.
+    numerical_delta : float
+        The numerical delta of near-ties.
+    levers : sequence of str
+        The parameters that would lower the total delta.
+    """
 
     def __init__(
         self, message: str, *, n: int, m: int | None, delta: float, numerical_delta: float, levers: Sequence[str]

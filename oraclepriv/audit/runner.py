@@ -48,7 +48,41 @@ __all__ = [
 
 @dataclass
 class Neighbours:
-    """Two private datasets differing in one record, plus the fixed public data of the audit."""
+    """Two private datasets differing in one record, plus the fixed public data of the audit.
+
+    Parameters
+    ----------
+    name : str
+        The scenario's name.
+    X : numpy.ndarray of shape (n, d)
+        The private features of D.
+    y : numpy.ndarray of shape (n,)
+        The private labels of D.
+    X_prime : numpy.ndarray of shape (n, d)
+        The private features of D'.
+    y_prime : numpy.ndarray of shape (n,)
+        The private labels of D' (D and D' differ in at most one record).
+    X_public : numpy.ndarray of shape (m, d)
+        The public points, the same for both.
+    hypothesis_class : str
+        The class the audited learner uses.
+    public_labels : numpy.ndarray or None, default None
+        Fixed random labels of the public points (docs/theory/block-et-al.md, pitfall P17); None:
+        drawn by the learner.
+    probes : numpy.ndarray or None, default None
+        Extra points whose predictions are part of the outcome; None: the record that differs.
+    notes : str, default ""
+        What the scenario shows.
+    expected_log_ratio : float or None, default None
+        The exact worst-case log-ratio, when known (e.g. epsilon for a tight construction).
+    target_outcome : hashable or None, default None
+        The labeling of the public points that attains it, when known.
+
+    Raises
+    ------
+    ValueError
+        When D and D' differ in shape or in more than one record.
+    """
 
     name: str
     X: np.ndarray
@@ -76,14 +110,53 @@ class Neighbours:
 
 
 def outcome_key(hypothesis: Any, X_public: np.ndarray, probes: np.ndarray) -> tuple[int, ...]:
-    """A released hypothesis as a discrete outcome: labels on the public points, then on the probes."""
+    """A released hypothesis as a discrete outcome: its labels on the public points, then on the probes.
+
+    Parameters
+    ----------
+    hypothesis : Hypothesis
+        The released hypothesis.
+    X_public : numpy.ndarray of shape (m, d)
+        The public points.
+    probes : numpy.ndarray of shape (k, d)
+        The probes.
+
+    Returns
+    -------
+    tuple of int
+        The labels.
+    """
     pts = np.vstack([X_public, probes]) if len(probes) else X_public
     return tuple(int(v) for v in np.asarray(hypothesis.predict(pts)).ravel())
 
 
 @dataclass
 class AuditResult:
-    """Verdict of one audit: ``passed`` iff the lower confidence bound on the loss is <= epsilon."""
+    """The verdict of one audit: ``passed`` iff the lower confidence bound on the loss is <= epsilon.
+
+    Parameters
+    ----------
+    scenario : str
+        The scenario's name.
+    learner : str
+        The learner's name.
+    epsilon : float
+        The claimed epsilon.
+    delta : float
+        The claimed delta.
+    n_runs : int
+        Runs on each of D and D'.
+    estimate : EpsilonEstimate
+        The confidence bound and the point estimate of the loss.
+    seconds : float
+        Wall-clock seconds of the audit.
+    expected_log_ratio : float or None, default None
+        The scenario's exact worst-case log-ratio, when known.
+    target_rates : tuple of float or None, default None
+        The empirical probabilities of the target outcome under D and D'.
+    extra : dict, default {}
+        More facts, added to :meth:`to_dict`.
+    """
 
     scenario: str
     learner: str
@@ -109,6 +182,13 @@ class AuditResult:
         return not (self.estimate.eps_lower > self.epsilon)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as a JSON-friendly dict.
+
+        Returns
+        -------
+        dict
+            The fields, the estimate's bounds and ``passed``.
+        """
         return {
             "scenario": self.scenario,
             "learner": self.learner,
@@ -203,6 +283,38 @@ def audit_learner(
     ``n_jobs`` > 1 spreads the runs over that many processes, and inside
     :func:`oraclepriv.execution.execution` with dask over the cluster; the outcomes, and so the
     verdict, depend on neither.
+
+    Parameters
+    ----------
+    make_learner : callable
+        ``make_learner(seed)`` returns an unfitted learner with ``seed`` as its random_state, so every
+        run has fresh, independent randomness.
+    neighbours : Neighbours
+        The two datasets and the public data.
+    epsilon : float
+        The claimed epsilon.
+    delta : float, default 0.0
+        The claimed delta.
+    n_runs : int, default 2000
+        Runs on each dataset, >= 1.
+    alpha : float, default 0.05
+        One minus the confidence of the lower bound.
+    seed : int, default 0
+        The seed of the runs' seeds (the runs on D and D' use disjoint seeds).
+    learner_name : str or None, default None
+        The learner's name in the result; None: its class name.
+    n_jobs : int, default 1
+        Worker processes.
+
+    Returns
+    -------
+    AuditResult
+        The lower confidence bound on the loss and the verdict.
+
+    Raises
+    ------
+    ValueError
+        For ``n_runs < 1`` or a bad ``n_jobs``.
     """
     if n_runs < 1:
         raise ValueError(f"n_runs must be >= 1; got {n_runs!r}")

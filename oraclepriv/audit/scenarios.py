@@ -51,8 +51,27 @@ __all__ = [
 
 
 def tight_construction(m: int = 1, epsilon: float = 1.0, public_label: int = 0) -> Neighbours:
-    """The tight construction (docs/theory/audits.md) with m public points (m = 1: thresholds;
-    m = 2, 3: stumps)."""
+    """The tight construction (docs/theory/audits.md), where RRSPM's loss is epsilon exactly.
+
+    Parameters
+    ----------
+    m : {1, 2, 3}, default 1
+        The number of public points: 1 for thresholds, 2 or 3 for stumps.
+    epsilon : float, default 1.0
+        The epsilon whose loss the construction attains.
+    public_label : {0, 1}, default 0
+        The fixed label of every public point.
+
+    Returns
+    -------
+    Neighbours
+        The two datasets, with the expected log-ratio and the target outcome.
+
+    Raises
+    ------
+    ValueError
+        For m outside {1, 2, 3}.
+    """
     if m == 1:
         Z = np.array([[0.0]])
         x0 = np.array([1.0])
@@ -139,7 +158,18 @@ def leak_scenario() -> Neighbours:
 
 
 def quantile_scenario(r: int = 3) -> Neighbours:
-    """Thresholds, Z = {0.5}; r points (-1, 0), r points (1, 1), and the record (1,1) -> (-1,0)."""
+    """Thresholds, Z = {0.5}; r points (-1, 0), r points (1, 1), and the record (1, 1) -> (-1, 0).
+
+    Parameters
+    ----------
+    r : int, default 3
+        The number of points on each side.
+
+    Returns
+    -------
+    Neighbours
+        The two datasets; the replaced record moves the training median across Z.
+    """
     X = np.array([[-1.0]] * r + [[1.0]] * r + [[1.0]])
     y = np.array([0] * r + [1] * r + [1], dtype=np.int8)
     X_prime = X.copy()

@@ -37,8 +37,35 @@ __all__ = ["clopper_pearson", "EpsilonEstimate", "estimate_epsilon", "epsilon_fr
 def clopper_pearson(k: int, n: int, alpha: float, side: str = "two-sided") -> tuple[float, float]:
     """Exact binomial confidence bounds for k successes in n trials.
 
-    side="two-sided": (lo, hi) at level 1 - alpha; side="lower"/"upper": one-sided at level
-    1 - alpha (the other end is 0 or 1).
+    Parameters
+    ----------
+    k : int
+        Successes, in [0, n].
+    n : int
+        Trials, > 0.
+    alpha : float
+        One minus the confidence level, in (0, 1).
+    side : {"two-sided", "lower", "upper"}, default "two-sided"
+        "two-sided": (lo, hi) at level 1 - alpha; "lower" or "upper": one-sided at level 1 - alpha (the
+        other end is 0 or 1).
+
+    Returns
+    -------
+    lo : float
+        The lower bound.
+    hi : float
+        The upper bound.
+
+    Raises
+    ------
+    ValueError
+        For k outside [0, n], n <= 0, alpha outside (0, 1) or an unknown side.
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson(0, 10, 0.05, side="upper")
+    >>> lo, round(hi, 4)
+    (0.0, 0.2589)
     """
     if n <= 0 or not (0 <= k <= n):
         raise ValueError(f"clopper_pearson: need 0 <= k <= n and n > 0; got k={k}, n={n}")
@@ -58,7 +85,28 @@ def clopper_pearson(k: int, n: int, alpha: float, side: str = "two-sided") -> tu
 
 @dataclass
 class EpsilonEstimate:
-    """Result of :func:`estimate_epsilon`."""
+    """The result of :func:`estimate_epsilon`.
+
+    Parameters
+    ----------
+    eps_lower : float
+        The largest lower confidence bound over events and directions, clamped at 0 (a privacy loss is
+        never negative).
+    eps_point : float
+        The largest plug-in log-ratio (inf if one side's count is 0).
+    worst_event : object
+        The event (outcome key) with the largest bound before the clamp at 0.
+    worst_direction : str
+        Its direction, "D>D'" or "D'>D".
+    n_events : int
+        The number of events tested.
+    alpha : float
+        One minus the confidence.
+    delta : float
+        The delta the ratios are tested at.
+    details : list of dict, default []
+        One row per event and direction.
+    """
 
     eps_lower: float  # max over events/directions of the lower confidence bound, clamped at 0 (never negative)
     eps_point: float  # max over events/directions of the plug-in log-ratio (inf if one side is 0)
@@ -81,6 +129,27 @@ def estimate_epsilon(
 
     Events are the single outcomes seen on either side (for a discrete output law the worst event
     ratio is attained by a single outcome). Bonferroni over 2 bounds x 2 directions x events.
+
+    Parameters
+    ----------
+    outcomes_a : iterable of hashable
+        The outcomes of the runs on D.
+    outcomes_b : iterable of hashable
+        The outcomes of the runs on D'.
+    alpha : float, default 0.05
+        One minus the joint confidence.
+    delta : float, default 0.0
+        Test ``P(E) <= e^eps P'(E) + delta``.
+
+    Returns
+    -------
+    EpsilonEstimate
+        The lower confidence bound, the point estimate and the worst event.
+
+    Raises
+    ------
+    ValueError
+        When a sample is empty.
     """
     counts_a, counts_b = Counter(outcomes_a), Counter(outcomes_b)
     n_a, n_b = sum(counts_a.values()), sum(counts_b.values())
