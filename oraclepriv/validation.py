@@ -8,9 +8,39 @@ data: their messages name the index or the count, never a label's value.
 
 from __future__ import annotations
 
+import math
+import numbers
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
 import numpy as np
 
-__all__ = ["as_features", "as_labels", "as_weights", "check_delta", "check_positive", "encode_binary_labels"]
+__all__ = [
+    "BOOLEAN",
+    "DELTA",
+    "EPSILON",
+    "INFINITE_EPSILON",
+    "MAX_EPSILON",
+    "NO_VALIDATION",
+    "POSITIVE_INTEGER",
+    "POSITIVE_REAL",
+    "Constraint",
+    "InstanceOf",
+    "Interval",
+    "StrOptions",
+    "as_features",
+    "as_labels",
+    "as_weights",
+    "check_delta",
+    "check_delta_for_n",
+    "check_epsilon",
+    "check_param",
+    "check_positive",
+    "encode_binary_labels",
+    "validate_params",
+]
 
 
 def _describe_bad(values: np.ndarray, mask: np.ndarray) -> str:
@@ -188,8 +218,8 @@ def weight_total_problem(weights: np.ndarray, what: str, holder: str) -> str | N
     )
 
 
-def check_positive(value, name: str) -> float:
-    """A finite real > 0 (e.g. epsilon, a time limit)."""
+def check_positive(value: Any, name: str) -> float:
+    """A finite real > 0 (e.g. a time limit, a tolerance)."""
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -199,12 +229,183 @@ def check_positive(value, name: str) -> float:
     return v
 
 
-def check_delta(value, name: str = "delta") -> float:
-    """A privacy delta in [0, 1)."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number in [0, 1); got {value!r}") from None
-    if not (0.0 <= v < 1.0):
-        raise ValueError(f"{name} must be in [0, 1); got {value!r}")
-    return v
+# ------------------------------------------------------------------------------ declarative constraints
+#
+# The learners declare their constructor parameters' constraints as data, in scikit-learn's style (a mapping
+# ``_parameter_constraints`` from each parameter to the alternatives it may take), and one validator checks
+# them at ``fit``. scikit-learn's own machinery (``sklearn.utils._param_validation``) is private API, so this
+# is a small layer of the same shape: intervals of reals or integers, string options, types, and None.
+
+
+class Constraint(ABC):
+    """One alternative a parameter's value may satisfy."""
+
+    @abstractmethod
+    def accepts(self, value: Any) -> bool:
+        """Whether ``value`` satisfies this alternative."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """The alternative in words, as an error message shows it ("a real number in (0, 700]")."""
+
+
+def _is_real(value: Any) -> bool:
+    """A real number: Python or numpy ints and floats; not a bool (True is not an epsilon), not a string."""
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_integer(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+@dataclass(frozen=True)
+class Interval(Constraint):
+    """Reals (``kind="real"``: ints and floats, NaN never) or integers (``"integer"``: floats such as 4.0 are
+    refused) between ``low`` and ``high`` (None: unbounded), ``closed`` on the sides it names."""
+
+    kind: Literal["real", "integer"]
+    low: float | None
+    high: float | None
+    closed: Literal["both", "left", "right", "neither"]
+    #: why the bounds are what they are, shown after the interval in an error
+    why: str = ""
+
+    def accepts(self, value: Any) -> bool:
+        if not (_is_integer(value) if self.kind == "integer" else _is_real(value)):
+            return False
+        if math.isnan(value):
+            return False
+        if self.low is not None and (value < self.low or (value == self.low and self.closed in ("right", "neither"))):
+            return False
+        return not (
+            self.high is not None and (value > self.high or (value == self.high and self.closed in ("left", "neither")))
+        )
+
+    def describe(self) -> str:
+        what = "an integer" if self.kind == "integer" else "a real number"
+        if self.low is not None and self.low == self.high:
+            return f"{self.low:g}"
+        if self.high is None and self.low is not None:
+            text = f"{what} {'>=' if self.closed in ('left', 'both') else '>'} {self.low:g}"
+        elif self.low is None and self.high is not None:
+            text = f"{what} {'<=' if self.closed in ('right', 'both') else '<'} {self.high:g}"
+        elif self.low is None:
+            text = what
+        else:
+            left = "[" if self.closed in ("left", "both") else "("
+            right = "]" if self.closed in ("right", "both") else ")"
+            text = f"{what} in {left}{self.low:g}, {self.high:g}{right}"
+        return f"{text} ({self.why})" if self.why else text
+
+
+@dataclass(frozen=True)
+class StrOptions(Constraint):
+    """One of a fixed set of strings."""
+
+    options: tuple[str, ...]
+
+    def __init__(self, *options: str) -> None:
+        object.__setattr__(self, "options", tuple(options))
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, str) and value in self.options
+
+    def describe(self) -> str:
+        return f"one of {list(self.options)}"
+
+
+@dataclass(frozen=True)
+class InstanceOf(Constraint):
+    """An instance of one of ``types``, described as ``what``."""
+
+    types: tuple[type, ...]
+    what: str
+
+    def accepts(self, value: Any) -> bool:
+        return isinstance(value, self.types)
+
+    def describe(self) -> str:
+        return self.what
+
+
+#: True or False (numpy's bool too; not 0 and 1)
+BOOLEAN = InstanceOf((bool, np.bool_), "True or False")
+#: a finite real > 0 (a tolerance, a time limit, a scale)
+POSITIVE_REAL = Interval("real", 0.0, math.inf, "neither")
+#: an integer >= 1 (a count)
+POSITIVE_INTEGER = Interval("integer", 1, None, "left")
+#: a parameter validated elsewhere (a backend, by the registry; a random state, by the fit's generator)
+NO_VALIDATION = "no_validation"
+
+#: the largest epsilon taken anywhere (library and command line): e^epsilon must stay a finite float64 (it
+#: overflows beyond 709.78) in the privacy computations (numerical delta, calibrations, verification, audits),
+#: and no privacy guarantee means anything long before
+MAX_EPSILON = 700.0
+#: a privacy parameter epsilon
+EPSILON = Interval("real", 0.0, MAX_EPSILON, "right", why="e^epsilon must stay a finite float64")
+#: epsilon = inf, the non-private limit a mechanism may define (the exponential mechanism's argmin debug mode)
+INFINITE_EPSILON = Interval("real", math.inf, math.inf, "both")
+#: a privacy parameter delta
+DELTA = Interval("real", 0.0, 1.0, "left")
+
+#: a parameter's alternatives: constraints, None (the value None), or :data:`NO_VALIDATION`
+Alternatives = Sequence[Constraint | None] | str
+
+
+def _shown(value: Any) -> str:
+    text = repr(_plain(value))
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_param(value: Any, name: str, alternatives: Alternatives, owner: str = "") -> None:
+    """Refuse ``value`` unless it satisfies one of ``alternatives``: a ValueError naming ``name`` (and the
+    estimator, ``owner``), what it may be and the value given."""
+    if isinstance(alternatives, str):  # NO_VALIDATION
+        return
+    for alternative in alternatives:
+        if (value is None) if alternative is None else alternative.accepts(value):
+            return
+    described = ["None" if a is None else a.describe() for a in alternatives]
+    expected = described[0] if len(described) == 1 else ", ".join(described[:-1]) + " or " + described[-1]
+    prefix = f"{owner}: " if owner else ""
+    raise ValueError(f"{prefix}{name} must be {expected}; got {_shown(value)}")
+
+
+def validate_params(params: Mapping[str, Any], constraints: Mapping[str, Alternatives], owner: str) -> None:
+    """Check every parameter against its declared alternatives (scikit-learn's ``_parameter_constraints``
+    format, with this module's constraints). A parameter without a declaration is a programming error: every
+    one is declared, those checked elsewhere as :data:`NO_VALIDATION`."""
+    undeclared = sorted(set(params) - set(constraints))
+    if undeclared:
+        raise TypeError(f"{owner} declares no constraints for the parameter(s) {undeclared}")
+    for name, alternatives in constraints.items():
+        if name in params:
+            check_param(params[name], name, alternatives, owner)
+
+
+def check_epsilon(value: Any, name: str = "epsilon", *, allow_inf: bool = False) -> float:
+    """The privacy parameter epsilon, one rule for the library and the command line: a real number (Python or
+    numpy; not a bool, not a string) in (0, :data:`MAX_EPSILON`]; ``inf`` only where the mechanism defines it
+    (``allow_inf``: the exponential mechanism's non-private debug mode). ``name`` is how the caller's user
+    knows it (``epsilon``, ``--epsilon``)."""
+    check_param(value, name, (EPSILON, INFINITE_EPSILON) if allow_inf else (EPSILON,))
+    return float(value)
+
+
+def check_delta(value: Any, name: str = "delta") -> float:
+    """The privacy parameter delta, one rule for the library and the command line: a real number (not a bool,
+    not a string) in [0, 1)."""
+    check_param(value, name, (DELTA,))
+    return float(value)
+
+
+def check_delta_for_n(delta: Any, n: int, name: str = "delta") -> float:
+    """delta in [0, 1) and, if positive, delta < 1/n for n private records: a mechanism that publishes one
+    random record verbatim is (0, 1/n)-DP, so a larger delta certifies nothing."""
+    value = check_delta(delta, name)
+    if value > 0 and value >= 1.0 / n:
+        raise ValueError(
+            f"{name}={value!r} is >= 1/n = {1.0 / n:.3g} for n={n} private records; such a delta allows "
+            "publishing a private record verbatim. Use delta < 1/n (typically << 1/n)."
+        )
+    return value

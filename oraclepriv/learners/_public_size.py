@@ -41,11 +41,25 @@ import numpy as np
 
 from oraclepriv.integer_search import largest_holding
 from oraclepriv.near_ties import numerical_delta
+from oraclepriv.validation import NO_VALIDATION, POSITIVE_INTEGER, Alternatives, StrOptions, check_param
 
-__all__ = ["PUBLIC_SIZE_AUTO", "PublicSizeMixin", "check_public_size", "public_generator", "vc_dimension"]
+__all__ = [
+    "PUBLIC_SIZE",
+    "PUBLIC_SIZE_AUTO",
+    "PublicSizeMixin",
+    "check_public_size",
+    "public_generator",
+    "vc_dimension",
+]
 
 #: the value of ``public_size`` that asks for the theory's default
 PUBLIC_SIZE_AUTO = "auto"
+#: the constraint the learners that take ``public_size`` declare for it (scikit-learn's ``_parameter_constraints``
+#: style): None (every public point), "auto" (the theory's number) or a positive integer
+PUBLIC_SIZE: Alternatives = (None, StrOptions(PUBLIC_SIZE_AUTO), POSITIVE_INTEGER)
+#: the constraints of the two parameters :class:`PublicSizeMixin` adds (``public_random_state`` is checked, against
+#: ``random_state``, when the subsample is drawn: :func:`public_generator`)
+PUBLIC_SIZE_CONSTRAINTS: dict[str, Alternatives] = {"public_size": PUBLIC_SIZE, "public_random_state": NO_VALIDATION}
 
 
 def vc_dimension(hypothesis_class: str, n_features: int) -> int:
@@ -73,12 +87,10 @@ def vc_dimension(hypothesis_class: str, n_features: int) -> int:
 
 
 def check_public_size(value: Any) -> int | str | None:
-    """``public_size``: None, ``"auto"`` or a positive integer (bools refused); returned as None, "auto" or int."""
-    if value is None or (isinstance(value, str) and value == PUBLIC_SIZE_AUTO):
-        return value
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"public_size must be None, 'auto' or a positive integer; got {value!r}")
-    return int(value)
+    """``public_size`` checked against :data:`PUBLIC_SIZE` (the learners' declared constraint) and returned
+    as None, "auto" or an int."""
+    check_param(value, "public_size", PUBLIC_SIZE)
+    return value if value is None or isinstance(value, str) else int(value)
 
 
 def public_generator(public_random_state: Any, random_state: Any, points: np.ndarray) -> np.random.Generator:

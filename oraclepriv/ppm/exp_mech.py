@@ -24,8 +24,11 @@ floating-point implementation, the Mironov (2012) caveats about float sampling a
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+
+from oraclepriv.validation import check_epsilon as check_any_epsilon
 
 __all__ = [
     "log_probabilities",
@@ -36,15 +39,10 @@ __all__ = [
 ]
 
 
-def check_epsilon(epsilon) -> float:
-    """ε > 0 (``inf`` allowed: the non-private argmin debug mode). Errors name the value."""
-    try:
-        eps = float(epsilon)
-    except (TypeError, ValueError):
-        raise ValueError(f"epsilon must be a number > 0 (or inf); got {epsilon!r}") from None
-    if not eps > 0:  # also rejects NaN
-        raise ValueError(f"epsilon must be > 0 (or inf for the non-private debug mode); got {epsilon!r}")
-    return eps
+def check_epsilon(epsilon: Any) -> float:
+    """The mechanism's epsilon: :func:`oraclepriv.validation.check_epsilon` (the one rule of the library and the
+    command line) with ``inf`` taken, the non-private debug mode above."""
+    return check_any_epsilon(epsilon, allow_inf=True)
 
 
 def log_probabilities(mistakes: np.ndarray, epsilon: float) -> np.ndarray:
