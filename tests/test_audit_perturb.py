@@ -1,25 +1,30 @@
-"""Audits of Algorithms 2 and 3 (stability of fbar + the mechanism on u), each with a negative control."""
+"""Audits of Algorithms 2 and 3 (stability of fbar + the mechanism on u, oraclepriv.audit.mechanism, run by
+oraclepriv.audit.suite.perturb_audit_suite), each with a negative control."""
 
 import pytest
 
 from oraclepriv.audit import audit_learner, flip_scenario
-from oraclepriv.audit.controls import PerturbationWithoutNoise, RegularizationEtaNotScaled
-from oraclepriv.audit.mechanism import audit_perturb_learner, audit_release
-from oraclepriv.audit.scenarios import linear_flat_scenario
-from oraclepriv.learners import Perturbation, Regularization
+from oraclepriv.audit.controls import PerturbationWithoutNoise
+from oraclepriv.audit.mechanism import audit_release
+from oraclepriv.audit.suite import perturb_audit_suite
+from oraclepriv.learners import Perturbation
 from oraclepriv.learners.perturb import calibrate_gamma
 
 
-@pytest.mark.parametrize("noise, delta", [("gaussian", 1e-3), ("laplace", 0.0)])
-def test_regularization_passes_and_sum_vs_average_eta_bug_is_caught(noise, delta):
-    sc = linear_flat_scenario(200)
-    good = audit_perturb_learner(Regularization(epsilon=1.0, delta=delta, noise=noise, eta=0.2), sc, n_samples=100_000)
-    bad = audit_perturb_learner(
-        RegularizationEtaNotScaled(epsilon=1.0, delta=delta, noise=noise, eta=0.2), sc, n_samples=100_000
-    )
-    assert good.passed, good.to_dict()
-    assert good.distance_m == pytest.approx(1 / (2 * 200 * 0.2), rel=1e-4)  # fbar_D' = 1/(2 eta_sum)
-    assert not bad.passed and not bad.stability_ok and bad.eps_lower > 1.5, bad.to_dict()
+def test_the_suite_passes_the_learners_and_catches_each_control_by_its_stability_claim():
+    shown, progress = [], []
+    rows = perturb_audit_suite(n_samples=100_000, on_row=shown.append, progress=lambda *p: progress.append(p))
+    assert shown == rows and progress[-1] == (len(rows), len(rows)) == (6, 6)
+    assert all(row["verdict"] == "ok" for row in rows), rows
+    by_label = {row["learner"]: row for row in rows}
+    for noise in ("gaussian", "laplace"):
+        good = by_label[f"Regularization, {noise} noise"]
+        bad = by_label[f"control: eta not scaled to the sum objective, {noise} noise"]
+        assert good["passed"] and good["distance_m"] == pytest.approx(1 / (2 * 200 * 0.2), rel=1e-4)  # 1/(2 eta_sum)
+        assert not bad["passed"] and not bad["stability_ok"] and bad["eps_lower"] > 1.5
+    assert by_label["Perturbation"]["passed"] and by_label["Perturbation"]["rho"] == 2.0
+    tiny_radius = by_label["control: a claimed stability radius below the true one (rho = 0.05)"]
+    assert not tiny_radius["passed"] and not tiny_radius["stability_ok"]
 
 
 @pytest.mark.parametrize("noise, delta", [("gaussian", 1e-3), ("laplace", 0.0)])
@@ -43,18 +48,3 @@ def test_perturbation_black_box_audit_catches_missing_perturb_noise():
     bad = audit_learner(make(PerturbationWithoutNoise), sc, epsilon=1.0, delta=1e-3, n_runs=600)
     assert good.passed, good.to_dict()
     assert not bad.passed, bad.to_dict()
-
-
-def test_perturbation_stability_and_mechanism_audit():
-    sc = flip_scenario()
-    res = audit_perturb_learner(
-        Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5), sc, n_samples=100_000
-    )
-    assert res.passed and res.rho == 2.0, res.to_dict()
-    # with a (wrongly) tiny claimed stability radius the same audit fails on stability
-    bad = audit_perturb_learner(
-        Perturbation(epsilon=1.0, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5, rho=0.05, rho_delta=1e-4),
-        sc,
-        n_samples=100_000,
-    )
-    assert not bad.passed and not bad.stability_ok, bad.to_dict()

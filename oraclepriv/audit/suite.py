@@ -1,4 +1,5 @@
-"""The audit suites behind ``oraclepriv audit rrspm``, ``audit subsample`` and ``audit public-cover``: every
+"""The audit suites behind ``oraclepriv audit rrspm``, ``audit subsample`` and ``audit public-cover``, and the
+stability + mechanism audit of Perturbation and Regularization (:func:`perturb_audit_suite`): every
 scenario is run on the correct learner (must pass) and on the deliberately broken variants it is
 built to catch (must fail).
 
@@ -8,6 +9,7 @@ learner, fail for a negative control) and "UNEXPECTED" otherwise.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +19,7 @@ from oraclepriv.audit.controls import (
     ClaimingQuantileSplitBackend,
     PublicCoverEMHalfSensitivity,
     PublicCoverEMPrivateCover,
+    RegularizationEtaNotScaled,
     RRSPMRateAsScale,
     RRSPMRetryOnFailure,
     RRSPMReturnsFhat,
@@ -26,10 +29,12 @@ from oraclepriv.audit.controls import (
     targeting_backend,
 )
 from oraclepriv.audit.exact import audit_exact_distribution
-from oraclepriv.audit.runner import audit_learner, audit_reduced, detectable_loss
+from oraclepriv.audit.mechanism import audit_perturb_learner
+from oraclepriv.audit.runner import Neighbours, audit_learner, audit_reduced, detectable_loss
 from oraclepriv.audit.scenarios import (
     flip_scenario,
     leak_scenario,
+    linear_flat_scenario,
     quantile_scenario,
     teacher_flip_scenario,
     tight_construction,
@@ -37,14 +42,26 @@ from oraclepriv.audit.scenarios import (
 )
 from oraclepriv.backends import registered_backend
 from oraclepriv.execution import Progress
+from oraclepriv.learners.perturbation import Perturbation
 from oraclepriv.learners.public_cover_em import PublicCoverEM
+from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
 
-__all__ = ["rrspm_audit_suite", "subsample_audit_suite", "public_cover_audit_suite", "em_audit_data"]
+__all__ = [
+    "rrspm_audit_suite",
+    "subsample_audit_suite",
+    "public_cover_audit_suite",
+    "perturb_audit_suite",
+    "em_audit_data",
+]
 
 
-def _cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
+#: one audited case: (label, scenario, learner class, extra params, must_pass)
+Case = tuple[str, Neighbours, type, dict[str, Any], bool]
+
+
+def _cases() -> list[Case]:
     """(label, scenario, learner class, extra params, must_pass)."""
     tight1 = tight_construction(1)
     tight2 = tight_construction(2)
@@ -109,7 +126,13 @@ def _counter(progress: Progress | None, total: int) -> Callable[[], None]:
 
 
 def _record(
-    rows: list[dict[str, Any]], row: dict[str, Any], passed: bool, must_pass: bool, seconds: float, on_row, tick
+    rows: list[dict[str, Any]],
+    row: dict[str, Any],
+    passed: bool,
+    must_pass: bool,
+    seconds: float,
+    on_row: OnRow | None,
+    tick: Callable[[], None],
 ) -> None:
     """Add the verdict columns (ok = the expected outcome: pass for a learner, fail for a control); report the row."""
     row.update(
@@ -126,13 +149,29 @@ def _record(
     tick()
 
 
-def _run_cases(cases, n_runs: int, epsilon: float, seed: int, on_row, tick, n_jobs: int = 1) -> list[dict[str, Any]]:
-    rows = []
+def _seeded(cls: type, epsilon: float, hypothesis_class: str, params: dict[str, Any]) -> Callable[[int], Any]:
+    """The audit's learner factory: a fresh ``cls`` with the claimed epsilon, the scenario's class and ``params``
+    for every run's seed."""
+
+    def make(seed: int) -> Any:
+        return cls(**{"epsilon": epsilon, "hypothesis_class": hypothesis_class, "random_state": seed, **params})
+
+    return make
+
+
+def _run_cases(
+    cases: list[Case],
+    n_runs: int,
+    epsilon: float,
+    seed: int,
+    on_row: OnRow | None,
+    tick: Callable[[], None],
+    n_jobs: int = 1,
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     for label, scenario, cls, params, must_pass in cases:
         result = audit_learner(
-            lambda s, cls=cls, params=params, scenario=scenario: cls(
-                **{"epsilon": epsilon, "hypothesis_class": scenario.hypothesis_class, "random_state": s, **params}
-            ),
+            _seeded(cls, epsilon, scenario.hypothesis_class, params),
             scenario,
             epsilon=epsilon,
             delta=float(params.get("delta", 0.0)),
@@ -158,7 +197,7 @@ def _run_cases(cases, n_runs: int, epsilon: float, seed: int, on_row, tick, n_jo
     return rows
 
 
-def _reduced_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
+def _reduced_cases() -> list[Case]:
     """(label, scenario, learner class, extra params, must_pass) audited with the reduced sampler."""
     tight1, tight2, half = tight_construction(1), tight_construction(2), tight_halfspace_construction(2)
     return [
@@ -171,13 +210,13 @@ def _reduced_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
     ]
 
 
-def _run_reduced_cases(cases, draws: int, epsilon: float, seed: int, on_row, tick) -> list[dict[str, Any]]:
-    rows = []
+def _run_reduced_cases(
+    cases: list[Case], draws: int, epsilon: float, seed: int, on_row: OnRow | None, tick: Callable[[], None]
+) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     for label, scenario, cls, params, must_pass in cases:
         result = audit_reduced(
-            lambda s, cls=cls, params=params, scenario=scenario: cls(
-                **{"epsilon": epsilon, "hypothesis_class": scenario.hypothesis_class, "random_state": s, **params}
-            ),
+            _seeded(cls, epsilon, scenario.hypothesis_class, params),
             scenario,
             epsilon=epsilon,
             n_runs=draws,
@@ -232,7 +271,7 @@ def rrspm_audit_suite(
     return rows + _run_reduced_cases(reduced, draws, epsilon, seed, on_row, tick)
 
 
-def _subsample_cases() -> list[tuple[str, Any, type, dict[str, Any], bool]]:
+def _subsample_cases() -> list[Case]:
     """(label, scenario, learner class, extra params, must_pass) for SubsampleAggregate (k = 9, Laplace)."""
     flip = teacher_flip_scenario()
     base = {"n_teachers": 9, "noise": "laplace", "delta": 0.0}
@@ -366,7 +405,7 @@ def public_cover_audit_suite(
         learner_params = {k: v for k, v in params.items() if not k.startswith("_")}
         public = None if learner_params.get("cover") == "private-features" else Z
         result = audit_exact_distribution(
-            lambda cls=cls, p=learner_params, h=hypothesis: cls(epsilon=epsilon, hypothesis_class=h, **p),
+            functools.partial(cls, epsilon=epsilon, hypothesis_class=hypothesis, **learner_params),
             X,
             y,
             public,
@@ -385,6 +424,81 @@ def public_cover_audit_suite(
             "n_neighbours": result.n_neighbours,
             "epsilon_hat": result.epsilon_hat,
             "worst_pair": f"position {result.worst.get('position')}: {result.worst.get('replacement')}",
+        }
+        _record(rows, row, result.passed, must_pass, result.seconds, on_row, tick)
+    return rows
+
+
+def _perturb_cases(epsilon: float) -> list[tuple[str, Neighbours, Any, bool]]:
+    """(label, scenario, unfitted learner, must_pass) for :func:`perturb_audit_suite`: Regularization with either
+    noise law on the scenario whose shift is as large as strong convexity allows, and Perturbation on the flip
+    scenario, each beside the control that breaks its stability claim."""
+    flat, flip = linear_flat_scenario(200), flip_scenario()
+    cases: list[tuple[str, Neighbours, Any, bool]] = []
+    for noise, delta in (("gaussian", 1e-3), ("laplace", 0.0)):
+        cases += [
+            (
+                f"Regularization, {noise} noise",
+                flat,
+                Regularization(epsilon=epsilon, delta=delta, noise=noise, eta=0.2),
+                True,
+            ),
+            (
+                f"control: eta not scaled to the sum objective, {noise} noise",
+                flat,
+                RegularizationEtaNotScaled(epsilon=epsilon, delta=delta, noise=noise, eta=0.2),
+                False,
+            ),
+        ]
+    return cases + [
+        (
+            "Perturbation",
+            flip,
+            Perturbation(epsilon=epsilon, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5),
+            True,
+        ),
+        (
+            "control: a claimed stability radius below the true one (rho = 0.05)",
+            flip,
+            Perturbation(
+                epsilon=epsilon, delta=1e-3, hypothesis_class="threshold", eta=0.01, J=5, rho=0.05, rho_delta=1e-4
+            ),
+            False,
+        ),
+    ]
+
+
+def perturb_audit_suite(
+    n_samples: int = 200_000,
+    epsilon: float = 1.0,
+    seed: int = 0,
+    *,
+    on_row: OnRow | None = None,
+    progress: Progress | None = None,
+) -> list[dict[str, Any]]:
+    """Stability + mechanism audit (:mod:`oraclepriv.audit.mechanism`) of Perturbation and Regularization (Block,
+    Bun, Desai, Shetty, Wu, "Oracle-Efficient Differentially Private Learning with Public Data", Algorithms 2 and
+    3) and of the controls that break their stability claims: the centres fbar(Z) on both neighbours, computed
+    by the learner's own code, must lie within the radius rho the learner calibrated gamma with, and ``n_samples``
+    draws of the released vector under each centre bound the loss from below (``on_row`` and ``progress`` as in
+    :func:`rrspm_audit_suite`)."""
+    rows: list[dict[str, Any]] = []
+    cases = _perturb_cases(epsilon)
+    tick = _counter(progress, len(cases))
+    for label, scenario, learner, must_pass in cases:
+        result = audit_perturb_learner(learner, scenario, n_samples=n_samples, seed=seed)
+        row = {
+            "scenario": scenario.name,
+            "learner": label,
+            "epsilon": result.epsilon,
+            "delta": result.delta,
+            "n_runs": n_samples,
+            "sampler": f"stability + mechanism ({result.noise} noise)",
+            "eps_lower": result.eps_lower,
+            "eps_point": result.estimate.eps_point,
+            "distance_m": result.distance_m,
+            "rho": result.rho,
+            "stability_ok": result.stability_ok,
         }
         _record(rows, row, result.passed, must_pass, result.seconds, on_row, tick)
     return rows
