@@ -11,6 +11,7 @@ calibration without its union bound (the sqrt(m)-only shape) is run too and repo
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -152,7 +153,7 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
         cases.append(
             SuiteCase(
                 f"tight-{sc.hypothesis_class}-m{m}",
-                lambda h=sc.hypothesis_class: RRSPM(epsilon=1.0, hypothesis_class=h),
+                functools.partial(RRSPM, epsilon=1.0, hypothesis_class=sc.hypothesis_class),
                 sc.X,
                 sc.y,
                 sc.X_public,
@@ -168,7 +169,7 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
             cases.append(
                 SuiteCase(
                     f"tight-halfspace-d{d}",
-                    lambda b=backend: RRSPM(epsilon=1.0, hypothesis_class="halfspace", backend=b),
+                    functools.partial(RRSPM, epsilon=1.0, hypothesis_class="halfspace", backend=backend),
                     X,
                     y,
                     Z,
@@ -225,13 +226,25 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
         )
     )
     flip = teacher_flip_scenario()
-    laplace = dict(
-        n_teachers=9, noise="laplace", delta=0.0, epsilon=1.0, hypothesis_class=flip.hypothesis_class, random_state=0
-    )
+
+    def laplace_teachers(
+        cls: type[SubsampleAggregate], hypothesis_class: str = flip.hypothesis_class
+    ) -> Callable[[], SubsampleAggregate]:
+        """k = 9 teachers, Laplace votes, one fixed random split."""
+        return functools.partial(
+            cls,
+            n_teachers=9,
+            noise="laplace",
+            delta=0.0,
+            epsilon=1.0,
+            hypothesis_class=hypothesis_class,
+            random_state=0,
+        )
+
     cases.append(
         SuiteCase(
             flip.name,
-            lambda: SubsampleAggregate(**laplace),
+            laplace_teachers(SubsampleAggregate),
             flip.X,
             flip.y,
             flip.X_public,
@@ -244,7 +257,7 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
     cases.append(
         SuiteCase(
             flip.name,
-            lambda: SubsampleAggregateSharedData(**laplace),
+            laplace_teachers(SubsampleAggregateSharedData),
             flip.X,
             flip.y,
             flip.X_public,
@@ -278,11 +291,15 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
     )
     draws = 2_000_000 if quick else 10_000_000
     sc = tight_construction(2)
-    gaussian = dict(epsilon=1.0, delta=1e-2, noise="gaussian", hypothesis_class=sc.hypothesis_class)
+
+    def gaussian(cls: type[RRSPM], hypothesis_class: str = sc.hypothesis_class) -> Callable[[], RRSPM]:
+        """RRSPM (or a variant) with Gaussian noise at delta = 0.01 on the tight construction's class."""
+        return functools.partial(cls, epsilon=1.0, delta=1e-2, noise="gaussian", hypothesis_class=hypothesis_class)
+
     cases.append(
         SuiteCase(
             "tight-stump-m2",
-            lambda: RRSPM(**gaussian),
+            gaussian(RRSPM),
             sc.X,
             sc.y,
             sc.X_public,
@@ -299,7 +316,7 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
         cases.append(
             SuiteCase(
                 "tight-threshold-m1",
-                lambda f=factor: laplace_scaled(f)(epsilon=1.0, hypothesis_class="threshold"),
+                functools.partial(laplace_scaled(factor), epsilon=1.0, hypothesis_class="threshold"),
                 sc1.X,
                 sc1.y,
                 sc1.X_public,
@@ -339,7 +356,7 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
     cases.append(
         SuiteCase(
             "tight-stump-m2",
-            lambda: _gaussian_scaled(0.35)(**gaussian),
+            gaussian(_gaussian_scaled(0.35)),
             sc.X,
             sc.y,
             sc.X_public,
@@ -353,7 +370,7 @@ def suite_cases(quick: bool = False) -> list[SuiteCase]:
     cases.append(
         SuiteCase(
             "tight-stump-m2",
-            lambda: RRSPMGaussianSqrtMOnly(**gaussian),
+            gaussian(RRSPMGaussianSqrtMOnly),
             sc.X,
             sc.y,
             sc.X_public,
