@@ -2,7 +2,7 @@
 
 Numbers are reported as ratios against a baseline measured in the same run (never as timed
 tests): the stump sweep against numpy's argsort of the same columns, the d = 2 enumeration
-as absolute seconds next to the targets of issue #2 (< 1 s at n = 700, < 10 s at n = 5000), and
+as absolute seconds next to its targets (< 1 s at n = 700, < 10 s at n = 5000), and
 the d = 3 enumeration next to its targets (< 5 s at n = 300, < 120 s at n = 1000) *and* the
 ``scip-bc`` branch-and-cut backend on the same instance in the same run (with a time limit), as
 a ratio. Where both are certified their objectives must agree (a cross-check of exactness).
@@ -200,7 +200,7 @@ def enumerate_d3_crossover(
     return rows
 
 
-#: issue targets, seconds: enumerate d = 2 (issue #2) and d = 3
+#: the targets, seconds, of enumerate in d = 2 and d = 3
 ENUMERATE_TARGETS = {(700, 2): 1.0, (5000, 2): 10.0, (300, 3): 5.0, (1000, 3): 120.0}
 
 

@@ -106,6 +106,6 @@ def markdown_report(result: dict[str, Any], command: str) -> str:
     columns = ["case", "d", "n", "n_pub", "class_size", "n_candidates", "best_wall_seconds"]
     note = (
         "PPM learner (Bassily, Moran, Nandi, Alg. 2) fit time; targets: d=2 with n_pub=200 < 10 s on 2 cores; "
-        "d=1 at n=1e6 (issue #5)."
+        "d=1 at n=1e6."
     )
     return markdown_table("PPM learner", command, rows, columns, note)

@@ -1,5 +1,5 @@
 """What oracle efficiency buys with real solvers: wall-clock, oracle calls and error of every private learner, and
-what the privacy noise does to an oracle call (issue 16).
+what the privacy noise does to an oracle call.
 
 The papers count oracle calls as if each cost one unit (Block, Bun, Desai, Shetty, Wu, "Oracle-Efficient
 Differentially Private Learning with Public Data"). Here every call is timed on the exact backends, beside its

@@ -29,7 +29,7 @@ labelings), so nothing about the learning problem changes; the data just become 
 (standardisation included): a halfspace composed with an invertible affine map is a halfspace,
 so the class's labelings, and the 0-1 problem, are unchanged.
 
-The real-data tier (:data:`REAL_TIER`, ``oraclepriv bench mip --suite real``, issue #17):
+The real-data tier (:data:`REAL_TIER`, ``oraclepriv bench mip --suite real``):
 halfspace instances in d = 4..10 a user would bring. Real data at full size (breast cancer,
 wine cultivars, iris species, digit pairs and even vs odd, diabetes progression above its
 median) on feature groups in their exact units, or on principal-component projections

@@ -118,7 +118,7 @@ def _real(name: str, n: int, d: int, dataset: str, **params: Any) -> InstanceSpe
     return InstanceSpec(name, "halfspace", "sklearn", n, d, 0, (("dataset", dataset), *params.items()))
 
 
-#: The real-data tier of the MIP benchmark (issue #17, ``oraclepriv bench mip --suite real``):
+#: The real-data tier of the MIP benchmark (``oraclepriv bench mip --suite real``):
 #: halfspace instances with d = 4..10 that a user would bring. Real data at full size from the data
 #: sets bundled with scikit-learn (feature groups in their own exact units, or principal-component
 #: projections, :func:`principal_component_scores`), and noisy synthetic families whose features

@@ -17,7 +17,7 @@ the speed-up and of the region order are in ``docs/solvers/scip-bc.md``.
 
 Where the regions run: joblib's active configuration decides (``joblib.parallel_config``), with
 processes preferred, so the default is joblib's local process pool (loky) and
-``with joblib.parallel_config(backend="dask"):`` runs the regions on a Dask cluster (issue #14;
+``with joblib.parallel_config(backend="dask"):`` runs the regions on a Dask cluster (
 ``docs/solvers/scip-bc.md``, "Parallel search"). The bound does not depend on where a region ran.
 
 Deadlines and signals (``docs/deadlines.md``): every region gets the call's deadline as a

@@ -1,6 +1,6 @@
 """``gurobi``: the good big-M model for halfspace 0-1 ERM on Gurobi, a restricted-class peer in the benchmark.
 
-The model an optimization researcher would build first (issue 17): on the reduced problem (labels
+The model an optimization researcher would build first: on the reduced problem (labels
 flipped so that every weight is >= 0, :mod:`oraclepriv.oracle`), with the data mapped per column
 onto [-1, 1] and identical (x, label) points merged into one group of summed weight,
 
