@@ -133,8 +133,8 @@ def test_discretized_model_certifies_only_through_the_trivial_bound():
     y[:3] = 1 - y[:3]  # noisy: the optimum is > 0 but nothing beyond 0 is proved
     noisy = cpsat("halfspace").solve(X, y)
     assert noisy.bound == 0.0 and noisy.objective > 0 and not noisy.certified
-    # issue 15, item 7: CP-SAT solved the *discretized* points to optimality, which proves nothing
-    # about these ones: the status is "feasible", not "optimal" (it said "optimal" before)
+    # CP-SAT solved the *discretized* points to optimality, which proves nothing about these ones:
+    # the status is "feasible", not "optimal"
     assert noisy.details["cpsat_status"] == "OPTIMAL" and noisy.status == "feasible"
     assert sep.status == "optimal"  # met its (trivial) bound: proved
 

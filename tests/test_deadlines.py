@@ -1,11 +1,10 @@
-"""One deadline per oracle call (issue 15, item 1; docs/deadlines.md).
+"""One deadline per oracle call (docs/deadlines.md).
 
 A call with ``time_limit=T`` returns within T plus a small overhead for every backend, honestly:
 a time-limited answer's bound is still a proved lower bound (checked across backends and against
 exact optima), and it is certified only when that bound proves it. The timing assertions use a
-generous slack (the machine may be shared) and, on the instances here, the code before the deadline
-took 5 to 6 s for scip-bc and highs (their start heuristics ignored the limit) and 4 s for the
-enumeration, so they fail there.
+generous slack (the machine may be shared) but are far below what a solver whose start heuristics
+ignore the limit takes on the instances here, so such a solver fails them.
 """
 
 from __future__ import annotations
@@ -163,7 +162,7 @@ def test_deadlines_at_every_phase_never_give_a_false_certificate(backend):
                 assert res.status != "optimal"
 
 
-# -- the n = 20000, d = 5 instance of issue 15 -----------------------------------------------------
+# -- the n = 20000, d = 5 learning task --------------------------------------------------------------
 
 TASK = ROOT / "instances" / "task-5d-n20000-private.csv"
 HALFSPACE_MIP_BACKENDS = ["scip-bc", "highs", "scip", "pyomo", "cpsat", "naive-highs"]
@@ -172,8 +171,7 @@ HALFSPACE_MIP_BACKENDS = ["scip-bc", "highs", "scip", "pyomo", "cpsat", "naive-h
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", HALFSPACE_MIP_BACKENDS)
 def test_time_limit_2_on_the_n20000_d5_instance(backend):
-    """Issue 15's reproduction (scip-bc took 173 s, highs 161 s, pyomo 162 s, scip 196 s at
-    --time-limit 2): the oracle call returns within 2 s plus the slack, and the whole command
+    """A large task at --time-limit 2 (a MIP solver that ignores the limit takes minutes here): the oracle call returns within 2 s plus the slack, and the whole command
     ``oraclepriv erm ... --time-limit 2 --json`` (interpreter, imports and CSV included) within 5 s
     on an idle machine (asserted with a slack of 5 s for a loaded one)."""
     import pandas as pd

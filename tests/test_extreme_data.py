@@ -1,4 +1,4 @@
-"""Numerically extreme but valid data (issue 15, item 4; docs/theory/certification.md, "Extreme magnitudes").
+"""Numerically extreme but valid data (docs/theory/certification.md, "Extreme magnitudes").
 
 Subnormal coordinates (~5e-324), 1e+-300 scales, columns of very different magnitudes and weights
 near the ends of the float64 range are solved exactly, or refused up front with a ValueError that
@@ -108,7 +108,7 @@ def test_stumps_on_any_floats_with_extreme_weights(column, data):
     check_exact(res, brute_stump(column[:, None], y, w), w, must_certify=True)
 
 
-# -- the reproductions of issue 15 ------------------------------------------------------------------
+# -- reported failures, reproduced ------------------------------------------------------------------
 
 
 def _grid_instance(seed: int = 0, n: int = 8, d: int = 2):

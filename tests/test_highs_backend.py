@@ -196,8 +196,8 @@ def test_halfspace_bigm_is_honest_on_degenerate_data(backend, seed, n, d, intege
 @pytest.mark.parametrize("backend", MIP_BACKENDS)
 def test_halfspace_bigm_certifies_most_collinear_and_coplanar_instances(backend):
     """The share of 40 seeded instances (d = 2, 3; every point on a line or a plane, not all equal;
-    real and integer signed weights) that method="bigm" certifies: 27 of 40 at the time of writing
-    (the rest are degenerate configurations its relaxation does not close, e.g. collinear 1, 0, 1).
+    real and integer signed weights) that method="bigm" certifies
+    (those it does not are degenerate configurations its relaxation does not close, e.g. collinear 1, 0, 1).
     At least half must certify, so a backend that gives up on degenerate data (bound -inf, never
     certified) fails here; each answer is checked against brute force."""
     rng = np.random.default_rng(0)
@@ -242,8 +242,8 @@ def best_margin(X: np.ndarray, y: np.ndarray, labeling: np.ndarray, weights: np.
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 8), d=st.integers(1, 3))
 # found by Hypothesis: two points 4.5e-5 apart whose *reduced* labels differ (negative weights flip
-# labels), so the optimum has no margin-gamma representative; the test used to check the margin
-# with the original labels and wrongly expected the margin model to reach the optimum
+# labels), so the optimum has no margin-gamma representative: the margin is checked with the reduced
+# labels, the ones the margin model sees
 @example(seed=441364, n=7, d=1)
 def test_halfspace_margin_mode_is_exact_when_the_optimum_has_margin_gamma(backend, seed, n, d):
     """certify='margin' proves optimality over halfspaces whose correct points have margin >=

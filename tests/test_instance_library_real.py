@@ -1,4 +1,4 @@
-"""The real-data tier of the instance library (issue #17): its files regenerate byte-identically from
+"""The real-data tier of the instance library: its files regenerate byte-identically from
 their specs, its manifest values are consistent, the manifest merge never loses a best value or
 accepts a false proof, and ``bench mip --suite real --quick`` runs end to end."""
 

@@ -1,7 +1,7 @@
 """Fortran-ordered data (pandas' ``to_numpy()``) is accepted without a copy and solved identically.
 
-``as_features`` keeps a contiguous input's layout (it used to force C order, a transposing copy of
-the private data in every learner fit), so every backend must give the same answer on C- and
+``as_features`` keeps a contiguous input's layout (forcing C order would copy the private data in every
+learner fit), so every backend must give the same answer on C- and
 Fortran-ordered copies of the same points.
 """
 

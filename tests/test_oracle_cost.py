@@ -245,9 +245,9 @@ def test_crossover_is_the_d_from_which_on_rrspm_is_cheaper():
 
 
 def test_a_run_without_a_backend_keeps_its_stored_cells(tiny, tmp_path, monkeypatch):
-    """Regression: on a machine without one of the configured backends (gurobipy not installed) a resumed run
-    used to plan no cells for it and rewrote the snapshot without the cells another machine had stored for it,
-    silently. Now they are kept and reported, and nothing is recomputed."""
+    """On a machine without one of the configured backends (gurobipy not installed), a resumed run keeps and
+    reports the cells another machine stored for that backend, never rewrites the snapshot without them, and
+    recomputes nothing."""
     import shutil
 
     import oraclepriv.backends as backends_module

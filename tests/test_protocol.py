@@ -338,7 +338,8 @@ def test_result_fields_and_to_dict():
     ],
 )
 def test_a_solver_module_imports_on_its_own(module):
-    """``import oraclepriv.solvers.base`` on its own used to be circular (base -> oraclepriv -> oracle -> base)."""
+    """Each solver module imports on its own, in a fresh interpreter: no import cycle through the package (e.g.
+    base -> oraclepriv -> oracle -> base)."""
     import subprocess
     import sys
 
@@ -346,7 +347,7 @@ def test_a_solver_module_imports_on_its_own(module):
     assert done.returncode == 0, done.stderr
 
 
-# ---------------------------------------------------------------- logging (issue 14)
+# ---------------------------------------------------------------- logging
 
 
 def test_library_events_are_logged_at_debug_on_the_oraclepriv_loggers(caplog):
@@ -373,7 +374,7 @@ def test_library_events_are_logged_at_debug_on_the_oraclepriv_loggers(caplog):
 
 
 def test_optimal_only_when_the_answer_meets_its_bound():
-    """issue 15, item 7: a backend that says "optimal" about an answer that does not meet its bound
+    """A backend that says "optimal" about an answer that does not meet its bound
     is reported "feasible" (its word kept in details["backend_status"]); an answer that meets a bound
     over a restricted class stays "optimal" with the restriction stated; time_limit stays."""
     X = np.array([[0.0], [1.0], [2.0], [3.0]])

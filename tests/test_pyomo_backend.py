@@ -69,7 +69,7 @@ def test_bigm_is_honest_on_collinear_and_coplanar_data_and_certifies_most():
     """method="bigm" may stay uncertified on degenerate data (its relaxation is not tight there):
     on 20 seeded instances whose points all lie on a line or a plane (not all equal), every answer
     keeps bound <= brute-force optimum <= objective, a certificate means the optimum, and at least
-    half certify (15 of 20 at the time of writing), so giving up on degenerate data fails."""
+    half certify, so giving up on degenerate data fails."""
     rng = np.random.default_rng(0)
     total, certified = 20, 0
     for i in range(total):

@@ -538,14 +538,14 @@ def test_parallel_time_limit_is_reported_and_not_certified():
     res = make_oracle("halfspace", backend="scip-bc", workers=2, time_limit=20).solve(X, y, w)
     assert res.status == "time_limit" and not res.certified
     assert res.bound < res.objective
-    # the regions share one wall-clock deadline (regression: each queued region used to get the whole
-    # remaining time, so 8 regions on 2 workers ran ~4x over the limit)
+    # the regions share one wall-clock deadline (a queued region that got the whole remaining time would
+    # let 8 regions on 2 workers run about 4x over the limit)
     assert res.seconds < 20 + 8, res.details.get("region_status")
 
 
 @pytest.mark.slow
 def test_parallel_regions_run_on_a_dask_cluster_inside_joblib_parallel_config(caplog):
-    """issue 14: scip-bc:workers=k honours the active joblib configuration. Inside
+    """scip-bc:workers=k honours the active joblib configuration. Inside
     ``joblib.parallel_config(backend="dask")`` its regions run on the Dask cluster's worker
     processes (their pids are the cluster's, not loky's) and the answer is the one of the local run;
     the dispatch is logged at DEBUG on ``oraclepriv.solvers.branch_and_cut.scip_bc_parallel``."""

@@ -1,4 +1,4 @@
-"""The strategies of ``scip-bc`` for a few heavy weights among many light ones (issue 17, item 4).
+"""The strategies of ``scip-bc`` for a few heavy weights among many light ones.
 
 Every strategy (``plain``, ``priority``, ``split``, ``heavy-first``, ``decompose``, ``partition``, ``auto``) is
 checked against independent methods: the brute force of ``tests/brute_force.py`` (all labelings,

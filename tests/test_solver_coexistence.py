@@ -1,6 +1,6 @@
 """highspy and OR-Tools must load and solve side by side in one process, in either import order.
 
-Measured (issue #3): highspy 1.15.1 and ortools 9.15 raise an undefined-symbol ImportError in
+The pins' reason: highspy 1.15.1 and ortools 9.15 raise an undefined-symbol ImportError in
 whichever is imported second (ortools bundles HiGHS 1.12.0). highspy 1.14.0 + ortools 9.15.6755
 work; these are the pins. Each order runs in a fresh interpreter, since a process that already
 holds one of the libraries is exactly what the test must not reuse. The child prints one JSON

@@ -220,8 +220,8 @@ def _in_range(result):
 
 @pytest.mark.parametrize("draws", [1, 10])
 def test_sampled_run_with_too_few_draws_is_inconclusive_not_verified(draws):
-    """A handful of draws bounds neither the loss nor delta(eps): the claim is neither refuted nor supported. It
-    used to read "verified" with loss_low < 0 and delta_high ~ 3."""
+    """A handful of draws bounds neither the loss nor delta(eps): the claim is neither refuted nor supported, so the
+    verdict is inconclusive, never "verified" (a loss bound below 0 or a delta bound above 1 supports nothing)."""
     result = verify_learner(RRSPM(epsilon=1.0, hypothesis_class="threshold"), *SMALL, mode="sampled", draws=draws)
     assert result.verdict == "inconclusive"
     assert result.loss_high > result.epsilon >= result.loss_low  # the interval contains the claim
