@@ -26,7 +26,8 @@ def _run(args: list[str], cwd: Path, timeout: int = 300) -> str:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> tuple[Path, Path]:
+def wheel(tmp_path_factory) -> Path:
+    """The wheel built from a copy of this checkout."""
     base = tmp_path_factory.mktemp("wheel")
     source = base / "source"  # build from a copy: an in-tree build would leave build/ in the checkout
     source.mkdir()
@@ -41,7 +42,13 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
         [sys.executable, "-m", "pip", "wheel", str(source), "--no-deps", "--no-build-isolation", "-q", "-w", str(base)],
         base,
     )
-    wheel = next(base.glob("oraclepriv-*.whl"))
+    return next(base.glob("oraclepriv-*.whl"))
+
+
+@pytest.fixture(scope="module")
+def installed(wheel: Path) -> tuple[Path, Path]:
+    """The wheel installed into a fresh virtual environment, beside a foreign ``solvers/`` folder."""
+    base = wheel.parent
     venv = base / "venv"
     _run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], base)
     python = venv / "bin" / "python"
@@ -53,8 +60,7 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     return wheel, python
 
 
-def test_the_wheel_holds_one_package_with_solvers_and_instances(installed):
-    wheel, _ = installed
+def test_the_wheel_holds_one_package_with_solvers_and_instances(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith((".dist-info", ".data"))}
     assert tops == {"oraclepriv"}
