@@ -34,7 +34,7 @@ Halfspaces (h(x) = 1 iff w.x + b >= 0, closed) come in two models:
 
 Both models merge exact duplicates: identical (x, y) points become one group with summed weight;
 identical x with opposite labels give two groups, the row ``z_a + z_b >= 1`` and the constant
-lower bound ``sum min(W_a, W_b)`` (:meth:`PointGroups.conflict_bound`).
+lower bound ``sum min(W_a, W_b)`` (:meth:`~oraclepriv.solvers.mip.points.PointGroups.conflict_bound`).
 
 The halfspace models, the cover model of :class:`HalfspaceHittingSet`, and what the dual bound of
 each proves (over all halfspaces, or over a restricted class only) are derived in
@@ -47,6 +47,12 @@ value r of the chosen block is t_js,r, so the loss is  sum_i w_i y_i + sum_{j,s,
 with g_jr = sum_{i: x_ij = v_jr} w_i (1 - 2 y_i). Every stump labeling is a feasible staircase and
 vice versa, so the model is exact; thresholds are the single block (j = 0, s = +1). Decoded
 thresholds sit strictly between distinct training values (or at +-inf), as ``sweep`` does.
+
+This module builds models only. Solving them is the backends' (:mod:`oraclepriv.solvers.mip.mipbackend`), with
+the gap rule of :mod:`oraclepriv.solvers.mip.gaps` and the start candidates of
+:mod:`oraclepriv.solvers.mip.heuristics`; the merged points and the column scaling are
+:mod:`oraclepriv.solvers.mip.points`. Their public names stay importable from here, where the backends import
+them.
 """
 
 from __future__ import annotations
@@ -56,7 +62,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.combinatorial.sweep import best_stump, cut_value
+from oraclepriv.solvers.combinatorial.sweep import cut_value
+from oraclepriv.solvers.mip.gaps import gap_rule, lattice_round_up, weight_granularity
+from oraclepriv.solvers.mip.heuristics import constant_costs, heuristic_halfspaces, reduced_loss
+from oraclepriv.solvers.mip.points import AffineScaling, PointGroups
 from scipy import sparse
 
 from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
@@ -186,161 +195,16 @@ def _conflict_rows(rb: _RowBuilder, z: np.ndarray, conflicts: np.ndarray) -> Non
 
 
 # ---------------------------------------------------------------------------------------------
-# data preparation: exact duplicates and the affine scaling
-
-
-@dataclass
-class PointGroups:
-    """Identical (x, y) points merged into groups; identical x with opposite labels paired."""
-
-    group_of: np.ndarray  # (n,) group index of every original point
-    X: np.ndarray  # (G, d) one row per group
-    y: np.ndarray  # (G,) int8 label of the group
-    conflicts: np.ndarray  # (K, 2) group pairs with the same x and opposite labels
-
-    @classmethod
-    def from_points(cls, X: np.ndarray, y: np.ndarray) -> PointGroups:
-        keyed = np.column_stack([X, y.astype(np.float64)])
-        rows, first, group_of = np.unique(keyed, axis=0, return_index=True, return_inverse=True)
-        group_of = np.asarray(group_of).reshape(-1)
-        Xg = np.ascontiguousarray(rows[:, :-1])
-        yg = rows[:, -1].astype(np.int8)
-        # groups sharing the same x: np.unique sorts lexicographically, so a conflicting pair is
-        # two consecutive rows with equal x (label 0 first, then label 1).
-        same_x = np.all(Xg[1:] == Xg[:-1], axis=1) if len(Xg) > 1 else np.zeros(0, dtype=bool)
-        idx = np.flatnonzero(same_x)
-        conflicts = np.column_stack([idx, idx + 1]).astype(np.int64) if idx.size else np.zeros((0, 2), np.int64)
-        return cls(group_of=group_of, X=Xg, y=yg, conflicts=conflicts)
-
-    @property
-    def size(self) -> int:
-        return int(self.X.shape[0])
-
-    def group_weights(self, w: np.ndarray) -> np.ndarray:
-        return np.bincount(self.group_of, weights=w, minlength=self.size).astype(np.float64)
-
-    def conflict_bound(self, w: np.ndarray) -> float:
-        """sum over same-x opposite-label pairs of min(W_0, W_1): every hypothesis pays it."""
-        if not len(self.conflicts):
-            return 0.0
-        W = self.group_weights(w)
-        return float(np.minimum(W[self.conflicts[:, 0]], W[self.conflicts[:, 1]]).sum())
-
-
-@dataclass
-class AffineScaling:
-    """x' = (x - center) / scale per column, mapping each non-constant column onto [-1, 1].
-
-    Constant columns map to 0 (their weight is irrelevant on the data and is returned as 0).
-    A halfspace (w', b') on x' is the halfspace w_j = w'_j / scale_j, b = b' - sum_j w_j center_j
-    on x: the same predictions up to float64 rounding of the two affine maps.
-    """
-
-    center: np.ndarray
-    scale: np.ndarray
-    constant: np.ndarray
-
-    @classmethod
-    def fit(cls, X: np.ndarray) -> AffineScaling:
-        lo = X.min(axis=0)
-        hi = X.max(axis=0)
-        constant = hi == lo
-        center = np.where(constant, lo, lo / 2.0 + hi / 2.0)
-        scale = np.where(constant, 1.0, hi / 2.0 - lo / 2.0)
-        return cls(center=center, scale=scale, constant=constant)
-
-    def transform(self, X: np.ndarray) -> np.ndarray:
-        Xs = (X - self.center) / self.scale
-        Xs[:, self.constant] = 0.0
-        return np.clip(Xs, -1.0, 1.0)  # clip only removes float rounding beyond +-1
-
-    def to_original(self, w_scaled: np.ndarray, b_scaled: float) -> tuple[np.ndarray, float]:
-        w_scaled = np.where(self.constant, 0.0, w_scaled)
-        w = w_scaled / self.scale
-        return w, float(b_scaled - np.dot(w, self.center))
-
-    def to_scaled(self, w: np.ndarray, b: float) -> tuple[np.ndarray, float]:
-        w = np.where(self.constant, 0.0, np.asarray(w, dtype=np.float64))
-        return w * self.scale, float(b + np.dot(w, self.center))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "center": self.center.tolist(),
-            "scale": self.scale.tolist(),
-            "constant_columns": np.flatnonzero(self.constant).tolist(),
-        }
-
-
-def reduced_loss(h: Hypothesis, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """The hypothesis's own weighted 0-1 loss on the reduced problem."""
-    return h.loss(X, y, w)
-
-
-def constant_costs(y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """(cost of predicting 1 everywhere, cost of predicting 0 everywhere)."""
-    return float(w[y == 0].sum()), float(w[y == 1].sum())
-
-
-def _constant_halfspace(d: int, label: int) -> Halfspace:
-    return Halfspace(tuple([0.0] * d), 1.0 if label == 1 else -1.0)
-
-
-# ---------------------------------------------------------------------------------------------
-# optimality gaps: the weight-lattice rule
-
-
-def weight_granularity(w: np.ndarray, max_power: int = 30) -> float | None:
-    """The coarsest q = 2^-k (k = 0..max_power) with every weight an integer multiple of q.
-
-    Then every objective value (a sum of weights) lies on the lattice qZ, so a proved lower
-    bound LB can be rounded up to the next lattice point and an absolute gap < q proves
-    optimality. Returns None when no such q exists (e.g. Laplace-noised weights) or when the
-    total would exceed 2^52 q (float64 no longer represents the lattice exactly).
-    """
-    pos = np.asarray(w, dtype=np.float64)
-    pos = pos[pos > 0]
-    if pos.size == 0:
-        return None
-    for k in range(max_power + 1):
-        scaled = pos * (2.0**k)  # multiplying by a power of two is exact
-        if np.all(scaled == np.floor(scaled)):
-            return 2.0**-k if float(scaled.sum()) < 2.0**52 else None
-    return None
-
-
-def gap_rule(w: np.ndarray) -> tuple[float, float | None]:
-    """(mip_abs_gap, lattice q). Relative gap is always 0.
-
-    * weights on a lattice qZ (integers, dyadic fractions): abs gap 0.5 q; the reported bound is
-      rounded up to the lattice (``lattice_round_up``), which then equals the optimum.
-    * otherwise: abs gap 1e-10 * max(1, sum w), a tenth of the protocol's certification
-      tolerance 1e-9 * max(1, sum |w|), so a closed gap always certifies.
-    """
-    q = weight_granularity(w)
-    if q is not None:
-        return 0.5 * q, q
-    return 1e-10 * max(1.0, float(np.sum(w))), None
-
-
-def lattice_round_up(bound: float, q: float | None, total: float) -> float:
-    """Round a proved lower bound up to the weight lattice qZ (no-op when q is None).
-
-    The solver's bound carries float noise; a value within max(1e-6, 1e-9 * total / q) lattice
-    units above a lattice point is treated as that point, so noise never rounds past the optimum.
-    """
-    if q is None or not math.isfinite(bound):
-        return bound
-    slack = max(1e-6, 1e-9 * total / q)
-    if slack >= 0.25:
-        return bound
-    return math.ceil(bound / q - slack) * q
-
-
-# ---------------------------------------------------------------------------------------------
 # halfspaces
 
 
 class _HalfspaceBase:
+    """What the halfspace models share: the merged points, their scaling, and one binary z_g per group
+    (1: group g misclassified). A model sets ``milp`` and the columns ``z``."""
+
+    milp: MilpArrays
+    z: np.ndarray
+
     def __init__(self, X: np.ndarray, y: np.ndarray):
         self.n, self.d = X.shape
         self.scaling = AffineScaling.fit(X)
@@ -412,7 +276,7 @@ class HalfspaceMarginMilp(_HalfspaceBase):
 
     def decode(self, x: np.ndarray) -> Halfspace:
         x = np.asarray(x, dtype=np.float64)
-        w, b = self.scaling.to_original(x[self.w], x[self.b])
+        w, b = self.scaling.to_original(x[self.w], float(x[self.b]))
         return Halfspace(tuple(w), b)
 
     def encode(self, h: Halfspace) -> np.ndarray | None:
@@ -484,7 +348,7 @@ class HalfspaceRelaxedMilp(_HalfspaceBase):
 
     def decode(self, x: np.ndarray) -> Halfspace:
         x = np.asarray(x, dtype=np.float64)
-        w, b = self.scaling.to_original(x[self.wp] - x[self.wn], x[self.b])
+        w, b = self.scaling.to_original(x[self.wp] - x[self.wn], float(x[self.b]))
         return Halfspace(tuple(w), b)
 
     def encode(self, h: Halfspace) -> np.ndarray | None:
@@ -589,34 +453,6 @@ def margin_lp(Xs: np.ndarray, y: np.ndarray, correct: np.ndarray, B: float) -> M
     lower = np.concatenate([-np.ones(d), [-B, 0.0]])
     upper = np.concatenate([np.ones(d), [B, 1.0]])
     return MilpArrays(cost, lower, upper, np.zeros(ncols, dtype=bool), A, rl, ru)
-
-
-def heuristic_halfspaces(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> list[Halfspace]:
-    """Cheap candidate halfspaces for warm starts: the two constants, the best stump, and the
-    weighted least-squares direction with its exact best offset (a 1-D sweep on the projection)."""
-    n, d = X.shape
-    cands = [_constant_halfspace(d, 1), _constant_halfspace(d, 0)]
-    feature, sign, theta, _ = best_stump(X, y, w)
-    if math.isfinite(theta):
-        wv = np.zeros(d)
-        wv[feature] = sign
-        cands.append(Halfspace(tuple(wv), -sign * theta))
-    scaling = AffineScaling.fit(X)
-    Xs = scaling.transform(X)
-    sw = np.sqrt(w)
-    design = np.column_stack([Xs, np.ones(n)]) * sw[:, None]
-    target = (2.0 * y - 1.0) * sw
-    if np.any(sw > 0):
-        coef, *_ = np.linalg.lstsq(design, target, rcond=None)
-        direction = np.where(scaling.constant, 0.0, coef[:d])
-        if np.any(direction != 0) and np.all(np.isfinite(direction)):
-            u = (Xs @ direction)[:, None]
-            _, s, t, _ = best_stump(u, y, w)
-            if math.isfinite(t):
-                wo, bo = scaling.to_original(s * direction, -s * t)
-                if np.all(np.isfinite(wo)) and math.isfinite(bo):
-                    cands.append(Halfspace(tuple(wo), bo))
-    return cands
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ This module does the rest, identically for every solver:
 * one persistent model per formulation, reused when the points are the same (X and reduced
   labels, compared by a BLAKE2 fingerprint): a new call only changes the costs;
 * gaps that prove integer optimality (relative 0; absolute and bound rounding from
-  :func:`~oraclepriv.solvers.mip.milp.gap_rule` / :func:`~oraclepriv.solvers.mip.milp.lattice_round_up`);
-* warm starts from cheap heuristics (halfspaces), and the best re-scored candidate returned;
+  :func:`~oraclepriv.solvers.mip.gaps.gap_rule` / :func:`~oraclepriv.solvers.mip.gaps.lattice_round_up`);
+* warm starts from cheap heuristics (halfspaces, :mod:`oraclepriv.solvers.mip.heuristics`), and the best
+  re-scored candidate returned;
 * the two certification modes for halfspaces (``certify``):
 
   - ``method="auto"`` picks ``"cuts"`` when the weights lie on a power-of-two lattice (e.g. unit
@@ -19,8 +20,8 @@ This module does the rest, identically for every solver:
     relaxation is not tight on degenerate data (collinear points), where it stays honestly
     uncertified.
   - ``"margin-free"`` with ``method="cuts"`` (the default): combinatorial Benders / implicit
-    hitting set (Codato & Fischetti, Oper. Res. 2006; Pfetsch, SIAM J. Optim. 2008). The
-    master :class:`~oraclepriv.solvers.mip.milp.HalfspaceHittingSet` ("misclassify at least one point of every
+    hitting set (Codato & Fischetti, Oper. Res. 2006; Pfetsch, SIAM J. Optim. 2008;
+    :mod:`oraclepriv.solvers.mip.benders`). The master :class:`~oraclepriv.solvers.mip.milp.HalfspaceHittingSet` ("misclassify at least one point of every
     non-separable core") is solved by the backend's MIP solver; its optimal labeling is checked
     by a Farkas LP (:class:`~oraclepriv.solvers.branch_and_cut.cores.Separator`), and every non-separable kept set yields
     new cores (each verified in exact rational arithmetic on the original data before it becomes
@@ -47,8 +48,8 @@ This module does the rest, identically for every solver:
   (:class:`~oraclepriv.solvers.runtime.deadline.DeadlineExceeded`, answered with what is proved so far),
   every solver run gets the time that remains, and a run is interrupted by Ctrl-C through the
   solver's own cancellation (the adapters, :func:`~oraclepriv.solvers.runtime.interrupts.call_interruptibly`);
-* the big-M trap (HiGHS issues #1721, #3034: "optimal" answers violating big-M rows at default
-  tolerances): hypotheses are rebuilt from (w, b) or from an LP over the solution's labeling,
+* the big-M trap (a MIP solver may answer "optimal" with a solution that violates big-M rows at its
+  default tolerances; HiGHS does): hypotheses are rebuilt from (w, b) or from an LP over the solution's labeling,
   never from z values, and the protocol re-scores them, so a violated row can only show up as
   objective > bound (uncertified), never as a false certificate.
 
@@ -58,17 +59,19 @@ The models, why a core cut is valid for every halfspace, and how the bound becom
 
 from __future__ import annotations
 
-import logging
 import math
 from abc import abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, fingerprint
-from oraclepriv.solvers.branch_and_cut.cores import CoreStatus, Separator
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, Status, fingerprint
+from oraclepriv.solvers.branch_and_cut.cores import Separator
 from oraclepriv.solvers.combinatorial.exact_halfspace import exact_polish
+from oraclepriv.solvers.mip.adapter import MipModel, MipRun, answer_status
+from oraclepriv.solvers.mip.benders import CutsLoop, HittingSetCache, add_back, note_cheapest_separable, repair
+from oraclepriv.solvers.mip.gaps import gap_rule, lattice_round_up
+from oraclepriv.solvers.mip.heuristics import HEURISTIC_SHARE, Candidates, constant_costs, heuristic_halfspaces
 from oraclepriv.solvers.mip.milp import (
     DEFAULT_GAMMA,
     GAMMA_RANGE,
@@ -78,17 +81,11 @@ from oraclepriv.solvers.mip.milp import (
     HalfspaceRelaxedMilp,
     MilpArrays,
     StumpMilp,
-    constant_costs,
-    gap_rule,
-    heuristic_halfspaces,
-    lattice_round_up,
     margin_lp,
-    reduced_loss,
 )
 from oraclepriv.solvers.runtime.deadline import Deadline, DeadlineExceeded
-from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
-from oraclepriv.hypotheses import Halfspace, Hypothesis, Stump, Threshold
+from oraclepriv.hypotheses import Halfspace, Stump, Threshold
 
 __all__ = [
     "MipBackend",
@@ -104,122 +101,9 @@ __all__ = [
 
 CERTIFY_MODES = ("margin-free", "margin")
 METHODS = ("auto", "cuts", "bigm")
-#: with a time limit, the start heuristics (repairing the all-points set, extending the warm starts)
-#: may use at most this share of the time left, so that the search that proves bounds gets the rest
-HEURISTIC_SHARE = 0.5
 
-log = logging.getLogger(__name__)
-
-
-#: how many of the cheapest separable sets a branch-and-cut handler keeps (its final hypothesis is polished
-#: from the best of them)
-BEST_SEPARABLE_KEPT = 3
-
-
-def note_cheapest_separable(best: list[tuple[float, np.ndarray]], keep: np.ndarray, W: np.ndarray) -> float | None:
-    """Record the separable set ``keep`` in ``best`` (cheapest first) when it is cheaper than every set met so far.
-
-    Its cost is the weight of the groups it leaves out, ``W[~keep].sum()``; returns that cost, or None when the
-    set is no improvement (then nothing changes). Shared by the cover-cut handlers of ``scip-bc`` and ``gurobi-bc``.
-    """
-    cost = float(W[~keep].sum())
-    if best and cost >= best[0][0]:
-        return None
-    best.insert(0, (cost, keep.copy()))
-    del best[BEST_SEPARABLE_KEPT:]
-    return cost
-
-
-class HittingSetCache:
-    """The hitting-set master of the last point set a backend solved, with its core pool and separator.
-
-    Cores depend only on the points and their reduced labels, never on the weights, so a weight-only
-    re-solve on the same points (a learner's second call, a benchmark's re-weighting) reuses every core
-    verified before. One per backend instance (``highs``/``scip``/``pyomo`` with ``method="cuts"``,
-    ``scip-bc``, ``gurobi-bc``); :meth:`clear` after an interrupt, which may leave the pool half-updated.
-    """
-
-    def __init__(self) -> None:
-        self.key: str | None = None
-        self.form: HalfspaceHittingSet | None = None
-        self.separator: Separator | None = None
-
-    def holds(self, X: np.ndarray, y: np.ndarray) -> bool:
-        """True when the cache holds the master of exactly these points and reduced labels."""
-        return self.key is not None and self.key == fingerprint("halfspace-hitting-set", X, y)
-
-    def get(self, X: np.ndarray, y: np.ndarray) -> tuple[HalfspaceHittingSet, Separator, bool]:
-        """(master with its core pool, separator, reused) for these points, built when they are new."""
-        if self.holds(X, y):
-            assert self.form is not None and self.separator is not None
-            return self.form, self.separator, True
-        from oraclepriv.solvers.base import import_highspy  # the Farkas and polishing LPs run on HiGHS
-
-        form = HalfspaceHittingSet(X, y)
-        self.key, self.form = fingerprint("halfspace-hitting-set", X, y), form
-        self.separator = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
-        return form, self.separator, False
-
-    def clear(self) -> None:
-        self.key = self.form = self.separator = None
-
-
-@dataclass
-class MipRun:
-    """What one solver run returned (objective values exclude the formulation's offset)."""
-
-    status: str  # optimal / time_limit / infeasible / error
-    raw_status: str  # the solver's own status name
-    x: np.ndarray | None  # column values of the best solution found, if any
-    dual_bound: float  # proved lower bound on the model's optimum; -inf if none
-    primal: float
-    nodes: int
-    gap: float
-    seconds: float
-    start_accepted: bool | None = None
-
-
-class MipModel(Protocol):
-    """The MIP model adapter a backend hands the driver (``new_model``): one solver's model of a
-    :class:`~oraclepriv.solvers.mip.milp.MilpArrays`, built once per point set and re-run with new costs
-    (the signed weights change between calls; the constraints do not)."""
-
-    def set_costs(self, cost: np.ndarray) -> None:
-        """Replace the objective's column costs (``len(cost)`` equals the model's column count)."""
-        ...
-
-    def run(
-        self,
-        time_limit: float | None,
-        *,
-        abs_gap: float = 0.0,
-        feasibility_tolerance: float | None = None,
-        start: np.ndarray | None = None,
-    ) -> MipRun:
-        """Solve to a zero relative gap (``abs_gap`` absolute) within ``time_limit`` seconds, from the
-        optional starting column values ``start``; the run's status, best solution and proved bound."""
-        ...
-
-
-@dataclass
-class _Candidates:
-    """Hypotheses found so far, scored on the reduced problem; the best is returned (and, with a
-    ``trace``, noted there with its time)."""
-
-    X: np.ndarray
-    y: np.ndarray
-    w: np.ndarray
-    items: list[tuple[float, str, Hypothesis]] = field(default_factory=list)
-    trace: IncumbentTrace | None = None
-
-    def add(self, source: str, h: Hypothesis | None) -> None:
-        if h is not None:
-            self.items.append((reduced_loss(h, self.X, self.y, self.w), source, h))
-            if self.trace is not None:
-                self.trace.note(self.items[-1][0])
-
-    def best(self) -> tuple[float, str, Hypothesis]:
-        return min(self.items, key=lambda item: item[0])
+#: the candidates' class under the name the branch-and-cut and Gurobi backends import it by
+_Candidates = Candidates
 
 
 class MipBackend(Backend):
@@ -396,7 +280,7 @@ class MipBackend(Backend):
         tol = 1e-9 * max(1.0, total)  # the protocol's certification tolerance
         abs_gap, q = gap_rule(w)
         c_ones, c_zeros = constant_costs(y, w)
-        cands = _Candidates(X, y, w)
+        cands = Candidates(X, y, w)
         cands.add("constant-1", Halfspace(tuple([0.0] * d), 1.0))
         cands.add("constant-0", Halfspace(tuple([0.0] * d), -1.0))
         if np.all(X == X[0]):  # one distinct point: only the two constant labelings exist
@@ -438,7 +322,8 @@ class MipBackend(Backend):
         details["method_used"] = method
         if self.certify == "margin-free" and method == "cuts":
             return self._solve_halfspace_cuts(problem, deadline, cands, details, search_margin)
-        bound, status, nodes = 0.0, "time_limit", 0  # what is proved if the deadline stops the build (w >= 0)
+        bound, nodes = 0.0, 0  # what is proved if the deadline stops the build (w >= 0)
+        status: Status = "time_limit"
         try:
             if self.certify == "margin":
                 run, form = search_margin("margin")
@@ -446,7 +331,7 @@ class MipBackend(Backend):
                 conflict = form.groups.conflict_bound(w)
                 bound = max(lattice_round_up(run.dual_bound, q, total), conflict, 0.0)
                 details["conflict_bound"] = conflict
-                status = run.status
+                status = answer_status(run.status)
             else:
                 form, model, reused = self._model(
                     "halfspace-relaxed", X, y, lambda: HalfspaceRelaxedMilp(X, y), deadline
@@ -468,7 +353,7 @@ class MipBackend(Backend):
                 details.update(
                     {"relaxed_bound": relaxed_bound, "conflict_bound": conflict, "constant_costs": [c_ones, c_zeros]}
                 )
-                status = run.status
+                status = answer_status(run.status)
                 if run.x is not None:
                     cands.add("relaxed-mip", form.decode(run.x))
                     polished = self._polish(form, form.correct_mask(run.x), deadline)
@@ -479,7 +364,7 @@ class MipBackend(Backend):
                     margin_run, _ = search_margin("margin")
                     nodes += margin_run.nodes
                     if margin_run.status != "optimal" and status == "optimal":
-                        status = margin_run.status
+                        status = answer_status(margin_run.status)
         except DeadlineExceeded:
             status = "time_limit"
         loss, source, hypothesis = cands.best()
@@ -494,169 +379,68 @@ class MipBackend(Backend):
         """The cached (master formulation with its core pool, separator) for these points."""
         return self._hitting.get(X, y)
 
-    @staticmethod
-    def _repair(
-        sep: Separator, keep: np.ndarray, W: np.ndarray, yg: np.ndarray, deadline: Deadline | None = None
-    ) -> tuple[np.ndarray, list[np.ndarray], int]:
-        """Drop one point per core until ``keep`` is separable: (separable subset, cores, unverified).
-
-        The dropped point of a core is taken from its smaller label class (a Radon partition of a
-        flipped point against its surroundings has it alone on its side): a zero-weight point if
-        there is one, else the largest Farkas multiplier per unit weight. One Farkas LP per step;
-        a repair the ``deadline`` cuts short returns the empty set and counts one unverified
-        proposal, like an LP failure: its set is never claimed separable (the cores it met are kept)."""
-        keep = np.array(keep, dtype=bool)
-        cores: list[np.ndarray] = []
-        unverified = 0
-        while True:
-            if deadline is not None and deadline.expired():
-                deadline.note("repair")
-                return np.zeros_like(keep), cores, unverified + 1
-            status, S = sep.find_core(keep)
-            if status == CoreStatus.SEPARABLE:
-                return keep, cores, unverified
-            if S is None or S.size == 0:  # LP trouble with no proposal: give up on this subset
-                return np.zeros_like(keep), cores, unverified + 1
-            if status == CoreStatus.CORE:
-                cores.append(S)
-            else:
-                unverified += 1
-            lam = sep.last_multipliers if len(sep.last_multipliers) == S.size else np.ones(S.size)
-            ones = yg[S] == 1
-            side = ones if 0 < ones.sum() <= (~ones).sum() or not (~ones).any() else ~ones
-            cand, score = S[side], lam[side]
-            free = W[cand] <= 0
-            pick = cand[np.argmax(free)] if free.any() else cand[np.argmax(score / W[cand])]
-            keep[pick] = False
-
-    @staticmethod
-    def _add_back(sep: Separator, keep: np.ndarray, W: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
-        """Greedy 1-opt: re-add dropped points (heaviest first) while the kept set stays separable
-        (one Farkas LP per point; the set stays separable when the ``deadline`` stops it)."""
-        keep = np.array(keep, dtype=bool)
-        for g in sorted(np.flatnonzero(~keep), key=lambda g: -W[g]):
-            if deadline is not None and deadline.expired():
-                deadline.note("add-back")
-                break
-            if W[g] <= 0:
-                continue
-            keep[g] = True
-            if sep.find_core(keep)[0] != CoreStatus.SEPARABLE:
-                keep[g] = False
-        return keep
+    #: the Benders loop's repair and add-back (:mod:`oraclepriv.solvers.mip.benders`), under the names the
+    #: branch-and-cut handlers call them by
+    _repair = staticmethod(repair)
+    _add_back = staticmethod(add_back)
 
     def _solve_halfspace_cuts(
         self,
         problem: ReducedProblem,
         deadline: Deadline,
-        cands: _Candidates,
+        cands: Candidates,
         details: dict[str, Any],
-        search_margin,
+        search_margin: Callable[[str], Any],
     ) -> BackendAnswer:
+        """``method="cuts"``: combinatorial Benders over the cached hitting-set master
+        (:class:`~oraclepriv.solvers.mip.benders.CutsLoop`); when it stalls with a gap, a last look at the
+        gamma-margin model (``search_margin``) for a better hypothesis (the bound stays the master's)."""
         X, y, w = problem.X, problem.y, problem.w
         total = float(w.sum())
         tol = 1e-9 * max(1.0, total)
         abs_gap, q = gap_rule(w)
         form, sep, reused = self._hitting_set(X, y)
-        W = form.groups.group_weights(w)
-        yg = form.yg
         cores_before = len(form.cores)
         lp_before = sep.lp_calls
-        unverified = 0
-
-        def correct_of(h: Hypothesis) -> np.ndarray:
-            return h.predict(form.groups.X) == yg
-
-        heuristic = deadline.share(HEURISTIC_SHARE)
-
-        def improve(keep: np.ndarray, tag: str) -> None:
-            keep = self._add_back(sep, keep, W, heuristic)
-            cands.add(tag, self._polish(form, keep, deadline))
-
-        # primal heuristic: repair the all-points set and the warm-start candidates' correct sets
-        keep, cores, bad = self._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
-        unverified += bad
-        form.add_cores(cores)
-        improve(keep, "repair-all")
-        if self.warm_start:
-            for _, source, h in sorted(cands.items, key=lambda item: item[0])[:3]:
-                if source.startswith("heuristic") and not heuristic.expired():
-                    improve(correct_of(h), f"{source}-addback")
-        best_loss = cands.best()[0]
-        bound = -math.inf
-        rounds = nodes = 0
-        status = "optimal"
-        master_seconds = 0.0
-        last_run: MipRun | None = None
-        try:
-            while True:
-                if best_loss <= bound + tol:
-                    break
-                if deadline.expired():
-                    deadline.note("cuts master")
-                    status = "time_limit"
-                    break
-                milp = form.milp
-                model = self.new_model(milp, deadline)
-                model.set_costs(W)
-                start = form.encode_correct(correct_of(cands.best()[2]))
-                run = model.run(deadline.solver_seconds(), abs_gap=abs_gap, start=start)
-                last_run = run
-                rounds += 1
-                nodes += run.nodes
-                master_seconds += run.seconds
-                if math.isfinite(run.dual_bound):
-                    bound = max(bound, lattice_round_up(run.dual_bound, q, total))
-                if best_loss <= bound + tol:
-                    break
-                if run.status != "optimal" or run.x is None:
-                    status = run.status if run.status != "optimal" else "error"
-                    break
-                keep = run.x < 0.5
-                repaired, cores, bad = self._repair(sep, keep, W, yg, deadline)
-                unverified += bad
-                added = form.add_cores(cores)
-                log.debug(
-                    "cuts round %d: %d new cores (%d in the pool), bound %.12g", rounds, added, len(form.cores), bound
-                )
-                if not cores:  # the master's labeling is realisable: its max-margin halfspace is optimal
-                    cands.add(f"master-{rounds}", self._polish(form, keep, deadline))
-                    best_loss = cands.best()[0]
-                    if best_loss > bound + tol:  # degenerate data / float trouble / the deadline: stay honest
-                        status = "time_limit" if deadline.expired() else "feasible"
-                        details["cuts_stalled"] = (
-                            "master labeling separable but its halfspace does not attain the bound"
-                        )
-                        break
-                    continue
-                improve(repaired, f"master-{rounds}-repaired")
-                best_loss = cands.best()[0]
-                if added == 0:  # every proposed core was unverified or known: cannot make progress
-                    status = "time_limit" if deadline.expired() else "feasible"
-                    details["cuts_stalled"] = "no new exactly verified core"
-                    break
-            if cands.best()[0] > bound + tol and "cuts_stalled" in details and not deadline.expired():
-                search_margin("margin")  # a last look for a better hypothesis (bound stays the master's)
-        except DeadlineExceeded:  # a model build stopped at the deadline: the bound proved so far stands
-            status = "time_limit"
-        loss, source, hypothesis = cands.best()
-        bound = (
-            max(bound, form.groups.conflict_bound(w), 0.0)
-            if math.isfinite(bound)
-            else max(form.groups.conflict_bound(w), 0.0)
+        loop = CutsLoop(
+            form,
+            sep,
+            form.groups.group_weights(w),
+            cands,
+            self.new_model,
+            self._polish,
+            deadline,
+            deadline.share(HEURISTIC_SHARE),
+            abs_gap,
+            q,
+            total,
+            tol,
         )
+        loop.start(self.warm_start)
+        try:
+            loop.run()
+            if loop.stalled is not None:
+                details["cuts_stalled"] = loop.stalled
+                if cands.best()[0] > loop.bound + tol and not deadline.expired():
+                    search_margin("margin")
+        except DeadlineExceeded:  # a model build stopped at the deadline: the bound proved so far stands
+            loop.status = "time_limit"
+        loss, source, hypothesis = cands.best()
+        conflict = form.groups.conflict_bound(w)
+        bound = max(loop.bound, conflict, 0.0) if math.isfinite(loop.bound) else max(conflict, 0.0)
+        status = loop.status
         if status == "feasible" and loss <= bound + tol:  # a late candidate closed the gap
             status = "optimal"
         details["cuts_model"] = form.details()
         details.update(
             {
                 "method": "cuts",
-                "cuts_rounds": rounds,
+                "cuts_rounds": loop.rounds,
                 "cores_total": len(form.cores),
                 "cores_new": len(form.cores) - cores_before,
-                "cores_unverified": unverified,
+                "cores_unverified": loop.unverified,
                 "separation_lps": sep.lp_calls - lp_before,
-                "master_seconds_total": master_seconds,
+                "master_seconds_total": loop.master_seconds,
                 "cuts_model_reused": reused,
                 "weight_lattice": q,
                 "mip_abs_gap": abs_gap,
@@ -665,9 +449,9 @@ class MipBackend(Backend):
                 "candidates": {src: value for value, src, _ in cands.items},
             }
         )
-        if last_run is not None:
-            details.update(self._run_details("master", last_run, q, abs_gap, reused))
-        return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=nodes, details=details)
+        if loop.last_run is not None:
+            details.update(self._run_details("master", loop.last_run, q, abs_gap, reused))
+        return BackendAnswer(hypothesis, bound=float(bound), status=status, nodes=loop.nodes, details=details)
 
     def _polish(self, form, correct: np.ndarray, deadline: Deadline | None = None) -> Halfspace | None:
         """Max-margin LP over the groups a MIP solution classifies correctly (None if margin 0, or if
