@@ -17,7 +17,7 @@ import importlib.util
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, get_args, overload
 
 import numpy as np
 from oraclepriv.solvers.runtime.deadline import Deadline, check_time_limit
@@ -263,6 +263,12 @@ class Backend(ABC):
             None if time_limit is None else check_time_limit(time_limit, f"backend {self.name!r}: time_limit")
         )
         self.config = dict(options)
+
+    @overload
+    def int_option(self, name: str, default: int, minimum: int, maximum: int | None = None) -> int: ...
+
+    @overload
+    def int_option(self, name: str, default: None, minimum: int, maximum: int | None = None) -> int | None: ...
 
     def int_option(self, name: str, default: int | None, minimum: int, maximum: int | None = None) -> int | None:
         """The integer option ``name`` (``default`` when not given; None only where the default is None, i.e.

@@ -115,10 +115,10 @@ class PowerOfTwoScaling:
         f = int(math.frexp(peak)[1]) if (0.0 < peak < 0.5 or peak > 2.0**W_BAND) else 0
         slack = 0.0
         if f:
-            back = np.ldexp(np.ldexp(w, -f), f)
-            if np.any(back != w):
-                lost = math.fsum(float(v) for v in np.abs(w - back))
-                slack = math.nextafter(lost * (1.0 + 1e-12), math.inf)
+            w_back = np.ldexp(np.ldexp(w, -f), f)
+            if np.any(w_back != w):
+                lost_weight = math.fsum(float(v) for v in np.abs(w - w_back))
+                slack = math.nextafter(lost_weight * (1.0 + 1e-12), math.inf)
         return cls(column_exponents=exponents, weight_exponent=f, weight_slack=slack)
 
     @property

@@ -49,13 +49,15 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, Status
 from oraclepriv.solvers.combinatorial.direction_bb import DirectionBbBackend
 from oraclepriv.solvers.combinatorial.local_search import LOCAL_SEARCH_SHARE, search_from_start
 from oraclepriv.solvers.combine import combine_phases
 from oraclepriv.solvers.mip.milp import heuristic_halfspaces, reduced_loss
 from oraclepriv.solvers.runtime.deadline import Deadline
 from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
+
+from oraclepriv.hypotheses import Halfspace
 
 __all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D", "LEAD_SECONDS", "LEAD_SHARE"]
 
@@ -165,6 +167,7 @@ class PortfolioBackend(Backend):
         if so_far.status == "optimal" or deadline.expired():
             return so_far
         best = so_far.hypothesis
+        assert isinstance(best, Halfspace)  # every phase is a halfspace search
         loss = reduced_loss(best, X, y, w)
 
         if loss > cap:  # search_from_start holds the search to LOCAL_SEARCH_SHARE (= LEAD_SHARE) of the time left
@@ -174,7 +177,7 @@ class PortfolioBackend(Backend):
                 trace = IncumbentTrace.for_deadline(deadline)
                 trace.note(found_loss)
                 # a heuristic proves nothing beyond the trivial bound: a reduced loss is never negative
-                status = "time_limit" if deadline.expired() else "feasible"
+                status: Status = "time_limit" if deadline.expired() else "feasible"
                 phases.append(
                     ("local search", BackendAnswer(found, 0.0, status, details={"incumbents": trace.to_list()}))
                 )

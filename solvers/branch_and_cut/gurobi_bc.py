@@ -155,9 +155,9 @@ class GurobiBcBackend(Backend):
         for i, h in enumerate(heuristics[2:]):
             cands.add(f"heuristic-{i}", h)
         if np.all(X == X[0]):  # one distinct point: only the two constant labelings exist
-            loss, source, h = cands.best()
+            loss, source, constant = cands.best()
             return BackendAnswer(
-                h,
+                constant,
                 bound=loss,
                 status="optimal",
                 nodes=0,
@@ -175,18 +175,19 @@ class GurobiBcBackend(Backend):
         keep_all, cores, bad = MipBackend._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
         form.add_cores(cores)
         starts = [("repair-all", MipBackend._add_back(sep, keep_all, W, heuristic))]
-        for _, source, h in sorted(cands.items, key=lambda c: c[0])[:3]:
+        for _, source, seed in sorted(cands.items, key=lambda c: c[0])[:3]:
             if source.startswith("heuristic") and not heuristic.expired():
-                keep_h = h.predict(form.groups.X) == yg
+                keep_h = seed.predict(form.groups.X) == yg
                 starts.append((f"{source}-addback", MipBackend._add_back(sep, keep_h, W, heuristic)))
         polish_seconds = 0.0
         for source, keep in starts:
             t0 = time.perf_counter()
             cands.add(source, _polish(form, keep, deadline.solver_seconds()))
             polish_seconds = max(polish_seconds, time.perf_counter() - t0)
-        loss, _, h = cands.best()  # the same start heuristics as scip-bc, local search included
+        loss, _, start = cands.best()  # the same start heuristics as scip-bc, local search included
+        assert isinstance(start, Halfspace)  # every candidate of this halfspace backend is one
         cands.add(
-            "local-search", search_from_start(X, y, w, h, loss, deadline, self.local_search, self.random_seed or 0)
+            "local-search", search_from_start(X, y, w, start, loss, deadline, self.local_search, self.random_seed or 0)
         )
         heuristic_seconds = time.perf_counter() - t_start
         start_keep = cands.best()[2].predict(form.groups.X) == yg

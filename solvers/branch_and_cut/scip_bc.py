@@ -41,12 +41,13 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, Status
 from oraclepriv.solvers.branch_and_cut import scip_bc_handler
 from oraclepriv.solvers.branch_and_cut.cores import Separator
 from oraclepriv.solvers.branch_and_cut.scip_bc_decompose import decompose_branch_and_cut
 from oraclepriv.solvers.branch_and_cut.scip_bc_model import (
     TESTED_PYSCIPOPT,
+    ScipOptions,
     import_pyscipopt,
     not_started,
     run_branch_and_cut,
@@ -67,6 +68,7 @@ from oraclepriv.solvers.combinatorial.exact_halfspace import exact_polish
 from oraclepriv.solvers.combinatorial.local_search import LOCAL_SEARCH_SECONDS, search_from_start
 from oraclepriv.solvers.mip.milp import (
     HalfspaceHittingSet,
+    HalfspaceMarginMilp,
     gap_rule,
     heuristic_halfspaces,
     lattice_round_up,
@@ -225,9 +227,11 @@ class ScipBcBackend(Backend):
         return self._cache.get(X, y)
 
     @staticmethod
-    def _polish(form: HalfspaceHittingSet, keep: np.ndarray, seconds: float | None = None) -> Halfspace | None:
-        """Max-margin halfspace over the kept groups (None if the LP finds margin 0, or runs out of
-        its ``seconds``)."""
+    def _polish(
+        form: HalfspaceHittingSet | HalfspaceMarginMilp, keep: np.ndarray, seconds: float | None = None
+    ) -> Halfspace | None:
+        """Max-margin halfspace over the kept groups of a halfspace model (this backend's hitting set, or the
+        big-M model of the Gurobi peer) (None if the LP finds margin 0, or runs out of its ``seconds``)."""
         from oraclepriv.solvers.mip.highs import HighsModel, import_highspy
 
         lp = margin_lp(form.Xs, form.yg, keep, B=float(form.d + 1))
@@ -251,7 +255,7 @@ class ScipBcBackend(Backend):
             if share.expired():
                 break
             limit = share.share(1.0 / (len(masks) - k)) if even else share
-            out.append(solve_part(self._parts, form.groups.X, form.yg, W, part, limit))
+            out.append(solve_part(self._parts, self._parts._cache, form.groups.X, form.yg, W, part, limit))
         return out
 
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
@@ -268,10 +272,10 @@ class ScipBcBackend(Backend):
         d = problem.d
         total = float(w.sum())
         tol = 1e-9 * max(1.0, total)
-        cands: list[tuple[float, str, Hypothesis]] = []
+        cands: list[tuple[float, str, Halfspace]] = []
         trace = IncumbentTrace.for_deadline(deadline)
 
-        def add(source: str, h: Hypothesis | None) -> None:
+        def add(source: str, h: Halfspace | None) -> None:
             if h is not None:
                 cands.append((reduced_loss(h, X, y, w), source, h))
                 trace.note(cands[-1][0])
@@ -322,12 +326,14 @@ class ScipBcBackend(Backend):
         keep_all, cores, bad = MipBackend._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
         form.add_cores(cores)
         starts = [("repair-all", MipBackend._add_back(sep, keep_all, W, heuristic))]
-        seeds = [(source, h) for _loss, source, h in sorted(cands, key=lambda c: c[0])[:3]]
+        seeds: list[tuple[str, Hypothesis]] = [
+            (source, h) for _loss, source, h in sorted(cands, key=lambda c: c[0])[:3]
+        ]
         tags = [f"part{k}" for k in range(len(parts))] if strategy == "partition" else ["light", "heavy"]
         seeds += [(f"{tag}-part", p.hypothesis) for p, tag in zip(parts, tags) if p.hypothesis is not None]
-        for source, h in seeds:  # warm starts: the heuristics' and the parts' correct sets, extended
+        for source, seed in seeds:  # warm starts: the heuristics' and the parts' correct sets, extended
             if source.startswith(("heuristic", "light", "heavy", "part")) and not heuristic.expired():
-                keep_h = h.predict(form.groups.X) == yg
+                keep_h = seed.predict(form.groups.X) == yg
                 starts.append((f"{source}-addback", MipBackend._add_back(sep, keep_h, W, heuristic)))
         polish_seconds = 0.0  # the longest polishing LP: kept back from SCIP for the final one
         for source, keep in starts:
@@ -341,7 +347,7 @@ class ScipBcBackend(Backend):
         best_loss, _, best_h = min(cands, key=lambda c: c[0])
         start_keep = best_h.predict(form.groups.X) == yg
         seeded = len(form.cores)
-        options = {
+        options: ScipOptions = {
             "abs_gap": float(abs_gap),
             "threads": self.threads,
             "output_flag": self.output_flag,
@@ -402,6 +408,7 @@ class ScipBcBackend(Backend):
                     **options,
                 )
         raw, nodes, dual = run["raw"], run["nodes"], run["dual"]
+        status: Status
         if raw in ("optimal", "gaplimit"):
             status = "optimal"
         elif raw in ("timelimit", "notstarted"):

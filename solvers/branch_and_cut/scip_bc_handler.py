@@ -41,6 +41,7 @@ linear programming", Oper. Res. 54(4), 2006.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.branch_and_cut.cores import CoreStatus, Separator
@@ -95,12 +96,12 @@ def _handler_class(pyscipopt):
             self.best_keep: list[tuple[float, np.ndarray]] = []  # separable sets met, cheapest first
             self.unverified = 0  # core proposals that failed the exact check
             self.accepted_unverified = 0  # LP-non-separable labelings accepted for want of a proof
-            self._tz = None  # the transformed variables (on first use)
+            self._tz: list[Any] | None = None  # the transformed variables (on first use)
             self.rounded = False  # rank rounding of the converged root LP done
             self.root_x: np.ndarray | None = None  # the last root LP point separated (parallel split)
             self.root_calls = 0
             self.next_rounding = 5
-            self.stats = {
+            self.stats: dict[str, Any] = {  # diagnostics for the answer's details, as gurobi-bc's
                 "enforce_calls": 0,
                 "check_calls": 0,
                 "sepa_calls": 0,

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 from oraclepriv.solvers.base import import_solver
@@ -36,7 +36,7 @@ from oraclepriv.solvers.runtime.deadline import Deadline
 from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 from oraclepriv.solvers.runtime.interrupts import call_interruptibly
 
-__all__ = ["TESTED_PYSCIPOPT", "import_pyscipopt", "build_model", "run_branch_and_cut", "not_started"]
+__all__ = ["TESTED_PYSCIPOPT", "ScipOptions", "import_pyscipopt", "build_model", "run_branch_and_cut", "not_started"]
 
 #: the PySCIPOpt version this backend is tested with
 TESTED_PYSCIPOPT = "6.3.0"
@@ -48,6 +48,15 @@ SEED_ROWS_INITIAL = True
 LINEAR_SEPAFREQ: int | None = 1
 
 log = logging.getLogger(__name__)
+
+
+class ScipOptions(TypedDict):
+    """The backend's options every SCIP run of one call shares (keywords of :func:`run_branch_and_cut`)."""
+
+    abs_gap: float
+    threads: int
+    output_flag: bool
+    random_seed: int | None
 
 
 def import_pyscipopt():
@@ -121,8 +130,8 @@ def build_model(
     if priorities is not None:
         for g in np.flatnonzero(priorities):
             model.chgVarBranchPriority(z[g], int(priorities[g]))
-    for g, value in (fix or {}).items():
-        model.fixVar(z[g], float(value))
+    for fixed, value in (fix or {}).items():
+        model.fixVar(z[fixed], float(value))
     handler = install_handler(pyscipopt, model, z, sep, W, yg, known, deadline)
     _set_parameters(model, scip, abs_gap=abs_gap, threads=threads, random_seed=random_seed)
     return model, z, handler

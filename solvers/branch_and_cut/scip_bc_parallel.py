@@ -40,7 +40,12 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.branch_and_cut.cores import Separator
-from oraclepriv.solvers.branch_and_cut.scip_bc_model import import_pyscipopt, not_started, run_branch_and_cut
+from oraclepriv.solvers.branch_and_cut.scip_bc_model import (
+    ScipOptions,
+    import_pyscipopt,
+    not_started,
+    run_branch_and_cut,
+)
 from oraclepriv.solvers.mip.milp import HalfspaceHittingSet
 from oraclepriv.solvers.runtime.deadline import Deadline
 from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
@@ -75,7 +80,7 @@ def _region_worker(
     start_keep: np.ndarray,
     objlimit: float,
     deadline: float | None,
-    options: dict[str, Any],
+    options: ScipOptions,
     trace_origin: float | None = None,
 ) -> dict[str, Any]:
     """One region of the parallel search, in a worker process (rebuilds the groups and the separator).
@@ -143,7 +148,7 @@ def parallel_branch_and_cut(
     start_keep: np.ndarray,
     time_limit: float | None,
     workers: int,
-    options: dict[str, Any],
+    options: ScipOptions,
     *,
     deadline: Deadline | None = None,
     trace: IncumbentTrace | None = None,

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from oraclepriv.solvers.base import Backend, ReducedProblem
+from oraclepriv.solvers.mip.mipbackend import HittingSetCache
 from oraclepriv.solvers.runtime.deadline import Deadline
 
 from oraclepriv.hypotheses import Hypothesis
@@ -140,10 +141,17 @@ class PartResult:
 
 
 def solve_part(
-    backend: Backend, Xg: np.ndarray, yg: np.ndarray, W: np.ndarray, part: np.ndarray, deadline: Deadline
+    backend: Backend,
+    cache: HittingSetCache,
+    Xg: np.ndarray,
+    yg: np.ndarray,
+    W: np.ndarray,
+    part: np.ndarray,
+    deadline: Deadline,
 ) -> PartResult:
     """ERM over the groups ``part`` alone with ``backend`` (a plain ``scip-bc``): its proved bound, its
-    hypothesis, and the cores it used, mapped to the whole problem's groups.
+    hypothesis, and the cores it used (read from ``cache``, the backend's own), mapped to the whole
+    problem's groups.
 
     Each group is one input point, so the part's own groups are its points again; the map back goes
     through the part's ``group_of`` rather than assuming an order. A bound that does not meet the
@@ -155,7 +163,6 @@ def solve_part(
     answer = backend.solve(ReducedProblem("halfspace", Xg[idx], yg[idx], W[idx], deadline=deadline))
     bound = max(float(answer.bound), 0.0) if np.isfinite(answer.bound) else 0.0
     cores: list[tuple[int, ...]] = []
-    cache = backend._cache
     # the backend keeps the cores of its last point set: only if that is this part's (a part of one
     # distinct point returns before building any, and the cache then holds another part's cores)
     if cache.holds(Xg[idx], yg[idx]) and cache.form is not None:

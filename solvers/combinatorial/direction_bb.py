@@ -47,7 +47,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, UnsupportedProblemError
+from oraclepriv.solvers.base import (
+    MAX_RANDOM_SEED,
+    Backend,
+    BackendAnswer,
+    ReducedProblem,
+    Status,
+    UnsupportedProblemError,
+)
 from oraclepriv.solvers.combinatorial.direction_bounds import (
     MAX_CELLS,
     WhitenedGroups,
@@ -278,7 +285,9 @@ class DirectionBbBackend(Backend):
             "search_bound": proved,
             "incumbents": trace.to_list(),
         }
-        status = "optimal" if best.loss <= proved + abs_gap else ("time_limit" if stop == "time_limit" else "feasible")
+        status: Status = (
+            "optimal" if best.loss <= proved + abs_gap else ("time_limit" if stop == "time_limit" else "feasible")
+        )
         if status != "optimal" and stop in ("degenerate", "box_limit", "box_budget", "flat") and fallback is not None:
             return self._fall_back(fallback, problem, deadline, best, proved, details, steps)
         return BackendAnswer(best.hypothesis, bound=proved, status=status, nodes=int(boxes), details=details)

@@ -117,8 +117,7 @@ class SweepBackend(Backend):
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         signs = (1,) if problem.hypothesis_class == "threshold" else (1, -1)
         feature, sign, threshold, loss = best_stump(problem.X, problem.y, problem.w, signs)
-        if problem.hypothesis_class == "threshold":
-            hypothesis = Threshold(threshold)
-        else:
-            hypothesis = Stump(feature, threshold, sign)
+        hypothesis: Threshold | Stump = (
+            Threshold(threshold) if problem.hypothesis_class == "threshold" else Stump(feature, threshold, sign)
+        )
         return BackendAnswer(hypothesis, bound=loss, status="optimal", nodes=0, details={"method": "sort+prefix-sum"})

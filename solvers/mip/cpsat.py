@@ -240,10 +240,8 @@ class _HalfspaceModel:
         d = X.shape[1]
         self.d = d
         grid = dyadic_grid(Xg) if mode in ("auto", "exact") else None
-        K = None
         if grid is not None:
-            active = ~grid.constant
-            K = exact_coefficient_bound(grid.Xint, active)
+            K = exact_coefficient_bound(grid.Xint, ~grid.constant)
             # |w.x + b| in the integer model and in the float64 re-scoring of the decoded halfspace
             # on the *uncentred* data must stay below 2^52, so both are exact integer arithmetic
             # (model: |w.x'| + |b| <= K l1 + B = K (2 l1 + 1); decoded: |w.(x' + c)| + |b - w.c| + 1/2
@@ -252,28 +250,26 @@ class _HalfspaceModel:
             l1 = max(sum(abs(v) for v in row) for row in grid.Xint)
             reach = 2 * K * (l1 + shift + 1) + 1
             if reach >= _EXACT_LIMIT:
-                grid, K = None, None
+                grid = None
         if grid is None and mode == "exact":
             raise UnsupportedProblemError(
                 "backend 'cpsat': halfspace_model='exact' needs data on a dyadic grid (every column an integer "
                 f"after scaling by 2^k, k <= {_MAX_GRID_BITS}) with all integers involved below 2^52; "
                 "these data are not (use halfspace_model='auto' or 'discretized', or backend 'highs')"
             )
+        #: the exact model's dyadic grid, or the discretized model's affine map onto [-1, 1]^d
+        self.encoding: GridData | AffineScaling
         if grid is not None:
             self.mode = "exact"
-            self.grid = grid
-            self.scaling = None
+            self.encoding = grid
             Xint = grid.Xint
             active = ~grid.constant
         else:
             self.mode = "discretized"
-            self.grid = None
-            self.scaling = AffineScaling.fit(Xg)
-            unit = 2**resolution_bits
-            Xint = [[int(v) for v in row] for row in np.round(self.scaling.transform(Xg) * unit)]
-            active = ~self.scaling.constant
-            K = unit
-        self.unit = None if grid is not None else 2**resolution_bits
+            self.encoding = scaling = AffineScaling.fit(Xg)
+            K = 2**resolution_bits  # the grid's unit: coefficients in [-K, K]
+            Xint = [[int(v) for v in row] for row in np.round(scaling.transform(Xg) * K)]
+            active = ~scaling.constant
         self.K = int(K)
         self.Xint = Xint
         self.active = active
@@ -297,15 +293,15 @@ class _HalfspaceModel:
 
     def decode(self, w_int: list[int], b_int: int) -> Halfspace:
         """The real halfspace of the integer solution, with the offset moved by +1/2."""
-        if self.mode == "exact":
-            g = self.grid
+        g = self.encoding
+        if isinstance(g, GridData):
             w = [float(wj * 2 ** int(k)) if a else 0.0 for wj, k, a in zip(w_int, g.bits, self.active)]
             b = float(b_int - sum(wj * int(c) for wj, c, a in zip(w_int, g.center, self.active) if a)) + 0.5
             return Halfspace(tuple(w), b)
-        unit = float(self.unit)
+        unit = float(self.K)
         ws = np.array([wj * unit if a else 0.0 for wj, a in zip(w_int, self.active)], dtype=np.float64)
-        w, b = self.scaling.to_original(ws, float(b_int) + 0.5)
-        return Halfspace(tuple(w), b)
+        w_real, b_real = g.to_original(ws, float(b_int) + 0.5)
+        return Halfspace(tuple(float(v) for v in w_real), b_real)
 
     def details(self) -> dict[str, Any]:
         out = {
@@ -315,10 +311,10 @@ class _HalfspaceModel:
             "coefficient_bound_K": self.K,
             "offset_bound_B": self.B,
         }
-        if self.mode == "exact":
-            out["grid_bits"] = [int(k) for k in self.grid.bits]
+        if isinstance(self.encoding, GridData):
+            out["grid_bits"] = [int(k) for k in self.encoding.bits]
         else:
-            out["scaling"] = self.scaling.to_dict()
+            out["scaling"] = self.encoding.to_dict()
         return out
 
 

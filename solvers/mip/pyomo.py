@@ -194,7 +194,9 @@ class PyomoModel:
         t0 = time.perf_counter()
         m = pyo.ConcreteModel(name="oraclepriv-erm")
         m.x = pyo.Var(
-            range(ncols), within=domain, bounds=lambda _, j: (finite(milp.col_lower[j]), finite(milp.col_upper[j]))
+            range(ncols),
+            within=domain,
+            bounds=lambda _, j: (finite(float(milp.col_lower[j])), finite(float(milp.col_upper[j]))),
         )
         m.c = pyo.Param(range(ncols), mutable=True, initialize=lambda _, j: float(milp.cost[j]))
         A = milp.A

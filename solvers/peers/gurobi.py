@@ -64,6 +64,8 @@ from oraclepriv.solvers.peers.gurobi_env import (
 from oraclepriv.solvers.runtime.deadline import Deadline
 from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
+from oraclepriv.hypotheses import Halfspace
+
 __all__ = ["GurobiBackend", "TOLERANCES", "add_milp_rows"]
 
 #: "margin": FeasibilityTol and IntFeasTol tightened so that gamma dominates what they let a big-M
@@ -176,7 +178,8 @@ class GurobiBackend(Backend):
         details.update(
             {"formulation": "big-M (margin, [-1,1]-scaled, merged duplicates)", "tolerances": self.tolerances}
         )
-        bound, status, nodes = max(conflict, 0.0), "error", 0
+        bound, nodes = max(conflict, 0.0), 0
+        status: Status = "error"
         model = gp.Model(env=gurobi_env(gp))
         try:
             x = model.addMVar(
@@ -188,7 +191,9 @@ class GurobiBackend(Backend):
             model.setObjective(form.costs(y, w)[0] @ x, GRB.MINIMIZE)
             add_milp_rows(gp, model, x, milp)
             self._set_parameters(model, abs_gap, form)
-            x.Start = form.encode(cands.best()[2])
+            start = cands.best()[2]
+            assert isinstance(start, Halfspace)  # every candidate is a heuristic halfspace
+            x.Start = form.encode(start)
             outcome = GuardedSolve(gp, deadline, trace=trace).run(
                 model, deadline.solver_seconds(reserve=POLISH_RESERVE)
             )
