@@ -501,7 +501,7 @@ CELLS = "cells.jsonl"
 
 def cell_key(row: dict[str, Any]) -> tuple[str, str, str, float, int]:
     """What identifies a cell across runs: (instance, its data's digest, backend, time limit, runs per cell).
-    A row written before the digest existed has none, so it is computed again rather than trusted."""
+    A row without a data digest is computed again rather than trusted."""
     return (
         str(row["instance"]),
         str(row.get("data_key", "")),

@@ -163,49 +163,12 @@ def bench_mip(
 
     check_output_dir(out, "--out")
     check_time_limit(time_limit)
-    chosen = split_backend_list(backends) if backends is not None else mip.default_backends()
-    if backends is not None and not chosen:  # an empty list names no backend (the default list is --backends left out)
-        fail(f"--backends must name at least one backend; got {backends!r}")
-    for spec in chosen:  # the benchmark's own time limit is --time-limit
-        check_backend_time_limit(spec, time_limit, "--backends")
-        check_backend_options(spec, "--backends")
+    chosen = _mip_backends(backends, time_limit)
     limit = time_limit if time_limit is not None else (mip.QUICK_TIME_LIMIT if quick else 60.0)
-    if data is not None and suite is not None:
-        fail(f"--data and --suite exclude each other (the instances come from one of them); got --suite {suite}")
     data_class = hypothesis_class.value
-    if data is None and data_class != "halfspace":
-        fail(
-            f"--hypothesis-class {data_class} applies to --data instances only (a suite's instances carry their class)"
-        )
-    if suite in mip.SUITE_ALIASES:
-        typer.echo(
-            f"note: --suite {suite} is deprecated and will be removed in the next release; "
-            f"it runs --suite {mip.SUITE_ALIASES[suite]}",
-            err=True,
-        )
-        suite = mip.SUITE_ALIASES[suite]
-    suite = "data" if data is not None else (suite if suite is not None else mip.DEFAULT_SUITE)
-    try:
-        if data is None and suite not in mip.SUITES:
-            raise ValueError(f"--suite must be one of {list(mip.SUITES)}; got {suite!r}")
-        if repeat < 1:
-            raise ValueError(f"--repeat must be an integer >= 1; got {repeat!r}")
-        mip.check_backends(chosen)
-        wanted_names = None if instances_option is None else instances_option.split(",")
-        loaded = mip.load_files(data, data_class) if data is not None else mip.load_suite(suite, quick=quick)
-        instances = mip.select_instances(loaded, wanted_names)
-        if backends is None:  # the default list, narrowed to the backends that take the instances' classes
-            chosen = _backends_for(chosen, instances)
-            if not chosen:
-                raise ValueError(
-                    f"no installed default backend takes the class {data_class!r} of the --data instances; "
-                    "name one with --backends"
-                )
-        _check_backends_fit_suite(chosen, instances, suite)
-        given = chosen
-        chosen = mip.check_backends(mip.seeded_backends(chosen, seeds))
-    except (ValueError, ImportError) as exc:
-        fail(str(exc))
+    suite, instances, chosen, given, wanted_names = _mip_instances(
+        suite, data, data_class, quick, instances_option, repeat, seeds, chosen, backends is None
+    )
     # the speed-up column's baseline: the naive model, its first seed when it runs under several
     baseline = next((b for b in chosen if unseeded(b) == ("naive-highs", 0)), "naive-highs")
     check_parallel_options(jobs, parallel_backend, scheduler)
@@ -219,16 +182,7 @@ def bench_mip(
             f"bound {row['bound']:.10g}  {row['seconds']:.3f} s" + (f"  [{row['error']}]" if row.get("error") else "")
         )
 
-    cells = out / mip.CELLS
-    for name in (*mip_report.OUTPUTS, mip_report.LEARNERS_OUTPUT):  # checked now, not after every cell has run
-        if (out / name).exists() and not (out / name).is_file():
-            fail(f"--out {str(out)!r}: {str(out / name)!r} is not a file; the run writes its {name} there (remove it)")
-    try:
-        left = mip.load_cells(cells) if resume else []
-        if not resume and cells.exists() and not cells.is_file():
-            raise ValueError(f"{str(cells)!r} is not a file: the run keeps its finished cells there; delete it")
-    except ValueError as exc:
-        fail(str(exc))
+    cells, left = _mip_cells(out, resume)
 
     def record(row: dict) -> None:
         mip.append_cell(cells, row)
@@ -296,6 +250,108 @@ def bench_mip(
                 repeat=repeat,
             )
             cells.unlink(missing_ok=True)  # every row is in rows.json now
+    _print_mip_summary(summary, rows, warnings, problems, paths, baseline, width)
+
+
+def _mip_backends(backends: str | None, time_limit: float | None) -> list[str]:
+    """The specs of ``--backends`` (every installed MIP backend when it is left out), each checked on its own
+    (its options, and no time limit of its own: the benchmark's is ``--time-limit``)."""
+    from oraclepriv.bench import mip
+
+    chosen = split_backend_list(backends) if backends is not None else mip.default_backends()
+    if backends is not None and not chosen:  # an empty list names no backend (the default list is --backends left out)
+        fail(f"--backends must name at least one backend; got {backends!r}")
+    for spec in chosen:  # the benchmark's own time limit is --time-limit
+        check_backend_time_limit(spec, time_limit, "--backends")
+        check_backend_options(spec, "--backends")
+    return chosen
+
+
+def _mip_instances(
+    suite: str | None,
+    data: Path | None,
+    data_class: str,
+    quick: bool,
+    instances_option: str | None,
+    repeat: int,
+    seeds: int,
+    chosen: list[str],
+    default_backends: bool,
+) -> tuple[str, list, list[str], list[str], list[str] | None]:
+    """What ``bench mip`` runs: (the suite's name, or "data" for ``--data``; its instances, those named by
+    ``--instances``; the backend specs, one per seed; the specs as given; the names given to ``--instances``).
+    A deprecated suite name runs its new name with a note on stderr. Bad input fails by option name."""
+    from oraclepriv.bench import mip
+
+    if data is not None and suite is not None:
+        fail(f"--data and --suite exclude each other (the instances come from one of them); got --suite {suite}")
+    if data is None and data_class != "halfspace":
+        fail(
+            f"--hypothesis-class {data_class} applies to --data instances only (a suite's instances carry their class)"
+        )
+    if suite in mip.SUITE_ALIASES:
+        typer.echo(
+            f"note: --suite {suite} is deprecated and will be removed in the next release; "
+            f"it runs --suite {mip.SUITE_ALIASES[suite]}",
+            err=True,
+        )
+        suite = mip.SUITE_ALIASES[suite]
+    suite = "data" if data is not None else (suite if suite is not None else mip.DEFAULT_SUITE)
+    try:
+        if data is None and suite not in mip.SUITES:
+            raise ValueError(f"--suite must be one of {list(mip.SUITES)}; got {suite!r}")
+        if repeat < 1:
+            raise ValueError(f"--repeat must be an integer >= 1; got {repeat!r}")
+        mip.check_backends(chosen)
+        wanted_names = None if instances_option is None else instances_option.split(",")
+        loaded = mip.load_files(data, data_class) if data is not None else mip.load_suite(suite, quick=quick)
+        instances = mip.select_instances(loaded, wanted_names)
+        if default_backends:  # the default list, narrowed to the backends that take the instances' classes
+            chosen = _backends_for(chosen, instances)
+            if not chosen:
+                raise ValueError(
+                    f"no installed default backend takes the class {data_class!r} of the --data instances; "
+                    "name one with --backends"
+                )
+        _check_backends_fit_suite(chosen, instances, suite)
+        given = chosen
+        chosen = mip.check_backends(mip.seeded_backends(chosen, seeds))
+    except (ValueError, ImportError) as exc:
+        fail(str(exc))
+    return suite, instances, chosen, given, wanted_names
+
+
+def _mip_cells(out: Path, resume: bool) -> tuple[Path, list[dict[str, Any]]]:
+    """The cells file of ``--out`` and, with ``resume``, the rows an interrupted run left there; checked before
+    any cell runs, like every file the run will write (a folder in the way of one fails by name)."""
+    from oraclepriv.bench import mip, mip_report
+
+    cells = out / mip.CELLS
+    for name in (*mip_report.OUTPUTS, mip_report.LEARNERS_OUTPUT):
+        if (out / name).exists() and not (out / name).is_file():
+            fail(f"--out {str(out)!r}: {str(out / name)!r} is not a file; the run writes its {name} there (remove it)")
+    try:
+        left = mip.load_cells(cells) if resume else []
+        if not resume and cells.exists() and not cells.is_file():
+            raise ValueError(f"{str(cells)!r} is not a file: the run keeps its finished cells there; delete it")
+    except ValueError as exc:
+        fail(str(exc))
+    return cells, left
+
+
+def _print_mip_summary(
+    summary: list[dict[str, Any]],
+    rows: list[dict[str, Any]],
+    warnings: list[str],
+    problems: list[str],
+    paths: dict[str, Path],
+    baseline: str,
+    width: int,
+) -> None:
+    """The per-backend table, the restricted-certificate warnings, the files written (and why there is no
+    performance profile, if there is none), and the agreement check: a disagreement on stderr, exit code 1."""
+    from oraclepriv.bench import mip_report
+
     typer.echo(
         f"\n{'backend':<{width}} {'solved':>8} {'wrong':>6} {'TL hits':>8} {'errors':>7} {'SGM(s)':>9}  "
         f"speed-up vs {baseline}"

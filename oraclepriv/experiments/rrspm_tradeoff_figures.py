@@ -96,88 +96,10 @@ def plot_shift(
     plt = _plt()
     fig, axes = plt.subplots(2, 2, figsize=(11, 8.5))
     (a, b), (c, dax) = axes
-    inv = shift_table.inv_sigma.to_numpy()
-
-    # (a) excess at fixed m vs 1/sigma
-    s0 = slopes.measured_slope.iloc[0]
-    a.errorbar(
-        inv,
-        shift_table.excess_at_fixed_m,
-        yerr=shift_table.sem_at_fixed_m.fillna(0),
-        marker="o",
-        capsize=2,
-        label=f"RRSPM, m={cfg['shift_fixed_m']}: slope {s0:.2f}",
-    )
-    a.plot(inv, shift_table.erm_excess, marker="s", linestyle="--", color="grey", label="non-private ERM")
-    ref = float(shift_table.excess_at_fixed_m.iloc[0])
-    a.plot(inv, ref * inv / inv[0], color="k", linestyle=":", label="reference slope 1")
-    a.set_title(f"(a) excess error at fixed m={cfg['shift_fixed_m']} vs 1/σ", fontsize=10)
-
-    # (b) m needed vs 1/sigma
-    for k, tgt in enumerate(cfg["shift_targets"]):
-        col = shift_table[f"m_needed_{tgt:g}"]
-        b.plot(
-            inv,
-            col,
-            marker="o",
-            color=f"C{k}",
-            label=f"excess ≤ {tgt:g}: slope {slopes.measured_slope.iloc[k + 1]:.2f}",
-        )
-    first = shift_table[f"m_needed_{cfg['shift_targets'][0]:g}"].iloc[0]
-    if np.isfinite(first):
-        b.plot(inv, first * inv / inv[0], color="k", linestyle=":", label="slope 1 (ε-net)")
-        b.plot(inv, first * (inv / inv[0]) ** 2, color="k", linestyle="--", label="slope 2 (paper)")
-    b.set_title("(b) public points m needed for a fixed excess error", fontsize=10)
-    b.set_ylabel("m needed")
-
-    # (c) the raw curves, excess vs m per sigma
-    sh = means[(means.experiment == "shift") & (means.method == "rrspm")]
-    for k, (sigma, g) in enumerate(sorted(sh.groupby("sigma"), key=lambda t: -t[0])):
-        g = g.sort_values("m")
-        c.errorbar(
-            g.m,
-            g.mean_excess,
-            yerr=g.sem_excess.fillna(0),
-            marker="o",
-            ms=3,
-            capsize=2,
-            color=f"C{k}",
-            label=f"σ={sigma:g}",
-        )
-    for tgt in cfg["shift_targets"]:
-        c.axhline(tgt, color="k", linestyle=":", lw=1)
-    c.set_title(f"(c) excess vs m per σ (n={cfg['shift_n']:,}, ε={cfg['shift_epsilon']:g})", fontsize=10)
-    c.set_xlabel("public sample size m")
-
-    # (d) non-smooth control
-    ns = means[(means.experiment == "nonsmooth")]
-    for (lo, hi), g in ns[ns.method == "rrspm"].groupby(["nu_lo", "nu_hi"]):
-        g = g.sort_values("m")
-        label = f"RRSPM, ν_x=U[{lo:g},{hi:g}]" + (" (not smooth)" if lo >= 1 else " (= μ, σ=1)")
-        dax.errorbar(
-            g.m,
-            g.mean_test_error,
-            yerr=g.sem_test_error.fillna(0),
-            marker="o",
-            capsize=2,
-            label=label,
-            color="C3" if lo >= 1 else "C0",
-        )
-    for (lo, hi), g in ns[ns.method == "erm"].groupby(["nu_lo", "nu_hi"]):
-        dax.axhline(
-            float(g.mean_test_error.iloc[0]),
-            linestyle="--",
-            color="C3" if lo >= 1 else "C0",
-            lw=1,
-            label=f"non-private ERM, ν_x=U[{lo:g},{hi:g}]",
-        )
-    dax.axhline(cfg["label_noise"], color="k", linestyle=":", lw=1, label=f"Bayes error {cfg['label_noise']:g}")
-    dax.set_title("(d) non-smooth control: μ=U[0,1], ν_x=U[1,2] (test error)", fontsize=10)
-    dax.set_xlabel("public sample size m")
-    dax.set_ylabel("test error")
-    dax.set_ylim(0, 1)
-    dax.set_xscale("log")
-
+    _panel_fixed_m(a, shift_table, slopes, cfg)
+    _panel_m_needed(b, shift_table, slopes, cfg)
+    _panel_curves(c, means, cfg)
+    _panel_nonsmooth(dax, means, cfg)
     for ax in (a, b, c):
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -195,3 +117,94 @@ def plot_shift(
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _panel_fixed_m(ax: Any, shift_table: pd.DataFrame, slopes: pd.DataFrame, cfg: dict[str, Any]) -> None:
+    """(a) The excess at the fixed m against 1/sigma, beside the non-private ERM and a slope-1 reference."""
+    inv = shift_table.inv_sigma.to_numpy()
+    s0 = slopes.measured_slope.iloc[0]
+    ax.errorbar(
+        inv,
+        shift_table.excess_at_fixed_m,
+        yerr=shift_table.sem_at_fixed_m.fillna(0),
+        marker="o",
+        capsize=2,
+        label=f"RRSPM, m={cfg['shift_fixed_m']}: slope {s0:.2f}",
+    )
+    ax.plot(inv, shift_table.erm_excess, marker="s", linestyle="--", color="grey", label="non-private ERM")
+    ref = float(shift_table.excess_at_fixed_m.iloc[0])
+    ax.plot(inv, ref * inv / inv[0], color="k", linestyle=":", label="reference slope 1")
+    ax.set_title(f"(a) excess error at fixed m={cfg['shift_fixed_m']} vs 1/σ", fontsize=10)
+
+
+def _panel_m_needed(ax: Any, shift_table: pd.DataFrame, slopes: pd.DataFrame, cfg: dict[str, Any]) -> None:
+    """(b) The m needed for each target excess against 1/sigma, beside slopes 1 (epsilon-net) and 2 (paper)."""
+    inv = shift_table.inv_sigma.to_numpy()
+    for k, tgt in enumerate(cfg["shift_targets"]):
+        col = shift_table[f"m_needed_{tgt:g}"]
+        ax.plot(
+            inv,
+            col,
+            marker="o",
+            color=f"C{k}",
+            label=f"excess ≤ {tgt:g}: slope {slopes.measured_slope.iloc[k + 1]:.2f}",
+        )
+    first = shift_table[f"m_needed_{cfg['shift_targets'][0]:g}"].iloc[0]
+    if np.isfinite(first):
+        ax.plot(inv, first * inv / inv[0], color="k", linestyle=":", label="slope 1 (ε-net)")
+        ax.plot(inv, first * (inv / inv[0]) ** 2, color="k", linestyle="--", label="slope 2 (paper)")
+    ax.set_title("(b) public points m needed for a fixed excess error", fontsize=10)
+    ax.set_ylabel("m needed")
+
+
+def _panel_curves(ax: Any, means: pd.DataFrame, cfg: dict[str, Any]) -> None:
+    """(c) The excess against m, one curve per sigma, with the target excesses as lines."""
+    sh = means[(means.experiment == "shift") & (means.method == "rrspm")]
+    for k, (sigma, g) in enumerate(sorted(sh.groupby("sigma"), key=lambda t: -t[0])):
+        g = g.sort_values("m")
+        ax.errorbar(
+            g.m,
+            g.mean_excess,
+            yerr=g.sem_excess.fillna(0),
+            marker="o",
+            ms=3,
+            capsize=2,
+            color=f"C{k}",
+            label=f"σ={sigma:g}",
+        )
+    for tgt in cfg["shift_targets"]:
+        ax.axhline(tgt, color="k", linestyle=":", lw=1)
+    ax.set_title(f"(c) excess vs m per σ (n={cfg['shift_n']:,}, ε={cfg['shift_epsilon']:g})", fontsize=10)
+    ax.set_xlabel("public sample size m")
+
+
+def _panel_nonsmooth(ax: Any, means: pd.DataFrame, cfg: dict[str, Any]) -> None:
+    """(d) The non-smooth control's test error against m (nu_x = U[1, 2] beside nu_x = mu), its non-private ERM and
+    the Bayes error."""
+    ns = means[(means.experiment == "nonsmooth")]
+    for (lo, hi), g in ns[ns.method == "rrspm"].groupby(["nu_lo", "nu_hi"]):
+        g = g.sort_values("m")
+        label = f"RRSPM, ν_x=U[{lo:g},{hi:g}]" + (" (not smooth)" if lo >= 1 else " (= μ, σ=1)")
+        ax.errorbar(
+            g.m,
+            g.mean_test_error,
+            yerr=g.sem_test_error.fillna(0),
+            marker="o",
+            capsize=2,
+            label=label,
+            color="C3" if lo >= 1 else "C0",
+        )
+    for (lo, hi), g in ns[ns.method == "erm"].groupby(["nu_lo", "nu_hi"]):
+        ax.axhline(
+            float(g.mean_test_error.iloc[0]),
+            linestyle="--",
+            color="C3" if lo >= 1 else "C0",
+            lw=1,
+            label=f"non-private ERM, ν_x=U[{lo:g},{hi:g}]",
+        )
+    ax.axhline(cfg["label_noise"], color="k", linestyle=":", lw=1, label=f"Bayes error {cfg['label_noise']:g}")
+    ax.set_title("(d) non-smooth control: μ=U[0,1], ν_x=U[1,2] (test error)", fontsize=10)
+    ax.set_xlabel("public sample size m")
+    ax.set_ylabel("test error")
+    ax.set_ylim(0, 1)
+    ax.set_xscale("log")
