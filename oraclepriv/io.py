@@ -15,11 +15,11 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
-__all__ = ["WeightedData", "jsonable", "read_csv_problem", "write_csv_problem", "to_json"]
+__all__ = ["LabelledData", "WeightedData", "jsonable", "read_csv_problem", "write_csv_problem", "to_json"]
 
 LABEL_COLUMN = "y"
 WEIGHT_COLUMN = "weight"
@@ -27,8 +27,11 @@ WEIGHT_COLUMN = "weight"
 
 @dataclass(frozen=True)
 class WeightedData:
+    """A data file's columns: the features ``X``, the labels ``y`` (None when the file has no label column, which
+    only ``read_csv_problem(..., require_labels=False)`` accepts) and the optional weights and mask."""
+
     X: np.ndarray
-    y: np.ndarray
+    y: np.ndarray | None
     weights: np.ndarray | None
     feature_names: tuple[str, ...]
     mask: np.ndarray | None = None  # the boolean ``mask_column`` (e.g. PPM's privacy bits), if asked for
@@ -36,6 +39,23 @@ class WeightedData:
     def weights_or_ones(self) -> np.ndarray:
         """The weight column, or unit weights when the file has none."""
         return np.ones(self.X.shape[0]) if self.weights is None else self.weights
+
+
+@dataclass(frozen=True)
+class LabelledData(WeightedData):
+    """A data file with its label column (what :func:`read_csv_problem` returns when labels are required)."""
+
+    y: np.ndarray
+
+
+@overload
+def read_csv_problem(
+    path: str | Path, *, require_labels: Literal[True] = True, mask_column: str | None = None
+) -> LabelledData: ...
+
+
+@overload
+def read_csv_problem(path: str | Path, *, require_labels: bool, mask_column: str | None = None) -> WeightedData: ...
 
 
 def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_column: str | None = None) -> WeightedData:
@@ -116,7 +136,9 @@ def read_csv_problem(path: str | Path, *, require_labels: bool = True, mask_colu
                 f"{shown}: column {mask_column!r} row {row + 1} has value '{values[row]:g}'; it must be 0 or 1"
             )
         mask = values == 1.0
-    return WeightedData(X, y, weights, tuple(features), mask)
+    if y is None:
+        return WeightedData(X, None, weights, tuple(features), mask)
+    return LabelledData(X, y, weights, tuple(features), mask)
 
 
 def _read_header(path: Path, shown: str) -> list[str]:

@@ -61,6 +61,7 @@ def problem_milp(
     if formulation not in allowed:
         raise ValueError(f"formulation must be one of {list(allowed)} for {label}; got {formulation!r}")
     y_reduced, w_abs, sign_offset = reduce_signed_weights(y, w)
+    form: HalfspaceRelaxedMilp | HalfspaceMarginMilp | StumpMilp
     if formulation == "relaxed":
         form = HalfspaceRelaxedMilp(X, y_reduced)
     elif formulation == "margin":
@@ -103,23 +104,23 @@ def export_mps(
         from oraclepriv.solvers.mip.highs import HighsModel, import_highspy
 
         highspy = import_highspy()
-        model = HighsModel(highspy, milp)
-        model.h.changeObjectiveOffset(offset)
+        highs = HighsModel(highspy, milp)
+        highs.h.changeObjectiveOffset(offset)
         # kWarning only says that generic names (c0.., r0..) were generated
-        if model.h.writeModel(str(path)) not in (highspy.HighsStatus.kOk, highspy.HighsStatus.kWarning):
+        if highs.h.writeModel(str(path)) not in (highspy.HighsStatus.kOk, highspy.HighsStatus.kWarning):
             raise RuntimeError(f"HiGHS could not write {str(path)!r}")
     elif backend == "scip":
         from oraclepriv.solvers.mip.scip import ScipModel, import_pywraplp
 
-        model = ScipModel(import_pywraplp(), milp)
-        model.objective.SetOffset(offset)
-        path.write_text(model.solver.ExportModelAsMpsFormat(False, False), encoding="utf-8")
+        scip = ScipModel(import_pywraplp(), milp)
+        scip.objective.SetOffset(offset)
+        path.write_text(scip.solver.ExportModelAsMpsFormat(False, False), encoding="utf-8")
     else:
         from oraclepriv.solvers.mip.pyomo import PyomoModel
 
-        model = PyomoModel(milp)
-        model.model.obj.expr = model.model.obj.expr + offset
-        model.write(str(path))
+        pyomo = PyomoModel(milp)
+        pyomo.model.obj.expr = pyomo.model.obj.expr + offset
+        pyomo.write(str(path))
     return {
         "instance": name,
         "path": str(path),

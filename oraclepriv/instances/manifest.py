@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +36,7 @@ class ManifestError(ValueError):
     """A manifest (or learning_tasks.json) that cannot be used; the message names the file."""
 
 
-def _read_entries(path: Path, fields: dict[str, type]) -> list[dict[str, Any]]:
+def _read_entries(path: Path, fields: Mapping[str, type]) -> list[dict[str, Any]]:
     """A manifest (a JSON list of objects, each with ``fields`` of the given types), or a
     :class:`ManifestError` naming the file and what is wrong with it."""
     try:
