@@ -59,7 +59,7 @@ from oraclepriv.learners.public_cover_em import PublicCoverEM
 from oraclepriv.learners.regularization import Regularization
 from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.learners.subsample import SubsampleAggregate
-from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, Status
 
 __all__ = [
     "RRSPMRateAsScale",
@@ -199,7 +199,7 @@ class QuantileSplitBackend(Backend):
         loss, j, s, theta = best
         hyp = Threshold(theta) if problem.hypothesis_class == "threshold" else Stump(j, theta, s)
         bound = loss if self.config.get("claim_optimal", False) else -math.inf
-        status = "optimal" if self.config.get("claim_optimal", False) else "time_limit"
+        status: Status = "optimal" if self.config.get("claim_optimal", False) else "time_limit"
         return BackendAnswer(
             hyp, bound=bound, status=status, nodes=0, details={"method": f"quantile cuts, bins={bins}"}
         )

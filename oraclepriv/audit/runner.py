@@ -21,7 +21,7 @@ import logging
 import math
 import time
 import warnings
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,7 +75,7 @@ class Neighbours:
         What the scenario shows.
     expected_log_ratio : float or None, default None
         The exact worst-case log-ratio, when known (e.g. epsilon for a tight construction).
-    target_outcome : hashable or None, default None
+    target_outcome : tuple of int or None, default None
         The labeling of the public points that attains it, when known.
 
     Raises
@@ -96,7 +96,7 @@ class Neighbours:
     probes: np.ndarray | None = None  # extra points whose predictions are part of the outcome
     notes: str = ""
     expected_log_ratio: float | None = None  # exact worst-case log-ratio, when known (e.g. eps)
-    target_outcome: Hashable | None = None  # labeling of the public points attaining it, when known
+    target_outcome: tuple[int, ...] | None = None  # labeling of the public points attaining it, when known
 
     def __post_init__(self) -> None:
         if self.X.shape != self.X_prime.shape:
@@ -109,7 +109,7 @@ class Neighbours:
             self.probes = self.X[rows] if rows.size else np.empty((0, self.X.shape[1]))
 
 
-def outcome_key(hypothesis: Any, X_public: np.ndarray, probes: np.ndarray) -> tuple[int, ...]:
+def outcome_key(hypothesis: Any, X_public: np.ndarray, probes: np.ndarray | None = None) -> tuple[int, ...]:
     """A released hypothesis as a discrete outcome: its labels on the public points, then on the probes.
 
     Parameters
@@ -118,15 +118,15 @@ def outcome_key(hypothesis: Any, X_public: np.ndarray, probes: np.ndarray) -> tu
         The released hypothesis.
     X_public : numpy.ndarray of shape (m, d)
         The public points.
-    probes : numpy.ndarray of shape (k, d)
-        The probes.
+    probes : numpy.ndarray of shape (k, d) or None, default None
+        The probes (None: none).
 
     Returns
     -------
     tuple of int
         The labels.
     """
-    pts = np.vstack([X_public, probes]) if len(probes) else X_public
+    pts = np.vstack([X_public, probes]) if probes is not None and len(probes) else X_public
     return tuple(int(v) for v in np.asarray(hypothesis.predict(pts)).ravel())
 
 
@@ -236,7 +236,14 @@ def _fit_params(learner: Any, neighbours: Neighbours) -> dict[str, Any]:
     return {}
 
 
-def _outcomes_chunk(make_learner, X, y, neighbours, seeds, backends: dict[str, Any]) -> list[tuple[int, ...]]:
+def _outcomes_chunk(
+    make_learner: Callable[[int], Any],
+    X: np.ndarray,
+    y: np.ndarray,
+    neighbours: Neighbours,
+    seeds: np.ndarray,
+    backends: dict[str, Any],
+) -> list[tuple[str, tuple[int, ...]]]:
     """One worker's share of the runs. ``backends``: the parent's backend registry, so backends
     registered for the audit (``registered_backend``: targeting solvers, broken heuristics) exist in
     the worker process too."""
@@ -246,7 +253,14 @@ def _outcomes_chunk(make_learner, X, y, neighbours, seeds, backends: dict[str, A
     return sample_outcomes(make_learner, X, y, neighbours, len(seeds), seeds)
 
 
-def _outcomes(make_learner, X, y, neighbours: Neighbours, seeds: np.ndarray, n_jobs: int) -> list[tuple[int, ...]]:
+def _outcomes(
+    make_learner: Callable[[int], Any],
+    X: np.ndarray,
+    y: np.ndarray,
+    neighbours: Neighbours,
+    seeds: np.ndarray,
+    n_jobs: int,
+) -> list[tuple[str, tuple[int, ...]]]:
     """``sample_outcomes`` over ``seeds``, in this process for ``n_jobs`` = 1, otherwise cut into four
     shares per worker and run where :mod:`oraclepriv.execution` says (local processes or a dask
     cluster). Every run's seed is fixed in advance and the outcomes come back in seed order, so the
@@ -327,7 +341,7 @@ def audit_learner(
     rates = None
     if neighbours.target_outcome is not None:
         m = len(neighbours.X_public)
-        target = tuple(neighbours.target_outcome)
+        target = neighbours.target_outcome
         rates = (
             sum(o[1][:m] == target for o in out_a) / n_runs,
             sum(o[1][:m] == target for o in out_b) / n_runs,
@@ -374,6 +388,8 @@ def audit_reduced(
     counts = []
     for X, y in ((neighbours.X, neighbours.y), (neighbours.X_prime, neighbours.y_prime)):
         law = sampled_argmin_law(labeling_costs(X, y, Z, labelings, oracle), labelings, family, scale, n_runs, rng)
+        if law.counts is None:
+            raise RuntimeError("a sampled argmin law carries its draws' counts")
         side: dict[str, int] = {}
         for labels, hits in zip(labelings, law.counts):
             released = learner._release(release_oracle, Z, labels.astype(np.int8), rng, fhat=None, X=X, y=y)
