@@ -76,7 +76,7 @@ def convex_backend_key(backend: Any, argument: str = "backend", *, warn: bool = 
 
 @dataclass
 class ConvexResult:
-    """One convex-oracle answer: ``certified`` iff ``objective - bound <= opt_tol`` (a proved bound).
+    """One convex-oracle answer: ``certified`` iff ``gap <= opt_tol``, against a proved bound.
 
     Parameters
     ----------
@@ -87,11 +87,12 @@ class ConvexResult:
     bound : float
         A proved lower bound on the optimum (a Lagrangian bound, docs/convex-oracle.md).
     certified : bool
-        Whether ``objective - bound <= opt_tol``.
+        Whether ``gap <= opt_tol``.
     status : str
         The backend's status.
     gap : float
-        ``objective - bound``.
+        ``objective - bound``, at least 0, with the objective's rounding error bound added for the
+        regularized ERM.
     nodes : int or None
         Not used by the convex backend (None).
     seconds : float

@@ -202,7 +202,8 @@ class OracleResult:
         "time_limit", "infeasible" or "error"), with "optimal" turned into "feasible" when the answer
         does not meet the bound.
     gap : float
-        ``(objective - bound) / max(|objective|, |bound|)``, 0 when both are 0, ``inf`` without a bound.
+        ``max(0, objective - bound) / max(|objective|, |bound|)``, 0 when both are 0, ``inf`` without a
+        bound.
     nodes : int or None
         Branch-and-bound nodes, where the backend counts them.
     seconds : float
