@@ -147,8 +147,8 @@ class GurobiBackend(Backend):
         self.threads, self.output_flag, self.random_seed = check_options(self)
         self.certificate = (
             f"big-M baseline: bound is Gurobi's dual bound of the margin-{gamma:g} model with ||w||_inf <= 1 on "
-            "[-1,1]-scaled data; certified means optimal over that restricted margin class only, not over all "
-            "halfspaces"
+            "[-1,1]-scaled data; meets_bound means optimal over that restricted margin class only, never "
+            "certified over all halfspaces"
         )
         self._gp = import_gurobipy("gurobi")
 

@@ -98,8 +98,8 @@ class NaiveHighsBackend(Backend):
     options = frozenset({"threads", "random_seed", "output_flag"})
     certificate = (
         "naive baseline: bound is the HiGHS dual bound of the big-M model with w in [-1,1]^d, b in [-1,1] "
-        f"and margin {NAIVE_GAMMA:g} on the raw data; certified means optimal over that restricted "
-        "margin-1e-4 unit-box class only, not over all halfspaces"
+        f"and margin {NAIVE_GAMMA:g} on the raw data; meets_bound means optimal over that restricted "
+        "margin-1e-4 unit-box class only, never certified over all halfspaces"
     )
 
     def restriction(self, hypothesis_class: str) -> str | None:
