@@ -405,7 +405,7 @@ def check_delta_for_n(delta: Any, n: int, name: str = "delta") -> float:
     value = check_delta(delta, name)
     if value > 0 and value >= 1.0 / n:
         raise ValueError(
-            f"{name}={value!r} is >= 1/n = {1.0 / n:.3g} for n={n} private records; such a delta allows "
+            f"{name} {value!r} is >= 1/n = {1.0 / n:.3g} for n={n} private records; such a delta allows "
             "publishing a private record verbatim. Use delta < 1/n (typically << 1/n)."
         )
     return value

@@ -11,6 +11,7 @@ only after the work (the old behaviour: a traceback once the whole job had run) 
 from __future__ import annotations
 
 import importlib
+import json
 import subprocess
 import sys
 
@@ -98,12 +99,37 @@ def test_output_paths_are_checked_before_any_work(tmp_path, no_work, command, op
     afile.write_text("x")
     if kind == "file":
         _refused([*args, option, str(tmp_path)], option, str(tmp_path), "is a directory")
-        _refused([*args, option, str(tmp_path / "missing" / "x.mps")], option, "does not exist")
     else:
         _refused([*args, option, str(afile)], option, str(afile), "is a file")
     _refused([*args, option, str(afile / "x.mps")], option, "is a file")
     _refused([*args, option, UNWRITABLE], option, "not writable")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file.mps"]  # nothing written
+
+
+def test_an_output_file_in_a_missing_folder_gets_the_folder(tmp_path, monkeypatch):
+    """One helper for output paths (cli.common.check_output_file): a file's missing folders are created before
+    the work starts, as bench mip --out creates its folder; demo --out and verify suite --report refused them."""
+    import oraclepriv.demo
+    import oraclepriv.verify.suite
+
+    def demo(seed, echo, figure_path):
+        assert figure_path.parent.is_dir()  # created before the work
+        figure_path.write_bytes(b"png")
+        return {
+            "audit": [{"learner": "RRSPM", "passed": True}],
+            "erm": {"certified": True},
+            "rrspm": {"oracle_calls": 2},
+        }
+
+    monkeypatch.setattr(oraclepriv.demo, "run_demo", demo)
+    monkeypatch.setattr(oraclepriv.verify.suite, "run_suite", lambda **kwargs: [])
+    monkeypatch.setattr(oraclepriv.verify.suite, "explicit_law_rows", lambda **kwargs: [])
+    picture = tmp_path / "a" / "b" / "demo.png"
+    assert runner.invoke(app, ["demo", "--out", str(picture)]).exit_code == 0 and picture.read_bytes() == b"png"
+    report, rows = tmp_path / "c" / "verify.md", tmp_path / "d" / "e" / "rows.json"
+    result = runner.invoke(app, ["verify", "suite", "--quick", "--report", str(report), "--out", str(rows)])
+    assert result.exit_code == 0, result.output
+    assert report.read_text().strip() and json.loads(rows.read_text()) == {"noisy_argmin": [], "explicit_laws": []}
 
 
 def test_the_default_output_of_export_mps_is_checked_too(tmp_path, no_work, monkeypatch):

@@ -87,15 +87,20 @@ def test_numerical_delta_where_e_to_the_epsilon_overflows():
     ids=["rrspm", "subsample", "public-cover"],
 )
 def test_audits_refuse_an_epsilon_whose_exponential_overflows(no_work, args):
-    _refused(args, "--epsilon", args[-1].replace("1e308", "1e+308"), "at most 700")
+    value = repr(float(args[-1]))
+    _refused(args, "--epsilon must be a real number in (0, 700] (e^epsilon must stay a finite float64)", value)
 
 
 def test_learn_and_verify_refuse_an_epsilon_whose_exponential_overflows(files, no_work):
+    """The library's one rule (oraclepriv.validation.check_epsilon), its error named by the flag."""
+    rule = "--epsilon must be a real number in (0, 700]"
     for algorithm in ("rrspm", "perturbation", "public-cover-em"):
-        _refused(_learn(files, "--algorithm", algorithm, "--epsilon", "710"), "--epsilon 710", "at most 700")
-    _refused(_verify(files, "--public", files["v1pub"], "--algorithm", "rrspm", "--epsilon", "710"), "--epsilon 710")
-    _refused(_learn(files, "--algorithm", "rrspm", "--epsilon", "inf"), "--epsilon", "inf")
-    _refused(_learn(files, "--algorithm", "rrspm", "--epsilon", "nan"), "--epsilon", "nan")
+        _refused(_learn(files, "--algorithm", algorithm, "--epsilon", "710"), rule, "got 710.0")
+    _refused(_verify(files, "--public", files["v1pub"], "--algorithm", "rrspm", "--epsilon", "710"), rule, "710.0")
+    _refused(_learn(files, "--algorithm", "rrspm", "--epsilon", "inf"), rule, "got inf")
+    _refused(_learn(files, "--algorithm", "rrspm", "--epsilon", "nan"), rule, "got nan")
+    ppm = runner.invoke(app, ["learn", files["ppm"], "--algorithm", "ppm", "--epsilon", "710"])
+    assert ppm.exit_code == 2 and f"{rule} (e^epsilon must stay a finite float64) or inf" in ppm.stderr
 
 
 def test_the_largest_epsilon_taken_still_runs(files):

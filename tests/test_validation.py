@@ -87,7 +87,7 @@ def test_delta_refuses_everything_else(value):
 
 def test_delta_below_one_over_n():
     assert check_delta_for_n(0.009, 100) == 0.009 and check_delta_for_n(0.0, 1) == 0.0
-    with pytest.raises(ValueError, match=r"delta=0.01 is >= 1/n = 0.01 for n=100 private records"):
+    with pytest.raises(ValueError, match=r"delta 0.01 is >= 1/n = 0.01 for n=100 private records"):
         check_delta_for_n(0.01, 100)
 
 

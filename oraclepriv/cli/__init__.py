@@ -1,7 +1,9 @@
 """The ``oraclepriv`` command line (typer): :mod:`~oraclepriv.cli.app` assembles one module per command group.
 
     oraclepriv erm DATA.csv --hypothesis-class halfspace [--backend B] [--time-limit S] [--json]
-    oraclepriv learn PRIVATE.csv --public PUBLIC.csv --algorithm rrspm --epsilon 1 --hypothesis-class halfspace [--json]
+    oraclepriv learn PRIVATE.csv --public PUBLIC.csv --algorithm rrspm --epsilon 1 [--json] [--out MODEL.json]
+    oraclepriv predict MODEL.json DATA.csv [--out PRED.csv]
+    oraclepriv score MODEL.json DATA.csv [--json]
     oraclepriv demo
     oraclepriv audit rrspm|subsample|public-cover [--runs N]
     oraclepriv bench oracles|mip|learners|ppm [--quick] [--out FILE]

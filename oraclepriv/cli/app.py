@@ -4,7 +4,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli import audit, bench, demo, erm, experiment, instances, learn, verify
+from oraclepriv.cli import audit, bench, demo, erm, experiment, instances, learn, model, verify
 from oraclepriv.cli.common import Group, configure_logging, configure_warnings
 
 app = typer.Typer(
@@ -33,7 +33,9 @@ def options(
 
 
 app.command("erm")(erm.erm)
-app.command("learn")(learn.learn)
+app.command("learn", cls=learn.LearnCommand)(learn.learn)
+app.command("predict")(model.predict)
+app.command("score")(model.score)
 app.command("demo")(demo.demo)
 app.add_typer(bench.app, name="bench")
 app.add_typer(instances.app, name="instances")

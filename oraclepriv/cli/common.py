@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import logging
-import math
 import os
 import signal
 import sys
@@ -160,34 +159,48 @@ def _check_output_path(path: Path, shown: str, folder: bool) -> None:
             fail(f"{shown}: the file is not writable")
         return
     base = _first_existing(path)
-    if not folder and base != Path(os.path.abspath(path.parent)):
-        if base.is_dir():
-            fail(f"{shown}: the folder {str(path.parent)!r} does not exist")
     if not base.is_dir():
         fail(f"{shown}: {str(base)!r} is a file, so nothing can be created under it")
     if not _creatable_in(base):
         fail(f"{shown}: cannot create it ({str(base)!r} is not writable)")
 
 
-def check_output_file(path: Path | None, option: str) -> None:
-    """An output file a command will write (``None``: not asked for), checked before any work starts: not a
-    directory, in a folder that exists (or under a file: said so) and is writable."""
+def create_output_folders(path: Path | None, option: str) -> None:
+    """The missing folders above an output file, created once every output of the command has been checked."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        fail(f"{option} {str(path)!r}: cannot create its folder ({exc.strerror or exc})")
+
+
+def check_output_file(path: Path | None, option: str, *, create_folders: bool = True) -> None:
+    """The one helper for an output file a command will write (``None``: not asked for), called before any work
+    starts: not a directory, not under a file, creatable; its missing parent folders are created now (as an output
+    folder is: :func:`check_output_dir`), so every command writes to a new folder alike. ``create_folders=False``
+    leaves that to :func:`create_output_folders`, for a command with checks of its own still to make."""
     _check_output(path, option, folder=False)
+    if create_folders:
+        create_output_folders(path, option)
 
 
 def check_output_dir(path: Path | None, option: str) -> None:
     """An output folder a command will write into, checked before any work starts: not a file, and writable
-    (or creatable under its nearest existing ancestor)."""
+    (or creatable under its nearest existing ancestor; the command creates it)."""
     _check_output(path, option, folder=True)
 
 
 def check_out_and_report(out: Path | None, report: Path | None) -> None:
     """The ``--out`` (JSON) and ``--report`` (Markdown) files of a command that prints rows: each writable,
-    and not the same file (the second write would silently replace the first)."""
-    check_output_file(out, "--out")
-    check_output_file(report, "--report")
+    and not the same file (the second write would silently replace the first); then their missing folders are
+    created (:func:`check_output_file`)."""
+    _check_output(out, "--out", folder=False)
+    _check_output(report, "--report", folder=False)
     if out is not None and report is not None and _same_file(out, report):
         fail(f"--out {str(out)!r} and --report {str(report)!r} are the same file; give them different paths")
+    create_output_folders(out, "--out")
+    create_output_folders(report, "--report")
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -282,33 +295,27 @@ def restricted_backend_problem(backend: str, restriction: str, hypothesis_class:
     return f"{option} {backend!r} proves its bounds only over {restriction}, not over all {hypothesis_class}s"
 
 
-#: the largest --epsilon the commands take: e^epsilon must stay a finite float64 (it overflows beyond 709.78)
-#: in the privacy computations (calibrations, numerical delta, verification, audits); no privacy guarantee
-#: means anything long before
-MAX_EPSILON = 700.0
+def check_epsilon(epsilon: float, option: str = "--epsilon", *, allow_inf: bool = False) -> float:
+    """``--epsilon`` by the library's one rule (:func:`oraclepriv.validation.check_epsilon`: a number in
+    (0, 700]; ``inf`` only with ``allow_inf``, a mechanism's non-private debug mode), its error named by the flag."""
+    from oraclepriv.validation import check_epsilon as check_value
 
-
-def check_epsilon(epsilon: float, option: str = "--epsilon", *, allow_inf: str | None = None) -> float:
-    """A privacy parameter: a finite number in (0, :data:`MAX_EPSILON`]. ``allow_inf``: the reason
-    ``inf`` is taken (a learner's non-private debug mode), if it is."""
-    if not epsilon > 0:  # NaN too
-        fail(f"{option} must be a number > 0; got {epsilon!r}")
-    if math.isinf(epsilon):
-        if allow_inf is None:
-            fail(f"{option} must be finite; got {epsilon!r}")
-        return epsilon
-    if epsilon > MAX_EPSILON:
-        fail(
-            f"{option} {epsilon:g} is too large: at most {MAX_EPSILON:g} (e^epsilon overflows float64 beyond "
-            "709.78, so the privacy computations cannot be done; no guarantee means anything there)"
-        )
-    return epsilon
+    try:
+        return check_value(epsilon, option, allow_inf=allow_inf)
+    except ValueError as exc:
+        fail(str(exc))
 
 
 def check_delta(delta: float | None, option: str = "--delta") -> None:
-    """A privacy parameter delta: a number in [0, 1) (None: not given)."""
-    if delta is not None and not (0 <= delta < 1):  # NaN too
-        fail(f"{option} must be a number in [0, 1); got {delta!r}")
+    """``--delta`` by the library's one rule (:func:`oraclepriv.validation.check_delta`: a number in [0, 1)),
+    its error named by the flag (None: not given)."""
+    from oraclepriv.validation import check_delta as check_value
+
+    if delta is not None:
+        try:
+            check_value(delta, option)
+        except ValueError as exc:
+            fail(str(exc))
 
 
 def check_time_limit(seconds: float | None, option: str = "--time-limit") -> None:
@@ -500,6 +507,16 @@ def _terminated(signum: int, frame: object) -> None:
     raise Terminated()
 
 
+def plain_help(command: Any) -> None:
+    """``--help`` of ``command`` and every command under it as plain text (click's), not rich's framed boxes:
+    for output that is not a terminal (a pipe, a file, a test), where the boxes' wrapping and frame characters
+    get in the way of grep, less and diffs."""
+    if hasattr(command, "rich_markup_mode"):
+        command.rich_markup_mode = None
+    for sub in getattr(command, "commands", {}).values():
+        plain_help(sub)
+
+
 class Group(TyperGroup):
     """The root command group: while a command runs, SIGTERM raises :class:`Terminated` (Ctrl-C raises
     KeyboardInterrupt, which typer turns into exit code 130); afterwards the previous handler is back. A usage
@@ -515,6 +532,8 @@ class Group(TyperGroup):
         **extra: Any,
     ) -> Any:
 
+        if not sys.stdout.isatty():
+            plain_help(self)
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
@@ -543,7 +562,7 @@ class Group(TyperGroup):
             sys.exit(1)
         sys.exit(code if isinstance(code, int) else 0)
 
-    def invoke(self, ctx):  # type: ignore[no-untyped-def]
+    def invoke(self, ctx: Any) -> Any:
         previous = None
         if threading.current_thread() is threading.main_thread():
             previous = signal.signal(signal.SIGTERM, _terminated)

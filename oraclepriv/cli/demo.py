@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli.common import check_output_file, check_seed, fail, output_path
+from oraclepriv.cli.common import check_output_file, check_seed, create_output_folders, fail, output_path
 
 
 def demo(
@@ -23,8 +23,9 @@ def demo(
     from oraclepriv.demo import run_demo
 
     check_seed(seed)
-    check_output_file(out, "--out")
+    check_output_file(out, "--out", create_folders=False)
     _check_picture_format(out)
+    create_output_folders(out, "--out")  # as every command's output option does
     report = run_demo(seed=seed, echo=typer.echo, figure_path=out)
     wrong = [v for v in report["audit"] if v["passed"] != (v["learner"] == "RRSPM")]
     if wrong or not report["erm"]["certified"] or report["rrspm"]["oracle_calls"] != 2:

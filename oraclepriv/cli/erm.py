@@ -74,7 +74,7 @@ def erm(
 def _print_summary(summary: dict) -> None:
     """The answer as aligned lines (what ``--json`` gives as one object)."""
     typer.echo(f"class       {summary['class']}  (n={summary['n']}, d={summary['d']}, backend={summary['backend']})")
-    typer.echo(f"hypothesis  {summary['hypothesis']}")
+    typer.echo(f"hypothesis  {to_json(summary['hypothesis'], sort_keys=True)}")
     typer.echo(f"objective   {summary['objective']:.12g}   bound {summary['bound']:.12g}")
     typer.echo(f"status      {summary['status']}   certified={summary['certified']}   {summary['seconds']:.3f} s")
     if summary.get("restriction"):  # meets_bound without certified: say over what the bound holds

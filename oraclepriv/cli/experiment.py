@@ -8,7 +8,7 @@ import contextlib
 import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -98,7 +98,9 @@ def experiment_ppm_curves(
     from oraclepriv.experiments.ppm_curves import run_ppm_curves
 
     _check(out, seed)
-    kwargs = {"sizes": {1: [50, 100], 2: [30, 60]}, "repetitions": 2, "n_test": 2000, "draws": 2} if quick else {}
+    kwargs: dict[str, Any] = (
+        {"sizes": {1: [50, 100], 2: [30, 60]}, "repetitions": 2, "n_test": 2000, "draws": 2} if quick else {}
+    )
     with _run("ppm-curves", out, quick, seed), progress_bar(quiet) as bar:
         result = run_ppm_curves(out, random_state=seed, progress=bar.phase("samples"), **kwargs)
         slopes = result.get("slopes")

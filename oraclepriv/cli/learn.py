@@ -1,11 +1,50 @@
-"""``oraclepriv learn``: fit a private learner on CSV files and print its release (and, when asked,
-its non-private diagnostics)."""
+"""``oraclepriv learn``: fit a private learner on CSV files and print its release (and, when asked, its
+non-private diagnostics); ``--out MODEL.json`` saves the release for ``oraclepriv predict`` and ``score``.
 
-from enum import Enum
+The learners are those of the learner registry (:mod:`oraclepriv.learners.registry`): ``--algorithm``'s
+choices, the list under ``--help`` and the estimator fitted all come from it, and a common flag applies to a
+learner exactly when its estimator takes the parameter the flag sets. The options in detail (``--help``
+gives one line each):
+
+``--delta``
+    In [0, 1/n) for n private records. What it selects is the learner's: rrspm and subsample take a
+    delta > 0 as the Gaussian variant's (none: Laplace, pure epsilon-DP); perturbation and regularization add
+    Gaussian noise only, so their delta must be > 0 (none: the learner's default); public-cover-em and ppm
+    are pure epsilon-DP and take none.
+``--backend NAME[:key=value,...]``
+    As for ``oraclepriv erm`` (e.g. ``scip-bc:workers=2``); default: chosen per problem. regularization's
+    convex oracle has one backend, ``highs-qp+kkt`` (``scipy`` is a deprecated alias of it).
+``--seed``
+    Anyone who knows it can replay the noise and undo the release's privacy: omit it (OS entropy) for a
+    release you publish.
+``--public-size``
+    ``auto`` (the default: the theory's number for n, d and epsilon, docs/theory/block-et-al.md "Choosing
+    m", kept below a vacuous delta), ``all``, or an integer M: a subsample drawn uniformly with public
+    randomness (``--public-seed``; default: a seed computed from the public points, so that ``--seed`` alone
+    reproduces a run) and published in the release. The public seed must differ from ``--seed``.
+``--on-uncertified raise|fallback|flag``
+    What an uncertified private-data oracle call does (:mod:`oraclepriv.robust`); default raise (subsample:
+    flag, its privacy does not depend on the oracle).
+``--allow-weak-guarantee``
+    Release even when the total delta (design plus the numerical delta of near-ties, which grows with the
+    public points and e^epsilon) is >= 1/n, which certifies nothing; the release then says its guarantee is
+    VACUOUS. Without it such a fit is refused before its oracle calls.
+``--diagnostics all|NAME,...``
+    Also print NON-PRIVATE diagnostics (oracle calls with objectives and certificates, and the named
+    values). They depend on the private data beyond the release; no privacy proof covers them.
+``--budget FILE``
+    A JSON privacy ledger (:class:`oraclepriv.PrivacyAccountant`) this run charges with its release's
+    (epsilon, total delta), composed with the runs before it (:mod:`oraclepriv.cli.budget`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from oraclepriv.cli.common import (
     backend_oracle,
@@ -13,220 +52,170 @@ from oraclepriv.cli.common import (
     check_delta,
     check_epsilon,
     check_input_file,
+    check_output_file,
     check_seed,
     check_threshold_features,
     check_time_limit,
     fail,
+    output_path,
     restricted_backend_problem,
 )
+from oraclepriv.learners.registry import FLAG_PARAMETERS, LearnerEntry, learner_entries, learner_entry
 
+if TYPE_CHECKING:
+    from oraclepriv.io import WeightedData
 
-class Algorithm(str, Enum):
-    rrspm = "rrspm"
-    perturbation = "perturbation"
-    regularization = "regularization"
-    subsample = "subsample"
-    public_cover_em = "public-cover-em"
-    ppm = "ppm"
-
-
-#: the data file's column of privacy bits for --algorithm ppm
+#: the data file's column of privacy bits for a learner whose ``data`` is "privacy-bits"
 PRIVACY_BITS_COLUMN = "public"
-#: --teachers when it is not given
-DEFAULT_TEACHERS = 16
-#: the learners that make no oracle call, so that --backend, --time-limit and --on-uncertified do not apply
-NO_ORACLE = {"public-cover-em": "makes no oracle call", "ppm": "makes no oracle call (exponential mechanism)"}
-#: the learners whose release can carry a numerical delta, so that --allow-weak-guarantee applies
-WEAK_GUARANTEE = (Algorithm.rrspm, Algorithm.perturbation)
-#: the learners without a public_size parameter, so that --public-size and --public-seed do not apply
-NO_PUBLIC_SIZE = {
-    "subsample": "uses every public point of --public",
-    "ppm": "reads its public examples from the data file's 'public' column",
-}
+#: the flags that configure an oracle: refused together for a learner that makes no oracle call
+ORACLE_FLAGS = ("--backend", "--time-limit", "--on-uncertified")
+#: a flag whose refusal gives the reason of another (the public seed goes with the public size)
+SAME_REASON = {"--time-limit": "--backend", "--on-uncertified": "--backend", "--public-seed": "--public-size"}
+
+
+class LearnCommand(TyperCommand):
+    """``learn``'s command: its help ends with the registered learners, read from the registry when the help is
+    shown (a learner registered after import is listed too; no learner module is imported)."""
+
+    @property
+    def epilog(self) -> str:
+        lines = [f"  {entry.name:<16} {entry.summary}" for entry in learner_entries()]
+        return (
+            "\b\nAlgorithms (--algorithm):\n" + "\n".join(lines) + "\n\nEvery option in detail: oraclepriv.cli.learn."
+        )
+
+    @epilog.setter
+    def epilog(self, value: str | None) -> None:
+        """typer sets the epilog when it builds the command; the registry's is the one shown."""
+
+
+def algorithm_name(value: str) -> str:
+    """``--algorithm``'s parser: a name of the learner registry (read now, so a learner registered after import
+    is taken)."""
+    names = [entry.name for entry in learner_entries()]
+    if value not in names:
+        raise typer.BadParameter(f"{value!r} is not one of {names}")
+    return value
+
+
+@dataclass(frozen=True)
+class Options:
+    """The common flags of one ``learn`` run, as given (None: not given)."""
+
+    epsilon: float
+    delta: float | None
+    hypothesis_class: str
+    backend: str | None
+    seed: int | None
+    time_limit: float | None
+    on_uncertified: str | None
+    teachers: int | None
+    public_size: int | str | None
+    public_seed: int | None
+    allow_weak_guarantee: bool
 
 
 def learn(
     ctx: typer.Context,
-    private: Annotated[
-        Path, typer.Argument(help="CSV: feature columns and label column y in {0,1} (ppm: plus a 0/1 column 'public').")
-    ],
-    public: Annotated[
-        Path | None,
-        typer.Option(
-            "--public", help="Public CSV (the learners of Block et al.): the same feature columns, unlabelled."
-        ),
-    ] = None,
+    private: Annotated[Path, typer.Argument(help="CSV: feature columns and a 0/1 label column y.")],
     algorithm: Annotated[
-        Algorithm,
-        typer.Option(
-            "--algorithm",
-            help="rrspm | perturbation | regularization (Block et al.: Alg 4, 2, 3); subsample (subsample-and-aggregate, "
-            "private for any oracle); public-cover-em (exponential mechanism over the public labelings, "
-            "Wang-Lei-Fienberg and Bassily-Mohri-Suresh; no oracle); ppm (Bassily-Moran-Nandi).",
-        ),
-    ] = ...,  # required: ... keeps the options in the order --help lists them
-    epsilon: Annotated[float, typer.Option("--epsilon", help="Privacy parameter epsilon > 0.")] = ...,
-    delta: Annotated[
-        float | None, typer.Option("--delta", help="delta in [0, 1/n); for rrspm a delta > 0 selects Gaussian weights.")
+        str,
+        typer.Option("--algorithm", metavar="NAME", parser=algorithm_name, help="The learner (listed below)."),
+    ],
+    epsilon: Annotated[float, typer.Option("--epsilon", help="Privacy parameter, in (0, 700].")],
+    public: Annotated[
+        Path | None, typer.Option("--public", help="Public CSV: the same feature columns, unlabelled.")
     ] = None,
+    delta: Annotated[float | None, typer.Option("--delta", help="Privacy parameter, in [0, 1/n).")] = None,
     hypothesis_class: Annotated[
-        str, typer.Option("--hypothesis-class", help="threshold | stump | halfspace (regularization: linear).")
+        str, typer.Option("--hypothesis-class", help="threshold | stump | halfspace | linear.")
     ] = "halfspace",
-    backend: Annotated[
-        str | None,
-        typer.Option(
-            "--backend",
-            help="Oracle backend, NAME[:key=value,...] as for `oraclepriv erm` (e.g. scip-bc:workers=2; default: chosen "
-            "per problem; regularization: highs-qp+kkt, its convex oracle's one backend, for which 'scipy' is a "
-            "deprecated alias).",
-        ),
-    ] = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            "--seed",
-            help="Random seed (default: OS entropy). Anyone who knows it can replay the noise and undo the release's "
-            "privacy: omit it for a release you publish.",
-        ),
-    ] = None,
+    backend: Annotated[str | None, typer.Option("--backend", help="Oracle backend NAME[:key=value,...].")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Noise seed; omit it for a release you publish.")] = None,
     public_size: Annotated[
-        str | None,
-        typer.Option(
-            "--public-size",
-            help="How many public points of --public to use: auto (the default: the theory's number for n, d and "
-            "epsilon, docs/theory/block-et-al.md 'Choosing m', kept below a vacuous delta), all, or an integer M. A "
-            "subsample is drawn uniformly with public randomness (--public-seed) and published in the release. "
-            "Not for subsample and ppm.",
-            show_default=False,
-        ),
+        str | None, typer.Option("--public-size", help="auto (default), all or M public points.", show_default=False)
     ] = None,
-    public_seed: Annotated[
-        int | None,
-        typer.Option(
-            "--public-seed",
-            help="Seed of the public subsample (default: one computed from the public points, so that --seed alone "
-            "reproduces a run); the subsample is published, so the seed must differ from --seed.",
-        ),
-    ] = None,
-    time_limit: Annotated[
-        float | None, typer.Option("--time-limit", help="Per-call oracle time limit (MIP backends).")
-    ] = None,
+    public_seed: Annotated[int | None, typer.Option("--public-seed", help="Seed of the public subsample.")] = None,
+    time_limit: Annotated[float | None, typer.Option("--time-limit", help="Seconds per oracle call.")] = None,
     on_uncertified: Annotated[
-        str | None,
-        typer.Option(
-            "--on-uncertified",
-            help="raise | fallback | flag: what an uncertified private-data oracle call does (see oraclepriv.robust); "
-            "default: raise (subsample: flag, its privacy does not depend on the oracle).",
-        ),
+        str | None, typer.Option("--on-uncertified", help="raise | fallback | flag (default: the learner's).")
     ] = None,
-    teachers: Annotated[
-        int | None,
-        typer.Option("--teachers", help="subsample only: number of disjoint blocks / teachers k (default 16)."),
-    ] = None,
+    teachers: Annotated[int | None, typer.Option("--teachers", help="Disjoint blocks (subsample; default 16).")] = None,
+    allow_weak_guarantee: Annotated[
+        bool, typer.Option("--allow-weak-guarantee", help="Release even if the total delta is >= 1/n.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     diagnostics: Annotated[
-        str | None,
-        typer.Option(
-            "--diagnostics",
-            help="Also print NON-PRIVATE diagnostics (oracle calls with objectives and certificates, and the named "
-            "values): 'all' or a comma-separated list of names. They depend on the private data beyond the "
-            "release; no privacy proof covers them.",
-        ),
+        str | None, typer.Option("--diagnostics", help="Also print NON-PRIVATE diagnostics: all or NAME,...")
     ] = None,
-    allow_weak_guarantee: Annotated[
-        bool,
-        typer.Option(
-            "--allow-weak-guarantee",
-            help="rrspm and perturbation: release even when the total delta (design + the numerical delta of "
-            "near-ties, which grows with the public points and e^epsilon) is >= 1/n, which certifies nothing; the "
-            "release then says its guarantee is VACUOUS. Without it such a fit is refused before its oracle calls.",
-        ),
-    ] = False,
-    budget: Annotated[
+    out: Annotated[
         Path | None,
-        typer.Option(
-            "--budget",
-            help="A JSON privacy ledger (oraclepriv.PrivacyAccountant) that this run charges with its release's "
-            "(epsilon, total delta), composed with the runs before it; a run past the ledger's budget is refused "
-            "before anything is printed, and the ledger is left unchanged. An absent FILE is created with "
-            "--budget-epsilon, or refused without it. FILE.lock beside it serialises concurrent runs.",
-        ),
+        typer.Option("--out", help="Also save the release (for predict, score).", parser=output_path),
     ] = None,
+    budget: Annotated[Path | None, typer.Option("--budget", help="A JSON privacy ledger this run charges.")] = None,
     budget_epsilon: Annotated[
-        float | None,
-        typer.Option("--budget-epsilon", help="Creating --budget FILE: its epsilon budget (> 0; inf: no limit)."),
+        float | None, typer.Option("--budget-epsilon", help="New --budget: its epsilon (inf: no limit).")
     ] = None,
     budget_delta: Annotated[
-        float | None,
-        typer.Option("--budget-delta", help="Creating --budget FILE: its delta budget in [0, 1) (default 0)."),
+        float | None, typer.Option("--budget-delta", help="New --budget: its delta (default 0).")
     ] = None,
     budget_slack: Annotated[
-        float | None,
-        typer.Option(
-            "--budget-slack",
-            help="Creating --budget FILE: the slack delta' in [0, 1) of its tighter composition theorems, valid when "
-            "the runs' epsilons and deltas are fixed in advance (default 0: basic composition, valid however they are "
-            "chosen; docs/theory/composition.md).",
-        ),
+        float | None, typer.Option("--budget-slack", help="New --budget: its composition slack delta'.")
     ] = None,
 ) -> None:
     """Fit a private learner and print its release: the hypothesis and its privacy record.
 
-    The release is exactly what the privacy guarantee covers. The learners of Block, Bun, Desai, Shetty,
-    Wu take private labelled data plus unlabelled public points (--public). The PPM learner (Bassily,
-    Moran, Nandi) takes one file in which the 0/1 column 'public' holds each example's privacy bit.
+    The release is exactly what the privacy guarantee covers. The learners of Block, Bun, Desai, Shetty, Wu
+    take private labelled data plus unlabelled public points (--public); ppm (Bassily, Moran, Nandi) takes one
+    file whose 0/1 column 'public' holds each example's privacy bit.
     """
     from oraclepriv.learners import UncertifiedOracleError
     from oraclepriv.near_ties import VacuousGuaranteeError
     from oraclepriv.release import reading_diagnostics
 
+    entry = learner_entry(algorithm)
     check_input_file(private, "data file")
     check_input_file(public, "--public")
     if seed is not None:
         check_seed(seed)
-    if teachers is not None and algorithm is not Algorithm.subsample:
-        fail(f"--teachers {teachers} applies to --algorithm subsample only; got --algorithm {algorithm.value}")
-    size = _public_size_option(algorithm, public_size, public_seed, seed)
-    if allow_weak_guarantee and algorithm not in WEAK_GUARANTEE:
-        fail(
-            f"--allow-weak-guarantee applies to --algorithm {' and '.join(a.value for a in WEAK_GUARANTEE)} only: "
-            f"--algorithm {algorithm.value} has no numerical delta, so its total delta is its --delta (< 1/n)"
-        )
-    _check_options(algorithm, epsilon, delta, hypothesis_class, backend, time_limit, on_uncertified, teachers)
-    if algorithm is Algorithm.regularization:
-        backend = _convex_backend(backend)
+    options = Options(
+        epsilon=epsilon,
+        delta=delta,
+        hypothesis_class=hypothesis_class,
+        backend=backend,
+        seed=seed,
+        time_limit=time_limit,
+        on_uncertified=on_uncertified,
+        teachers=teachers,
+        public_size=public_size,
+        public_seed=public_seed,
+        allow_weak_guarantee=allow_weak_guarantee,
+    )
+    _check_flags_apply(entry, options)
+    options = _check_options(entry, options)
+    check_output_file(out, "--out")
     from oraclepriv.cli.budget import open_budget
 
     ledger = open_budget(ctx, budget, budget_epsilon, budget_delta, budget_slack, epsilon, delta)
     try:
-        names = _diagnostic_names(algorithm, diagnostics)
-        if algorithm is Algorithm.ppm:
-            learner = _fit_ppm(private, public, epsilon, delta, hypothesis_class, seed)
+        names = _diagnostic_names(entry, diagnostics)
+        if entry.data == "privacy-bits":
+            learner = _fit_with_privacy_bits(entry, private, public, options)
         else:
-            learner = _fit_with_public_points(
-                private,
-                public,
-                algorithm,
-                epsilon,
-                delta,
-                hypothesis_class,
-                backend,
-                seed,
-                time_limit,
-                on_uncertified,
-                teachers,
-                size,
-                public_seed,
-                allow_weak_guarantee,
-            )
+            learner = _fit_with_public_points(entry, private, public, options)
     except UncertifiedOracleError:  # named by the flags (the learner names its parameters)
-        fail(_uncertified_message(algorithm, backend, time_limit, on_uncertified))
+        fail(_uncertified_message(entry, options))
     except VacuousGuaranteeError as exc:  # named by the flags (the learner names its parameters)
-        fail(_vacuous_message(algorithm, exc))
+        fail(_vacuous_message(entry, exc))
     except (ValueError, ImportError, RuntimeError) as exc:
         fail(str(exc))
     if ledger is not None:
         ledger.commit()  # the charge is saved before the release is printed
+    if out is not None:
+        try:
+            learner.release_.save(out)
+        except OSError as exc:
+            fail(f"--out {str(out)!r}: cannot write the release ({exc.strerror or exc})")
     report = learner.release_.to_dict()
     if names is not None:
         typer.echo(
@@ -239,16 +228,98 @@ def learn(
     _print_report(report, as_json)
 
 
-def _public_size_option(
-    algorithm: Algorithm, public_size: str | None, public_seed: int | None, seed: int | None
-) -> int | str | None:
-    """--public-size as the learners' public_size ("auto", None for all, or an int), checked with --public-seed
-    before any file is read; None for the learners that take no public_size."""
-    if algorithm.value in NO_PUBLIC_SIZE:
-        for flag, value in (("--public-size", public_size), ("--public-seed", public_seed)):
-            if value is not None:
-                fail(f"--algorithm {algorithm.value} {NO_PUBLIC_SIZE[algorithm.value]}; {flag} {value} does not apply")
-        return None
+# ------------------------------------------------------------------------------------------ the flags
+
+
+def _given_flags(options: Options) -> dict[str, Any]:
+    """The common flags given on the command line, with their values (the ones every learner takes left out)."""
+    given = {
+        "--delta": options.delta,
+        "--backend": options.backend,
+        "--time-limit": options.time_limit,
+        "--on-uncertified": options.on_uncertified,
+        "--public-size": options.public_size,
+        "--public-seed": options.public_seed,
+        "--teachers": options.teachers,
+        "--allow-weak-guarantee": True if options.allow_weak_guarantee else None,
+    }
+    return {flag: value for flag, value in given.items() if value is not None}
+
+
+def _check_flags_apply(entry: LearnerEntry, options: Options) -> None:
+    """A flag the learner does not take is refused, not silently ignored: the error names the flag, why it does
+    not apply, and the learners it applies to (all from the registry)."""
+    for flag, value in _given_flags(options).items():
+        if flag == "--delta" and not value:
+            continue  # --delta 0 is every learner's pure epsilon-DP
+        if entry.takes(flag) and not (flag in ORACLE_FLAGS and entry.oracle is None):
+            continue
+        reason_flag = SAME_REASON.get(flag, flag)
+        why = entry.why_not.get(reason_flag)
+        if why is None:
+            why = "is pure epsilon-DP" if flag == "--delta" else f"takes no {FLAG_PARAMETERS[flag]}"
+        shown = "" if value is True else f" {value}" if isinstance(value, str) else f" {value:g}"  # as typed
+        takers = [
+            e.name for e in learner_entries() if e.takes(flag) and not (flag in ORACLE_FLAGS and e.oracle is None)
+        ]
+        where = f"; {flag} applies to --algorithm {_and(takers)} only" if takers else ""
+        fail(f"--algorithm {entry.name} {why}: {flag}{shown} does not apply{where}")
+
+
+def _and(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _check_options(entry: LearnerEntry, options: Options) -> Options:
+    """The options' own errors, named by their flags, before any file is read (the learners would refuse the
+    same values later, by their parameter names); returns the options with --public-size parsed and a deprecated
+    convex backend name replaced."""
+    from oraclepriv.robust import ON_UNCERTIFIED_MODES
+
+    check_epsilon(options.epsilon, allow_inf=_takes_inf(entry))
+    check_delta(options.delta)
+    if options.delta == 0 and entry.delta == "gaussian":
+        fail(
+            f"--delta {options.delta:g}: --algorithm {entry.name} adds Gaussian noise, which is (epsilon, delta)-DP "
+            f"only, so --delta must be > 0 (without --delta: {entry.default('delta'):g})"
+        )
+    check_time_limit(options.time_limit)
+    check_backend_time_limit(options.backend, options.time_limit)
+    if entry.oracle == "convex" and options.time_limit is not None:
+        fail(
+            f"--algorithm {entry.name}'s convex oracle solves its QP to a certified tolerance and takes no time "
+            f"limit; --time-limit {options.time_limit:g} does not apply"
+        )
+    if options.on_uncertified is not None and options.on_uncertified not in ON_UNCERTIFIED_MODES:
+        fail(f"--on-uncertified must be one of {list(ON_UNCERTIFIED_MODES)}; got {options.on_uncertified!r}")
+    supported = entry.classes()
+    if options.hypothesis_class not in supported:
+        fail(
+            f"--hypothesis-class {options.hypothesis_class!r} is not supported by --algorithm {entry.name}; "
+            f"expected one of {list(supported)}"
+        )
+    if options.teachers is not None and options.teachers < 2:
+        fail(f"--teachers must be an integer >= 2 (and at most the number of private records); got {options.teachers}")
+    size = _public_size_option(options.public_size, options.public_seed, options.seed)
+    backend = options.backend
+    if entry.oracle == "convex":
+        _check_convex_backend(entry, backend, options.on_uncertified)
+        backend = _convex_backend(backend)
+    elif entry.oracle == "0-1" and backend is not None:
+        _check_exact_backend(entry, backend, options.hypothesis_class, options.on_uncertified)
+    return Options(**{**options.__dict__, "public_size": size, "backend": backend})
+
+
+def _takes_inf(entry: LearnerEntry) -> bool:
+    """Whether the learner's epsilon constraint takes inf (a mechanism's non-private debug mode, e.g. ppm's)."""
+    from oraclepriv.validation import INFINITE_EPSILON
+
+    constraints = getattr(entry.estimator_class(), "_parameter_constraints", {}).get("epsilon", ())
+    return not isinstance(constraints, str) and INFINITE_EPSILON in constraints
+
+
+def _public_size_option(public_size: int | str | None, public_seed: int | None, seed: int | None) -> int | str | None:
+    """--public-size as the learners' public_size ("auto", None for all, or an int), checked with --public-seed."""
     if public_seed is not None:
         if public_seed < 0:
             fail(f"--public-seed must be >= 0; got {public_seed}")
@@ -257,7 +328,7 @@ def _public_size_option(
                 f"--public-seed {public_seed} equals --seed: the published subsample would be the noise's own first "
                 "draws, from which the noise can be replayed; use another --public-seed or omit it"
             )
-    text = "auto" if public_size is None else public_size.strip()
+    text = "auto" if public_size is None else str(public_size).strip()
     if text in ("auto", "all"):
         return None if text == "all" else "auto"
     if not text.isdigit() or int(text) < 1:
@@ -265,134 +336,31 @@ def _public_size_option(
     return int(text)
 
 
-def _check_options(
-    algorithm: Algorithm,
-    epsilon: float,
-    delta: float | None,
-    hypothesis_class: str,
-    backend: str | None,
-    time_limit: float | None,
-    on_uncertified: str | None,
-    teachers: int | None,
-) -> None:
-    """The options' own errors, named by their flags, before any file is read (the learners would refuse the
-    same values later, by their parameter names)."""
-    from oraclepriv.robust import ON_UNCERTIFIED_MODES
-
-    check_epsilon(epsilon, allow_inf="ppm's non-private debug mode" if algorithm is Algorithm.ppm else None)
-    check_delta(delta)
-    if algorithm.value in NO_ORACLE:
-        # no oracle: the options that configure one are refused rather than silently ignored
-        for flag, value in (("--backend", backend), ("--time-limit", time_limit), ("--on-uncertified", on_uncertified)):
-            if value is not None:
-                fail(f"--algorithm {algorithm.value} {NO_ORACLE[algorithm.value]}; {flag} {value!r} does not apply")
-    check_time_limit(time_limit)
-    check_backend_time_limit(backend, time_limit)
-    if algorithm is Algorithm.regularization and time_limit is not None:
-        fail(
-            "--algorithm regularization's convex oracle solves its QP to a certified tolerance and takes no time "
-            f"limit; --time-limit {time_limit:g} does not apply"
-        )
-    if on_uncertified is not None and on_uncertified not in ON_UNCERTIFIED_MODES:
-        fail(f"--on-uncertified must be one of {list(ON_UNCERTIFIED_MODES)}; got {on_uncertified!r}")
-    supported = getattr(_learner_class(algorithm), "supported_classes", ("halfspace",))
-    if hypothesis_class not in supported:
-        fail(
-            f"--hypothesis-class {hypothesis_class!r} is not supported by --algorithm {algorithm.value}; "
-            f"expected one of {list(supported)}"
-        )
-    if teachers is not None and teachers < 2:
-        fail(f"--teachers must be an integer >= 2 (and at most the number of private records); got {teachers}")
-    if delta == 0 and algorithm in (Algorithm.perturbation, Algorithm.regularization):
-        default = _learner_default(algorithm, "delta")
-        fail(
-            f"--delta {delta:g}: --algorithm {algorithm.value} adds Gaussian noise, which is (epsilon, delta)-DP only, "
-            f"so --delta must be > 0 (without --delta: {default:g})"
-        )
-    if algorithm is Algorithm.regularization:
-        _check_convex_backend(backend, on_uncertified)
-    elif algorithm.value not in NO_ORACLE and backend is not None:
-        _check_exact_backend(algorithm, backend, hypothesis_class, on_uncertified)
-
-
-def _uncertified_message(
-    algorithm: Algorithm, backend: str | None, time_limit: float | None, on_uncertified: str | None = None
-) -> str:
-    """Why the fit stopped when an oracle call on the private data was not certified and --on-uncertified is
-    raise (or the exact fallback failed too), and what to do, in the command's flags. Only the step is said: the
-    call's status, objective and bound, or what a solver raised, depend on the private data (non-private
-    diagnostics), so they are not printed."""
-    if on_uncertified == "fallback":
-        return (
-            f"--algorithm {algorithm.value}: an oracle call on the private data failed, and so did its re-solve by "
-            "the exact fallback backend (no time limit), so no certified answer exists for it; with the exact "
-            "default backends only exhausted resources (memory) do that. Free resources, or use fewer public points "
-            "(--public-size)"
-        )
-    by = f"--backend {backend!r}" if backend is not None else "the default backend"
-    within = f" within --time-limit {time_limit:g} s" if time_limit is not None else ""
-    if algorithm is Algorithm.subsample:
-        remedy = (
-            "--on-uncertified flag lets such a teacher abstain (the aggregation's privacy does not need exact "
-            "teachers), or give a longer --time-limit"
-        )
-    else:
-        remedy = (
-            "the privacy proof needs an exact argmin: give a longer --time-limit, omit --backend (an exact backend "
-            "is chosen per problem), or --on-uncertified fallback (an exact backend re-solves such calls)"
-        )
-    return (
-        f"--algorithm {algorithm.value}: an oracle call on the private data was not certified by {by}{within}, "
-        f"and --on-uncertified raise stops the fit; {remedy}"
-    )
-
-
-def _vacuous_message(algorithm: Algorithm, exc: Any) -> str:
-    """A fit refused because its total delta is >= 1/n, and what lowers it, in the command's flags."""
-    public = "" if exc.m is None else f" with {exc.m} public points"
-    return (
-        f"--algorithm {algorithm.value}: the guarantee would be vacuous: total delta {exc.delta + exc.numerical_delta:.3g}"
-        f" (--delta {exc.delta:.3g} + numerical delta {exc.numerical_delta:.3g} from near-ties within the "
-        f"certification tolerance{public}) is >= 1/n = {1.0 / exc.n:.3g} for the n={exc.n} private records. Use "
-        "fewer public points (--public-size auto, or a smaller --public-size), --hypothesis-class threshold or stump "
-        "without --backend (compared exactly: no numerical delta), or a smaller --epsilon; or --allow-weak-guarantee "
-        "to release anyway with a guarantee marked VACUOUS"
-    )
-
-
-def _learner_default(algorithm: Algorithm, parameter: str) -> Any:
-    """The default of one of the learner's parameters (what the command passes when its option is not given)."""
-    import inspect
-
-    return inspect.signature(_learner_class(algorithm)).parameters[parameter].default
-
-
-def _check_exact_backend(algorithm: Algorithm, backend: str, hypothesis_class: str, on_uncertified: str | None) -> None:
+def _check_exact_backend(entry: LearnerEntry, backend: str, hypothesis_class: str, on_uncertified: str | None) -> None:
     """--backend built now (a bad name, option or value names --backend and the spec), and refused when its bounds
     cover a restricted class only while --on-uncertified is raise: the learner would refuse it too, by its
     parameter names (backend=, on_uncertified=)."""
     oracle = backend_oracle(backend, hypothesis_class)
-    mode = on_uncertified if on_uncertified is not None else _learner_default(algorithm, "on_uncertified")
+    mode = on_uncertified if on_uncertified is not None else entry.default("on_uncertified")
     restriction = oracle.restriction()
     if restriction is not None and mode == "raise":
         fail(
             f"{restricted_backend_problem(backend, restriction, hypothesis_class)}, so it certifies no answer and "
             f"--on-uncertified raise{' (the default)' if on_uncertified is None else ''} would abort --algorithm "
-            f"{algorithm.value}: omit --backend (an exact backend is chosen per problem), or give --on-uncertified "
+            f"{entry.name}: omit --backend (an exact backend is chosen per problem), or give --on-uncertified "
             "fallback to re-solve its answers exactly"
         )
 
 
-def _check_convex_backend(backend: str | None, on_uncertified: str | None) -> None:
-    """--backend and --on-uncertified of --algorithm regularization, whose convex oracle has one backend and takes
-    no options, named by their flags (the learner would say backend=, backend_options= and on_uncertified=)."""
-    from oraclepriv.backends import parse_backend_spec
-    from oraclepriv.convex_oracle import CONVEX_BACKEND_ALIASES, CONVEX_BACKENDS
+def _check_convex_backend(entry: LearnerEntry, backend: str | None, on_uncertified: str | None) -> None:
+    """--backend and --on-uncertified of a learner on the convex oracle, which has one backend and takes no
+    options, named by their flags (the learner would say backend=, backend_options= and on_uncertified=)."""
+    from oraclepriv.backends import CONVEX_BACKENDS, parse_backend_spec
 
     if on_uncertified == "fallback":
         fail(
-            "--on-uncertified fallback needs a second, exact backend for the same class; --algorithm regularization's "
-            f"convex oracle has one backend ({', '.join(sorted(CONVEX_BACKENDS))}): use --on-uncertified raise or flag"
+            f"--on-uncertified fallback needs a second, exact backend for the same class; --algorithm {entry.name}'s "
+            f"convex oracle has one backend ({', '.join(CONVEX_BACKENDS.names())}): use --on-uncertified raise or flag"
         )
     if backend is None:
         return
@@ -400,25 +368,24 @@ def _check_convex_backend(backend: str | None, on_uncertified: str | None) -> No
         name, options = parse_backend_spec(backend)
     except ValueError as exc:
         fail(f"--backend {backend!r}: {exc}")
-    if name not in CONVEX_BACKENDS and name not in CONVEX_BACKEND_ALIASES:
-        aliases = ", ".join(f"{old!r} (deprecated alias of {new!r})" for old, new in CONVEX_BACKEND_ALIASES.items())
+    if name not in CONVEX_BACKENDS and name not in CONVEX_BACKENDS.aliases:
+        aliases = ", ".join(f"{old!r} (deprecated alias of {new!r})" for old, new in CONVEX_BACKENDS.aliases.items())
         fail(
-            f"--backend must be one of {sorted(CONVEX_BACKENDS)} for --algorithm regularization's convex oracle, or "
+            f"--backend must be one of {CONVEX_BACKENDS.names()} for --algorithm {entry.name}'s convex oracle, or "
             f"omitted (also accepted: {aliases}); got {backend!r}"
         )
     if options:
-        fail(f"--backend {backend!r}: --algorithm regularization's convex oracle takes no options; got {options}")
+        fail(f"--backend {backend!r}: --algorithm {entry.name}'s convex oracle takes no options; got {options}")
 
 
 def _convex_backend(backend: str | None) -> str | None:
-    """--backend for the regularization learner's convex oracle: a deprecated name ('scipy') is replaced by the
-    backend it stands for, with a one-line warning naming the new value (the learner would warn with a traceback
-    line)."""
-    from oraclepriv.convex_oracle import CONVEX_BACKEND_ALIASES
+    """--backend for the convex oracle: a deprecated name ('scipy') is replaced by the backend it stands for, with
+    a one-line warning naming the new value (the learner would warn with a traceback line)."""
+    from oraclepriv.backends import CONVEX_BACKENDS
 
-    if backend not in CONVEX_BACKEND_ALIASES:
+    if backend is None or backend not in CONVEX_BACKENDS.aliases:
         return backend
-    new = CONVEX_BACKEND_ALIASES[backend]
+    new = CONVEX_BACKENDS.canonical(backend)
     typer.echo(
         f"warning: --backend {backend} is deprecated and will be removed in the next release; use --backend {new} "
         "(the same backend)",
@@ -427,131 +394,94 @@ def _convex_backend(backend: str | None) -> str | None:
     return new
 
 
-def _learner_class(algorithm: Algorithm) -> type:
-    from oraclepriv.learners import (
-        RRSPM,
-        Perturbation,
-        PPMHalfspaces,
-        PublicCoverEM,
-        Regularization,
-        SubsampleAggregate,
-    )
-
-    return {
-        Algorithm.rrspm: RRSPM,
-        Algorithm.perturbation: Perturbation,
-        Algorithm.regularization: Regularization,
-        Algorithm.subsample: SubsampleAggregate,
-        Algorithm.public_cover_em: PublicCoverEM,
-        Algorithm.ppm: PPMHalfspaces,
-    }[algorithm]
-
-
-def _make_learner(
-    algorithm: Algorithm,
-    epsilon: float,
-    delta: float | None,
-    hypothesis_class: str,
-    backend: str | None,
-    seed: int | None,
-    time_limit: float | None,
-    on_uncertified: str | None = None,
-    teachers: int | None = None,
-    public_size: int | str | None = None,
-    public_seed: int | None = None,
-    allow_weak_guarantee: bool = False,
-):
-    cls = _learner_class(algorithm)
-    public = (
-        {} if algorithm.value in NO_PUBLIC_SIZE else {"public_size": public_size, "public_random_state": public_seed}
-    )
-    if algorithm is Algorithm.public_cover_em:
-        if delta:
-            raise ValueError(
-                f"--algorithm public-cover-em is pure epsilon-DP (exponential mechanism); got --delta {delta}"
-            )
-        return cls(epsilon=epsilon, hypothesis_class=hypothesis_class, random_state=seed, **public)
-    from oraclepriv.backends import parse_backend_spec
-
-    # NAME[:key=value,...], as `oraclepriv erm` takes it: the options reach the oracle as backend_options
-    name, options = parse_backend_spec(backend) if backend is not None else (None, {})
-    common: dict[str, Any] = {
-        "epsilon": epsilon,
-        "backend": name,
-        "random_state": seed,
-        "time_limit": time_limit,
-        "hypothesis_class": hypothesis_class,
-    }
-    if options:
-        common["backend_options"] = options
-    common.update(public)
-    if allow_weak_guarantee:  # refused up front for the learners without a numerical delta
-        common["allow_weak_guarantee"] = True
-    if on_uncertified is not None:
-        common["on_uncertified"] = on_uncertified
-    if algorithm is Algorithm.subsample:
-        # no --delta: Laplace noise, pure eps-DP; a delta > 0 selects the Gaussian mechanism
-        teachers = DEFAULT_TEACHERS if teachers is None else teachers
-        if delta:
-            return cls(n_teachers=teachers, noise="gaussian", delta=delta, **common)
-        return cls(n_teachers=teachers, noise="laplace", delta=0.0, **common)
-    if algorithm is Algorithm.rrspm:
-        return cls(noise="gaussian", delta=delta, **common) if delta else cls(**common)
-    return cls(**common) if delta is None else cls(delta=delta, **common)
-
-
-def _diagnostic_names(algorithm: Algorithm, requested: str | None) -> list[str] | None:
+def _diagnostic_names(entry: LearnerEntry, requested: str | None) -> list[str] | None:
     """The diagnostics ``--diagnostics`` asks for (None: none), checked against what the learner records."""
     if requested is None:
         return None
-    known = list(_learner_class(algorithm).diagnostic_names)
+    known = list(entry.estimator_class().diagnostic_names)
     if requested.strip() == "all":
         return known
     names = [name.strip() for name in requested.split(",") if name.strip()]
     unknown = [name for name in names if name not in known]
     if not names or unknown:
         raise ValueError(
-            f"--diagnostics {requested!r}: {algorithm.value} records no diagnostic named "
+            f"--diagnostics {requested!r}: {entry.name} records no diagnostic named "
             f"{', '.join(map(repr, unknown)) or '(empty)'}; it records {known} (or use 'all')"
         )
     return names
 
 
-def _fit_ppm(
-    private: Path, public: Path | None, epsilon: float, delta: float | None, hypothesis_class: str, seed: int | None
-):
+# ------------------------------------------------------------------------------------------ the estimator
+
+
+def make_learner(entry: LearnerEntry, options: Options) -> Any:
+    """The estimator of ``entry`` with the command's flags as its parameters (``FLAG_PARAMETERS``; a flag not
+    given leaves the estimator's default, except ``entry.defaults``), ``--delta`` as ``entry.delta`` says."""
+    from oraclepriv.backends import parse_backend_spec
+
+    takes = entry.parameters()
+    params: dict[str, Any] = {"epsilon": options.epsilon}
+    given = {
+        "random_state": options.seed,
+        "time_limit": options.time_limit,
+        "on_uncertified": options.on_uncertified,
+        "public_random_state": options.public_seed,
+        "n_teachers": options.teachers,
+    }
+    params.update({name: value for name, value in given.items() if value is not None and name in takes})
+    if "hypothesis_class" in takes:
+        params["hypothesis_class"] = options.hypothesis_class
+    if "public_size" in takes:
+        params["public_size"] = options.public_size
+    if options.allow_weak_guarantee:  # refused up front for the learners without the parameter
+        params["allow_weak_guarantee"] = True
+    if options.backend is not None:  # NAME[:key=value,...], as `oraclepriv erm` takes it
+        name, backend_options = parse_backend_spec(options.backend)
+        params["backend"] = name
+        if backend_options:
+            params["backend_options"] = backend_options
+    if entry.delta == "selects-noise":
+        params.update(
+            {"noise": "gaussian", "delta": options.delta} if options.delta else {"noise": "laplace", "delta": 0.0}
+        )
+    elif entry.delta != "pure" and options.delta is not None:
+        params["delta"] = options.delta
+    for name, value in entry.defaults.items():
+        params.setdefault(name, value)
+    return entry.estimator_class()(**params)
+
+
+def _fit_with_privacy_bits(entry: LearnerEntry, private: Path, public: Path | None, options: Options) -> Any:
+    """A learner that reads each example's privacy bit from the data file (``fit(X, y, public_mask)``)."""
     import numpy as np
 
     from oraclepriv.io import read_csv_problem
-    from oraclepriv.learners import PPMHalfspaces
     from oraclepriv.learners.ppm import ClassTooLargeError
     from oraclepriv.ppm.scoring import MembershipTooLargeError
 
     if public is not None:
         raise ValueError(
-            "--algorithm ppm reads the privacy bits from the data file's 'public' column; do not pass --public"
+            f"--algorithm {entry.name} reads the privacy bits from the data file's {PRIVACY_BITS_COLUMN!r} column; "
+            "do not pass --public"
         )
-    if delta:
-        raise ValueError(f"--algorithm ppm is pure epsilon-DP (exponential mechanism); got --delta {delta}")
-    if hypothesis_class != "halfspace":
-        raise ValueError(f"--algorithm ppm learns halfspaces; got --hypothesis-class {hypothesis_class}")
     data = read_csv_problem(private, mask_column=PRIVACY_BITS_COLUMN)
-    if data.weights is not None:
-        raise ValueError(f"data file {str(private)!r} has a 'weight' column; private learners take unweighted data")
+    _refuse_weights(data, private)
+    assert data.mask is not None  # asked for: read_csv_problem refuses a file without the column
     labelled = np.flatnonzero(data.mask & (data.y != 0))
-    if labelled.size:  # the label-determined model (private_label=1): every public example has label 0
+    if labelled.size and getattr(entry.estimator_class()(), "label_determined", False):
+        # the label-determined model (private_label=1): every public example has label 0
         raise ValueError(
             f"data file {str(private)!r}: row {int(labelled[0]) + 1} is public ({PRIVACY_BITS_COLUMN}=1) but has label "
-            f"y=1; --algorithm ppm learns in the label-determined model, where public examples have label 0 and "
-            f"private ones label 1: mark the row private ({PRIVACY_BITS_COLUMN}=0) or correct its label"
+            f"y=1; --algorithm {entry.name} learns in the label-determined model, where public examples have label 0 "
+            f"and private ones label 1: mark the row private ({PRIVACY_BITS_COLUMN}=0) or correct its label"
         )
     try:
-        return PPMHalfspaces(epsilon=epsilon, random_state=seed).fit(data.X, data.y, data.mask)
+        return make_learner(entry, options).fit(data.X, data.y, data.mask)
     except (ClassTooLargeError, MembershipTooLargeError) as exc:  # the library names its Python parameters
-        raise ValueError(_ppm_too_large_message(exc, private)) from None
+        raise ValueError(_ppm_too_large_message(entry, exc, private)) from None
 
 
-def _ppm_too_large_message(exc: Exception, private: Path) -> str:
+def _ppm_too_large_message(entry: LearnerEntry, exc: Exception, private: Path) -> str:
     """A too-large PPM problem in the command line's terms: the command line has no cap on the public points
     (PPMHalfspaces(max_public=...)) nor on |G| (max_hypotheses=...), so its levers are the data file's rows
     and columns; the Python parameters are named as such."""
@@ -560,53 +490,44 @@ def _ppm_too_large_message(exc: Exception, private: Path) -> str:
 
     shown, bits = repr(str(private)), f"{PRIVACY_BITS_COLUMN}=1"
     python_api = (
-        "No option of `oraclepriv learn` caps this (in the Python API, PPMHalfspaces(max_public=...) builds G "
-        "from a random subset of the public points"
+        f"No option of `oraclepriv learn` caps this (in the Python API, {entry.estimator_class().__name__}"
+        "(max_public=...) builds G from a random subset of the public points"
     )
     if isinstance(exc, ClassTooLargeError):
         fits = largest_public_sample(exc.d, exc.limit)
         return (
-            f"--algorithm ppm would sample from |G| = {exc.size:.3g} hypotheses, more than the {exc.limit:.3g} it "
-            f"enumerates: data file {shown} has {exc.n_public} distinct public points ({bits}) in d={exc.d} feature "
-            f"columns, and |G| grows like (distinct public points)^(d^2). Keep at most {fits} distinct public rows "
-            f"(any {fits} fit; pick them without looking at the private rows), or use fewer feature columns. "
-            + python_api
-            + ", and max_hypotheses=... raises the limit)"
+            f"--algorithm {entry.name} would sample from |G| = {exc.size:.3g} hypotheses, more than the "
+            f"{exc.limit:.3g} it enumerates: data file {shown} has {exc.n_public} distinct public points ({bits}) in "
+            f"d={exc.d} feature columns, and |G| grows like (distinct public points)^(d^2). Keep at most {fits} "
+            f"distinct public rows (any {fits} fit; pick them without looking at the private rows), or use fewer "
+            "feature columns. " + python_api + ", and max_hypotheses=... raises the limit)"
         )
     if not isinstance(exc, MembershipTooLargeError):
         raise TypeError(f"not a too-large PPM problem: {exc!r}")
     return (
-        f"--algorithm ppm's scoring needs a {exc.nbytes / 1e9:.1f} GB membership matrix, more than the "
+        f"--algorithm {entry.name}'s scoring needs a {exc.nbytes / 1e9:.1f} GB membership matrix, more than the "
         f"{exc.limit / 1e9:.1f} GB it allocates: its {exc.n_base} base hyperplanes (built from the distinct public "
         f"points, {bits}) times the {exc.n} rows of data file {shown}, public and private. Use fewer distinct "
         "public rows or fewer rows. " + python_api + ")"
     )
 
 
-def _fit_with_public_points(
-    private: Path,
-    public: Path | None,
-    algorithm: Algorithm,
-    epsilon: float,
-    delta: float | None,
-    hypothesis_class: str,
-    backend: str | None,
-    seed: int | None,
-    time_limit: float | None,
-    on_uncertified: str | None = None,
-    teachers: int | None = None,
-    public_size: int | str | None = None,
-    public_seed: int | None = None,
-    allow_weak_guarantee: bool = False,
-):
+def _refuse_weights(data: WeightedData, path: Path) -> None:
+    if data.weights is not None:
+        raise ValueError(f"data file {str(path)!r} has a 'weight' column; private learners take unweighted data")
+
+
+def _fit_with_public_points(entry: LearnerEntry, private: Path, public: Path | None, options: Options) -> Any:
+    """A learner on private labelled records and public points (``fit(X, y, X_public=PublicData(Z))``)."""
     from oraclepriv.cover import CoverTooLargeError, largest_halfspace_cover
     from oraclepriv.io import read_csv_problem
     from oraclepriv.public_data import PublicData
+    from oraclepriv.validation import check_delta_for_n
 
     if public is None:
-        raise ValueError(f"--public is required for --algorithm {algorithm.value}")
+        raise ValueError(f"--public is required for --algorithm {entry.name}")
     data = read_csv_problem(private)
-    check_threshold_features(hypothesis_class, private, data.feature_names)
+    check_threshold_features(options.hypothesis_class, private, data.feature_names)
     pub = read_csv_problem(public, require_labels=False)
     ignored = [name for name, values in (("y", pub.y), ("weight", pub.weights)) if values is not None]
     if ignored:
@@ -620,54 +541,40 @@ def _fit_with_public_points(
             f"public data file {str(public)!r} has feature columns {list(pub.feature_names)} but the private "
             f"data have {list(data.feature_names)}"
         )
-    if data.weights is not None:
-        raise ValueError(
-            f"private data file {str(private)!r} has a 'weight' column; private learners take unweighted data"
-        )
+    _refuse_weights(data, private)
     n = len(data.y)
-    if delta and delta >= 1.0 / n:
+    if options.delta:
+        try:
+            check_delta_for_n(options.delta, n, "--delta")
+        except ValueError as exc:
+            raise ValueError(f"data file {str(private)!r}: {exc}") from None
+    if entry.takes("--teachers"):
+        teachers = options.teachers if options.teachers is not None else entry.default("n_teachers")
+        if n < teachers:
+            given = (
+                f"--teachers {teachers} is"
+                if options.teachers is not None
+                else f"--teachers was not given and its default, {teachers}, is"
+            )
+            raise ValueError(
+                f"{given} more than the n={n} private records of {str(private)!r}: --algorithm {entry.name} splits "
+                f"them into --teachers disjoint blocks, so it needs 2 <= --teachers <= {n}"
+            )
+    if isinstance(options.public_size, int) and options.public_size > len(pub.X):
         raise ValueError(
-            f"--delta {delta:g} is >= 1/n = {1.0 / n:.3g} for the n={n} private records of {str(private)!r}; such a "
-            "delta allows publishing a private record verbatim: use --delta < 1/n (typically << 1/n)"
+            f"--public-size {options.public_size} is more than the {len(pub.X)} rows of --public {str(public)!r}; use "
+            f"at most {len(pub.X)}, auto or all"
         )
-    if algorithm is Algorithm.subsample and n < (DEFAULT_TEACHERS if teachers is None else teachers):
-        given = (
-            f"--teachers {teachers} is"
-            if teachers is not None
-            else f"--teachers was not given and its default, {DEFAULT_TEACHERS}, is"
-        )
-        raise ValueError(
-            f"{given} more than the n={n} private records of {str(private)!r}: --algorithm subsample splits them "
-            f"into --teachers disjoint blocks, so it needs 2 <= --teachers <= {n}"
-        )
-    if isinstance(public_size, int) and public_size > len(pub.X):
-        raise ValueError(
-            f"--public-size {public_size} is more than the {len(pub.X)} rows of --public {str(public)!r}; use at most "
-            f"{len(pub.X)}, auto or all"
-        )
-    if algorithm is Algorithm.regularization:  # named by the file and its 1-based data rows, not X_private
-        _check_l1_ball(data.X, f"data file {str(private)!r}", data.feature_names, private=True)
-        _check_l1_ball(pub.X, f"--public {str(public)!r}", pub.feature_names)
-    learner = _make_learner(
-        algorithm,
-        epsilon,
-        delta,
-        hypothesis_class,
-        backend,
-        seed,
-        time_limit,
-        on_uncertified,
-        teachers,
-        public_size,
-        public_seed,
-        allow_weak_guarantee,
-    )
+    if options.hypothesis_class == "linear":  # named by the file and its 1-based data rows, not X_private
+        _check_l1_ball(entry, data.X, f"data file {str(private)!r}", data.feature_names, private=True)
+        _check_l1_ball(entry, pub.X, f"--public {str(public)!r}", pub.feature_names)
+    learner = make_learner(entry, options)
     try:
         return learner.fit(data.X, data.y, X_public=PublicData(pub.X))
     except CoverTooLargeError as exc:  # the library names its Python parameters (max_public, max_candidates)
         fits = largest_halfspace_cover(exc.d, exc.limit)
         raise ValueError(
-            f"--algorithm {algorithm.value}: the halfspace cover of the {exc.m} public points of --public "
+            f"--algorithm {entry.name}: the halfspace cover of the {exc.m} public points of --public "
             f"{str(public)!r} in d={exc.d} feature columns scores {exc.candidates:,} candidates (C(m, d) 2^(d+1)), "
             f"more than the {exc.limit:,} it enumerates. Give --public-size {fits} or less (or --public-size auto, "
             f"which stays within the limit), keep at most {fits} rows in the public file (pick them without looking "
@@ -676,10 +583,12 @@ def _fit_with_public_points(
         ) from None
 
 
-def _check_l1_ball(X: Any, shown: str, feature_names: tuple[str, ...], private: bool = False) -> None:
-    """Every row of a file inside the l1 unit ball (the bounded linear class of --algorithm regularization), or a
-    ValueError naming the file (``shown``) and the first row outside, counted from 1 after the header; the norm
-    is shown for public rows only (an error message never echoes a private value)."""
+def _check_l1_ball(
+    entry: LearnerEntry, X: Any, shown: str, feature_names: tuple[str, ...], private: bool = False
+) -> None:
+    """Every row of a file inside the l1 unit ball (the bounded linear class), or a ValueError naming the file
+    (``shown``) and the first row outside, counted from 1 after the header; the norm is shown for public rows
+    only (an error message never echoes a private value)."""
     from oraclepriv.learners.regularization import first_outside_l1_ball
 
     outside = first_outside_l1_ball(X)
@@ -688,19 +597,66 @@ def _check_l1_ball(X: Any, shown: str, feature_names: tuple[str, ...], private: 
         value = "" if private else f" {norm!r}"
         raise ValueError(
             f"{shown}: row {row + 1} has l1 norm{value} > 1 (|{'| + |'.join(feature_names)}|); --algorithm "
-            "regularization's bounded linear class needs every row's l1 norm <= 1 (rescale the features)"
+            f"{entry.name}'s bounded linear class needs every row's l1 norm <= 1 (rescale the features)"
         )
 
 
-def _print_report(report: dict, as_json: bool) -> None:
-    """The release (and, when asked for, the diagnostics) as JSON or as text."""
+# ------------------------------------------------------------------------------------------ the messages
+
+
+def _uncertified_message(entry: LearnerEntry, options: Options) -> str:
+    """Why the fit stopped when an oracle call on the private data was not certified and --on-uncertified is
+    raise (or the exact fallback failed too), and what to do, in the command's flags. Only the step is said: the
+    call's status, objective and bound, or what a solver raised, depend on the private data (non-private
+    diagnostics), so they are not printed."""
+    if options.on_uncertified == "fallback":
+        return (
+            f"--algorithm {entry.name}: an oracle call on the private data failed, and so did its re-solve by "
+            "the exact fallback backend (no time limit), so no certified answer exists for it; with the exact "
+            "default backends only exhausted resources (memory) do that. Free resources, or use fewer public points "
+            "(--public-size)"
+        )
+    by = f"--backend {options.backend!r}" if options.backend is not None else "the default backend"
+    within = f" within --time-limit {options.time_limit:g} s" if options.time_limit is not None else ""
+    if not getattr(entry.estimator_class(), "needs_exact_oracle", True):
+        remedy = (
+            "--on-uncertified flag lets such a teacher abstain (the aggregation's privacy does not need exact "
+            "teachers), or give a longer --time-limit"
+        )
+    else:
+        remedy = (
+            "the privacy proof needs an exact argmin: give a longer --time-limit, omit --backend (an exact backend "
+            "is chosen per problem), or --on-uncertified fallback (an exact backend re-solves such calls)"
+        )
+    return (
+        f"--algorithm {entry.name}: an oracle call on the private data was not certified by {by}{within}, "
+        f"and --on-uncertified raise stops the fit; {remedy}"
+    )
+
+
+def _vacuous_message(entry: LearnerEntry, exc: Any) -> str:
+    """A fit refused because its total delta is >= 1/n, and what lowers it, in the command's flags."""
+    public = "" if exc.m is None else f" with {exc.m} public points"
+    return (
+        f"--algorithm {entry.name}: the guarantee would be vacuous: total delta {exc.delta + exc.numerical_delta:.3g}"
+        f" (--delta {exc.delta:.3g} + numerical delta {exc.numerical_delta:.3g} from near-ties within the "
+        f"certification tolerance{public}) is >= 1/n = {1.0 / exc.n:.3g} for the n={exc.n} private records. Use "
+        "fewer public points (--public-size auto, or a smaller --public-size), --hypothesis-class threshold or stump "
+        "without --backend (compared exactly: no numerical delta), or a smaller --epsilon; or --allow-weak-guarantee "
+        "to release anyway with a guarantee marked VACUOUS"
+    )
+
+
+def _print_report(report: dict[str, Any], as_json: bool) -> None:
+    """The release (and, when asked for, the diagnostics) as JSON or as text; structures inside the text (the
+    hypothesis, a diagnostic's value) are JSON too."""
     from oraclepriv.io import to_json
 
     if as_json:
         typer.echo(to_json(report, sort_keys=True))
         return
     privacy = report["privacy"]
-    typer.echo(f"{report['algorithm']}  released hypothesis {report['hypothesis']}")
+    typer.echo(f"{report['algorithm']}  released hypothesis {to_json(report['hypothesis'], sort_keys=True)}")
     typer.echo(f"  privacy: {privacy['guarantee']}")
     if privacy.get("vacuous"):
         typer.echo(
@@ -729,4 +685,5 @@ def _print_report(report: dict, as_json: bool) -> None:
             )
         for name, value in diag.items():
             if name not in ("notice", "oracle_calls"):
-                typer.echo(f"    {name}: {value}")
+                shown = to_json(value, sort_keys=True) if isinstance(value, (dict, list, tuple)) else value
+                typer.echo(f"    {name}: {shown}")

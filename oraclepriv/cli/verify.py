@@ -231,12 +231,12 @@ def _same_features(names: tuple[str, ...], expected: tuple[str, ...], option: st
 @app.command("instance")
 def verify_instance(
     private: Annotated[Path, typer.Argument(help="CSV of private records: feature columns and label column y.")],
+    algorithm: Annotated[
+        VerifyAlgorithm, typer.Option("--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5).")
+    ],
     public: Annotated[
         Path | None, typer.Option("--public", help="rrspm: CSV of public points (at most 5 for exact mode).")
     ] = None,
-    algorithm: Annotated[
-        VerifyAlgorithm, typer.Option("--algorithm", help="rrspm (Algorithm 4) or rspm (Algorithm 5).")
-    ] = ...,  # required; ... keeps --help's order
     hypothesis_class: Annotated[
         str, typer.Option("--hypothesis-class", help="threshold | stump | halfspace (rspm: threshold | stump).")
     ] = "halfspace",
@@ -348,7 +348,7 @@ def verify_instance(
                     f"--public {str(public)!r} has {Z.shape[0]} rows, each a noisy point: too large for exact mode "
                     f"(--mode exact handles at most {MAX_EXACT_POINTS}); use --mode sampled or fewer points"
                 )
-            oracle_params = {
+            oracle_params: dict[str, Any] = {
                 "hypothesis_class": hypothesis_class,
                 "backend": backend_name,
                 "backend_options": backend_options,
@@ -369,6 +369,7 @@ def verify_instance(
             phases[phase](done, total)
 
         try:
+            limits: dict[str, Any] = {} if max_seconds is None else {"max_seconds": max_seconds}
             result = verify_learner(
                 learner,
                 data.X,
@@ -383,7 +384,7 @@ def verify_instance(
                 n_jobs=environment.n_jobs,
                 max_memory=memory_limit,
                 progress=progress,
-                **({} if max_seconds is None else {"max_seconds": max_seconds}),
+                **limits,
             )
         except TooLargeError as exc:
             fail(exc.render(FLAG_NAMES))

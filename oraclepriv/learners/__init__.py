@@ -29,15 +29,40 @@ returns self; fitted ``hypothesis_``, ``ledger_`` (this fit's oracle calls) and 
 ``predict(X)``; ``summary()`` (JSON-friendly).
 """
 
-from oraclepriv.learners._base import NEIGHBOURING, NotFittedError, PrivateLearner, UncertifiedOracleError
-from oraclepriv.learners.output_perturbation import OutputPerturbationLogistic
-from oraclepriv.learners.perturbation import Perturbation
-from oraclepriv.learners.ppm import PPMHalfspaces
-from oraclepriv.learners.public_cover_em import PublicCoverEM
-from oraclepriv.learners.regularization import LinearPredictor, Regularization
-from oraclepriv.learners.rrspm import RRSPM
-from oraclepriv.learners.rspm import RSPM
-from oraclepriv.learners.subsample import SubsampleAggregate
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from oraclepriv.learners._base import NEIGHBOURING, NotFittedError, PrivateLearner, UncertifiedOracleError
+    from oraclepriv.learners.output_perturbation import OutputPerturbationLogistic
+    from oraclepriv.learners.perturbation import Perturbation
+    from oraclepriv.learners.ppm import PPMHalfspaces
+    from oraclepriv.learners.public_cover_em import PublicCoverEM
+    from oraclepriv.learners.regularization import LinearPredictor, Regularization
+    from oraclepriv.learners.rrspm import RRSPM
+    from oraclepriv.learners.rspm import RSPM
+    from oraclepriv.learners.subsample import SubsampleAggregate
+
+#: each public name and the module that defines it: imported on first use (PEP 562), so that the learner
+#: registry (:mod:`oraclepriv.learners.registry`), which the command line's help reads, loads no learner and
+#: not scikit-learn
+_HOMES = {
+    "NEIGHBOURING": "oraclepriv.learners._base",
+    "NotFittedError": "oraclepriv.learners._base",
+    "PrivateLearner": "oraclepriv.learners._base",
+    "UncertifiedOracleError": "oraclepriv.learners._base",
+    "OutputPerturbationLogistic": "oraclepriv.learners.output_perturbation",
+    "Perturbation": "oraclepriv.learners.perturbation",
+    "PPMHalfspaces": "oraclepriv.learners.ppm",
+    "PublicCoverEM": "oraclepriv.learners.public_cover_em",
+    "LinearPredictor": "oraclepriv.learners.regularization",
+    "Regularization": "oraclepriv.learners.regularization",
+    "RRSPM": "oraclepriv.learners.rrspm",
+    "RSPM": "oraclepriv.learners.rspm",
+    "SubsampleAggregate": "oraclepriv.learners.subsample",
+}
 
 __all__ = [
     "LinearPredictor",
@@ -54,3 +79,16 @@ __all__ = [
     "SubsampleAggregate",
     "UncertifiedOracleError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'oraclepriv.learners' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

@@ -97,7 +97,7 @@ class LearnerEntry:
                 f"why_not names flags the command does not have: {unknown}; its flags: {list(FLAG_PARAMETERS)}"
             )
 
-    def estimator_class(self) -> type:
+    def estimator_class(self) -> type[Any]:
         """The estimator class (its module imported on first use)."""
         if isinstance(self.estimator, type):
             return self.estimator
@@ -178,7 +178,7 @@ for _entry in (
     LearnerEntry(
         "rrspm",
         "oraclepriv.learners.rrspm:RRSPM",
-        "Block et al., Alg 4 (a delta > 0 selects Gaussian weights)",
+        "Block et al., Alg 4 (a delta > 0: Gaussian weights)",
         delta="selects-noise",
     ),
     LearnerEntry(
@@ -187,14 +187,14 @@ for _entry in (
     LearnerEntry(
         "regularization",
         "oraclepriv.learners.regularization:Regularization",
-        "Block et al., Alg 3 (bounded linear class, convex oracle)",
+        "Block et al., Alg 3 (bounded linear class)",
         oracle="convex",
         delta="gaussian",
     ),
     LearnerEntry(
         "subsample",
         "oraclepriv.learners.subsample:SubsampleAggregate",
-        "subsample-and-aggregate, private for any oracle (a delta > 0 selects Gaussian noise)",
+        "subsample-and-aggregate, private for any oracle",
         delta="selects-noise",
         defaults={"n_teachers": 16},
         why_not={"--public-size": "uses every public point of --public"},
@@ -202,7 +202,7 @@ for _entry in (
     LearnerEntry(
         "public-cover-em",
         "oraclepriv.learners.public_cover_em:PublicCoverEM",
-        "exponential mechanism over the public labelings (Wang-Lei-Fienberg; Bassily-Mohri-Suresh)",
+        "exponential mechanism over the public labelings",
         oracle=None,
         delta="pure",
         why_not={"--backend": "makes no oracle call"},
@@ -210,7 +210,7 @@ for _entry in (
     LearnerEntry(
         "ppm",
         "oraclepriv.learners.ppm:PPMHalfspaces",
-        "Bassily-Moran-Nandi, Alg 2 (privacy bits in the data file's 'public' column)",
+        "Bassily-Moran-Nandi, Alg 2 (privacy bits: column 'public')",
         data="privacy-bits",
         oracle=None,
         delta="pure",
