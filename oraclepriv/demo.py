@@ -37,6 +37,15 @@ def _population(rng: np.random.Generator, n: int, noise: float = 0.05) -> tuple[
     return X, y
 
 
+def _seeded_learner(cls: type, epsilon: float, hypothesis_class: str) -> Callable[[int], Any]:
+    """The audit's learner factory: a fresh ``cls`` for every run's seed."""
+
+    def make(seed: int) -> Any:
+        return cls(epsilon=epsilon, hypothesis_class=hypothesis_class, random_state=seed)
+
+    return make
+
+
 def run_demo(
     n_private: int = 4000,
     n_public: int = 16,
@@ -103,7 +112,7 @@ def run_demo(
     verdicts = []
     for label, cls in (("RRSPM", RRSPM), ("broken: returns fhat", RRSPMReturnsFhat)):
         result = audit_learner(
-            lambda s, cls=cls: cls(epsilon=epsilon, hypothesis_class=scenario.hypothesis_class, random_state=s),
+            _seeded_learner(cls, epsilon, scenario.hypothesis_class),
             scenario,
             epsilon=epsilon,
             n_runs=audit_runs,

@@ -37,11 +37,14 @@ import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+
+if TYPE_CHECKING:  # the learners are imported when a run needs them
+    from oraclepriv.learners import RRSPM, Perturbation
 
 __all__ = [
     "LEARNER_GRID",
@@ -117,14 +120,28 @@ def population(d: int, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np
     return X, np.where(flip, 1 - y, y).astype(np.int8)
 
 
-def _learner(name: str, m: int, seed: int):
+def _learner(name: str, m: int, seed: int) -> RRSPM | Perturbation:
+    """The learner whose calls are recorded: every private call goes to :class:`RecordingBackend`, whose
+    uncertified answers the learner flags instead of refusing."""
     from oraclepriv.learners import RRSPM, Perturbation
 
-    common = dict(epsilon=1.0, hypothesis_class="halfspace", backend=RecordingBackend.name, on_uncertified="flag")
+    backend = RecordingBackend.name
     if name == "rrspm":
-        return RRSPM(m=m, random_state=seed, **common)
+        return RRSPM(
+            epsilon=1.0, hypothesis_class="halfspace", m=m, backend=backend, on_uncertified="flag", random_state=seed
+        )
     if name == "perturbation":
-        return Perturbation(m=m, J=3, eta=0.1, delta=1e-6, random_state=seed, **common)
+        return Perturbation(
+            epsilon=1.0,
+            delta=1e-6,
+            hypothesis_class="halfspace",
+            m=m,
+            J=3,
+            eta=0.1,
+            backend=backend,
+            on_uncertified="flag",
+            random_state=seed,
+        )
     raise ValueError(f"unknown learner {name!r}; expected one of {sorted(RECORDED_STEPS)}")
 
 

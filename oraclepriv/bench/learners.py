@@ -93,7 +93,9 @@ def _bench_case(case: dict[str, Any], repeats: int, seed: int, min_seconds: floa
         X, y, Z = load_learning_task(case["task"])
     else:
         X, y, Z = synthetic_instance(case["n"], case["m"], case["d"], seed, l1_ball=case.get("l1_ball", False))
-    fits, oracles, calls = [], [], []
+    fits: list[float] = []
+    oracles: list[float] = []
+    calls: list[int] = []
     case["make"](seed).fit(X, y, X_public=PublicData(Z))  # warm-up: imports, caches (e.g. the Gaussian calibration)
     r = 0
     while r < repeats or sum(fits) < min_seconds:

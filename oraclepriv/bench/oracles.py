@@ -10,6 +10,7 @@ a ratio. Where both are certified their objectives must agree (a cross-check of 
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from collections.abc import Callable
@@ -173,8 +174,9 @@ def enumerate_d3_crossover(
         import importlib.util
 
         spec = importlib.util.spec_from_file_location("old_enumerate", old_module_path)
+        if spec is None or spec.loader is None:
+            raise ValueError(f"old_module_path: no Python module can be loaded from {old_module_path!r}")
         old = importlib.util.module_from_spec(spec)
-        assert spec.loader is not None
         spec.loader.exec_module(old)
     families = {"signed": noisy_halfspace_instance, "unit": unit_weight_instance}
     rows = []
@@ -205,7 +207,8 @@ ENUMERATE_TARGETS = {(700, 2): 1.0, (5000, 2): 10.0, (300, 3): 5.0, (1000, 3): 1
 
 
 def _load_average_1min() -> float | None:
-    return (load_averages() or [None])[0]
+    averages = load_averages()
+    return averages[0] if averages else None
 
 
 def bench_oracles(quick: bool = False, progress: Progress | None = None) -> list[dict[str, Any]]:
@@ -216,9 +219,9 @@ def bench_oracles(quick: bool = False, progress: Progress | None = None) -> list
         lambda: bench_stump_sweep(n=20_000 if quick else 1_000_000, repeats=3 if quick else 5)
     ]
     for n, d in [(200, 2), (400, 2)] if quick else [(700, 2), (5000, 2)]:
-        runs.append(lambda n=n, d=d: bench_enumerate(n, d))
+        runs.append(functools.partial(bench_enumerate, n, d))
     for n in [40] if quick else [300, 1000]:
-        runs.append(lambda n=n: bench_enumerate_vs_mip(n, 3, time_limit=10.0 if quick else 120.0))
+        runs.append(functools.partial(bench_enumerate_vs_mip, n, 3, time_limit=10.0 if quick else 120.0))
     rows = []
     for run in runs:
         before = _load_average_1min()

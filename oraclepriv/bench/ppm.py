@@ -30,15 +30,14 @@ BENCH_CASES: dict[str, tuple[int, int, int]] = {
 def make_case(d: int, n_pub: int, n_priv: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Label-determined, realizable data with exactly n_pub public (label 0) and n_priv private points."""
     w = np.array([1.0, 0.5, -0.25][:d])
-    X0, X1 = [], []
-    while sum(map(len, X0)) < n_pub or sum(map(len, X1)) < n_priv:
+    negatives: list[np.ndarray] = []
+    positives: list[np.ndarray] = []
+    while sum(len(b) for b in negatives) < n_pub or sum(len(b) for b in positives) < n_priv:
         X = rng.uniform(-1, 1, size=(max(n_pub, n_priv) * 2 + 10, d))
         pos = X @ w >= 0.2
-        X0.append(X[~pos])
-        X1.append(X[pos])
-    X0 = np.concatenate(X0)[:n_pub]
-    X1 = np.concatenate(X1)[:n_priv]
-    X = np.vstack([X0, X1])
+        negatives.append(X[~pos])
+        positives.append(X[pos])
+    X = np.vstack([np.concatenate(negatives)[:n_pub], np.concatenate(positives)[:n_priv]])
     y = np.r_[np.zeros(n_pub), np.ones(n_priv)].astype(np.int8)
     return X, y, y == 0
 
@@ -75,8 +74,9 @@ def bench_ppm(
     for name in cases:
         d, n_pub, n_priv = BENCH_CASES[name]
         X, y, public = make_case(d, n_pub, n_priv, rng)
-        walls, cpus, parts = [], [], []
-        clf = None
+        walls: list[float] = []
+        cpus: list[float] = []
+        parts: list[dict[str, float]] = []
         for r in range(int(repeat)):
             t, c = time.perf_counter(), time.process_time()
             clf = PPMHalfspaces(epsilon=epsilon, random_state=random_state + r).fit(X, y, public)
@@ -84,14 +84,14 @@ def bench_ppm(
             cpus.append(time.process_time() - c)
             with reading_diagnostics():  # timings: a measurement, not a release
                 parts.append(clf.diagnostics_["seconds"])
+            sizes = {"class_size": int(clf.class_size_), "n_candidates": int(clf.selection_["n_candidates"])}
             if progress is not None:
                 progress(len(out["cases"]) * int(repeat) + r + 1, len(cases) * int(repeat))
         out["cases"][name] = {
             "d": d,
             "n": n_pub + n_priv,
             "n_pub": n_pub,
-            "class_size": int(clf.class_size_),
-            "n_candidates": int(clf.selection_["n_candidates"]),
+            **sizes,
             "wall_seconds": walls,
             "cpu_seconds": cpus,
             "best_wall_seconds": min(walls),

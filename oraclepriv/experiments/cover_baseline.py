@@ -204,9 +204,9 @@ def run_cover_baseline(
         for n in spec["ns"]
         for rep in range(cfg["repetitions"])
     ]
-    tasks = [(*t, s) for t, s in zip(tasks, np.random.SeedSequence(int(random_state)).spawn(len(tasks)))]
+    seeded = [(*t, s) for t, s in zip(tasks, np.random.SeedSequence(int(random_state)).spawn(len(tasks)))]
     start = time.perf_counter()
-    runs = pd.DataFrame(run_cells(_cell, tasks, n_jobs, progress, cache=out / CELLS))
+    runs = pd.DataFrame(run_cells(_cell, seeded, n_jobs, progress, cache=out / CELLS))
     seconds = time.perf_counter() - start
 
     cells = ["hypothesis", "n", "method", "m"]

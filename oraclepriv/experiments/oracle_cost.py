@@ -185,7 +185,8 @@ def plan_cells(
     from oraclepriv.backends import installed_backends
     from oraclepriv.cover import candidate_count
 
-    specs, missing = [], {}
+    specs: list[dict[str, Any]] = []
+    missing: dict[str, list[str]] = {}
     eps = float(cfg["epsilon"])
     convex = convex_backend_name()  # Regularization's cells are labelled with the backend its convex oracle runs
     for cls, d, per_backend in cfg["grid"]:
@@ -394,7 +395,7 @@ def run_oracle_cost(
     computable = {s["key"] for s in specs}
     kept_without_backend = sum(1 for r in records if r["key"] not in computable)
     _write_snapshot(path, records)
-    run = {
+    run: dict[str, Any] = {
         "seconds": seconds,
         "computed": len(todo),
         "resumed": skipped,

@@ -494,7 +494,7 @@ def run_cell(spec: dict[str, Any], fingerprint: str, seeds: tuple[int, int]) -> 
     if hypothesis is not None:
         fit["excess"], fit["excess_method"] = population_excess(scen, hypothesis, spec["label_noise"])
     entries = {e["ledger_index"]: e for e in log}
-    rows = [
+    rows: list[dict[str, Any]] = [  # one per call, completed below with the answer's details and its twin
         {
             "index": r["call"],
             "caller": r["caller"],

@@ -272,15 +272,15 @@ def crossover(fits: pd.DataFrame, backend: str = "scip-bc", rng_seed: int = 0) -
             continue
         ds = sorted(times)
         point = _crossing(ds, {d: _log_gap(*t) for d, t in times.items()})
-        draws = []
+        crossings: list[float] = []
         for _ in range(BOOTSTRAP):
             diff = {}
             for d in ds:
                 rr_t, capped, em_t = times[d]
                 i = rng.integers(0, rr_t.size, rr_t.size)
                 diff[d] = _log_gap(rr_t[i], capped[i], em_t[rng.integers(0, em_t.size, em_t.size)])
-            draws.append(_crossing(ds, diff))
-        draws = np.asarray(draws, dtype=float)
+            crossings.append(_crossing(ds, diff))
+        draws = np.asarray(crossings, dtype=float)
         found = draws[np.isfinite(draws)]
         per_n.append(
             {

@@ -193,11 +193,11 @@ def run_robust_tradeoff(
     ]
     f = cfg["failure"]
     failure_tasks = [(cfg, float(rate), rep) for rate in f["rates"] for rep in range(f["repetitions"])]
-    main_tasks = [(*t, s) for t, s in zip(main_tasks, main_seed.spawn(len(main_tasks)))]
-    failure_tasks = [(*t, s) for t, s in zip(failure_tasks, failure_seed.spawn(len(failure_tasks)))]
+    main_seeded = [(*t, s) for t, s in zip(main_tasks, main_seed.spawn(len(main_tasks)))]
+    failure_seeded = [(*t, s) for t, s in zip(failure_tasks, failure_seed.spawn(len(failure_tasks)))]
     start = time.perf_counter()
     main_rows, failure_rows = run_cell_groups(
-        [(_main_cell, main_tasks), (_failure_cell, failure_tasks)], n_jobs, progress, cache=out / CELLS
+        [(_main_cell, main_seeded), (_failure_cell, failure_seeded)], n_jobs, progress, cache=out / CELLS
     )
     runs, failure = pd.DataFrame(main_rows), pd.DataFrame(failure_rows)
     seconds = time.perf_counter() - start
