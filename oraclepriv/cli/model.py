@@ -114,7 +114,7 @@ def _read(path: Path, *, labels: bool, release: Release) -> WeightedData:
     reads one (the file ``learn`` was given can be predicted on as it is)."""
     from dataclasses import replace
 
-    from oraclepriv.cli.learn import PRIVACY_BITS_COLUMN
+    from oraclepriv.cli.learn_fit import PRIVACY_BITS_COLUMN
     from oraclepriv.io import read_csv_problem
 
     try:
