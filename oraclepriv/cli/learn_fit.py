@@ -93,7 +93,7 @@ def fit_with_privacy_bits(entry: LearnerEntry, private: Path, public: Path | Non
     _refuse_weights(data, private)
     assert data.mask is not None  # asked for: read_csv_problem refuses a file without the column
     labelled = np.flatnonzero(data.mask & (data.y != 0))
-    if labelled.size and getattr(entry.estimator_class()(), "label_determined", False):
+    if labelled.size and "label_determined" in entry.parameters() and entry.default("label_determined"):
         # the label-determined model (private_label=1): every public example has label 0
         raise ValueError(
             f"data file {str(private)!r}: row {int(labelled[0]) + 1} is public ({PRIVACY_BITS_COLUMN}=1) but has label "
