@@ -104,6 +104,25 @@ def _axis_block(
     points of later groups and the flipped points of earlier ones; "right" the rest off the plane.
     With prefix sums along the order, every plane of the row costs O(1).
     """
+    A, m, endpoint, X, Y, N = _axis_frame(P, I, J)
+    sign_m, zero, beta = _reference_sides(P, I, J, A, m, Y, N, endpoint, exact)
+    keep = ~(zero & (beta == 0)).any(axis=1)  # no third point on the axis
+    if not keep.all():
+        if not keep.any():
+            return None
+        I, J, X, Y, N = I[keep], J[keep], X[keep], Y[keep], N[keep]
+        sign_m, zero, beta, endpoint = sign_m[keep], zero[keep], beta[keep], endpoint[keep]
+    order, fl, ss, adj = _angular_order(P, I, J, X, Y, N, sign_m, zero, beta, endpoint, exact)
+    value, start, end, left_better = _plane_values(P, G, I, J, order, ss, adj, exact, plane_cache)
+    return _AxisBlock(np.stack((I, J), axis=1), value, order, fl, start, end, left_better)
+
+
+def _axis_frame(
+    P: np.ndarray, I: np.ndarray, J: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every row's directions D_k = P_k - P_I in the frame of its axis (:func:`_axis_block`): (the axes
+    a = P_J - P_I, the coordinate m of each axis's smallest |a_m|, the axis endpoints as a (rows, points)
+    mask, the float coordinates x = D.b1 and y = D.b2, the norms |D|)."""
     n = len(P)
     R = len(I)
     rows = np.arange(R)
@@ -128,6 +147,26 @@ def _axis_block(
     Y = Dst[0] * b2[:, 0:1] + Dst[1] * b2[:, 1:2] + Dst[2] * b2[:, 2:3]
     N = np.sqrt(Dst[0] * Dst[0] + Dst[1] * Dst[1] + Dst[2] * Dst[2])
 
+    return A, m, endpoint, X, Y, N
+
+
+def _reference_sides(
+    P: np.ndarray,
+    I: np.ndarray,
+    J: np.ndarray,
+    A: np.ndarray,
+    m: np.ndarray,
+    Y: np.ndarray,
+    N: np.ndarray,
+    endpoint: np.ndarray,
+    exact: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The exact side of every direction about its row's reference plane (spanned by the axis and e_m):
+    (sign_m = sign (a x D)_m, the mask of directions on that plane, and there the sign beta of their e_m
+    component; beta = 0: the point is on the axis). Float signs of y are kept where the filter certifies
+    them (:data:`_FRAME_RTOL`), the others are 2x2 minors decided exactly."""
+    R, n = Y.shape
+    m1, m2 = (m + 1) % 3, (m + 2) % 3
     # side of the reference plane: sign_m = sign (a x D)_m = -sign y, exactly
     sign_m = -np.sign(Y).astype(np.int8)
     unsure = ~(np.abs(Y) > _FRAME_RTOL * N) | ~(N > _NORM_MIN)
@@ -145,14 +184,29 @@ def _axis_block(
         l = np.where(use_m2, m2[r], m1[r])
         axe_sign = np.where(use_m2, -np.sign(A[r, m1[r]]), np.sign(A[r, m2[r]])).astype(np.int8)
         beta[r, k] = cross_component_signs(P, I[r], J[r], k, l, exact) * axe_sign
-    keep = ~(zero & (beta == 0)).any(axis=1)  # no third point on the axis
-    if not keep.all():
-        if not keep.any():
-            return None
-        I, J, X, Y, N = I[keep], J[keep], X[keep], Y[keep], N[keep]
-        sign_m, zero, beta, endpoint = sign_m[keep], zero[keep], beta[keep], endpoint[keep]
-        R = len(I)
-        rows = np.arange(R)
+    return sign_m, zero, beta
+
+
+def _angular_order(
+    P: np.ndarray,
+    I: np.ndarray,
+    J: np.ndarray,
+    X: np.ndarray,
+    Y: np.ndarray,
+    N: np.ndarray,
+    sign_m: np.ndarray,
+    zero: np.ndarray,
+    beta: np.ndarray,
+    endpoint: np.ndarray,
+    exact: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every row's other points in exact angular order about its axis: (order, flipped, the flip's sign per
+    position, the exact sign of det[a, V_u, V_v] of each consecutive pair: 0 inside a group of points coplanar
+    with the axis). Directions are flipped into the half-turn, ordered by float angle, and every consecutive
+    pair is verified (float filter, else ``orient3d``); a row found misordered is sorted exactly
+    (:func:`_exact_angular_sort`)."""
+    R, n = X.shape
+    rows = np.arange(R)
     flip = (sign_m > 0) | (zero & (beta < 0))  # into the half-turn: y > 0, or y = 0 and beta > 0
     S = np.where(flip, -1.0, 1.0)
     X *= S  # exact: the flipped directions' coordinates
@@ -187,6 +241,25 @@ def _axis_block(
         fl[bad_row] = flip[bad_row, order[bad_row]]
         ss[bad_row] = S[bad_row, order[bad_row]]
 
+    return order, fl, ss, adj
+
+
+def _plane_values(
+    P: np.ndarray,
+    G: np.ndarray,
+    I: np.ndarray,
+    J: np.ndarray,
+    order: np.ndarray,
+    ss: np.ndarray,
+    adj: np.ndarray,
+    exact: bool,
+    plane_cache: dict,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The best gain of every plane through each row's axis (at the position its group starts; -inf
+    elsewhere), each group's first and last position, and whether the positive side is "left": the side
+    gains by prefix sums along the order, the points on the plane added as a free labeling of three points or,
+    for a plane with more points, by the 2-D kernel once per plane (``plane_cache``)."""
+    R, L = order.shape
     # groups and side gains by prefix sums along each row: with h = +g for unflipped and -g for
     # flipped points, left - right = (sum of h after the group) - (sum of h before it), and
     # left + right = (sum of g off the group)
@@ -227,7 +300,7 @@ def _axis_block(
     value = better_side + online
     if not generic:
         value[~is_start] = -np.inf
-    return _AxisBlock(np.stack((I, J), axis=1), value, order, fl, start, end, diff >= 0)
+    return value, start, end, diff >= 0
 
 
 def _exact_angular_sort(
