@@ -293,7 +293,7 @@ def seeded_backends(backends: Iterable[str], seeds: int) -> list[str]:
     ``seeds`` = 1 the specs are unchanged (the solvers' default seeds). Performance variability: the
     same exact search takes other paths, times and incumbents under another seed (Lodi and Tramontani,
     "Performance variability in mixed-integer programming", TutORials 2013); the report compares the
-    seeds of one backend (:func:`oraclepriv.bench.mip_report.variability`). A ValueError when ``seeds``
+    seeds of one backend (:func:`oraclepriv.bench.mip_summary.variability`). A ValueError when ``seeds``
     is out of range, a spec already sets its seed, or ``seeds`` > 1 and no backend takes one."""
     from oraclepriv.backends import backend_class
 
