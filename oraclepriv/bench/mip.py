@@ -1,6 +1,7 @@
 """The MIP oracle benchmark (``oraclepriv bench mip``), MIPLIB-style: its suites, its backends and
-running it, cell by cell, resumably. Reporting the rows (summary, agreement check, performance profile,
-files) is :mod:`oraclepriv.bench.mip_report`'s job.
+running it, cell by cell, resumably. The rows are summarised by
+:mod:`oraclepriv.bench.mip_summary`, checked for agreement by :mod:`oraclepriv.bench.mip_agreement` and written
+out by :mod:`oraclepriv.bench.mip_report`.
 
 Per instance and backend one fresh oracle call (model build included, as a user pays it) with a
 time limit; a row records status, certified (optimal over the whole class), meets_bound and
