@@ -6,7 +6,7 @@ Used where one backend hands a call, or part of its time, to another (``directio
 so the largest one does; the hypothesis kept is the one with the lowest re-scored loss (the earliest
 on ties). A phase cut short by the deadline therefore never costs the answer what an earlier phase
 found or proved: a later phase's trivial bound 0 or worse halfspace is outweighed. The answer is
-"optimal" only when the kept loss meets the kept bound within the gap rule (``milp.gap_rule``),
+"optimal" only when the kept loss meets the kept bound within the gap rule (``gaps.gap_rule``),
 otherwise it carries the last answer's status (the state the call ended in). The searches'
 incumbent traces (:mod:`oraclepriv.solvers.runtime.incumbents`) are merged.
 """

@@ -203,6 +203,6 @@ class PortfolioBackend(Backend):
 
 
 def _start_loss(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """The lowest reduced loss of the start heuristics (``milp.heuristic_halfspaces``), which scip-bc's
+    """The lowest reduced loss of the start heuristics (``heuristics.heuristic_halfspaces``), which scip-bc's
     candidates include: a lead's best loss is never above it."""
     return min(reduced_loss(h, X, y, w) for h in heuristic_halfspaces(X, y, w))

@@ -2,8 +2,9 @@
 
 * :mod:`~oraclepriv.bench.oracles`: the exact combinatorial oracles (``oraclepriv bench oracles``);
 * :mod:`~oraclepriv.bench.mip`: the MIP backends side by side, MIPLIB-style (``oraclepriv bench mip``),
-  on the instances of :mod:`~oraclepriv.bench.mip_suite` or the bundled library, and reported (summary,
-  agreement check, performance profile, files) by :mod:`~oraclepriv.bench.mip_report`;
+  on the instances of :mod:`~oraclepriv.bench.mip_suite` or the bundled library, summarised by
+  :mod:`~oraclepriv.bench.mip_summary`, checked by :mod:`~oraclepriv.bench.mip_agreement` and written (summary,
+  performance profile, files) by :mod:`~oraclepriv.bench.mip_report`;
 * :mod:`~oraclepriv.bench.learners`: the private learners' own work around their oracle calls
   (``oraclepriv bench learners``);
 * :mod:`~oraclepriv.bench.ppm`: the PPM learner's fit time (``oraclepriv bench ppm``);

@@ -9,7 +9,7 @@ ORIGINAL reduced problem (the protocol re-scores the hypothesis on the original 
 halfspaces, per staircase column for stumps; both sums of reduced weights) are made integer by
 :func:`integer_costs`:
 
-* weights on a dyadic lattice qZ (integers, multiples of 2^-k; :func:`oraclepriv.solvers.mip.milp.weight_granularity`):
+* weights on a dyadic lattice qZ (integers, multiples of 2^-k; :func:`oraclepriv.solvers.mip.gaps.weight_granularity`):
   ``c / q`` is an exact integer, the scaled problem *is* the problem (times 1/q), error E = 0;
 * otherwise (e.g. Laplace weights): ``c_int = round(c * S)`` with S = 2^s chosen so that the
   worst-case rounding error over 0/1 solutions, E = sum_j |c_j - c_int_j / S| (plus a float safety

@@ -4,7 +4,7 @@ The formulations are those of :mod:`oraclepriv.solvers.mip.milp` and the search/
 :class:`oraclepriv.solvers.mip.mipbackend.MipBackend` (both shared with the other MIP backends). Each model is
 built once with ``addVars``/``addRows``/``changeColsIntegrality``; a later call on the same points (same X and reduced labels, compared by a BLAKE2 fingerprint)
 only changes the costs with ``changeColsCost`` and re-runs. Gaps are set so that integer
-optimality is proven: ``mip_rel_gap = 0`` and ``mip_abs_gap`` from :func:`oraclepriv.solvers.mip.milp.gap_rule`
+optimality is proven: ``mip_rel_gap = 0`` and ``mip_abs_gap`` from :func:`oraclepriv.solvers.mip.gaps.gap_rule`
 (half the weight lattice when weights are multiples of 2^-k, else a tenth of the certification
 tolerance).
 

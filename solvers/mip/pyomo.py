@@ -14,7 +14,7 @@ with new weights on the same points only assigns ``c`` and re-solves:
 * default ``solver="highs"``: Pyomo's persistent HiGHS interface (``pyomo.contrib.solver``,
   ``SolverFactory("highs")``). Its automatic update checks are switched off except for parameters,
   so a re-solve costs one ``changeColCost`` per column and no rebuild. ``rel_gap = 0`` and
-  ``abs_gap`` from :func:`oraclepriv.solvers.mip.milp.gap_rule`; ``bound`` is ``results.objective_bound``
+  ``abs_gap`` from :func:`oraclepriv.solvers.mip.gaps.gap_rule`; ``bound`` is ``results.objective_bound``
   (HiGHS' ``mip_dual_bound``). Warm starts go to the underlying ``highspy.Highs`` object with
   ``setSolution`` (Pyomo's interface has no MIP-start option; the column map is Pyomo's own).
 * ``solver=<name>``: any other name Pyomo's solver factories know. Names of the new interface

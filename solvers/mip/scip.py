@@ -8,7 +8,7 @@ Same formulations (:mod:`oraclepriv.solvers.mip.milp`) and the same search/certi
 of points with ``pywraplp.Solver.CreateSolver("SCIP")``; a later call on the same points only
 changes objective coefficients (MPSolver re-extracts the model for SCIP on ``Solve``, so the
 saving is the Python-side build). Integer optimality is proven with SCIP's native
-``limits/gap = 0`` and ``limits/absgap`` from :func:`oraclepriv.solvers.mip.milp.gap_rule`
+``limits/gap = 0`` and ``limits/absgap`` from :func:`oraclepriv.solvers.mip.gaps.gap_rule`
 (``SetSolverSpecificParametersAsString``); the time limit is passed in milliseconds; warm
 starts go through ``SetHint``; ``bound`` is ``Objective().BestBound()`` (SCIP's dual bound).
 

@@ -13,7 +13,7 @@ no duplicate merging, no warm start, no cuts, no persistent re-use). On the redu
     gamma = 1e-4,  M = gamma + 1 + d * max_ij |x_ij|  (so |w.x + b| <= M - gamma on the box).
 
 HiGHS runs with ``mip_rel_gap = 0`` and ``mip_abs_gap`` below one weight unit
-(:func:`oraclepriv.solvers.mip.milp.gap_rule`); the proved dual bound is rounded up to the weight lattice.
+(:func:`oraclepriv.solvers.mip.gaps.gap_rule`); the proved dual bound is rounded up to the weight lattice.
 
 What its bound proves: optimality over the *restricted* class of halfspaces with
 w in [-1,1]^d, b in [-1,1] whose correctly classified points have margin >= 1e-4 on the raw data.
