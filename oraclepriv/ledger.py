@@ -18,10 +18,13 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from oraclepriv.io import to_json
 from oraclepriv.solvers.base import Status
+
+if TYPE_CHECKING:  # pandas is imported when a frame is asked for
+    import pandas as pd
 
 __all__ = ["CallRecord", "Ledger", "LedgerRecord", "record_call", "LEDGER_FIELDS"]
 
@@ -133,7 +136,7 @@ class Ledger:
         """
         return float(sum(r["seconds"] for r in self.records))
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The records as a pandas DataFrame.
 
         Returns

@@ -17,6 +17,7 @@ import importlib.util
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, get_args, overload
 
 import numpy as np
@@ -395,7 +396,7 @@ class Backend(ABC):
 TESTED_HIGHSPY = "1.14.0"
 
 
-def import_solver(module: str, *, backend: str, package: str, tested: str):
+def import_solver(module: str, *, backend: str, package: str, tested: str) -> ModuleType:
     """Import a solver's Python module, or raise SolverNotInstalledError naming the backend, the
     package to install and the version the backend is tested with."""
     try:
@@ -409,7 +410,7 @@ def import_solver(module: str, *, backend: str, package: str, tested: str):
         ) from exc
 
 
-def import_highspy():
+def import_highspy() -> ModuleType:
     """Import highspy or raise SolverNotInstalledError saying what to install."""
     return import_solver("highspy", backend="highs", package="highspy", tested=TESTED_HIGHSPY)
 
