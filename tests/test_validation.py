@@ -136,10 +136,10 @@ def test_constraints_accept_exactly_their_values(constraint, good, bad):
     assert not any(constraint.accepts(v) for v in bad)
 
 
-def test_the_validator_names_an_undeclared_parameter_and_skips_the_unchecked():
-    validate_params({"a": object()}, {"a": NO_VALIDATION}, "Toy")
-    with pytest.raises(TypeError, match=r"Toy declares no constraints for the parameter\(s\) \['b'\]"):
-        validate_params({"a": 1, "b": 2}, {"a": NO_VALIDATION}, "Toy")
+def test_the_validator_checks_the_declared_parameters_only():
+    validate_params({"a": object(), "b": "anything"}, {"a": NO_VALIDATION}, "Toy")  # b: a subclass's, undeclared
+    with pytest.raises(ValueError, match=r"^Toy: a must be an integer >= 1; got 0$"):
+        validate_params({"a": 0}, {"a": (Interval("integer", 1, None, "left"),), "c": NO_VALIDATION}, "Toy")
 
 
 @pytest.mark.parametrize("cls", LEARNERS, ids=lambda c: c.__name__)
