@@ -40,9 +40,9 @@ def break_the_rounding(
     returns :func:`cheapest_labeling_the_cores_allow` over the driver's known cores (within ``bounds(driver)``,
     e.g. a solver's global fixings) instead of a separable set. Returns the list the offered costs are
     appended to; a sound driver must refuse every such labeling that no halfspace realises."""
-    from oraclepriv.solvers.mip.mipbackend import MipBackend
+    from oraclepriv.solvers.mip import benders
 
-    real_add_back = MipBackend._add_back
+    real_add_back = benders.add_back
     offered: list[float] = []
 
     def cheapest_cover_labeling(sep, keep, W, deadline=None):
@@ -54,5 +54,5 @@ def break_the_rounding(
         offered.append(float(W[~bogus].sum()))
         return bogus
 
-    monkeypatch.setattr(MipBackend, "_add_back", staticmethod(cheapest_cover_labeling))
+    monkeypatch.setattr(benders, "add_back", cheapest_cover_labeling)
     return offered

@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.branch_and_cut.cores import Separator
+from oraclepriv.solvers.mip import benders
 from oraclepriv.solvers.mip.highs import import_highspy
 from oraclepriv.solvers.mip.milp import HalfspaceHittingSet
-from oraclepriv.solvers.mip.mipbackend import MipBackend
 from oraclepriv.solvers.runtime.deadline import Deadline, DeadlineExceeded
 from strategies import instances, points
 
@@ -111,12 +111,12 @@ def test_the_repair_heuristics_stop_at_the_deadline_without_claiming_separabilit
     sep = Separator(import_highspy(), form.Xs, form.yg, form.groups.X)
     W = np.ones(form.groups.size)
     expired = Deadline(0.0)
-    keep, cores, unverified = MipBackend._repair(sep, np.ones(form.groups.size, bool), W, form.yg, expired)
+    keep, cores, unverified = benders.repair(sep, np.ones(form.groups.size, bool), W, form.yg, expired)
     assert not keep.any() and cores == [] and unverified == 1 and sep.lp_calls == 0
     start = np.zeros(form.groups.size, bool)
-    assert np.array_equal(MipBackend._add_back(sep, start, W, expired), start) and sep.lp_calls == 0
+    assert np.array_equal(benders.add_back(sep, start, W, expired), start) and sep.lp_calls == 0
     assert expired.stopped == ["repair", "add-back"]
-    keep, cores, unverified = MipBackend._repair(sep, np.ones(form.groups.size, bool), W, form.yg)
+    keep, cores, unverified = benders.repair(sep, np.ones(form.groups.size, bool), W, form.yg)
     assert keep.any() and sep.lp_calls > 0  # without a deadline: the full repair
 
 

@@ -164,7 +164,7 @@ def test_missing_variable_locks_are_caught(monkeypatch):
     """Without down-locks SCIP's dual fixing sets unlocked z to 0 (cost >= 0) in presolve and loses
     the lazy cuts on them: the control shows the locks are load-bearing and the check sees it."""
     import oraclepriv.solvers.branch_and_cut.scip_bc_handler as scip_bc_handler
-    from oraclepriv.solvers.mip.mipbackend import MipBackend
+    from oraclepriv.solvers.mip import benders
 
     make_oracle("halfspace", backend="scip-bc")  # builds the handler class
     rng = np.random.default_rng(11)
@@ -176,7 +176,7 @@ def test_missing_variable_locks_are_caught(monkeypatch):
         # no seeded cores: every z is unlocked unless the handler locks it
         oracle = make_oracle("halfspace", backend="scip-bc")
         backend = oracle._backend_instance("scip-bc")
-        real_repair = MipBackend._repair
+        real_repair = benders.repair
         first = [True]
 
         def repair(sep, keep, W, yg, deadline=None):
@@ -187,7 +187,7 @@ def test_missing_variable_locks_are_caught(monkeypatch):
             return real_repair(sep, keep, W, yg, deadline)
 
         with monkeypatch.context() as m:
-            m.setattr(MipBackend, "_repair", staticmethod(repair))
+            m.setattr(benders, "repair", repair)
             return backend, oracle.solve(X, y, w)
 
     _, good = solve_with_fresh_cache()

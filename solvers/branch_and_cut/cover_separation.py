@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from oraclepriv.solvers.branch_and_cut.cores import Separator
-from oraclepriv.solvers.mip.mipbackend import MipBackend
+from oraclepriv.solvers.mip import benders
 from oraclepriv.solvers.runtime.deadline import Deadline
 
 __all__ = [
@@ -137,8 +137,8 @@ def rank_rounding(
     expired: Callable[[], bool],
 ) -> Rounding:
     """Primal heuristic on the root LP point x: for several k, claim the k groups with the largest x
-    wrong, repair the rest to a separable set (drop rule of ``MipBackend._repair``), and re-add what fits
-    (``MipBackend._add_back``) for the :data:`ROUNDING_ADD_BACK` cheapest repairs.
+    wrong, repair the rest to a separable set (drop rule of ``benders.repair``), and re-add what fits
+    (``benders.add_back``) for the :data:`ROUNDING_ADD_BACK` cheapest repairs.
 
     The result's separable sets are real labelings (the repair and the add-back keep a set only when the
     Farkas LP finds it separable); a caller still offers them to its solver as candidates, which checks
@@ -155,7 +155,7 @@ def rank_rounding(
             break
         keep = np.ones(x.size, dtype=bool)
         keep[order[:k]] = False
-        keep, more, bad = MipBackend._repair(sep, keep, W, yg, deadline)
+        keep, more, bad = benders.repair(sep, keep, W, yg, deadline)
         out.unverified += bad
         out.tries += 1
         out.cores += violated(more, x)
@@ -163,7 +163,7 @@ def rank_rounding(
             repaired.append((float(W[~keep].sum()), keep))
     # the greedy add-back costs one LP per dropped group: only for the cheapest repairs
     for _, keep in sorted(repaired, key=lambda r: r[0])[:ROUNDING_ADD_BACK]:
-        out.separable.append(MipBackend._add_back(sep, keep, W, deadline))
+        out.separable.append(benders.add_back(sep, keep, W, deadline))
     return out
 
 

@@ -39,8 +39,10 @@ from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 from oraclepriv.solvers.branch_and_cut.cores import Separator
 from oraclepriv.solvers.branch_and_cut.gurobi_bc_callback import CoverCutCallback
 from oraclepriv.solvers.combinatorial.local_search import LOCAL_SEARCH_SECONDS, search_from_start
+from oraclepriv.solvers.mip import benders
+from oraclepriv.solvers.mip.heuristics import Candidates
 from oraclepriv.solvers.mip.milp import HalfspaceHittingSet, gap_rule, heuristic_halfspaces, lattice_round_up
-from oraclepriv.solvers.mip.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend, _Candidates
+from oraclepriv.solvers.mip.mipbackend import HEURISTIC_SHARE, HittingSetCache
 from oraclepriv.solvers.peers import gurobi_env as genv
 from oraclepriv.solvers.peers.gurobi import check_options
 from oraclepriv.solvers.runtime.deadline import Deadline
@@ -148,7 +150,7 @@ class GurobiBcBackend(Backend):
         total = float(w.sum())
         tol = 1e-9 * max(1.0, total)
         trace = IncumbentTrace.for_deadline(deadline)
-        cands = _Candidates(X, y, w, trace=trace)
+        cands = Candidates(X, y, w, trace=trace)
         heuristics = heuristic_halfspaces(X, y, w)  # the two constants first
         cands.add("constant-1", heuristics[0])
         cands.add("constant-0", heuristics[1])
@@ -172,13 +174,13 @@ class GurobiBcBackend(Backend):
         # primal heuristic, within a share of the time left: repair the all-points set, extend it and
         # the heuristics' correct sets greedily, polish each into a real halfspace
         heuristic = deadline.share(HEURISTIC_SHARE)
-        keep_all, cores, bad = MipBackend._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
+        keep_all, cores, bad = benders.repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
         form.add_cores(cores)
-        starts = [("repair-all", MipBackend._add_back(sep, keep_all, W, heuristic))]
+        starts = [("repair-all", benders.add_back(sep, keep_all, W, heuristic))]
         for _, source, seed in sorted(cands.items, key=lambda c: c[0])[:3]:
             if source.startswith("heuristic") and not heuristic.expired():
                 keep_h = seed.predict(form.groups.X) == yg
-                starts.append((f"{source}-addback", MipBackend._add_back(sep, keep_h, W, heuristic)))
+                starts.append((f"{source}-addback", benders.add_back(sep, keep_h, W, heuristic)))
         polish_seconds = 0.0
         for source, keep in starts:
             t0 = time.perf_counter()

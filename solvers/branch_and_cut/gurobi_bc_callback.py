@@ -11,7 +11,7 @@ strictly separable" lives only in :class:`CoverCutCallback`, Gurobi's lazy-const
   added again with ``cbLazy`` (Gurobi requires a callback to cut off *every* solution that violates
   one of its lazy constraints, old ones included); then S(z) is tested with the Farkas LP of
   :class:`oraclepriv.solvers.branch_and_cut.cores.Separator` and the repair loop of
-  :meth:`oraclepriv.solvers.mip.mipbackend.MipBackend._repair`, and every exactly verified core it meets
+  :func:`oraclepriv.solvers.mip.benders.repair`, and every exactly verified core it meets
   becomes a lazy cover cut  sum_{g in C} z_g >= 1. A solution is rejected only with such a core;
   when the float LP calls S(z) non-separable but no core passes the exact check, the solution is
   accepted (Gurobi then solves a relaxation, whose bound is still a lower bound over all halfspaces);
@@ -55,7 +55,8 @@ from oraclepriv.solvers.branch_and_cut.cover_separation import (
     note_rounding,
     rank_rounding,
 )
-from oraclepriv.solvers.mip.mipbackend import MipBackend, note_cheapest_separable
+from oraclepriv.solvers.mip import benders
+from oraclepriv.solvers.mip.mipbackend import note_cheapest_separable
 from oraclepriv.solvers.runtime.deadline import Deadline
 from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 from scipy import sparse
@@ -219,7 +220,7 @@ class CoverCutCallback:
                 self.unverified += 1
                 self.accepted_unverified += 1
             return
-        repaired, cores, bad = MipBackend._repair(self.sep, keep, self.W, self.yg, self.deadline)
+        repaired, cores, bad = benders.repair(self.sep, keep, self.W, self.yg, self.deadline)
         self.unverified += bad
         if not cores:
             if bad == 0:
@@ -231,7 +232,7 @@ class CoverCutCallback:
             return
         self.stats["cuts_enforce"] += self._add_new(model, cores)
         if bad == 0:
-            self._note_separable(MipBackend._add_back(self.sep, repaired, self.W, self.deadline))
+            self._note_separable(benders.add_back(self.sep, repaired, self.W, self.deadline))
 
     def _separate(self, model) -> None:
         self.stats["mipnode_calls"] += 1
@@ -255,7 +256,7 @@ class CoverCutCallback:
                 self.next_rounding = 3 * self.root_calls
                 cores += self._rank_rounding(x)
         if self.stats["mipnode_calls"] % REPAIR_EVERY == 1 % REPAIR_EVERY and not self.deadline.expired():
-            keep, more, bad = MipBackend._repair(self.sep, x < 0.5, self.W, self.yg, self.deadline)
+            keep, more, bad = benders.repair(self.sep, x < 0.5, self.W, self.yg, self.deadline)
             self.unverified += bad
             for core in map(core_key, more):
                 if x[list(core)].sum() < 1.0 - VIOLATION_TOL:

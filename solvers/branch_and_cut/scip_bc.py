@@ -66,6 +66,7 @@ from oraclepriv.solvers.branch_and_cut.scip_bc_split import (
 )
 from oraclepriv.solvers.combinatorial.exact_halfspace import exact_polish
 from oraclepriv.solvers.combinatorial.local_search import LOCAL_SEARCH_SECONDS, search_from_start
+from oraclepriv.solvers.mip import benders
 from oraclepriv.solvers.mip.milp import (
     HalfspaceHittingSet,
     HalfspaceMarginMilp,
@@ -75,7 +76,7 @@ from oraclepriv.solvers.mip.milp import (
     margin_lp,
     reduced_loss,
 )
-from oraclepriv.solvers.mip.mipbackend import HEURISTIC_SHARE, HittingSetCache, MipBackend
+from oraclepriv.solvers.mip.mipbackend import HEURISTIC_SHARE, HittingSetCache
 from oraclepriv.solvers.runtime.deadline import Deadline
 from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
@@ -323,9 +324,9 @@ class ScipBcBackend(Backend):
         # primal heuristic: repair the all-points set, extend it and the heuristics' correct sets,
         # within a share of the time left (the search that proves the bound needs the rest)
         heuristic = deadline.share(HEURISTIC_SHARE)
-        keep_all, cores, bad = MipBackend._repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
+        keep_all, cores, bad = benders.repair(sep, np.ones(form.groups.size, dtype=bool), W, yg, heuristic)
         form.add_cores(cores)
-        starts = [("repair-all", MipBackend._add_back(sep, keep_all, W, heuristic))]
+        starts = [("repair-all", benders.add_back(sep, keep_all, W, heuristic))]
         seeds: list[tuple[str, Hypothesis]] = [
             (source, h) for _loss, source, h in sorted(cands, key=lambda c: c[0])[:3]
         ]
@@ -334,7 +335,7 @@ class ScipBcBackend(Backend):
         for source, seed in seeds:  # warm starts: the heuristics' and the parts' correct sets, extended
             if source.startswith(("heuristic", "light", "heavy", "part")) and not heuristic.expired():
                 keep_h = seed.predict(form.groups.X) == yg
-                starts.append((f"{source}-addback", MipBackend._add_back(sep, keep_h, W, heuristic)))
+                starts.append((f"{source}-addback", benders.add_back(sep, keep_h, W, heuristic)))
         polish_seconds = 0.0  # the longest polishing LP: kept back from SCIP for the final one
         for source, keep in starts:
             t0 = time.perf_counter()

@@ -8,7 +8,7 @@ handler (:data:`CoreHandler`, built by :func:`handler_class`):
 * **enforcement** (``consenfolp`` / ``consenfops`` / ``consenforelax``) at integral points: test
   S(z) with the Farkas LP of :class:`oraclepriv.solvers.branch_and_cut.cores.Separator`; if it is not separable,
   add a cover cut  sum_{g in C} z_g >= 1  for every exactly verified core C the repair loop of
-  :meth:`oraclepriv.solvers.mip.mipbackend.MipBackend._repair` meets inside S(z);
+  :func:`oraclepriv.solvers.mip.benders.repair` meets inside S(z);
 * **check** (``conscheck``) of candidate solutions: reject only with an exactly verified core;
 * **separation** (``conssepalp``) of fractional LP points x: Pfetsch's separation LP (the Farkas
   system with objective min sum_g x_g lambda_g, :meth:`oraclepriv.solvers.branch_and_cut.cores.Separator.min_cost_core`)
@@ -53,7 +53,8 @@ from oraclepriv.solvers.branch_and_cut.cover_separation import (
     rank_rounding,
     violated,
 )
-from oraclepriv.solvers.mip.mipbackend import MipBackend, note_cheapest_separable
+from oraclepriv.solvers.mip import benders
+from oraclepriv.solvers.mip.mipbackend import note_cheapest_separable
 from oraclepriv.solvers.runtime.deadline import Deadline
 
 log = logging.getLogger(__name__)
@@ -174,7 +175,7 @@ def _handler_class(pyscipopt):
             return True
 
         def _cores_of(self, keep: np.ndarray) -> tuple[list[tuple[int, ...]], int, np.ndarray]:
-            repaired, cores, bad = MipBackend._repair(self.sep, keep, self.W, self.yg, self.deadline)
+            repaired, cores, bad = benders.repair(self.sep, keep, self.W, self.yg, self.deadline)
             self.unverified += bad
             return [core_key(c) for c in cores], bad, repaired
 
@@ -204,7 +205,7 @@ def _handler_class(pyscipopt):
             n_new = sum(self._add_cut(c) for c in cores)
             self.stats["cuts_enforce"] += n_new
             if cores:
-                self._note_separable(MipBackend._add_back(self.sep, repaired, self.W, self.deadline))
+                self._note_separable(benders.add_back(self.sep, repaired, self.W, self.deadline))
             if added + n_new:
                 return {"result": RESULT.CONSADDED}
             if not cores:
@@ -275,9 +276,9 @@ def _handler_class(pyscipopt):
                     cores += self._rank_rounding(x)
             if self.stats["sepa_calls"] % REPAIR_EVERY == 1 % REPAIR_EVERY:
                 # primal side (SCIP's own heuristics are off): the rounded point, repaired by the
-                # drop rule of MipBackend._repair, is a separable set, offered as a solution; the
+                # drop rule of benders.repair, is a separable set, offered as a solution; the
                 # verified cores the repair met become cuts when x violates them
-                keep, more, bad = MipBackend._repair(self.sep, x < 0.5, self.W, self.yg, self.deadline)
+                keep, more, bad = benders.repair(self.sep, x < 0.5, self.W, self.yg, self.deadline)
                 self.unverified += bad
                 cores += violated(more, x)
                 if bad == 0:

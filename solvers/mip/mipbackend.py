@@ -69,7 +69,7 @@ from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, Red
 from oraclepriv.solvers.branch_and_cut.cores import Separator
 from oraclepriv.solvers.combinatorial.exact_halfspace import exact_polish
 from oraclepriv.solvers.mip.adapter import MipModel, MipRun, answer_status
-from oraclepriv.solvers.mip.benders import CutsLoop, HittingSetCache, add_back, note_cheapest_separable, repair
+from oraclepriv.solvers.mip.benders import CutsLoop, HittingSetCache, note_cheapest_separable
 from oraclepriv.solvers.mip.gaps import gap_rule, lattice_round_up
 from oraclepriv.solvers.mip.heuristics import HEURISTIC_SHARE, Candidates, constant_costs, heuristic_halfspaces
 from oraclepriv.solvers.mip.milp import (
@@ -101,9 +101,6 @@ __all__ = [
 
 CERTIFY_MODES = ("margin-free", "margin")
 METHODS = ("auto", "cuts", "bigm")
-
-#: the candidates' class under the name the branch-and-cut and Gurobi backends import it by
-_Candidates = Candidates
 
 
 class MipBackend(Backend):
@@ -378,11 +375,6 @@ class MipBackend(Backend):
     def _hitting_set(self, X: np.ndarray, y: np.ndarray) -> tuple[HalfspaceHittingSet, Separator, bool]:
         """The cached (master formulation with its core pool, separator) for these points."""
         return self._hitting.get(X, y)
-
-    #: the Benders loop's repair and add-back (:mod:`oraclepriv.solvers.mip.benders`), under the names the
-    #: branch-and-cut handlers call them by
-    _repair = staticmethod(repair)
-    _add_back = staticmethod(add_back)
 
     def _solve_halfspace_cuts(
         self,

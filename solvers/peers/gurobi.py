@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, Status
+from oraclepriv.solvers.mip.heuristics import Candidates
 from oraclepriv.solvers.mip.milp import (
     DEFAULT_GAMMA,
     GAMMA_RANGE,
@@ -50,7 +51,6 @@ from oraclepriv.solvers.mip.milp import (
     heuristic_halfspaces,
     lattice_round_up,
 )
-from oraclepriv.solvers.mip.mipbackend import _Candidates
 from oraclepriv.solvers.peers.gurobi_env import (
     GuardedSolve,
     gurobi_env,
@@ -168,7 +168,7 @@ class GurobiBackend(Backend):
         tol = 1e-9 * max(1.0, total)
         abs_gap, q = gap_rule(w)
         trace = IncumbentTrace.for_deadline(deadline)
-        cands = _Candidates(X, y, w, trace=trace)
+        cands = Candidates(X, y, w, trace=trace)
         for i, h in enumerate(heuristic_halfspaces(X, y, w)):
             cands.add(f"heuristic-{i}", h)
         form = HalfspaceMarginMilp(X, y, self.gamma)
@@ -255,7 +255,7 @@ class GurobiBackend(Backend):
         form: HalfspaceMarginMilp,
         values: np.ndarray,
         claim: float,
-        cands: _Candidates,
+        cands: Candidates,
         details: dict[str, Any],
         deadline: Deadline,
         tol: float,
