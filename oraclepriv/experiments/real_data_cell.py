@@ -35,7 +35,7 @@ import threading
 import time
 import traceback
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,7 +266,7 @@ def _guarantee(est: Any) -> tuple[float, float, int | None, int | None]:
     """(epsilon, delta including the numerical delta, public points used, oracle calls) of a fitted private
     learner, from its ``privacy_`` record (nan / None where it has none)."""
     privacy = getattr(est, "privacy_", None)
-    if not isinstance(privacy, dict):
+    if not isinstance(privacy, Mapping):
         return math.nan, math.nan, None, None
     used = privacy.get("m")
     if used is None and privacy.get("public_subsample") is not None:
