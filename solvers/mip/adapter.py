@@ -7,19 +7,19 @@ use only this interface."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Protocol
 
 import numpy as np
 from oraclepriv.solvers.base import STATUSES, Status
 
-__all__ = ["MipRun", "MipModel", "answer_status"]
+__all__ = ["MipRun", "MipModel"]
 
 
 @dataclass
 class MipRun:
     """What one solver run returned (objective values exclude the formulation's offset)."""
 
-    status: str  # optimal / time_limit / infeasible / error
+    status: Status  # optimal / time_limit / infeasible / error
     raw_status: str  # the solver's own status name
     x: np.ndarray | None  # column values of the best solution found, if any
     dual_bound: float  # proved lower bound on the model's optimum; -inf if none
@@ -28,6 +28,11 @@ class MipRun:
     gap: float
     seconds: float
     start_accepted: bool | None = None
+
+    def __post_init__(self) -> None:
+        # the adapters map their solver's own statuses onto the backends' words; any other word is an adapter's bug
+        if self.status not in STATUSES:
+            raise ValueError(f"a MIP run's status must be one of {list(STATUSES)}; got {self.status!r}")
 
 
 class MipModel(Protocol):
@@ -50,11 +55,3 @@ class MipModel(Protocol):
         """Solve to a zero relative gap (``abs_gap`` absolute) within ``time_limit`` seconds, from the
         optional starting column values ``start``; the run's status, best solution and proved bound."""
         ...
-
-
-def answer_status(status: str) -> Status:
-    """A run's status (:attr:`MipRun.status`) as the status of a backend's answer; a ValueError names any other
-    word (an adapter's bug: the adapters map their solver's own statuses onto these)."""
-    if status not in STATUSES:
-        raise ValueError(f"a MIP run's status must be one of {list(STATUSES)}; got {status!r}")
-    return cast(Status, status)

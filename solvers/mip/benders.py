@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from oraclepriv.solvers.base import Status, fingerprint
 from oraclepriv.solvers.branch_and_cut.cores import CoreStatus, Separator
-from oraclepriv.solvers.mip.adapter import MipModel, MipRun, answer_status
+from oraclepriv.solvers.mip.adapter import MipModel, MipRun
 from oraclepriv.solvers.mip.gaps import lattice_round_up
 from oraclepriv.solvers.mip.heuristics import Candidates
 from oraclepriv.solvers.mip.milp import HalfspaceHittingSet, MilpArrays
@@ -234,7 +234,7 @@ class CutsLoop:
             if best_loss <= self.bound + self.tol:
                 return
             if run.status != "optimal" or run.x is None:
-                self.status = answer_status(run.status) if run.status != "optimal" else "error"
+                self.status = run.status if run.status != "optimal" else "error"
                 return
             keep = run.x < 0.5
             repaired, cores, bad = repair(self.sep, keep, self.W, self.form.yg, self.deadline)

@@ -68,7 +68,7 @@ import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, Status, fingerprint
 from oraclepriv.solvers.branch_and_cut.cores import Separator
 from oraclepriv.solvers.combinatorial.exact_halfspace import exact_polish
-from oraclepriv.solvers.mip.adapter import MipModel, MipRun, answer_status
+from oraclepriv.solvers.mip.adapter import MipModel, MipRun
 from oraclepriv.solvers.mip.benders import CutsLoop, HittingSetCache, note_cheapest_separable
 from oraclepriv.solvers.mip.gaps import gap_rule, lattice_round_up
 from oraclepriv.solvers.mip.heuristics import HEURISTIC_SHARE, Candidates, constant_costs, heuristic_halfspaces
@@ -328,7 +328,7 @@ class MipBackend(Backend):
                 conflict = form.groups.conflict_bound(w)
                 bound = max(lattice_round_up(run.dual_bound, q, total), conflict, 0.0)
                 details["conflict_bound"] = conflict
-                status = answer_status(run.status)
+                status = run.status
             else:
                 form, model, reused = self._model(
                     "halfspace-relaxed", X, y, lambda: HalfspaceRelaxedMilp(X, y), deadline
@@ -350,7 +350,7 @@ class MipBackend(Backend):
                 details.update(
                     {"relaxed_bound": relaxed_bound, "conflict_bound": conflict, "constant_costs": [c_ones, c_zeros]}
                 )
-                status = answer_status(run.status)
+                status = run.status
                 if run.x is not None:
                     cands.add("relaxed-mip", form.decode(run.x))
                     polished = self._polish(form, form.correct_mask(run.x), deadline)
@@ -361,7 +361,7 @@ class MipBackend(Backend):
                     margin_run, _ = search_margin("margin")
                     nodes += margin_run.nodes
                     if margin_run.status != "optimal" and status == "optimal":
-                        status = answer_status(margin_run.status)
+                        status = margin_run.status
         except DeadlineExceeded:
             status = "time_limit"
         loss, source, hypothesis = cands.best()

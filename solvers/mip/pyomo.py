@@ -47,7 +47,7 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
+from oraclepriv.solvers.base import SolverNotInstalledError, Status, import_solver
 from oraclepriv.solvers.mip.milp import MilpArrays
 from oraclepriv.solvers.mip.mipbackend import MipBackend, MipRun
 from oraclepriv.solvers.runtime.deadline import Deadline, DeadlineExceeded
@@ -323,6 +323,7 @@ class PyomoModel:
         results = call_interruptibly(lambda: self.solver.solve(self.model, **kwargs), self._cancel)
         seconds = time.perf_counter() - t0
         tc = results.termination_condition
+        status: Status
         if tc == TerminationCondition.convergenceCriteriaSatisfied:
             status = "optimal"
         elif tc == TerminationCondition.maxTimeLimit:
@@ -389,6 +390,7 @@ class PyomoModel:
         results = call_interruptibly(lambda: self.solver.solve(self.model, **solve_kwargs), self._cancel)
         seconds = time.perf_counter() - t0
         tc = results.solver.termination_condition
+        status: Status
         if tc == TerminationCondition.optimal:
             status = "optimal"
         elif tc == TerminationCondition.maxTimeLimit:

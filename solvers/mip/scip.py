@@ -30,7 +30,7 @@ import time
 from typing import Any
 
 import numpy as np
-from oraclepriv.solvers.base import SolverNotInstalledError, import_solver
+from oraclepriv.solvers.base import SolverNotInstalledError, Status, import_solver
 from oraclepriv.solvers.mip.milp import MilpArrays
 from oraclepriv.solvers.mip.mipbackend import MipBackend, MipRun
 from oraclepriv.solvers.runtime.deadline import Deadline
@@ -145,6 +145,7 @@ class ScipModel:
         }
         raw = names.get(code, str(code))
         hit_limit = time_limit is not None and seconds >= 0.95 * time_limit
+        status: Status
         if code == S.OPTIMAL:
             status = "optimal"
         elif code in (S.FEASIBLE, S.NOT_SOLVED):

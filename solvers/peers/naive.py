@@ -31,7 +31,6 @@ from typing import Any
 
 import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem
-from oraclepriv.solvers.mip.adapter import answer_status
 from oraclepriv.solvers.mip.highs import HighsModel, import_highspy
 from oraclepriv.solvers.mip.milp import MilpArrays, _RowBuilder, gap_rule, lattice_round_up
 
@@ -145,6 +144,4 @@ class NaiveHighsBackend(Backend):
             "mip_abs_gap": abs_gap,
             "weight_lattice": q,
         }
-        return BackendAnswer(
-            hypothesis, bound=bound, status=answer_status(run.status), nodes=run.nodes, details=details
-        )
+        return BackendAnswer(hypothesis, bound=bound, status=run.status, nodes=run.nodes, details=details)
