@@ -180,3 +180,22 @@ def test_best_private_is_paired_over_seeds():
     assert math.isclose(row.lead, 0.09) and row.lead_low > 0  # differences 0.1, 0.08, 0.09
     assert math.isclose(row.over_majority, 0.3)
     assert "subsample (capped)" in row.excluded  # never ranked on fewer seeds
+
+
+def test_the_command_line_reports_from_the_stored_cells_and_refuses_an_empty_folder(tiny, tmp_path, monkeypatch):
+    import functools
+
+    from typer.testing import CliRunner
+
+    from oraclepriv.cli.app import app
+    from oraclepriv.experiments import real_data
+
+    out, result, _ = tiny
+    copy = tmp_path / "copy"
+    shutil.copytree(out, copy)
+    monkeypatch.setattr(real_data, "run_real_data", functools.partial(run_real_data, config=TINY_CONFIG))
+    done = CliRunner().invoke(app, ["experiment", "real-data", "--out", str(copy), "--report-only", "--quiet"])
+    assert done.exit_code == 0, done.output
+    assert result["best"].best.iloc[0] in done.output and f"wrote {copy}" in done.output
+    empty = CliRunner().invoke(app, ["experiment", "real-data", "--out", str(tmp_path / "empty"), "--report-only"])
+    assert empty.exit_code != 0 and "not stored" in empty.output, empty.output

@@ -230,3 +230,63 @@ def experiment_oracle_cost(
             progress=bar.phase("cells"),
             resume=resume,
         )
+
+
+ReportOnly = Annotated[
+    bool,
+    typer.Option(
+        "--report-only",
+        help="Compute no cell: regenerate the tables, figures and README from the cells stored in --out "
+        "(cells.jsonl.gz; every planned cell must be there).",
+    ),
+]
+
+
+@app.command("real-data")
+def experiment_real_data(
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out",
+            help="Output folder (required; created if missing). The committed comparison is regenerated with "
+            "--out results/real-data.",
+            show_default=False,
+            parser=output_path,
+        ),
+    ],
+    quick: Quick = False,
+    seed: Seed = 0,
+    resume: Resume = True,
+    report_only: ReportOnly = False,
+    jobs: Jobs = None,
+    parallel_backend: ParallelBackend = None,
+    scheduler: Scheduler = None,
+    quiet: Quiet = False,
+) -> None:
+    """Which private halfspace learner? Every private halfspace learner on scikit-learn's bundled binary tasks
+    (breast cancer, digit pairs, wine, iris) at eps 0.25-4 against the majority class and non-private baselines:
+    test accuracy with intervals over seeds, seconds per fit, a figure per task, the best private learner named."""
+    from oraclepriv.experiments.real_data import run_real_data
+
+    _check(out, seed)
+    check_parallel_options(jobs, parallel_backend, scheduler)
+    extra = ("" if resume else " --no-resume") + (" --report-only" if report_only else "")
+    with (
+        parallel(jobs, parallel_backend, scheduler) as environment,
+        _run("real-data", out, quick, seed, extra, resume=_resume_note(out)),
+        progress_bar(quiet) as bar,
+    ):
+        result = run_real_data(
+            out,
+            quick=quick,
+            jobs=environment.n_jobs,
+            random_state=seed,
+            progress=bar.phase("cells"),
+            resume=resume,
+            report_only=report_only,
+        )
+        best = result["best"]
+        if not best.empty:
+            typer.echo(
+                best[["task", "epsilon", "best", "accuracy", "low", "high", "runner_up", "lead"]].to_string(index=False)
+            )
