@@ -79,8 +79,8 @@ def write_report(
         titles = {
             task: (
                 s["title"],
-                f"n = {s['private']} private, {s['public']} public (unlabelled), {s['test']} test; "
-                f"{s['features']} features, low map d = {cfg['components']}",
+                f"n = {s['private']} private, {s['public']} public, {s['test']} test rows; "
+                f"d = {s['features']}, low map d = {cfg['components']}",
             )
             for task, s in sizes.items()
         }
