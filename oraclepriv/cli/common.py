@@ -102,6 +102,30 @@ def _flags_take_no_value() -> None:
 _flags_take_no_value()
 
 
+def _help_keeps_words_whole() -> None:
+    """Plain ``--help`` (:func:`plain_help`) wraps lines at spaces only: click's wrapper also breaks words at
+    hyphens, which splits flags and backend specs across lines (``scip-`` / ``bc:workers=2``)."""
+    try:
+        from typer._click import _textwrap
+    except ImportError:  # a typer without its own copy of click: its wrapper as it is
+        return
+    base = _textwrap.TextWrapper
+    if getattr(base, "keeps_words_whole", False):
+        return
+
+    class WholeWords(base):  # type: ignore[misc, valid-type]
+        keeps_words_whole = True
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            kwargs.setdefault("break_on_hyphens", False)
+            super().__init__(*args, **kwargs)
+
+    _textwrap.TextWrapper = WholeWords  # type: ignore[misc]
+
+
+_help_keeps_words_whole()
+
+
 def echo(message: str) -> None:
     """A result line on stdout, written through ``sys.stdout`` as it is now, so that while a progress bar
     is live (it redirects stdout) the line is printed above the bar rather than across it."""
