@@ -29,6 +29,7 @@ import numpy as np
 from oraclepriv.backends import CONVEX_BACKENDS
 from oraclepriv.hypotheses import LinearPredictor
 from oraclepriv.ledger import CallRecord, record_call
+from oraclepriv.solvers.base import Status
 from oraclepriv.validation import as_features, check_positive
 
 __all__ = [
@@ -88,8 +89,8 @@ class ConvexResult:
         A proved lower bound on the optimum (a Lagrangian bound, docs/convex-oracle.md).
     certified : bool
         Whether ``gap <= opt_tol``.
-    status : str
-        The backend's status.
+    status : {'optimal', 'feasible', 'time_limit', 'infeasible', 'error'}
+        The backend's status (:data:`oraclepriv.solvers.base.Status`).
     gap : float
         ``objective - bound``, at least 0, with the objective's rounding error bound added for the
         regularized ERM.
@@ -105,7 +106,7 @@ class ConvexResult:
     objective: float
     bound: float
     certified: bool
-    status: str
+    status: Status
     gap: float
     nodes: int | None
     seconds: float

@@ -322,6 +322,8 @@ class ConvexLinearBackend:
     ----------
     backend : str
         The name recorded in the results.
+    requires : tuple of str
+        The packages it solves with (the registry's ``is_installed`` checks them without importing).
 
     References
     ----------
@@ -334,6 +336,7 @@ class ConvexLinearBackend:
     """
 
     backend = "highs-qp+kkt"
+    requires = ("highspy", "scipy")  # the QPs in highspy, the Lagrangian bound in scipy.optimize.linprog
 
     def __init__(self, opt_tol: float = 1e-6, box_qp: bool = True) -> None:
         self.opt_tol = opt_tol

@@ -239,3 +239,18 @@ def test_numpy_scalars_pass_the_option_validators():
     assert (
         make_oracle("halfspace", backend="highs", gamma=np.float64(0.01)).solve(X, np.array([0, 1, 0])).objective == 0
     )
+
+
+def test_the_convex_backend_is_not_installed_without_highspy(monkeypatch):
+    """The convex oracle's backend solves its QPs with highspy: the registry must not call it installed when
+    highspy cannot be imported (it checks ``requires`` without importing)."""
+    import importlib.util
+
+    from oraclepriv.backends import CONVEX_BACKENDS
+
+    assert CONVEX_BACKENDS.is_installed("highs-qp+kkt")
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "highspy" else real_find_spec(name, *a)
+    )
+    assert not CONVEX_BACKENDS.is_installed("highs-qp+kkt")

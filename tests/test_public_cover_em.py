@@ -159,7 +159,7 @@ def test_large_epsilon_on_private_cover_is_an_exact_erm(hyp, d, backend):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(30, d))
     y = ((X[:, 0] > 0) ^ (rng.random(30) < 0.2)).astype(np.int8)
-    clf = PublicCoverEM(epsilon=1e6, hypothesis_class=hyp, random_state=0).fit(X, y, X_public=PublicData(X))
+    clf = PublicCoverEM(epsilon=700.0, hypothesis_class=hyp, random_state=0).fit(X, y, X_public=PublicData(X))
     exact = make_oracle(hyp, backend=backend).solve(X, y)
     assert exact.certified
     assert clf.hypothesis_.loss(X, y) == exact.objective == clf.diagnostics_["errors"].min()
