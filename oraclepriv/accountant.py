@@ -70,6 +70,8 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.validation import DELTA_AMOUNT, EPSILON_AMOUNT, check_param
+
 __all__ = [
     "ADVANCED",
     "BASIC",
@@ -193,23 +195,15 @@ class Composition:
 
 # ---------------------------------------------------------------------- argument checks
 def _check_epsilon(value: Any, name: str) -> float:
-    """epsilon: a number >= 0 (inf allowed: no guarantee)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number >= 0; got {value!r}")
-    out = float(value)
-    if math.isnan(out) or out < 0:
-        raise ValueError(f"{name} must be a number >= 0; got {value!r}")
-    return out
+    """An amount of epsilon: a real number >= 0 (inf allowed: no guarantee)."""
+    check_param(value, name, (EPSILON_AMOUNT,))
+    return float(value)
 
 
 def _check_delta(value: Any, name: str) -> float:
-    """delta: a number in [0, 1]."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")
-    out = float(value)
-    if not 0.0 <= out <= 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1]; got {value!r}")
-    return out
+    """An amount of delta: a real number in [0, 1]."""
+    check_param(value, name, (DELTA_AMOUNT,))
+    return float(value)
 
 
 def _exact(x: float) -> Fraction:

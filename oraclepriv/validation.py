@@ -347,6 +347,10 @@ EPSILON = Interval("real", 0.0, MAX_EPSILON, "right", why="e^epsilon must stay a
 INFINITE_EPSILON = Interval("real", math.inf, math.inf, "both")
 #: a privacy parameter delta
 DELTA = Interval("real", 0.0, 1.0, "left")
+#: an amount of epsilon in an account (a spend, a budget, a composed total): 0 is a free release, inf no guarantee
+EPSILON_AMOUNT = Interval("real", 0.0, math.inf, "both")
+#: an amount of delta in an account (a spend, a budget, a slack): 1 is no guarantee
+DELTA_AMOUNT = Interval("real", 0.0, 1.0, "both")
 
 #: a parameter's alternatives: constraints, None (the value None), or :data:`NO_VALIDATION`
 Alternatives = Sequence[Constraint | None] | str
