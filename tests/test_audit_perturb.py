@@ -48,3 +48,20 @@ def test_perturbation_black_box_audit_catches_missing_perturb_noise():
     bad = audit_learner(make(PerturbationWithoutNoise), sc, epsilon=1.0, delta=1e-3, n_runs=600)
     assert good.passed, good.to_dict()
     assert not bad.passed, bad.to_dict()
+
+
+def test_audit_perturb_command_runs_the_suite_and_writes_its_report(tmp_path):
+    """``oraclepriv audit perturb``: the suite's rows on the terminal and in the report, every verdict as expected
+    (exit 0), the command that regenerates it in the report."""
+    from typer.testing import CliRunner
+
+    from oraclepriv.cli import app
+
+    report = tmp_path / "perturb.md"
+    done = CliRunner().invoke(app, ["audit", "perturb", "--samples", "4000", "--quiet", "--report", str(report)])
+    assert done.exit_code == 0, done.output
+    assert done.output.count(" ok") == 6 and "control: a claimed stability radius" in done.output
+    text = report.read_text()
+    assert "oraclepriv audit perturb --samples 4000" in text and text.count("| ok |") == 6
+    bad = CliRunner().invoke(app, ["audit", "perturb", "--samples", "0"])
+    assert bad.exit_code == 2 and "--samples" in bad.output

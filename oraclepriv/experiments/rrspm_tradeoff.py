@@ -70,7 +70,7 @@ from oraclepriv.learners.rrspm import RRSPM
 from oraclepriv.oracle import make_oracle
 from oraclepriv.public_data import PublicData
 from oraclepriv.release import reading_diagnostics
-from oraclepriv.validation import check_positive
+from oraclepriv.validation import check_epsilon
 
 __all__ = [
     "run_rrspm_experiments",
@@ -146,7 +146,7 @@ def _plan_grid(
         raise ValueError(f"n and every m must be >= 1; got n={n!r}, ms={ms!r}")
     if not 0 <= label_noise < 0.5:
         raise ValueError(f"label_noise must be in [0, 0.5); got {label_noise!r}")
-    epsilons = [check_positive(e, "epsilon") for e in epsilons]
+    epsilons = [check_epsilon(e) for e in epsilons]
     p = float(label_noise)
     tasks = []
     for rep in range(int(repetitions)):
