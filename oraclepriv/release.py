@@ -135,6 +135,9 @@ class Release:
     seeded : bool, default False
         True when the fit's noise came from a given ``random_state``: :meth:`save` then warns that the
         noise can be replayed from the seed. Not published, not compared.
+    n_features : int or None, default None
+        The number of features the learner was fitted on (public: the data's dimension, not its values);
+        :meth:`predict` refuses rows of another width. None: not recorded (a release saved without it).
 
     Examples
     --------
@@ -152,13 +155,23 @@ class Release:
     #: the class labels the hypothesis's 0/1 outputs stand for, when they are not 0 and 1
     classes: Any = None
     seeded: bool = field(default=False, compare=False)
+    n_features: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "privacy", MappingProxyType(dict(self.privacy)))
+        if self.n_features is not None and (
+            isinstance(self.n_features, bool)
+            or not isinstance(self.n_features, (int, np.integer))
+            or self.n_features < 1
+        ):
+            raise ValueError(f"a release's n_features must be a positive integer or None; got {self.n_features!r}")
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle through the constructor (the read-only privacy view itself does not pickle)."""
-        return (Release, (self.algorithm, self.hypothesis, dict(self.privacy), self.classes, self.seeded))
+        return (
+            Release,
+            (self.algorithm, self.hypothesis, dict(self.privacy), self.classes, self.seeded, self.n_features),
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Release:
@@ -167,8 +180,9 @@ class Release:
         Parameters
         ----------
         data : mapping
-            The keys "algorithm", "hypothesis" and "privacy", and "classes" when the labels are not 0
-            and 1; the hypothesis is read by :func:`oraclepriv.hypotheses.hypothesis_from_dict`.
+            The keys "algorithm", "hypothesis" and "privacy", "classes" when the labels are not 0
+            and 1, and "n_features" when recorded; the hypothesis is read by
+            :func:`oraclepriv.hypotheses.hypothesis_from_dict`.
 
         Returns
         -------
@@ -185,9 +199,11 @@ class Release:
         missing = [key for key in ("algorithm", "hypothesis", "privacy") if key not in data]
         if missing:
             raise ValueError(f"a release needs the keys 'algorithm', 'hypothesis' and 'privacy'; missing {missing}")
-        unknown = sorted(set(data) - {"algorithm", "hypothesis", "privacy", "classes"})
+        unknown = sorted(set(data) - {"algorithm", "hypothesis", "privacy", "classes", "n_features"})
         if unknown:
-            raise ValueError(f"a release has the keys algorithm, hypothesis, privacy and classes; got also {unknown}")
+            raise ValueError(
+                f"a release has the keys algorithm, hypothesis, privacy, classes and n_features; got also {unknown}"
+            )
         if not isinstance(data["privacy"], Mapping) or not isinstance(data["hypothesis"], Mapping):
             raise ValueError("a release's 'hypothesis' and 'privacy' are JSON objects")
         classes = data.get("classes")
@@ -195,7 +211,11 @@ class Release:
             raise ValueError(f"a release's 'classes' lists the two class labels; got {classes!r}")
         hypothesis = hypothesis_from_dict(dict(data["hypothesis"]))
         return cls(
-            str(data["algorithm"]), hypothesis, dict(data["privacy"]), None if classes is None else tuple(classes)
+            str(data["algorithm"]),
+            hypothesis,
+            dict(data["privacy"]),
+            None if classes is None else tuple(classes),
+            n_features=data.get("n_features"),
         )
 
     @classmethod
@@ -254,7 +274,12 @@ class Release:
         numpy.ndarray of shape (n,)
             The labels: 0 and 1, or the entries of ``classes``.
         """
-        codes = np.asarray(self.hypothesis.predict(as_features(X, "X")), dtype=np.int8)
+        X = as_features(X, "X")
+        if self.n_features is not None and X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has {X.shape[1]} feature(s), but this {self.algorithm} release was fitted on {self.n_features}"
+            )
+        codes = np.asarray(self.hypothesis.predict(X), dtype=np.int8)
         if self.classes is None:
             return codes
         return np.asarray(self.classes)[codes]
@@ -265,11 +290,14 @@ class Release:
         Returns
         -------
         dict
-            The keys "algorithm", "hypothesis" and "privacy", and "classes" for labels other than 0/1.
+            The keys "algorithm", "hypothesis" and "privacy", "classes" for labels other than 0/1, and
+            "n_features" when recorded.
         """
         out = {"algorithm": self.algorithm, "hypothesis": self.hypothesis.to_dict(), "privacy": dict(self.privacy)}
         if self.classes is not None:
             out["classes"] = [c.item() if hasattr(c, "item") else c for c in self.classes]
+        if self.n_features is not None:
+            out["n_features"] = int(self.n_features)
         return jsonable(out)
 
     def to_json(self, indent: int | None = None) -> str:

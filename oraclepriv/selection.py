@@ -250,7 +250,13 @@ class PrivateGridSearch(ReleaseMixin, MetaEstimatorMixin, ClassifierMixin, BaseE
         self.classes_ = best.classes_
         self.n_features_in_ = X.shape[1]
         self.train_indices_, self.holdout_indices_ = train, hold
-        self.release_ = Release(self.algorithm, best.release_.hypothesis, record, classes=best.release_.classes)
+        self.release_ = Release(
+            self.algorithm,
+            best.release_.hypothesis,
+            record,
+            classes=best.release_.classes,
+            n_features=best.release_.n_features,
+        )
         self._diagnostics = Diagnostics(
             self.algorithm,
             ledger,

@@ -199,7 +199,9 @@ def test_no_oracle_learners_and_regularization_publish_nothing_else():
 def test_release_holds_only_data_independent_facts():
     clf = RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=4).fit(X, Y, X_public=Z)
     release = clf.release_
-    assert isinstance(release, Release) and set(release.to_dict()) == {"algorithm", "hypothesis", "privacy"}
+    assert isinstance(release, Release)
+    assert set(release.to_dict()) == {"algorithm", "hypothesis", "privacy", "n_features"}
+    assert release.n_features == X.shape[1]  # the data's width, public like the hypothesis class
     assert "random_state" not in release.to_json()  # the seed would reveal the noise
     for key in release.privacy:
         for leak in ("objective", "bound", "seconds", "proof", "certified", "fallback", "agreement", "teacher_votes"):
@@ -207,6 +209,22 @@ def test_release_holds_only_data_independent_facts():
     assert clf.summary() == release.to_dict() and clf.privacy_ is release.privacy
     with pytest.raises(TypeError):
         release.privacy["epsilon"] = 2.0  # read-only
+
+
+def test_a_release_refuses_rows_of_another_width_after_a_round_trip():
+    """A stump or threshold reads one column, so without the fitted width it would predict on any wider table;
+    the release records the width, keeps it through JSON and pickle, and refuses other widths, naming both."""
+    import pickle
+
+    X2 = np.column_stack([X, X[:, 0] * 2.0])
+    clf = RRSPM(epsilon=1.0, hypothesis_class="stump").fit(X2, Y, X_public=np.column_stack([Z, Z[:, 0]]))
+    for release in (clf.release_, Release.from_json(clf.release_.to_json()), pickle.loads(pickle.dumps(clf.release_))):
+        assert release.n_features == 2
+        assert release.predict(X2).shape == (len(X2),)
+        with pytest.raises(ValueError, match=r"X has 3 feature\(s\), but this RRSPM release was fitted on 2"):
+            release.predict(np.column_stack([X2, X2[:, 0]]))
+    with pytest.raises(ValueError, match="n_features must be a positive integer"):
+        Release("x", clf.release_.hypothesis, {}, n_features=0)
 
 
 # ------------------------------------------------------------------------------ restricted certificates

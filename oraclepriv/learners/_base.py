@@ -182,7 +182,12 @@ class PrivateEstimator(ReleaseMixin, ClassifierMixin, BaseEstimator):
         fixed = self.classes_.dtype == np.int8 and np.array_equal(self.classes_, [0, 1])
         classes = None if fixed else tuple(self.classes_.tolist())
         self.release_ = Release(
-            self.algorithm, hypothesis, privacy, classes=classes, seeded=getattr(self, "random_state", None) is not None
+            self.algorithm,
+            hypothesis,
+            privacy,
+            classes=classes,
+            seeded=getattr(self, "random_state", None) is not None,
+            n_features=getattr(self, "n_features_in_", None),
         )
         self._diagnostics = Diagnostics(self.algorithm, ledger, diagnostics)
 
