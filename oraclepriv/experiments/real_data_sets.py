@@ -165,9 +165,10 @@ class PublicScaling:
 
 
 def _clip(V: np.ndarray) -> np.ndarray:
-    """Each row scaled down to norm 1 if it is longer (one record at a time)."""
+    """Each row longer than 1 scaled down to norm 1 - 1e-12 (one record at a time; the margin below 1 keeps the
+    rounded norm inside the closed unit ball)."""
     norms = np.linalg.norm(V, axis=1)
-    return V / np.maximum(1.0, norms)[:, None]
+    return V / np.where(norms > 1.0, norms * (1.0 + 1e-12), 1.0)[:, None]
 
 
 @dataclass(frozen=True)
