@@ -36,6 +36,12 @@ dimension, decided exactly):
     points on a plane with more than three points are solved (once per plane) by the 2-D
     routine — O(n^3 log n) time. The sweeps of a block of pairs run as one set of numpy array
     operations (pairs x points), so the Python overhead is per block, not per pair or point.
+Compiled kernels: when numba is installed, the pivot sweeps (d = 2) and axis sweeps (d = 3) run in
+:mod:`~oraclepriv.solvers.combinatorial.enumerate_kernels` (switch:
+:mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`), expected O(n) per pivot or pair; every sign they
+cannot prove with Shewchuk's float filter is handed back to the numpy sweeps below, which decide it in rational
+arithmetic, so both paths give the same optimum. In d = 3 the compiled path first sweeps only the pairs of points of
+equal index parity (enough when no three points are collinear and no four coplanar, which it detects on the way).
 Exactness: the angular orders and groupings are decided by exact predicates
 (``oraclepriv.solvers.combinatorial.geometry``: float filter + rational fallback; in d = 3 a batched float filter over a
 whole block first, exact arithmetic only for the signs it cannot certify). Floating-point angles

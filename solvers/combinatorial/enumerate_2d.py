@@ -9,16 +9,20 @@ whose docstring proves why the hyperplanes through data points suffice).
 
 Float angles only propose the angular order; it is verified pair by pair with the exact predicate
 :func:`~oraclepriv.solvers.combinatorial.geometry.orient2d` and re-sorted exactly when floats got it wrong.
-Ties resolve to the first pivot in the points' order. A deadline stops the pivot loop; the answer is then the
+Ties resolve to the first pivot in the points' order. With numba installed, the pivots are swept by the compiled
+kernel (:func:`~oraclepriv.solvers.combinatorial.enumerate_kernels.pivot_values_2d`) and only the pivots it hands
+back (a sign its float filter cannot prove) and the winning pivot are swept here. A deadline stops the pivot loop; the answer is then the
 best set seen so far, marked incomplete.
 """
 
 from __future__ import annotations
 
 import functools
+from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
+from oraclepriv.solvers.combinatorial import enumerate_compiled
 from oraclepriv.solvers.combinatorial.geometry import orient2d
 from oraclepriv.solvers.runtime.deadline import Deadline
 
@@ -146,14 +150,55 @@ def _pivot_sweep_2d(P: np.ndarray, G: np.ndarray, i: int, exact: bool) -> _Pivot
     return _PivotSweep(value, left >= right, order, group, fl)
 
 
-def best_2d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> Best:
-    """Best separable positive set of distinct 2-D points (affine dimension 2)."""
+#: pivots x points per call of the compiled kernel (the deadline is checked between calls)
+_KERNEL_CHUNK_ENTRIES = 1 << 20
+
+
+def _pivot_values_compiled(
+    P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None, kernel: ModuleType
+) -> tuple[np.ndarray, bool]:
+    """The best gain over the lines through every pivot (-inf for pivots a deadline left out) and whether all
+    were evaluated: the compiled kernel, and the numpy sweep for the pivots it hands back (a sign it could not
+    prove in floats)."""
+    n = len(P)
+    P = np.ascontiguousarray(P, dtype=np.float64)
+    G = np.ascontiguousarray(G, dtype=np.float64)
+    values = np.full(n, -np.inf)
+    chunk = max(1, _KERNEL_CHUNK_ENTRIES // n)
+    for lo in range(0, n, chunk):
+        if deadline is not None and deadline.expired():
+            deadline.note("enumeration (2-D pivots)")
+            return values, False
+        pivots = np.arange(lo, min(n, lo + chunk), dtype=np.int64)
+        unsure = np.zeros(len(pivots), dtype=np.bool_)
+        chunk_values = np.full(len(pivots), -np.inf)
+        kernel.pivot_values_2d(P, G, pivots, bool(exact), chunk_values, unsure)
+        for t in np.flatnonzero(unsure):
+            chunk_values[t] = float(np.max(_pivot_sweep_2d(P, G, int(pivots[t]), exact).value))
+        values[pivots] = chunk_values
+    return values, True
+
+
+def best_2d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None, compiled: bool = True) -> Best:
+    """Best separable positive set of distinct 2-D points (affine dimension 2).
+
+    ``compiled``: evaluate the pivots with the numba kernel when it is available
+    (:mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`); False: the numpy sweep only."""
     n = len(P)
     total = float(G.sum())
     best_gain = total if total > 0 else 0.0  # the constants: every point positive, or none
     best_line: tuple[int, int] | None = None  # (pivot, line through it) of the best set once it beats them
     complete = True
-    for i in range(n):
+    kernel = enumerate_compiled.kernels() if compiled else None
+    if kernel is not None:
+        values, complete = _pivot_values_compiled(P, G, exact, deadline, kernel)
+        i = int(np.argmax(values))  # the first pivot of the best value, as the loop below finds it
+        if values[i] > best_gain:
+            sweep = _pivot_sweep_2d(P, G, i, exact)
+            k = int(np.argmax(sweep.value))
+            if sweep.value[k] > best_gain:  # the numpy sweep's own value (the kernel's may differ in rounding)
+                best_gain, best_line = float(sweep.value[k]), (i, k)
+    for i in range(n if kernel is None else 0):
         if deadline is not None and deadline.expired():
             deadline.note("enumeration (2-D pivots)")
             complete = False

@@ -11,7 +11,9 @@ so the Python overhead is per block, not per pair or point.
 Exactness: float angles only propose the order. A batched float filter over the whole block certifies the
 signs it can; every other sign is decided by the exact predicates of
 :mod:`oraclepriv.solvers.combinatorial.geometry` (Shewchuk's filter, then rational arithmetic), and a row
-whose proposal is wrong is re-sorted exactly. A deadline stops the loop over blocks; the answer is then the
+whose proposal is wrong is re-sorted exactly. With numba installed, the pairs are swept by the compiled kernel
+(:func:`~oraclepriv.solvers.combinatorial.enumerate_kernels.axis_values_3d`; which pairs are needed:
+``_best_pair_compiled``) and only the pairs it hands back and the winning pair are swept here. A deadline stops the loop over blocks; the answer is then the
 best set seen so far, marked incomplete.
 """
 
@@ -19,9 +21,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
+from oraclepriv.solvers.combinatorial import enumerate_compiled
 from oraclepriv.solvers.combinatorial.enumerate_2d import Best, best_2d
 from oraclepriv.solvers.combinatorial.geometry import cross_component_signs, cross_signs, orient3d, orient3d_sign
 from oraclepriv.solvers.runtime.deadline import Deadline
@@ -369,9 +373,92 @@ def _plane_best(P: np.ndarray, G: np.ndarray, idx: np.ndarray, exact: bool) -> B
     return best_2d(P[idx][:, coords], G[idx], exact)
 
 
-def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> Best:
+#: pairs x points per call of the compiled kernel (the deadline is checked between calls)
+_KERNEL_CHUNK_ENTRIES = 1 << 20
+
+
+def _axis_values_compiled(
+    P: np.ndarray,
+    G: np.ndarray,
+    I: np.ndarray,
+    J: np.ndarray,
+    exact: bool,
+    deadline: Deadline | None,
+    plane_cache: dict,
+    kernel: ModuleType,
+) -> tuple[np.ndarray, bool, bool]:
+    """The best gain over the planes through every pair's axis (-inf for pairs with a third point on the axis and
+    for pairs a deadline left out), whether all were evaluated, and whether the points were found degenerate (a
+    pair with a third point on its axis, or a plane through an axis with four or more points). The compiled
+    kernel, and the numpy sweep for the pairs it hands back."""
+    n = len(P)
+    values = np.full(len(I), -np.inf)
+    degenerate = False
+    chunk = max(1, _KERNEL_CHUNK_ENTRIES // n)
+    block_size = max(1, _BLOCK_ENTRIES // n)
+    for lo in range(0, len(I), chunk):
+        if deadline is not None and deadline.expired():
+            deadline.note("enumeration (3-D pairs)")
+            return values, False, degenerate
+        hi = min(len(I), lo + chunk)
+        status = np.zeros(hi - lo, dtype=np.int8)
+        chunk_values = np.full(hi - lo, -np.inf)
+        kernel.axis_values_3d(P, G, I[lo:hi], J[lo:hi], bool(exact), chunk_values, status)
+        degenerate |= bool(np.isin(status, (kernel.ON_AXIS, kernel.COPLANAR)).any())
+        rows = np.flatnonzero(np.isin(status, (kernel.HANDED_BACK, kernel.COPLANAR)))
+        for start in range(0, len(rows), block_size):
+            part = rows[start : start + block_size]
+            with np.errstate(over="ignore", invalid="ignore"):  # non-finite values take the exact path
+                block = _axis_block(P, G, I[lo:hi][part], J[lo:hi][part], exact, plane_cache)
+            kept = {} if block is None else {(int(a), int(b)): r for r, (a, b) in enumerate(block.pairs)}
+            degenerate |= len(kept) < len(part) or (block is not None and bool((block.end > block.start).any()))
+            for t in part:
+                r = kept.get((int(I[lo + t]), int(J[lo + t])))
+                if r is not None:
+                    assert block is not None
+                    chunk_values[t] = float(np.max(block.value[r]))
+        values[lo:hi] = chunk_values
+    return values, True, degenerate
+
+
+def _best_pair_compiled(
+    P: np.ndarray,
+    G: np.ndarray,
+    I: np.ndarray,
+    J: np.ndarray,
+    exact: bool,
+    deadline: Deadline | None,
+    plane_cache: dict,
+    kernel: ModuleType,
+) -> tuple[np.ndarray, bool]:
+    """The best gain over the planes through every pair's axis that is needed, and whether the enumeration is
+    complete.
+
+    Pairs of points of the same index parity first: every three points hold two of the same parity, so when no
+    three points are collinear and no four coplanar every plane spanned by data points (it holds exactly three)
+    is swept from one of these pairs, half of all pairs (the other half, a complete bipartite graph, is the largest
+    set of pairs containing no triangle). Degenerate points are detected on the way (a collinear triple has two
+    points of the same parity, and the sweep about them meets the third on its axis; four coplanar points have two
+    of the same parity, and the sweep about them meets the other two on one plane), and then the pairs of mixed
+    parity are swept too, as the numpy sweep does."""
+    values = np.full(len(I), -np.inf)
+    same = (I % 2) == (J % 2)
+    values[same], complete, degenerate = _axis_values_compiled(
+        P, G, I[same], J[same], exact, deadline, plane_cache, kernel
+    )
+    if complete and degenerate:
+        values[~same], complete, _ = _axis_values_compiled(
+            P, G, I[~same], J[~same], exact, deadline, plane_cache, kernel
+        )
+    return values, complete
+
+
+def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None, compiled: bool = True) -> Best:
     """Best separable positive set of distinct 3-D points (affine dimension 3): the axis sweep of
-    every pair, in vectorised blocks of pairs (lexicographic order, so ties resolve to the first pair)."""
+    every pair, in vectorised blocks of pairs (lexicographic order, so ties resolve to the first pair).
+
+    ``compiled``: sweep the pairs with the numba kernel when it is available
+    (:mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`); False: the numpy sweep only."""
     n = len(P)
     total = float(G.sum())
     best_gain = total if total > 0 else 0.0  # the constants: every point positive, or none
@@ -380,7 +467,19 @@ def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None
     I, J = np.triu_indices(n, 1)
     size = max(1, _BLOCK_ENTRIES // n)
     complete = True
-    for lo in range(0, len(I), size):
+    kernel = enumerate_compiled.kernels() if compiled else None
+    if kernel is not None:
+        P = np.ascontiguousarray(P, dtype=np.float64)
+        G = np.ascontiguousarray(G, dtype=np.float64)
+        values, complete = _best_pair_compiled(P, G, I, J, exact, deadline, plane_cache, kernel)
+        first = int(np.argmax(values))  # the first pair of the best value
+        if values[first] > best_gain:
+            with np.errstate(over="ignore", invalid="ignore"):
+                block = _axis_block(P, G, I[first : first + 1], J[first : first + 1], exact, plane_cache)
+            assert block is not None  # its value is finite: it holds no third point on its axis
+            if block.value[0].max() > best_gain:  # the numpy sweep's own value (the kernel's may differ in rounding)
+                best_gain, best_pair = float(block.value[0].max()), (int(I[first]), int(J[first]))
+    for lo in range(0, len(I) if kernel is None else 0, size):
         if deadline is not None and deadline.expired():
             deadline.note("enumeration (3-D pairs)")
             complete = False
