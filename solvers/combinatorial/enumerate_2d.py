@@ -179,17 +179,15 @@ def _pivot_values_compiled(
     return values, True
 
 
-def best_2d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None, compiled: bool = True) -> Best:
-    """Best separable positive set of distinct 2-D points (affine dimension 2).
-
-    ``compiled``: evaluate the pivots with the numba kernel when it is available
-    (:mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`); False: the numpy sweep only."""
+def best_2d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> Best:
+    """Best separable positive set of distinct 2-D points (affine dimension 2); the pivots are swept by the
+    compiled kernel when :mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled` provides it."""
     n = len(P)
     total = float(G.sum())
     best_gain = total if total > 0 else 0.0  # the constants: every point positive, or none
     best_line: tuple[int, int] | None = None  # (pivot, line through it) of the best set once it beats them
     complete = True
-    kernel = enumerate_compiled.kernels() if compiled else None
+    kernel = enumerate_compiled.kernels()
     if kernel is not None:
         values, complete = _pivot_values_compiled(P, G, exact, deadline, kernel)
         i = int(np.argmax(values))  # the first pivot of the best value, as the loop below finds it

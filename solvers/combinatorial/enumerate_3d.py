@@ -453,12 +453,10 @@ def _best_pair_compiled(
     return values, complete
 
 
-def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None, compiled: bool = True) -> Best:
+def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> Best:
     """Best separable positive set of distinct 3-D points (affine dimension 3): the axis sweep of
-    every pair, in vectorised blocks of pairs (lexicographic order, so ties resolve to the first pair).
-
-    ``compiled``: sweep the pairs with the numba kernel when it is available
-    (:mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`); False: the numpy sweep only."""
+    every pair, in vectorised blocks of pairs (lexicographic order, so ties resolve to the first pair), or the
+    compiled kernel's when :mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled` provides it."""
     n = len(P)
     total = float(G.sum())
     best_gain = total if total > 0 else 0.0  # the constants: every point positive, or none
@@ -467,7 +465,7 @@ def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None
     I, J = np.triu_indices(n, 1)
     size = max(1, _BLOCK_ENTRIES // n)
     complete = True
-    kernel = enumerate_compiled.kernels() if compiled else None
+    kernel = enumerate_compiled.kernels()
     if kernel is not None:
         P = np.ascontiguousarray(P, dtype=np.float64)
         G = np.ascontiguousarray(G, dtype=np.float64)
