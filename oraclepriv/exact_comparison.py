@@ -19,24 +19,35 @@ sweep:
   is replaced by the exact argmin (first in the order feature, sign +1 before -1, smallest cut,
   the order of :mod:`oraclepriv.solvers.combinatorial.sweep`), realised by the sweep's cut values.
 
-A float filter decides most calls without the integer pass (:func:`exact_replacement`): the same
-prefix sums in float64 give every candidate's gain within e = (2 gamma_n + 3u) sum |w| of the exact
-one (u = 2^-53, gamma_n = n u / (1 - n u); Higham, "Accuracy and Stability of Numerical
-Algorithms", eq. (4.4), which holds for any summation order; the subtraction adds at most
-2u sum |w|). A candidate whose float gain is below the largest minus 2e is strictly worse, in exact
-arithmetic, than the candidate attaining the largest, so the optimum lies in the window of the
-others. That window (one candidate unless there are exact ties or near-ties within 2e) is resolved
-exactly: two labelings' gains differ by a sum over the points they label differently, whose sign
-:func:`math.fsum` gives exactly (it rounds the exact sum correctly, and a non-zero sum of float64
-values never rounds to zero). The answer is an exact minimiser if and only if its gain is at least
-the window's best. A window of more than :data:`WINDOW_LIMIT` candidates goes to the integer pass.
+A float filter decides most calls without the integer pass (:func:`exact_replacement`): the sweep's
+prefix sums in float64 (:func:`~oraclepriv.solvers.combinatorial.sweep.column_extremes`) give every
+candidate's gain within e = (2 gamma_n + 3u) sum |w| of the exact one (u = 2^-53, gamma_n = n u / (1 -
+n u); Higham, "Accuracy and Stability of Numerical Algorithms", eq. (4.4), which holds for any
+summation order; the subtraction adds at most 2u sum |w|). A candidate whose float gain is below the
+largest minus 2e is strictly worse, in exact arithmetic, than the candidate attaining the largest, so
+the optimum lies in the window of the others. That window (one candidate unless there are exact ties
+or near-ties within 2e) is resolved exactly: two labelings' gains differ by a sum over the points they
+label differently, whose sign :func:`math.fsum` gives exactly (it rounds the exact sum correctly, and a
+non-zero sum of float64 values never rounds to zero). The answer is an exact minimiser if and only if
+its gain is at least the window's best. A window of more than :data:`WINDOW_LIMIT` candidates goes to
+the integer pass.
+
+The filter needs no pass of its own after a ``sweep`` call: the sweep computes the same window on the
+problem it solved and reports ``details["strict_minimiser"]`` when the window holds its answer alone;
+with the weights reaching it unchanged or scaled by an exact power of two (the protocol's
+:class:`~oraclepriv.solvers.exponents.PowerOfTwoScaling` with no weight rounded), its gains are the
+signed problem's gains (the sign reduction flips the label exactly where it negates the weight) times
+that power, so the answer is then the unique exact minimiser. Otherwise the window is computed here,
+on the sorted columns the wrapped oracle keeps for its points (:meth:`oraclepriv.oracle.Oracle.sorted_columns`:
+the sweep's own after a sweep call), so the comparison sorts nothing the sweep already sorted.
 
 An oracle wrapped by :func:`exactly_compared` therefore returns an exact minimiser of the instance
 it is given, in float64 as given, whenever it returns a certified answer: the near-tie event of
 :mod:`oraclepriv.near_ties` is empty, and the learners publish numerical delta 0 for these
 (class, backend) pairs (docs/release-boundary.md, "Exact comparison"). Uncertified answers pass
-through unchanged (the learner's ``on_uncertified`` mode decides what they do). The check costs one
-sort and one pass of integer additions per feature, O(d n log n).
+through unchanged (the learner's ``on_uncertified`` mode decides what they do). The check costs
+nothing after a strict sweep answer, one weight pass O(d n) when the window must be computed, and
+one pass of integer additions per feature when it is too large.
 
 Other backends for the same classes (a MIP model for stumps, a heuristic) keep the tolerance and
 its numerical delta: their answers are what the user chose to trust, and the privacy audits'
@@ -53,9 +64,17 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from oraclepriv.hypotheses import Hypothesis, Stump, Threshold, hypothesis_from_dict
-from oraclepriv.oracle import OracleResult
+from oraclepriv.oracle import Oracle, OracleResult
 from oraclepriv.protocols import ERMOracle
-from oraclepriv.solvers.combinatorial.sweep import cut_value
+from oraclepriv.solvers.combinatorial.sweep import (
+    SortedColumns,
+    SweepBackend,
+    candidate_threshold,
+    cut_value,
+    gain_error_bound,
+    magnitude_bound,
+    ranked_candidates,
+)
 from oraclepriv.validation import as_features, as_labels, as_weights
 
 __all__ = [
@@ -120,9 +139,12 @@ class ExactMinimum(NamedTuple):
         return float(Fraction(self.cost) * Fraction(2) ** self.e0)
 
 
-def exact_minimiser(hypothesis_class: str, X: np.ndarray, y: np.ndarray, weights: np.ndarray) -> ExactMinimum:
+def exact_minimiser(
+    hypothesis_class: str, X: np.ndarray, y: np.ndarray, weights: np.ndarray, columns: SortedColumns | None = None
+) -> ExactMinimum:
     """The exact minimum of sum_i w_i 1[h(x_i) != y_i] over thresholds, stumps or halfspaces on one feature
-    (signed weights allowed)."""
+    (signed weights allowed). ``columns``: X's sorted columns when known (the order among equal values does
+    not matter: cuts fall between distinct values, and integer sums are exact in any order)."""
     _check_covered(hypothesis_class, X)
     W, e0 = scaled_integers(weights)
     gain = np.where(np.asarray(y) == 1, W, -W)  # gain of predicting 1 instead of 0 on example i
@@ -131,7 +153,7 @@ def exact_minimiser(hypothesis_class: str, X: np.ndarray, y: np.ndarray, weights
     n = X.shape[0]
     best: tuple[int, int, int, int, float] | None = None  # (gain, feature, sign, cut k, threshold)
     for feature in range(X.shape[1]):
-        order = np.argsort(X[:, feature], kind="stable")
+        order = columns.columns[feature].order if columns is not None else np.argsort(X[:, feature])
         xs = X[order, feature]
         prefix = np.concatenate([np.array([0], dtype=object), np.cumsum(gain[order])])  # prefix[k]: first k points
         total = prefix[n]
@@ -191,39 +213,19 @@ class _Candidate(NamedTuple):
     threshold: float
 
 
-def _window(hypothesis_class: str, X: np.ndarray, g: np.ndarray) -> list[_Candidate] | None:
+def _window(hypothesis_class: str, X: np.ndarray, g: np.ndarray, columns: SortedColumns) -> list[_Candidate] | None:
     """Every candidate whose float gain is within 2 err of the largest (module docstring), or None when there
     are more than :data:`WINDOW_LIMIT` of them (or n is too large for the bound)."""
     n = g.shape[0]
-    if n * UNIT_ROUNDOFF >= 0.25:  # the bound below needs gamma_n <= 1/2
+    if n * UNIT_ROUNDOFF >= 0.25:  # the bound needs gamma_n <= 1/2
         return None
-    gamma_n = n * UNIT_ROUNDOFF / (1.0 - n * UNIT_ROUNDOFF)
-    magnitude = math.fsum(np.abs(g).tolist()) * (1.0 + 2.0 * UNIT_ROUNDOFF)  # >= sum |g| (fsum rounds correctly)
-    # twice the bound: room for the rounding of this computation and of the window's edge below
-    err = 2.0 * (2.0 * gamma_n + 3.0 * UNIT_ROUNDOFF) * magnitude
-    # the constants once: all zeros (gain 0, exact) and all ones (fsum: within u |total| <= err)
-    window = [_Candidate(0.0, 0, 1, math.inf), _Candidate(math.fsum(g.tolist()), 0, 1, -math.inf)]
-    largest = max(window[0].gain, window[1].gain)
+    magnitude = magnitude_bound(g)
+    err = gain_error_bound(n, magnitude)  # twice e: room for the rounding of the window's edge
     signs = (1,) if hypothesis_class == "threshold" else (1, -1)
-    for feature in range(X.shape[1]):
-        order = np.argsort(X[:, feature])  # the order among equal values does not matter: cuts fall between them
-        xs = X[order, feature]
-        prefix = np.cumsum(g[order])  # prefix[k - 1]: the first k points, k = 1 .. n
-        cuts = np.flatnonzero(xs[1:] > xs[:-1]) + 1  # interior cuts between distinct values
-        at = prefix[cuts - 1]
-        for sign in signs:
-            gains = prefix[-1] - at if sign == 1 else at  # sign +1: the points after the cut are 1
-            if gains.size == 0:
-                continue
-            largest = max(largest, float(gains.max()))
-            near = np.flatnonzero(gains >= largest - 2.0 * err)
-            if near.size > WINDOW_LIMIT:
-                return None
-            window.extend(_Candidate(float(gains[i]), feature, sign, _cut(xs, int(cuts[i]), sign)) for i in near)
-            window = [c for c in window if c.gain >= largest - 2.0 * err]  # a later maximum narrows the window
-            if len(window) > WINDOW_LIMIT:
-                return None
-    return window
+    best, others = ranked_candidates(columns, g, signs, 2.0 * err, magnitude)
+    if len(others) + 1 > WINDOW_LIMIT:
+        return None
+    return [_Candidate(c.gain, c.feature, c.sign, candidate_threshold(X, columns, c)) for c in [best, *others]]
 
 
 def _exact_sign(g: np.ndarray, plus: np.ndarray, minus: np.ndarray) -> int:
@@ -234,7 +236,12 @@ def _exact_sign(g: np.ndarray, plus: np.ndarray, minus: np.ndarray) -> int:
 
 
 def exact_replacement(
-    hypothesis_class: str, X: np.ndarray, y: np.ndarray, weights: np.ndarray, answer: Hypothesis
+    hypothesis_class: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray,
+    answer: Hypothesis,
+    columns: SortedColumns | None = None,
 ) -> tuple[Hypothesis | None, str]:
     """(None, how) when ``answer`` is an exact minimiser of the call, else (an exact minimiser, how).
 
@@ -242,12 +249,14 @@ def exact_replacement(
     found by exact comparisons of the gains' differences (over the points two labelings label differently,
     by :func:`math.fsum`), and the answer is an exact minimiser if its gain is at least that. A window
     too large for that goes to the integer pass (:func:`exact_minimiser`). ``how`` names the path taken.
+    ``columns``: X's sorted columns when known (else sorted here).
     """
     _check_covered(hypothesis_class, X)
+    columns = columns if columns is not None else SortedColumns(X)
     g = np.where(np.asarray(y) == 1, weights, -weights)  # exact: negation
-    window = _window(hypothesis_class, X, g)
+    window = _window(hypothesis_class, X, g, columns)
     if window is None:
-        optimum = exact_minimiser(hypothesis_class, X, y, weights)
+        optimum = exact_minimiser(hypothesis_class, X, y, weights, columns)
         cost, _ = exact_cost(answer, X, y, weights)
         return (None if cost == optimum.cost else optimum.hypothesis), "integer arithmetic"
     how = "float filter with a proved error bound, exact comparison of its window"
@@ -304,12 +313,20 @@ class ExactComparisonOracle:
         result = self.inner.solve(X, y, weights, caller=caller, step=step)
         if not result.certified:
             return result
+        if self._strict_sweep_answer(result):
+            result.details["exact_comparison"] = (
+                "the answer is an exact minimiser (the sweep's float filter with a proved error bound: strictly "
+                "better than every other labeling)"
+            )
+            return result
         X = as_features(X, "X")
         if self.hypothesis_class == "halfspace" and X.shape[1] != 1:
             return result
         y = as_labels(y, X.shape[0], "y")
         w = as_weights(weights, X.shape[0], "weights")
-        replacement, how = exact_replacement(self.hypothesis_class, X, y, w, result.hypothesis)
+        answered_by = self._answering_oracle(result)
+        columns = answered_by.sorted_columns(X) if answered_by is not None else None
+        replacement, how = exact_replacement(self.hypothesis_class, X, y, w, result.hypothesis, columns)
         if replacement is None:
             result.details["exact_comparison"] = f"the answer is an exact minimiser ({how})"
             return result
@@ -326,6 +343,26 @@ class ExactComparisonOracle:
                 "replaced_hypothesis": result.hypothesis.to_dict(),
             },
         )
+
+    def _answering_oracle(self, result: OracleResult) -> Oracle | None:
+        """The protocol oracle that produced ``result``: the wrapped one, or a fallback oracle's primary or
+        fallback (``details["fallback_from"]`` marks the fallback's answers); None for other oracles."""
+        inner: Any = self.inner
+        if not isinstance(inner, Oracle):
+            inner = getattr(inner, "fallback" if "fallback_from" in result.details else "primary", None)
+        return inner if isinstance(inner, Oracle) else None
+
+    def _strict_sweep_answer(self, result: OracleResult) -> bool:
+        """Whether ``result`` is the sweep's own answer flagged strict (module docstring) on weights that reached
+        it unchanged or scaled by an exact power of two: then it is the unique exact minimiser."""
+        if result.details.get("strict_minimiser") is not True:
+            return False
+        scaling = result.details.get("power_of_two_scaling")
+        if scaling is not None and scaling.get("weight_slack", 0.0) != 0.0:
+            return False
+        answered_by = self._answering_oracle(result)
+        backend = answered_by.backend_used(result.backend) if answered_by is not None else None
+        return backend is not None and type(backend).solve is SweepBackend.solve
 
 
 def exactly_compared(oracle: ERMOracle, backend: Any = None) -> ERMOracle:

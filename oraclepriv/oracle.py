@@ -25,7 +25,12 @@ This module does, once, what every backend would otherwise get wrong on its own:
   the backend scaled by exact powers of two (:class:`~oraclepriv.solvers.exponents.PowerOfTwoScaling`),
   and its answer is mapped back exactly;
 * interrupts: a KeyboardInterrupt raised inside a backend propagates (never an "error" answer);
-* the ledger: every call is recorded in every open :class:`~oraclepriv.ledger.Ledger`.
+* the ledger: every call is recorded in every open :class:`~oraclepriv.ledger.Ledger`;
+* repeat calls: the oracle keeps the point set it saw last, validated, as a private read-only copy
+  (:class:`~oraclepriv.solvers.kept_points.KeptPoints`); a call whose points equal it bit for bit
+  skips the validation of X and hands the backend that same copy, so a backend that keeps work for its
+  points (``sweep``: the sorted columns) finds it without comparing again. Any change of a value misses.
+  The kept copy is dropped when the oracle is pickled or copied (:meth:`Oracle.forget` drops it too).
 
 Events (backend chosen, uncertified answers, deadline overruns) are logged at DEBUG level on the
 ``oraclepriv.oracle`` logger.
@@ -33,6 +38,7 @@ Events (backend chosen, uncertified answers, deadline overruns) are logged at DE
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import time
@@ -46,7 +52,9 @@ from oraclepriv.backends import available_backends, backend_class, installed_bac
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
 from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError, Status
+from oraclepriv.solvers.combinatorial.sweep import SortedColumns, SweepBackend
 from oraclepriv.solvers.exponents import PowerOfTwoScaling
+from oraclepriv.solvers.kept_points import KeptPoints
 from oraclepriv.solvers.runtime.deadline import Deadline, check_time_limit
 from oraclepriv.validation import as_features, as_labels, as_weights
 
@@ -126,8 +134,8 @@ def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarra
     (array([0, 0, 1], dtype=int8), array([1. , 2. , 0.5]), -2.0)
     """
     negative = weights < 0
-    y_reduced = np.where(negative, 1 - y, y).astype(np.int8)
-    offset = float(weights[negative].sum())
+    y_reduced = np.asarray(y, dtype=np.int8) ^ negative.view(np.int8)  # 1 - y where negative
+    offset = float(np.compress(negative, weights).sum())  # weights[negative].sum(), without boolean indexing
     return y_reduced, np.abs(weights), offset
 
 
@@ -341,6 +349,8 @@ class Oracle:
         self.time_limit = time_limit
         self.options = dict(options)
         self._backends: dict[str, Backend] = {}
+        self._kept: KeptPoints | None = None  # the points of the last call (module docstring, "repeat calls")
+        self._sorted: SortedColumns | None = None  # their sorted columns, when asked for and no sweep holds them
         name: str | None
         if isinstance(backend, Backend):  # a configured instance: used as it is
             if options or time_limit is not None:
@@ -372,6 +382,60 @@ class Oracle:
 
     def __repr__(self) -> str:
         return f"Oracle({self.hypothesis_class!r}, backend={self.backend!r}, time_limit={self.time_limit})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_kept"] = state["_sorted"] = None  # private points: never pickled or copied
+        # a copy never shares a sweep backend's kept columns (copying one drops them)
+        state["_backends"] = {n: copy.copy(b) if isinstance(b, SweepBackend) else b for n, b in self._backends.items()}
+        return state
+
+    def forget(self) -> None:
+        """Drop the kept points of the last call, and whatever this oracle's backends keep for them."""
+        self._kept = self._sorted = None
+        for backend in self._backends.values():
+            if isinstance(backend, SweepBackend):
+                backend.forget()
+
+    def backend_used(self, name: str) -> Backend | None:
+        """The backend instance this oracle holds under ``name`` (None if it never built one)."""
+        return self._backends.get(name)
+
+    def _points(self, X: ArrayLike) -> tuple[np.ndarray, bool]:
+        """(the call's points as validated float64 (n, d), whether they equal the last call's): the kept
+        private copy on a match, else ``X`` validated, then copied and kept."""
+        kept = self._kept
+        if kept is not None:
+            candidate = X[:, None] if isinstance(X, np.ndarray) and X.ndim == 1 else X
+            if kept.matches(candidate):
+                return kept.array, True
+        points = as_features(X, "X")
+        self._kept = self._sorted = None  # the old copy goes before the new one is made
+        self._kept = KeptPoints.of(points)
+        return self._kept.array, False
+
+    def sorted_columns(self, X: ArrayLike) -> SortedColumns:
+        """The sorted columns of ``X``'s points (:class:`~oraclepriv.solvers.combinatorial.sweep.SortedColumns`),
+        kept for repeat calls: the ``sweep`` backend's own when this oracle solves with one (so a comparison
+        after a call sorts nothing), else sorted once per point set here.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Finite features.
+
+        Returns
+        -------
+        SortedColumns
+            Each column's sorted order, its cuts between distinct values and its blocks.
+        """
+        points, _ = self._points(X)
+        sweep = self._backends.get(SweepBackend.name)
+        if isinstance(sweep, SweepBackend):
+            return sweep.sorted_columns(points)[0]
+        if self._sorted is None:
+            self._sorted = SortedColumns(points)
+        return self._sorted
 
     def restriction(self) -> str | None:
         """The restricted class this oracle's bounds are proved over, or None for the whole class.
@@ -447,7 +511,7 @@ class Oracle:
         (Threshold(threshold=1.5), 0.0, True)
         """
         start = time.perf_counter()
-        X = as_features(X, "X")
+        X, repeat = self._points(X)
         n, d = X.shape
         if self.hypothesis_class == "threshold" and d != 1:
             raise ValueError(f"X must have exactly one feature for hypothesis class 'threshold'; got d={d}")
@@ -472,7 +536,7 @@ class Oracle:
         objective = hypothesis.loss(X, y, w)  # the hypothesis re-scores itself, signed problem
         reduced_bound = scaling.bound_back(answer.bound)
         bound = offset + reduced_bound if math.isfinite(reduced_bound) else -math.inf
-        tolerance = certification_tolerance(w)
+        tolerance = CERTIFICATION_RTOL * max(1.0, float(w_abs.sum()))  # certification_tolerance(w), one pass fewer
         meets_bound = bool(math.isfinite(bound) and objective <= bound + tolerance)
         restriction = backend.restriction(self.hypothesis_class)
         certified = meets_bound and restriction is None
@@ -480,6 +544,7 @@ class Oracle:
         if details.get("incumbents") is not None:  # the backend's incumbent values, on the signed problem
             details["incumbents"] = [[t, offset + scaling.value_back(v)] for t, v in details["incumbents"]]
         details["backend_seconds"] = backend_seconds
+        details["repeat_points"] = repeat
         details["certificate"] = backend.certificate
         status: Status = answer.status
         if status == "optimal" and not meets_bound:
@@ -520,7 +585,7 @@ class Oracle:
             hypothesis_class=self.hypothesis_class,
             n=n,
             d=d,
-            signed_weights=bool((w < 0).any()),
+            signed_weights=offset < 0,  # the sum of the negative weights: < 0 iff one is
             tolerance=tolerance,
             meets_bound=meets_bound,
             restriction=restriction,

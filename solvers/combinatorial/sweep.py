@@ -1,23 +1,79 @@
 """``sweep``: exact weighted-0-1 ERM for thresholds and decision stumps.
 
-Sort + prefix sums, one vectorised pass per feature, O(d * n log n). Exact on the reduced problem
-(w >= 0): every labeling a stump can produce on the training points is "prefix or suffix of
-a column's sorted order, cut between distinct values"; the sweep evaluates all of them.
+Exact on the reduced problem (w >= 0): every labeling a stump can produce on the training points is
+"prefix or suffix of a column's sorted order, cut between distinct values" (the constants included);
+the sweep evaluates all of them with prefix sums of the gains g_i = w_i (y_i = 1) or -w_i (y_i = 0),
+the gain of labelling point i 1 rather than 0. It works in two phases:
 
-Tie-breaking is deterministic and data-order independent: among optimal stumps, the smallest
-feature, then sign +1 before -1, then the smallest cut position wins. Thresholds sit strictly
-between the two distinct training values they separate (the float midpoint; if the values are
-adjacent floats, the endpoint that keeps the labeling exact), or at +-inf.
+* **what depends on the points alone** (:class:`SortedColumns`): each column's sorted order, its cuts
+  between distinct values, and its blocks -- runs of about :data:`BLOCK` consecutive points of the
+  sorted order, cut between distinct values. O(d n log n), once per point set: the backend keeps it for
+  the point set it saw last (:mod:`oraclepriv.solvers.kept_points`), so a call with new weights on the
+  same points does not sort again;
+* **the weight pass** (:func:`column_extremes`), per column: the positive and the negative part of
+  every block's gains (one ``bincount``), the prefix sum at every block boundary, and, inside the few
+  blocks whose bounds can reach the extreme, the prefix sum at every cut (the block's distinct-value
+  groups summed, then added up in order). O(d n), plus the blocks looked into.
+
+Every prefix sum the pass computes is a float64 sum, in some order, of the gains before its cut, so it
+is within gamma_n sum_i |g_i| of the exact sum (Higham, "Accuracy and Stability of Numerical
+Algorithms", eq. (4.4), which holds for any summation order; gamma_n = n u / (1 - n u), u = 2^-53).
+Every prefix inside a block is at least the prefix at the block's start plus the block's negative part;
+a block is skipped only when that bound, computed, exceeds the best prefix found at a block boundary
+(plus the slack asked for) by more than twice that error. So the pass returns the computed extreme a
+full scan of the same sums would find, and every cut whose computed gain lies within the slack of it.
+
+Tie-breaking is deterministic and data-order independent: among stumps of largest computed gain, the
+smallest feature, then sign +1 before -1, then the smallest cut position wins (the constants come first:
+all ones as cut 0 of sign +1, all zeros as cut n of sign +1). Thresholds sit strictly between the two
+distinct training values they separate (the float midpoint; if the values are adjacent floats, the
+endpoint that keeps the labeling exact), or at +-inf.
+
+The answer also says whether it is a *strict* minimiser (``details["strict_minimiser"]``): when every
+other candidate's computed gain lies more than twice the error bound of :func:`gain_error_bound` below
+the best one's, the best labeling is strictly better than every other in exact arithmetic, so it is the
+unique exact minimiser (:mod:`oraclepriv.exact_comparison` then needs no pass of its own).
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.kept_points import KeptPoints
 
 from oraclepriv.hypotheses import Stump, Threshold
 
-__all__ = ["SweepBackend", "best_stump", "cut_value"]
+__all__ = [
+    "BLOCK",
+    "Candidate",
+    "ColumnExtreme",
+    "SortedColumn",
+    "SortedColumns",
+    "SweepBackend",
+    "best_stump",
+    "candidate_threshold",
+    "column_extremes",
+    "cut_value",
+    "gain_error_bound",
+    "gains_of",
+    "magnitude_bound",
+    "ranked_candidates",
+]
+
+#: the unit roundoff of float64
+UNIT_ROUNDOFF = 2.0**-53
+
+#: points per block of a column's sorted order (a block ends at the first cut between distinct values
+#: at or after each multiple of BLOCK, so it holds whole groups of equal values and at most BLOCK cuts)
+BLOCK = 64
+
+#: columns of at most this many points are one block: the pass then scans them whole, which costs less
+#: than summing blocks while the column fits in cache
+SCAN_MAX = 1 << 15
 
 
 def cut_value(lower: float, upper: float, sign: int) -> float:
@@ -32,59 +88,320 @@ def cut_value(lower: float, upper: float, sign: int) -> float:
     return float(upper) if sign == 1 else float(lower)
 
 
+def gains_of(y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """g_i = w_i where y_i = 1, -w_i where y_i = 0 (exact: a product by +-1)."""
+    return w * (2 * np.asarray(y, dtype=np.int8) - 1)
+
+
+def magnitude_bound(g: np.ndarray, abs_sum: float | None = None) -> float:
+    """An upper bound on sum_i |g_i|: its float64 sum (``abs_sum`` when already computed) is within gamma_n of
+    it (any order), so the factor 1 + 8 n u covers it (n u <= 1/4) and the rounding of the product."""
+    if abs_sum is None:
+        abs_sum = float(np.abs(g).sum())
+    return abs_sum * (1.0 + 8.0 * g.shape[0] * UNIT_ROUNDOFF)
+
+
+def gain_error_bound(n: int, magnitude: float) -> float:
+    """Twice e = (2 gamma_n + 3u) sum |g|: every gain the sweep computes (a prefix sum, or the total minus
+    one) is within e of the exact gain; doubled for the rounding of the comparisons made with it.
+    ``magnitude`` is an upper bound on sum |g| (:func:`magnitude_bound`). Needs n u < 1/4."""
+    gamma_n = n * UNIT_ROUNDOFF / (1.0 - n * UNIT_ROUNDOFF)
+    return 2.0 * (2.0 * gamma_n + 3.0 * UNIT_ROUNDOFF) * magnitude
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of arange(s, s + l) over (starts, lengths)."""
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.intp)
+    offsets = np.cumsum(lengths) - lengths
+    return np.repeat(starts - offsets, lengths) + np.arange(total, dtype=np.intp)
+
+
+@dataclass(frozen=True, eq=False)
+class SortedColumn:
+    """What the sweep needs of one column that does not depend on the weights.
+
+    Attributes
+    ----------
+    order : numpy.ndarray of intp, shape (n,)
+        The column's argsort.
+    cuts : numpy.ndarray of intp
+        The cut positions k in 1 .. n-1 between distinct values (sorted value k-1 < sorted value k), increasing.
+    starts : numpy.ndarray of intp, shape (B + 1,)
+        Block b holds the sorted positions starts[b] .. starts[b + 1] - 1; starts[0] = 0, starts[B] = n,
+        and every other start is a cut.
+    bins : numpy.ndarray of intp, shape (n,)
+        2 * (the block of point i): the bincount bin of its gain when >= 0 (+1 when negative).
+    inner_lo, inner_hi : numpy.ndarray of intp, shape (B,)
+        cuts[inner_lo[b]:inner_hi[b]] are the cuts strictly inside block b.
+    """
+
+    order: np.ndarray
+    cuts: np.ndarray
+    starts: np.ndarray
+    bins: np.ndarray
+    inner_lo: np.ndarray
+    inner_hi: np.ndarray
+
+    @property
+    def has_inner(self) -> np.ndarray:
+        """Whether each block has a cut inside it."""
+        return self.inner_hi > self.inner_lo
+
+    @classmethod
+    def of(cls, column: np.ndarray, block: int) -> SortedColumn:
+        """The sorted column of ``column`` (finite float64, shape (n,)), in blocks of about ``block`` points."""
+        column = np.ascontiguousarray(column)
+        n = column.shape[0]
+        order = np.argsort(column)
+        xs = column[order]
+        cuts = np.flatnonzero(xs[1:] > xs[:-1]) + 1
+        at = np.searchsorted(cuts, np.arange(block, n, block))  # the first cut at or after each multiple
+        starts = np.unique(np.concatenate([[0], cuts[at[at < cuts.size]], [n]])).astype(np.intp)
+        block_of_sorted = np.repeat(np.arange(starts.size - 1, dtype=np.intp), np.diff(starts))
+        bins = np.empty(n, dtype=np.intp)
+        bins[order] = 2 * block_of_sorted
+        inner_lo = np.searchsorted(cuts, starts[:-1], side="right").astype(np.intp)
+        inner_hi = np.searchsorted(cuts, starts[1:], side="left").astype(np.intp)
+        return cls(order, cuts.astype(np.intp), starts, bins, inner_lo, inner_hi)
+
+    @property
+    def n_blocks(self) -> int:
+        return int(self.starts.size - 1)
+
+
+class SortedColumns:
+    """The sorted columns of one point set: what the sweep keeps between calls.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d), float64
+        The points, finite.
+    block : int or None, default None
+        Points per block; None: :data:`BLOCK`, or the whole column when it has at most :data:`SCAN_MAX`
+        points (tests use small blocks to exercise the skipping on small instances).
+    """
+
+    def __init__(self, X: np.ndarray, block: int | None = None) -> None:
+        if block is None:
+            block = BLOCK if X.shape[0] > SCAN_MAX else max(int(X.shape[0]), 1)
+        if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+            raise ValueError(f"block must be a positive integer; got {block!r}")
+        self.n, self.d = int(X.shape[0]), int(X.shape[1])
+        self.block = int(block)
+        self.columns = tuple(SortedColumn.of(X[:, j], block) for j in range(self.d))
+
+    def __reduce__(self) -> Any:
+        raise TypeError("SortedColumns is kept state of private points; it is never pickled or copied")
+
+
+class ColumnExtreme(NamedTuple):
+    """The largest computed gain of one (column, sign) over its interior cuts, and every cut near it.
+
+    ``gain`` and ``cut`` are the best (the smallest cut among equal gains); ``near_gains`` and ``near_cuts``
+    hold every interior cut whose computed gain is at least ``gain - slack``, by increasing cut."""
+
+    gain: float
+    cut: int
+    near_gains: np.ndarray
+    near_cuts: np.ndarray
+
+
+def _inner_prefixes(
+    column: SortedColumn, g: np.ndarray, starts_prefix: np.ndarray, blocks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(prefix sums, cuts) at every cut strictly inside ``blocks`` (increasing): the prefix at the block's start
+    plus the in-order sum of the block's groups of equal values before the cut (a summation in some order)."""
+    if blocks.size == 0:
+        return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.intp)
+    n = column.order.size
+    if column.n_blocks == 1:  # the whole column, one group per cut (when the values are distinct, one per point)
+        values = g[column.order]
+        if column.cuts.size < n - 1:
+            values = np.add.reduceat(values, np.concatenate([[0], column.cuts]))
+        return starts_prefix[0] + np.cumsum(values[:-1]), column.cuts
+    first = column.starts[blocks]
+    lengths = column.starts[blocks + 1] - first
+    values = g[column.order[_ranges(first, lengths)]]
+    lo = column.inner_lo[blocks]
+    counts = column.inner_hi[blocks] - lo
+    cut_index = _ranges(lo, counts)
+    cuts = column.cuts[cut_index]
+    row = np.repeat(np.arange(blocks.size, dtype=np.intp), counts)
+    offsets = np.cumsum(lengths) - lengths  # where each block starts in ``values``
+    new_group = np.zeros(values.size, dtype=bool)
+    new_group[offsets] = True
+    new_group[offsets[row] + cuts - first[row]] = True
+    group_sums = np.add.reduceat(values, np.flatnonzero(new_group))  # each group summed in order
+    groups = counts + 1
+    if blocks.size == 1:
+        local = np.cumsum(group_sums)[:-1]  # in order along the block's groups, before each cut
+    else:
+        table = np.zeros((blocks.size, int(groups.max())))
+        table[np.repeat(np.arange(blocks.size), groups), _ranges(np.zeros_like(groups), groups)] = group_sums
+        local = np.cumsum(table, axis=1)[row, cut_index - lo[row]]  # in order along each block's groups
+    return starts_prefix[blocks][row] + local, cuts
+
+
+def column_extremes(
+    columns: SortedColumns,
+    g: np.ndarray,
+    signs: tuple[int, ...],
+    slack: float = 0.0,
+    magnitude: float | None = None,
+    total: float | None = None,
+) -> list[dict[int, ColumnExtreme | None]]:
+    """The weight pass: for every column and sign, the largest computed gain over the interior cuts and the
+    cuts within ``slack`` of it (:class:`ColumnExtreme`; None when the column has no interior cut).
+
+    Sign +1 labels the points after the cut 1 (gain total - prefix), sign -1 those before it (gain prefix).
+
+    Parameters
+    ----------
+    columns : SortedColumns
+        The sorted columns of the call's points.
+    g : numpy.ndarray of shape (n,)
+        The gains, of either sign (:func:`gains_of`).
+    signs : tuple of int
+        The signs wanted: (1,) for thresholds, (1, -1) for stumps.
+    slack : float, default 0.0
+        How far below the largest gain the near cuts reach (>= 0).
+    magnitude : float or None
+        An upper bound on sum |g| (:func:`magnitude_bound`; computed when None).
+    total : float or None
+        The computed sum of g, the gain of all ones (computed when None).
+    """
+    n = g.shape[0]
+    if magnitude is None:
+        magnitude = magnitude_bound(g)
+    if total is None:
+        total = float(g.sum())
+    # computed prefixes are within gamma_n sum|g| of the exact ones, the bounds too; the rest covers roundings
+    margin = (4.0 * n + 16.0) * UNIT_ROUNDOFF * magnitude + 2.0 * slack * UNIT_ROUNDOFF
+    negative = g < 0
+    out = []
+    for column in columns.columns:
+        B = column.n_blocks
+        starts_prefix = np.zeros(B + 1)
+        has_inner = column.has_inner
+        if B == 1:  # one block: every cut is looked at
+            blocks = np.flatnonzero(has_inner)
+        else:
+            parts = np.bincount(column.bins + negative, weights=g, minlength=2 * B)
+            positive_part, negative_part = parts[0::2], parts[1::2]
+            np.cumsum(positive_part + negative_part, out=starts_prefix[1:])
+            boundary = starts_prefix[1:B]
+            wanted = np.zeros(B, dtype=bool)
+            if 1 in signs:  # the smallest prefix; a block's prefixes are >= its start's plus its negative part
+                wanted |= starts_prefix[:B] + negative_part <= float(boundary.min()) + slack + margin
+            if -1 in signs:  # the largest prefix; a block's prefixes are <= its start's plus its positive part
+                wanted |= starts_prefix[:B] + positive_part >= float(boundary.max()) - slack - margin
+            blocks = np.flatnonzero(has_inner & wanted)
+        inner, inner_cuts = _inner_prefixes(column, g, starts_prefix, blocks)
+        prefixes = np.concatenate([starts_prefix[1:B], inner])
+        cuts = np.concatenate([column.starts[1:B], inner_cuts])
+        extremes: dict[int, ColumnExtreme | None] = {}
+        for sign in signs:
+            if cuts.size == 0:
+                extremes[sign] = None
+                continue
+            gains = total - prefixes if sign == 1 else prefixes
+            best = float(gains.max())
+            near = np.flatnonzero(gains >= best - slack)
+            near = near[np.argsort(cuts[near], kind="stable")]
+            near_gains, near_cuts = gains[near], cuts[near]
+            at_best = near_cuts[near_gains == best]
+            extremes[sign] = ColumnExtreme(best, int(at_best.min()), near_gains, near_cuts)
+        out.append(extremes)
+    return out
+
+
+class Candidate(NamedTuple):
+    """One labeling the class induces: positives after cut ``cut`` of ``feature``'s sorted order (sign +1) or
+    before it (sign -1); cut 0 and n are the constants."""
+
+    gain: float
+    feature: int
+    sign: int
+    cut: int
+
+
+def ranked_candidates(
+    columns: SortedColumns,
+    g: np.ndarray,
+    signs: tuple[int, ...],
+    slack: float,
+    magnitude: float | None = None,
+    total: float | None = None,
+) -> tuple[Candidate, list[Candidate]]:
+    """(the best candidate in the tie-break order, every other candidate whose computed gain is at least the
+    best's minus ``slack``). The constants are listed once each: all ones (gain: the computed total) as cut 0
+    of feature 0, sign +1; all zeros (gain 0, exact) as cut n of feature 0, sign +1."""
+    n = g.shape[0]
+    total = float(g.sum()) if total is None else total
+    extremes = column_extremes(columns, g, signs, slack, magnitude, total)
+    all_ones, all_zeros = Candidate(total, 0, 1, 0), Candidate(0.0, 0, 1, n)
+    ordered = [all_ones]  # the tie-break order: feature, sign +1 before -1, smallest cut
+    near: list[Candidate] = [all_ones, all_zeros]
+    for feature, by_sign in enumerate(extremes):
+        for sign in signs:
+            extreme = by_sign[sign]
+            if extreme is not None:
+                ordered.append(Candidate(extreme.gain, feature, sign, extreme.cut))
+                pairs = zip(extreme.near_gains.tolist(), extreme.near_cuts.tolist())
+                near.extend(Candidate(v, feature, sign, k) for v, k in pairs)
+            if feature == 0 and sign == 1:
+                ordered.append(all_zeros)  # cut n of feature 0, sign +1
+    best = ordered[0]
+    for candidate in ordered[1:]:
+        if candidate.gain > best.gain:
+            best = candidate
+    others = [c for c in near if c.gain >= best.gain - slack and c != best]
+    return best, others
+
+
+def candidate_threshold(X: np.ndarray, columns: SortedColumns, candidate: Candidate) -> float:
+    """The sweep's threshold for ``candidate``: -inf before every point, +inf after every point, else strictly
+    between the two distinct values its cut separates."""
+    k, n = candidate.cut, X.shape[0]
+    if k == 0:
+        return -math.inf
+    if k == n:
+        return math.inf
+    order = columns.columns[candidate.feature].order
+    column = X[:, candidate.feature]
+    return cut_value(float(column[order[k - 1]]), float(column[order[k]]), candidate.sign)
+
+
 def best_stump(
-    X: np.ndarray, y: np.ndarray, w: np.ndarray, signs: tuple[int, ...] = (1, -1)
+    X: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    signs: tuple[int, ...] = (1, -1),
+    columns: SortedColumns | None = None,
 ) -> tuple[int, int, float, float]:
     """Exact minimiser of sum_i w_i 1[stump(x_i) != y_i] (w >= 0) over all features and ``signs``.
 
-    Returns (feature, sign, threshold, loss) with loss computed from the prefix sums (the
-    protocol layer re-scores the hypothesis independently). One feature at a time: a column
-    is sorted once and swept with prefix sums (cache-friendly; the sort dominates).
+    Returns (feature, sign, threshold, loss) with loss computed from the sums (the protocol layer re-scores
+    the hypothesis independently). ``columns``: the sorted columns of X when already known (else sorted here).
     """
-    n, d = X.shape
-    gain = np.where(y == 1, w, -w)  # gain of predicting 1 instead of 0 on example i
-    loss_all_zero = float(w[y == 1].sum())
-    best = (-np.inf, 0, 1, 0, 0.0)  # (gain, feature, sign, cut k, threshold)
-    for feature in range(d):
-        column = np.ascontiguousarray(X[:, feature])
-        order = np.argsort(column)
-        xs = column[order]
-        prefix = np.cumsum(gain[order])  # prefix[k-1] = gain of the first k sorted points
-        total = float(prefix[-1])
-        distinct = xs[1:] > xs[:-1]  # cut k (1..n-1) between sorted k-1 and k is allowed
-        candidates = []  # (gain, sign, k) in tie-break order: sign +1 first, then smallest k
-        if 1 in signs:  # positives = points after cut k:  gain = total - prefix_k
-            interior = np.where(distinct, prefix[:-1], np.inf)
-            k = int(np.argmin(interior)) + 1 if n > 1 else 0
-            candidates += [(total, 1, 0)]
-            if n > 1 and np.isfinite(interior[k - 1]):
-                candidates += [(total - float(interior[k - 1]), 1, k)]
-            candidates += [(0.0, 1, n)]
-        if -1 in signs:  # positives = points before cut k:  gain = prefix_k
-            interior = np.where(distinct, prefix[:-1], -np.inf)
-            k = int(np.argmax(interior)) + 1 if n > 1 else 0
-            candidates += [(0.0, -1, 0)]
-            if n > 1 and np.isfinite(interior[k - 1]):
-                candidates += [(float(interior[k - 1]), -1, k)]
-            candidates += [(total, -1, n)]
-        for value, sign, k in candidates:
-            if value > best[0]:
-                if k == 0:
-                    threshold = -np.inf
-                elif k == n:
-                    threshold = np.inf
-                else:
-                    threshold = cut_value(float(xs[k - 1]), float(xs[k]), sign)
-                best = (value, feature, sign, k, threshold)
-    value, feature, sign, _, threshold = best
-    return feature, sign, float(threshold), loss_all_zero - value
+    columns = columns if columns is not None else SortedColumns(X)
+    g = gains_of(y, w)
+    total = float(g.sum())
+    best, _ = ranked_candidates(columns, g, signs, 0.0, total=total)
+    loss_all_zero = 0.5 * (float(w.sum()) + total)  # the sum of w over y = 1
+    return best.feature, best.sign, candidate_threshold(X, columns, best), loss_all_zero - best.gain
 
 
 class SweepBackend(Backend):
     """Exact sort-and-sweep oracle for thresholds and stumps.
 
     Evaluates every labeling the class induces on the training points with prefix sums (module
-    docstring), so the bound is the optimum itself.
+    docstring), so the bound is the optimum itself. It keeps the sorted columns of the point set it
+    solved last (:class:`SortedColumns`, keyed on the points by :class:`~oraclepriv.solvers.kept_points.KeptPoints`),
+    so a call with new weights on the same points does not sort; the kept state is dropped when the
+    backend is pickled or copied, and :meth:`fresh` starts without it.
 
     Parameters
     ----------
@@ -114,10 +431,49 @@ class SweepBackend(Backend):
         "so the bound is the optimum (up to float64 summation error, covered by the tolerance)"
     )
 
+    def __init__(self, time_limit: float | None = None, **options: Any) -> None:
+        super().__init__(time_limit, **options)
+        self._kept: tuple[KeptPoints, SortedColumns] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_kept"] = None  # the kept points are private data: never pickled or copied
+        return state
+
+    def forget(self) -> None:
+        """Drop the kept sorted columns (the next call sorts)."""
+        self._kept = None
+
+    def sorted_columns(self, X: np.ndarray) -> tuple[SortedColumns, bool]:
+        """(the sorted columns of X, whether they were kept from an earlier call); kept for the next call."""
+        if self._kept is not None and self._kept[0].matches(X):
+            return self._kept[1], True
+        self._kept = None  # free the old point set before sorting the new one
+        points = KeptPoints.of(X)
+        columns = SortedColumns(points.array)
+        self._kept = (points, columns)
+        return columns, False
+
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         signs = (1,) if problem.hypothesis_class == "threshold" else (1, -1)
-        feature, sign, threshold, loss = best_stump(problem.X, problem.y, problem.w, signs)
+        columns, kept = self.sorted_columns(problem.X)
+        g = gains_of(problem.y, problem.w)
+        weight_sum = float(problem.w.sum())
+        total, magnitude = float(g.sum()), magnitude_bound(g, weight_sum)  # |g_i| = w_i: the weights are >= 0
+        # the window of the exact comparison (oraclepriv.exact_comparison): twice the error bound
+        strict_possible = problem.n * UNIT_ROUNDOFF < 0.25
+        slack = 2.0 * gain_error_bound(problem.n, magnitude) if strict_possible else 0.0
+        best, others = ranked_candidates(columns, g, signs, slack, magnitude, total)
+        loss_all_zero = 0.5 * (weight_sum + total)  # the sum of w over y = 1
+        threshold = candidate_threshold(problem.X, columns, best)
         hypothesis: Threshold | Stump = (
-            Threshold(threshold) if problem.hypothesis_class == "threshold" else Stump(feature, threshold, sign)
+            Threshold(threshold)
+            if problem.hypothesis_class == "threshold"
+            else Stump(best.feature, threshold, best.sign)
         )
-        return BackendAnswer(hypothesis, bound=loss, status="optimal", nodes=0, details={"method": "sort+prefix-sum"})
+        details = {
+            "method": "sort+prefix-sum",
+            "sorted_columns": "kept" if kept else "sorted",
+            "strict_minimiser": bool(strict_possible and not others),
+        }
+        return BackendAnswer(hypothesis, bound=loss_all_zero - best.gain, status="optimal", nodes=0, details=details)

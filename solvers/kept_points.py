@@ -1,0 +1,75 @@
+"""The point set an oracle keeps between calls: a private read-only copy, matched by value.
+
+A call with new weights on the points of the previous call (Perturbation's J + 1 calls, an audit's
+thousands) needs none of the work that depends on the points alone (validation, sorted orders). An
+owner (the protocol's :class:`~oraclepriv.oracle.Oracle`, the ``sweep`` backend) keeps that work for
+the point set it saw last, keyed safely on the data: a call on equal points (any array object) may
+reuse it, and any change of a value -- in place in the caller's array, or in a new one -- misses.
+
+The key is a private copy compared bit for bit (the arrays' 64-bit integer views, a memcmp in O(nd));
+a digest of the data would cost more than the work it saves. Bitwise equality is stricter than
+float equality: -0.0 does not match 0.0, and a NaN matches nothing.
+
+The copy is read-only and owned here, so a consumer handed the copy itself (the protocol hands it to
+its backend) recognises it (:meth:`KeptPoints.holding`) and keeps a reference, not a second copy.
+
+Kept points are private data held for speed inside one owner: they are never pickled or copied
+(:meth:`KeptPoints.__reduce__` refuses), their owners drop them when pickled, and the learners build
+their oracles inside ``fit``, so kept points cross no fit and no process.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any, NoReturn
+
+import numpy as np
+
+__all__ = ["KeptPoints"]
+
+#: every live kept copy, by the id of its array (an entry lives exactly as long as its array)
+_HOLDERS: weakref.WeakValueDictionary[int, KeptPoints] = weakref.WeakValueDictionary()
+
+
+class KeptPoints:
+    """A private, read-only float64 copy of a point set, and the bitwise test of a later call's points.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (n, d), float64
+        The validated points; copied (the memory layout kept).
+    """
+
+    __slots__ = ("array", "__weakref__")
+
+    def __init__(self, X: np.ndarray) -> None:
+        array = np.array(X, dtype=np.float64, order="K", copy=True)
+        array.flags.writeable = False
+        #: the private copy (read-only)
+        self.array: np.ndarray = array
+        _HOLDERS[id(array)] = self
+
+    @staticmethod
+    def holding(X: Any) -> KeptPoints | None:
+        """The kept points whose private copy is the array ``X`` itself, or None."""
+        kept = _HOLDERS.get(id(X))
+        return kept if kept is not None and kept.array is X else None
+
+    @classmethod
+    def of(cls, X: np.ndarray) -> KeptPoints:
+        """``X``'s own kept points when ``X`` is a kept copy, else a new private copy of ``X``."""
+        return cls.holding(X) or cls(X)
+
+    def matches(self, X: Any) -> bool:
+        """Whether ``X`` is a float64 array equal to the kept points bit for bit (the copy itself included)."""
+        if X is self.array:
+            return True
+        if not isinstance(X, np.ndarray) or X.dtype != np.float64 or X.shape != self.array.shape:
+            return False
+        return bool(np.array_equal(X.view(np.uint64), self.array.view(np.uint64)))
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError(
+            "KeptPoints holds a private copy of an oracle's points for its repeat calls; it is never pickled or "
+            "copied (its owner drops it when pickled)"
+        )

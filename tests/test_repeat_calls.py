@@ -1,0 +1,373 @@
+"""Repeat calls on the same points: what an oracle keeps between calls, and that it changes no answer.
+
+An oracle keeps the point set of its last call (a private read-only copy, matched bit for bit) and the
+``sweep`` backend its sorted columns, so a call with new weights on the same points neither validates the
+points again nor sorts. The properties:
+
+* a repeat call answers exactly as a fresh oracle does (objective, bound, hypothesis, certificate), on
+  signed weights, ties, duplicates and labels that change between calls, with blocks small enough that
+  the weight pass skips blocks on these small instances;
+* a value changed in place in the caller's array (even -0.0 for 0.0) misses; a different array holding
+  the same values hits; a NaN is refused as on a first call;
+* the sweep's strict-minimiser flag is sound: when set, the answer's labeling is the unique exact minimiser
+  (rational brute force); the exact comparison then needs no pass, and otherwise sorts nothing the sweep
+  already sorted;
+* kept state crosses no fit and no process: a fitted learner reaches none, none outlives the fit, and a
+  pickled or copied oracle (or backend) has none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import gc
+import itertools
+import pickle
+import types
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from brute_force import brute_stump, brute_threshold
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oraclepriv.solvers import kept_points
+from oraclepriv.solvers.base import ReducedProblem
+from oraclepriv.solvers.combinatorial import sweep
+from oraclepriv.solvers.combinatorial.sweep import SortedColumns, SweepBackend
+from oraclepriv.solvers.kept_points import KeptPoints
+from strategies import labels, points, signed_weights
+
+from oraclepriv import make_oracle
+from oraclepriv.exact_comparison import ExactComparisonOracle, exact_cost
+from oraclepriv.learners import RRSPM, RSPM, Perturbation, SubsampleAggregate
+from oraclepriv.public_data import PublicData
+from oraclepriv.robust import fallback_oracle
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@contextlib.contextmanager
+def blocks_of(size: int):
+    """Sorted columns built meanwhile use blocks of ``size`` points, however small the column."""
+    saved = sweep.BLOCK, sweep.SCAN_MAX
+    sweep.BLOCK, sweep.SCAN_MAX = size, 0
+    try:
+        yield
+    finally:
+        sweep.BLOCK, sweep.SCAN_MAX = saved
+
+
+def answer(result) -> tuple:
+    """What a repeat call must reproduce exactly (the hypothesis by its repr: -0.0 is not 0.0)."""
+    return result.objective, result.bound, repr(result.hypothesis), result.certified
+
+
+def labelings(hypothesis_class: str, X: np.ndarray) -> set[tuple[int, ...]]:
+    """Every labeling the class induces on X (each column's prefixes and suffixes of its sorted order)."""
+    found = set()
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        cuts = [-np.inf, np.inf, *((values[:-1] + values[1:]) / 2)]
+        for t in cuts:
+            found.add(tuple((X[:, j] >= t).astype(int)))
+            if hypothesis_class == "stump":
+                found.add(tuple((X[:, j] <= t).astype(int)))
+        if hypothesis_class == "threshold":
+            break
+    return found
+
+
+def exact_loss(labeling, y, w) -> Fraction:
+    return sum((Fraction(float(v)) for v, p, t in zip(w, labeling, y, strict=True) if p != t), Fraction(0))
+
+
+def assert_unique_exact_minimiser(hypothesis_class, X, y, w, hypothesis) -> None:
+    """The hypothesis's labeling has the smallest exact loss, and no other labeling attains it."""
+    mine = tuple(np.asarray(hypothesis.predict(X), dtype=int))
+    costs = {labeling: exact_loss(labeling, y, w) for labeling in labelings(hypothesis_class, X)}
+    best = min(costs.values())
+    assert costs[mine] == best
+    assert [labeling for labeling, cost in costs.items() if cost == best] == [mine]
+
+
+# ------------------------------------------------------------------------------ repeat calls are exact
+
+
+@settings(max_examples=250, **SETTINGS)
+@given(data=st.data())
+def test_repeat_calls_answer_exactly_as_fresh_calls(data):
+    """Several calls on one oracle, with new labels and signed weights each time, sometimes on a different
+    array with the same values, sometimes after a value changed in place: each answer is a fresh oracle's."""
+    hypothesis_class = data.draw(st.sampled_from(["threshold", "stump"]), label="class")
+    d = 1 if hypothesis_class == "threshold" else data.draw(st.integers(1, 3), label="d")
+    X = np.array(data.draw(points(d, 1, 14), label="X"))
+    n = X.shape[0]
+    block = data.draw(st.sampled_from([1, 2, 3, 64]), label="block")
+    with blocks_of(block):
+        oracle = make_oracle(hypothesis_class)
+        previous = None
+        for call in range(4):
+            action = data.draw(st.sampled_from(["same", "copy", "mutate"]), label="action") if call else "same"
+            if action == "mutate":
+                i, j = data.draw(st.integers(0, n - 1)), data.draw(st.integers(0, d - 1))
+                X[i, j] = data.draw(st.sampled_from([*np.unique(X).tolist(), 0.5, -0.0, 0.0]), label="value")
+            X_call = X.copy() if action == "copy" else X
+            y, w = data.draw(labels(n), label="y"), data.draw(signed_weights(n), label="w")
+            result = oracle.solve(X_call, y, w)
+            fresh = make_oracle(hypothesis_class).solve(X.copy(), y, w)
+            assert answer(result) == answer(fresh)
+            hit = previous is not None and np.array_equal(previous.view(np.uint64), X.view(np.uint64))
+            assert result.details["repeat_points"] == hit
+            assert result.details["sorted_columns"] == ("kept" if hit else "sorted")
+            brute = (brute_threshold if hypothesis_class == "threshold" else brute_stump)(X, y, w)
+            assert result.certified and abs(result.objective - brute) <= result.tolerance
+            if result.details["strict_minimiser"]:
+                assert_unique_exact_minimiser(hypothesis_class, X, y, w, result.hypothesis)
+            previous = X.copy()
+
+
+def test_a_repeat_call_on_many_points_reuses_the_sorted_columns_and_answers_as_a_fresh_call():
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(40_000, 3)), 2)  # many ties; more points than one block holds
+    y = rng.integers(0, 2, 40_000)
+    oracle = make_oracle("stump")
+    for seed in range(3):
+        w = np.random.default_rng(seed).laplace(size=40_000)
+        result = oracle.solve(X, y, w)
+        assert result.details["sorted_columns"] == ("kept" if seed else "sorted")
+        assert answer(result) == answer(make_oracle("stump").solve(X.copy(), y, w))
+
+
+def test_a_value_changed_in_place_misses_and_minus_zero_is_a_change():
+    X = np.array([[0.0, 1.0], [2.0, 3.0], [1.0, 0.5], [4.0, 0.0]])
+    y, w = np.array([1, 0, 1, 0]), np.array([1.0, -2.0, 0.5, 3.0])
+    oracle = make_oracle("stump")
+    oracle.solve(X, y, w)
+    assert oracle.solve(X, y, -w).details["repeat_points"]
+    X[3, 1] = -0.0  # equal as a float, a different value bit for bit
+    result = oracle.solve(X, y, w)
+    assert not result.details["repeat_points"] and result.details["sorted_columns"] == "sorted"
+    assert answer(result) == answer(make_oracle("stump").solve(X.copy(), y, w))
+    X[0, 0] = 5.0
+    assert not oracle.solve(X, y, w).details["repeat_points"]
+
+
+def test_a_nan_is_refused_on_a_repeat_call_as_on_a_first():
+    X = np.arange(8.0).reshape(4, 2)
+    y, w = np.array([0, 1, 0, 1]), np.ones(4)
+    oracle = make_oracle("stump")
+    oracle.solve(X, y, w)
+    X[1, 1] = np.nan
+    with pytest.raises(ValueError, match="X must be finite"):
+        oracle.solve(X, y, w)
+    with pytest.raises(ValueError, match="X must be finite"):
+        make_oracle("stump").solve(X, y, w)
+
+
+def test_a_threshold_oracle_keeps_one_dimensional_points():
+    x = np.array([3.0, 1.0, 2.0, 2.0])
+    oracle = make_oracle("threshold")
+    oracle.solve(x, [1, 0, 1, 0], [1.0, 1.0, 2.0, -1.0])
+    assert oracle.solve(x, [0, 0, 1, 1], [1.0, 2.0, 1.0, 1.0]).details["repeat_points"]
+
+
+def test_the_backend_keys_its_columns_on_the_points_when_called_directly():
+    """Called without the protocol, the backend compares the points bit for bit: an in-place change misses."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y, w = np.array([0, 0, 1, 1], dtype=np.int8), np.ones(4)
+    backend = SweepBackend()
+    assert backend.solve(ReducedProblem("stump", X, y, w)).details["sorted_columns"] == "sorted"
+    assert backend.solve(ReducedProblem("stump", X.copy(), y, w)).details["sorted_columns"] == "kept"
+    X[0, 0] = 2.5
+    again = backend.solve(ReducedProblem("stump", X, y, w))
+    fresh = SweepBackend().solve(ReducedProblem("stump", X.copy(), y, w))
+    assert again.details["sorted_columns"] == "sorted" and again.hypothesis == fresh.hypothesis
+    assert again.bound == fresh.bound
+
+
+def test_the_protocol_hands_its_copy_to_the_sweep_which_keeps_no_second_one():
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    oracle = make_oracle("stump", backend="sweep")
+    oracle.solve(X, np.arange(30) % 2, np.ones(30))
+    kept = KeptPoints.holding(oracle._kept.array)
+    assert kept is oracle._kept and not np.shares_memory(kept.array, X) and not kept.array.flags.writeable
+    assert oracle.backend_used("sweep")._kept[0] is kept
+
+
+# ------------------------------------------------------------------------------ the exact comparison
+
+
+class UntrustedSweep(SweepBackend):
+    """The sweep's answers under another solve method: the exact comparison does not take its flag on trust."""
+
+    name = "untrusted-sweep"
+
+    def solve(self, problem):
+        return super().solve(problem)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(data=st.data())
+def test_the_comparison_window_finds_exact_minimisers_on_the_kept_columns(data):
+    hypothesis_class = data.draw(st.sampled_from(["threshold", "stump"]), label="class")
+    d = 1 if hypothesis_class == "threshold" else data.draw(st.integers(1, 3), label="d")
+    X = data.draw(points(d, 1, 10), label="X")
+    n = X.shape[0]
+    with blocks_of(data.draw(st.sampled_from([1, 2, 64]), label="block")):
+        compared = ExactComparisonOracle(make_oracle(hypothesis_class, backend=UntrustedSweep))
+        for _ in range(2):
+            y, w = data.draw(labels(n), label="y"), data.draw(signed_weights(n), label="w")
+            result = compared.solve(X, y, w)
+            assert "sweep's float filter" not in result.details["exact_comparison"]
+            best = min(exact_loss(labeling, y, w) for labeling in labelings(hypothesis_class, X))
+            cost, e0 = exact_cost(result.hypothesis, X, y, w)
+            assert Fraction(cost) * Fraction(2) ** e0 == best
+
+
+def _count_sorts(monkeypatch) -> list[int]:
+    built = [0]
+    original = SortedColumns.__init__
+
+    def counting(self, X, block=None):
+        built[0] += 1
+        original(self, X, block)
+
+    monkeypatch.setattr(SortedColumns, "__init__", counting)
+    return built
+
+
+def test_the_comparison_sorts_nothing_the_sweep_sorted(monkeypatch):
+    """Unit weights on alternating labels tie exactly: the sweep's answer is not strict, so the comparison computes
+    its window, on the columns the sweep kept; a strict answer needs no pass at all."""
+    built = _count_sorts(monkeypatch)
+    X = np.arange(40.0)[:, None]
+    compared = ExactComparisonOracle(make_oracle("stump"))
+    tied = compared.solve(X, np.arange(40) % 2, np.ones(40))
+    assert not tied.details["strict_minimiser"] and "integer arithmetic" in tied.details["exact_comparison"]
+    assert built[0] == 1
+    strict = compared.solve(X, (np.arange(40) > 20).astype(int), np.linspace(1.0, 2.0, 40))
+    assert strict.details["strict_minimiser"] and "sweep's float filter" in strict.details["exact_comparison"]
+    assert built[0] == 1
+    # halfspaces on one feature (enumerate): the comparison sorts once per point set, kept by the oracle
+    halfspaces = ExactComparisonOracle(make_oracle("halfspace", backend="enumerate"))
+    for w in (np.ones(40), np.full(40, 2.0)):
+        halfspaces.solve(X, np.arange(40) % 2, w)
+    assert built[0] == 2
+
+
+def test_a_fallback_oracle_shares_its_primary_sweep_columns(monkeypatch):
+    built = _count_sorts(monkeypatch)
+    X = np.arange(30.0)[:, None]
+    compared = ExactComparisonOracle(fallback_oracle("stump", "sweep", time_limit=60.0))
+    for seed in range(3):
+        y = np.arange(30) % 2
+        result = compared.solve(X, y, np.ones(30) * (seed + 1))
+        assert result.certified and result.details["repeat_points"] == (seed > 0)
+    assert built[0] == 1
+
+
+def test_the_strict_flag_is_not_trusted_when_the_weights_lost_bits_to_scaling():
+    """Weights 1e300 apart: the protocol's power-of-two scaling rounds the tiny ones away (weight_slack > 0), so
+    the sweep's problem is not the signed one and the comparison checks the answer itself."""
+    X = np.arange(6.0)[:, None]
+    y = np.array([1, 0, 1, 0, 1, 1])
+    w = np.array([1e300, 3e-300, -2e-300, 1e-300, 5e-300, 1e300])
+    result = ExactComparisonOracle(make_oracle("stump")).solve(X, y, w)
+    assert result.details["power_of_two_scaling"]["weight_slack"] > 0
+    assert "sweep's float filter" not in result.details["exact_comparison"]
+    best = min(exact_loss(labeling, y, w) for labeling in labelings("stump", X))
+    cost, e0 = exact_cost(result.hypothesis, X, y, w)
+    assert Fraction(cost) * Fraction(2) ** e0 == best
+
+
+# ------------------------------------------------------------------------------ lifetime
+
+
+def _kept_holders(root) -> list:
+    """Every object reachable from ``root`` that holds kept points or sorted columns."""
+    found, seen, stack = [], set(), [root]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen or isinstance(obj, (type, types.ModuleType, types.FunctionType)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (KeptPoints, SortedColumns)):
+            found.append(obj)
+        stack.extend(gc.get_referents(obj))
+    return found
+
+
+GRID = [np.round(np.linspace(-2.0, 2.0, 9), 2)] * 2
+
+#: each oracle learner on stumps, fitted on (X, y) and 10 public points (RSPM: on grid points, its own public set)
+LEARNERS = {
+    "rrspm": lambda X, y, Z: RRSPM(hypothesis_class="stump", random_state=0).fit(X, y, X_public=Z),
+    "rrspm-fallback": lambda X, y, Z: RRSPM(hypothesis_class="stump", on_uncertified="fallback", random_state=0).fit(
+        X, y, X_public=Z
+    ),
+    "rrspm-backend-instance": lambda X, y, Z: RRSPM(
+        hypothesis_class="stump", backend=SweepBackend(), random_state=0
+    ).fit(X, y, X_public=Z),
+    "perturbation": lambda X, y, Z: Perturbation(delta=1e-3, J=3, hypothesis_class="stump", random_state=0).fit(
+        X, y, X_public=Z
+    ),
+    "subsample": lambda X, y, Z: SubsampleAggregate(n_teachers=3, hypothesis_class="stump", random_state=0).fit(
+        X, y, X_public=Z
+    ),
+    "rspm": lambda X, y, Z: RSPM(hypothesis_class="stump", grid=GRID, random_state=0).fit(np.round(X * 2) / 2, y),
+}
+
+
+@pytest.mark.parametrize("fit", LEARNERS.values(), ids=LEARNERS.keys())
+def test_a_fitted_learner_holds_no_kept_state_and_none_outlives_its_fit(fit):
+    rng = np.random.default_rng(3)
+    X = np.clip(rng.normal(size=(80, 2)), -2.0, 2.0)
+    y = (X[:, 0] > 0).astype(int)
+    gc.collect()
+    alive_before = len(kept_points._HOLDERS)
+    learner = fit(X, y, PublicData(rng.normal(size=(10, 2))))
+    gc.collect()
+    assert _kept_holders(learner) == []
+    assert len(kept_points._HOLDERS) == alive_before
+    if isinstance(learner.backend, SweepBackend):  # the template the user passed was never solved with
+        assert learner.backend._kept is None
+
+
+def test_a_pickled_or_copied_oracle_keeps_nothing_and_kept_state_never_pickles():
+    X = np.random.default_rng(2).normal(size=(25, 3))
+    y, w = np.arange(25) % 2, np.linspace(-1.0, 1.0, 25)
+    oracle = make_oracle("stump")
+    oracle.solve(X, y, w)
+    assert _kept_holders(oracle)
+    copies = [pickle.loads(pickle.dumps(oracle)), copy.copy(oracle), copy.deepcopy(oracle)]
+    for other in copies:
+        assert _kept_holders(other) == []
+        again = other.solve(X, y, w)
+        assert not again.details["repeat_points"] and again.details["sorted_columns"] == "sorted"
+        assert answer(again) == answer(oracle.solve(X, y, w))
+    assert oracle.solve(X, y, w).details["sorted_columns"] == "kept"  # the original kept its own
+    backend = oracle.backend_used("sweep")
+    assert pickle.loads(pickle.dumps(backend))._kept is None and backend.fresh()._kept is None
+    for private in (oracle._kept, backend._kept[1]):
+        with pytest.raises(TypeError, match="never pickled"):
+            pickle.dumps(private)
+    oracle.forget()
+    assert _kept_holders(oracle) == [] and not oracle.solve(X, y, w).details["repeat_points"]
+
+
+@pytest.mark.parametrize("block, n", list(itertools.product([1, 5, 64], [1, 2, 3, 200])))
+def test_sorted_columns_partition_every_column_into_blocks_of_whole_groups(block, n):
+    rng = np.random.default_rng(n)
+    X = rng.integers(0, 7, size=(n, 2)).astype(float)
+    for j, column in enumerate(SortedColumns(X, block).columns):
+        xs = X[column.order, j]
+        assert np.all(np.diff(xs) >= 0)
+        np.testing.assert_array_equal(column.cuts, np.flatnonzero(np.diff(xs) > 0) + 1)
+        starts = column.starts
+        assert starts[0] == 0 and starts[-1] == n and np.all(np.diff(starts) > 0)
+        assert set(starts[1:-1].tolist()) <= set(column.cuts.tolist())  # blocks end between distinct values
+        assert np.all(column.inner_hi - column.inner_lo <= block)
+        ranks = np.empty(n, dtype=np.intp)
+        ranks[column.order] = np.arange(n)
+        np.testing.assert_array_equal(column.bins // 2, np.searchsorted(starts, ranks, side="right") - 1)
