@@ -145,3 +145,36 @@ def test_pyscipopt_ortools_and_highspy_import_and_solve_in_one_process(order):
         "cpsat": [True, 4.0],
         "highspy": ["Optimal", 4.0],
     }
+
+
+# -- numba (enumerate's compiled kernels) brings its own LLVM (llvmlite): it must load and compile beside the
+# three solver libraries, imported before or after them
+
+CHILD_WITH_NUMBA = CHILD_WITH_PYSCIPOPT.replace(
+    "    else:\n        import pyscipopt\n",
+    '    elif name == "numba":\n        import numba\n    else:\n        import pyscipopt\n',
+).replace(
+    "print(json.dumps(out))\n",
+    "import numba\n\n"
+    "@numba.njit(cache=False)\n"
+    "def dot(a, b):\n"
+    "    s = 0.0\n"
+    "    for i in range(a.shape[0]):\n"
+    "        s += a[i] * b[i]\n"
+    "    return s\n\n"
+    'out["numba"] = dot(np.arange(4.0), np.ones(4))\n'
+    "print(json.dumps(out))\n",
+)
+assert "import numba" in CHILD_WITH_NUMBA and 'out["numba"]' in CHILD_WITH_NUMBA
+
+
+@pytest.mark.parametrize("order", ["numba,pyscipopt,highspy,ortools", "pyscipopt,highspy,ortools,numba"])
+def test_numba_compiles_beside_the_solver_libraries(order):
+    pytest.importorskip("numba")
+    proc = subprocess.run([sys.executable, "-c", CHILD_WITH_NUMBA, order], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"import order {order} failed:\n{proc.stderr[-3000:]}"
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1, f"unexpected output on stdout:\n{proc.stdout}"
+    out = json.loads(lines[0])
+    assert out["numba"] == 6.0 and out["pyscipopt"] == ["optimal", 4.0] and out["highspy"] == ["Optimal", 4.0]
+    assert out["scip"] == [True, 4.0] and out["cpsat"] == [True, 4.0]
