@@ -321,15 +321,29 @@ def _pivot_value_2d(
     (group of collinear directions), its better side by running sums over the groups plus the best labeling of
     the points on it. Left of a line: the unflipped points of later groups and the flipped points of earlier
     ones; right: the other points off it."""
+    flipped_flag, gain = ordered[3], ordered[4]
     total_unflipped = 0.0
     total_flipped = 0.0
-    for t in range(m):
-        if ordered[3, t] != 0.0:
-            total_flipped += ordered[4, t]
-        else:
-            total_unflipped += ordered[4, t]
+    generic = True
+    for t in range(m):  # branch-free: vectorises
+        total_flipped += gain[t] * flipped_flag[t]
+        total_unflipped += gain[t] * (1.0 - flipped_flag[t])
+    for t in range(m - 1):
+        generic &= adj[t] != 0
     pivot_gain = max(G[i], 0.0)
     best = -np.inf
+    if generic:  # every line through the pivot holds one other point: {p, q} takes any labeling
+        cum_unflipped = 0.0
+        cum_flipped = 0.0
+        for t in range(m):
+            flipped = gain[t] * flipped_flag[t]
+            unflipped = gain[t] * (1.0 - flipped_flag[t])
+            cum_unflipped += unflipped
+            cum_flipped += flipped
+            left = (total_unflipped - cum_unflipped) + (cum_flipped - flipped)
+            right = (cum_unflipped - unflipped) + (total_flipped - cum_flipped)
+            best = max(best, max(left, right) + pivot_gain + max(gain[t], 0.0))
+        return best
     cum_unflipped = 0.0
     cum_flipped = 0.0
     t = 0
