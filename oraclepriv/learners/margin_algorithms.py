@@ -33,17 +33,25 @@ from oraclepriv.learners.margin_selection import (
     generalized_exponential_mechanism_log_probabilities,
     sample_index,
 )
-from oraclepriv.learners.margin_solver import mean_hinge_loss, minimum_hinge_loss, noisy_projected_descent
+from oraclepriv.learners.margin_solver import (
+    HingeMinimum,
+    mean_hinge_loss,
+    minimum_hinge_loss,
+    noisy_projected_descent,
+)
 
 __all__ = [
     "FeatureMap",
+    "MarginErrors",
     "MarginFit",
     "MarginSelection",
     "bound_penalty",
     "draw_feature_map",
     "efficient_private_margin",
+    "margin_errors",
     "margin_grid",
     "select_margin",
+    "selection_sensitivity",
     "solver_schedule",
 ]
 
@@ -113,6 +121,12 @@ def solver_schedule(
     return steps, sigma, eta, sensitivity
 
 
+def selection_sensitivity(ball: float, feature_radius: float, margin: float, n: int) -> float:
+    """(1 + Lambda r~ / rho) / n: a candidate's mean rho-hinge loss moves by at most this much when one record is
+    replaced, since each record's loss lies in [0, 1 + Lambda r~ / rho] (||w|| <= Lambda, ||z|| <= r~)."""
+    return (1.0 + ball * feature_radius / margin) / n
+
+
 @dataclass
 class MarginFit:
     """What :func:`efficient_private_margin` returns: the released halfspace, its privacy record and diagnostics."""
@@ -171,8 +185,8 @@ def efficient_private_margin(
         candidates.append(noisy_projected_descent(Z[drawn], s[drawn], margin, ball, sigma, steps, eta, rng))
     W = np.array(candidates)
     losses = mean_hinge_loss(W, Z, s, margin)
-    selection_sensitivity = (1.0 + ball * r_tilde / margin) / n
-    log_p = exponential_mechanism_log_probabilities(losses, epsilon / 2.0, selection_sensitivity)
+    score_sensitivity = selection_sensitivity(ball, r_tilde, margin, n)
+    log_p = exponential_mechanism_log_probabilities(losses, epsilon / 2.0, score_sensitivity)
     chosen = sample_index(log_p, rng)
     coef, intercept = fmap.back(W[chosen])
     privacy = {
@@ -198,7 +212,7 @@ def efficient_private_margin(
         "solver_steps": steps,
         "solver_step_size": eta,
         "selection_epsilon": epsilon / 2.0,
-        "selection_sensitivity": selection_sensitivity,
+        "selection_sensitivity": score_sensitivity,
         "selection": "exponential mechanism, P(t) proportional to exp(-(eps/2) L_S(w_t) / (2 Delta)), "
         "Delta = (1 + Lambda r~ / rho) / n",
         "oracle_calls_by_design": 0,
@@ -237,6 +251,44 @@ class MarginSelection:
     diagnostics: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class MarginErrors:
+    """The scores of Algorithm 6's selection: the grid, F at each margin, and the sensitivities Delta_j."""
+
+    grid: np.ndarray
+    errors: np.ndarray
+    sensitivities: np.ndarray
+    minima: list[HingeMinimum]
+
+
+def margin_errors(
+    Z: np.ndarray,
+    s: np.ndarray,
+    *,
+    inner_epsilon: float,
+    delta: float,
+    norm_bound: float,
+    feature_radius: float,
+    confidence: float,
+    opt_tol: float,
+) -> MarginErrors:
+    """F_j = g_j + penalty(rho_j) on the grid, with Delta_j = (1 + h_max/rho_j)/n + tau_j (h_max = Lambda r~).
+
+    g_j = min over ||w|| <= Lambda of the mean rho_j-hinge loss on ``Z``, computed within tau_j =
+    opt_tol (1 + h_max/rho_j)/n and taken at its upper bound; the penalty of :func:`bound_penalty` at the inner run's
+    (``inner_epsilon``, ``delta``, ``confidence``), the same on neighbouring datasets. A record's loss lies in
+    [0, 1 + h_max/rho_j], so the exact minimum moves by at most (1 + h_max/rho_j)/n, the computed one by tau_j more.
+    """
+    n = Z.shape[0]
+    h_max = norm_bound * feature_radius
+    grid = margin_grid(n, h_max)
+    exact = (1.0 + h_max / grid) / n
+    tolerance = opt_tol * exact
+    minima = [minimum_hinge_loss(Z, s, float(rho), norm_bound, float(tau)) for rho, tau in zip(grid, tolerance)]
+    errors = np.array([m.upper for m in minima]) + bound_penalty(grid, n, h_max, inner_epsilon, delta, confidence)
+    return MarginErrors(grid, errors, exact + tolerance, minima)
+
+
 def select_margin(
     Z: np.ndarray,
     s: np.ndarray,
@@ -250,35 +302,36 @@ def select_margin(
     opt_tol: float,
     rng: np.random.Generator,
 ) -> MarginSelection:
-    """Algorithm 6, steps 1-2: the margin by the generalized exponential mechanism at ``epsilon``.
-
-    The error of rho_j is F_j = g_j + penalty(rho_j), g_j = min over ||w|| <= Lambda of the mean rho_j-hinge loss on
-    ``Z`` (computed within tau_j = opt_tol (1 + h_max/rho_j)/n and taken at its upper bound); the penalty of
-    :func:`bound_penalty` at the inner run's (``inner_epsilon``, ``delta``, ``confidence``). Sensitivity
-    Delta_j = (1 + h_max/rho_j)/n + tau_j, h_max = Lambda r~: a record's loss lies in [0, 1 + h_max/rho_j].
-    """
-    n = Z.shape[0]
-    h_max = norm_bound * feature_radius
-    grid = margin_grid(n, h_max)
-    exact_sensitivity = (1.0 + h_max / grid) / n
-    tolerance = opt_tol * exact_sensitivity
-    minima = [minimum_hinge_loss(Z, s, float(rho), norm_bound, float(tau)) for rho, tau in zip(grid, tolerance)]
-    errors = np.array([m.upper for m in minima]) + bound_penalty(grid, n, h_max, inner_epsilon, delta, confidence)
-    sensitivities = exact_sensitivity + tolerance
-    log_p = generalized_exponential_mechanism_log_probabilities(errors, sensitivities, epsilon, confidence)
+    """Algorithm 6, steps 1-2: the margin drawn by the generalized exponential mechanism at ``epsilon`` from the
+    scores of :func:`margin_errors`."""
+    scores = margin_errors(
+        Z,
+        s,
+        inner_epsilon=inner_epsilon,
+        delta=delta,
+        norm_bound=norm_bound,
+        feature_radius=feature_radius,
+        confidence=confidence,
+        opt_tol=opt_tol,
+    )
+    log_p = generalized_exponential_mechanism_log_probabilities(
+        scores.errors, scores.sensitivities, epsilon, confidence
+    )
     chosen = sample_index(log_p, rng)
     privacy = {
-        "margin_grid": grid.tolist(),
-        "margin_sensitivities": sensitivities.tolist(),
+        "margin_grid": scores.grid.tolist(),
+        "margin_sensitivities": scores.sensitivities.tolist(),
         "margin_selection_epsilon": float(epsilon),
         "margin_selection": "generalized exponential mechanism (after Raskhodnikova-Smith, Alg. 1) on F(rho_j) = "
         "min hinge loss + Corollary F.2's bound with constants 1; P(j) proportional to exp(-eps s_j / 2)",
-        "selected_margin": float(grid[chosen]),
+        "margin_bound_penalty": "sqrt(log(1/beta)/n) + (h_max/rho)(1/sqrt(n) + sqrt(log(n/beta) log(1/beta)) "
+        "log^(3/4)(1/delta) / sqrt(eps n))",
+        "selected_margin": float(scores.grid[chosen]),
     }
     diagnostics = {
-        "margin_errors": errors.tolist(),
-        "minimum_hinge_losses": [m.upper for m in minima],
-        "minimum_gaps": [m.gap for m in minima],
+        "margin_errors": scores.errors.tolist(),
+        "minimum_hinge_losses": [m.upper for m in scores.minima],
+        "minimum_gaps": [m.gap for m in scores.minima],
         "margin_probabilities": np.exp(log_p).tolist(),
     }
-    return MarginSelection(float(grid[chosen]), privacy, diagnostics)
+    return MarginSelection(float(scores.grid[chosen]), privacy, diagnostics)
