@@ -356,18 +356,24 @@ def test_a_pickled_or_copied_oracle_keeps_nothing_and_kept_state_never_pickles()
     assert _kept_holders(oracle) == [] and not oracle.solve(X, y, w).details["repeat_points"]
 
 
-@pytest.mark.parametrize("block, n", list(itertools.product([1, 5, 64], [1, 2, 3, 200])))
-def test_sorted_columns_partition_every_column_into_blocks_of_whole_groups(block, n):
+@pytest.mark.parametrize("block, n, ties", list(itertools.product([1, 5, 64], [1, 2, 3, 200], [True, False])))
+def test_sorted_columns_partition_every_column_into_blocks_of_whole_groups(block, n, ties):
     rng = np.random.default_rng(n)
-    X = rng.integers(0, 7, size=(n, 2)).astype(float)
+    X = rng.integers(0, 7, size=(n, 2)).astype(float) if ties else rng.normal(size=(n, 2))
     for j, column in enumerate(SortedColumns(X, block).columns):
         xs = X[column.order, j]
         assert np.all(np.diff(xs) >= 0)
-        np.testing.assert_array_equal(column.cuts, np.flatnonzero(np.diff(xs) > 0) + 1)
+        np.testing.assert_array_equal(column.cuts(), np.flatnonzero(np.diff(xs) > 0) + 1)
+        assert column.n_cuts == column.cuts().size
         starts = column.starts
         assert starts[0] == 0 and starts[-1] == n and np.all(np.diff(starts) > 0)
-        assert set(starts[1:-1].tolist()) <= set(column.cuts.tolist())  # blocks end between distinct values
+        assert set(starts[1:-1].tolist()) <= set(column.cuts().tolist())  # blocks end between distinct values
         assert np.all(column.inner_hi - column.inner_lo <= block)
+        inside = np.searchsorted(column.cuts(), starts[1:]) - np.searchsorted(column.cuts(), starts[:-1], side="right")
+        np.testing.assert_array_equal(column.inner_hi - column.inner_lo, inside)  # the cuts strictly inside a block
+        if column.n_blocks == 1:
+            assert column.bins.size == 0  # one block: no block sums, no bins
+            continue
         ranks = np.empty(n, dtype=np.intp)
         ranks[column.order] = np.arange(n)
         np.testing.assert_array_equal(column.bins // 2, np.searchsorted(starts, ranks, side="right") - 1)

@@ -13,19 +13,21 @@ the gain of labelling point i 1 rather than 0. It works in two phases:
 * **the weight pass** (:func:`column_extremes`), per column: the positive and the negative part of
   every block's gains (one ``bincount``), the prefix sum at every block boundary, and, inside the few
   blocks whose bounds can reach the extreme, the prefix sum at every cut (the block's distinct-value
-  groups summed, then added up in order). O(d n), plus the blocks looked into.
+  groups summed, then added up in order). O(d n), plus the blocks looked into. A column of at most
+  :data:`SCAN_MAX` points is one block, scanned whole (cheaper while it fits in cache).
 
 Every prefix sum the pass computes is a float64 sum, in some order, of the gains before its cut, so it
 is within gamma_n sum_i |g_i| of the exact sum (Higham, "Accuracy and Stability of Numerical
 Algorithms", eq. (4.4), which holds for any summation order; gamma_n = n u / (1 - n u), u = 2^-53).
-Every prefix inside a block is at least the prefix at the block's start plus the block's negative part;
-a block is skipped only when that bound, computed, exceeds the best prefix found at a block boundary
-(plus the slack asked for) by more than twice that error. So the pass returns the computed extreme a
-full scan of the same sums would find, and every cut whose computed gain lies within the slack of it.
+Every prefix inside a block is at least the prefix at the block's start plus the block's negative part
+(at most that plus its positive part); a block is skipped only when that bound, computed, is worse than
+the best prefix found at a block boundary (plus the slack asked for) by more than twice that error. So
+the pass returns the computed extreme a full scan of the same sums would find, and every cut whose
+computed gain lies within the slack of it.
 
-Tie-breaking is deterministic and data-order independent: among stumps of largest computed gain, the
-smallest feature, then sign +1 before -1, then the smallest cut position wins (the constants come first:
-all ones as cut 0 of sign +1, all zeros as cut n of sign +1). Thresholds sit strictly between the two
+Tie-breaking is deterministic: among stumps of largest computed gain, the smallest feature, then sign +1
+before -1, then the smallest cut position wins (the constants are listed once, as feature 0's cuts of
+sign +1: all ones at cut 0, all zeros at cut n). Thresholds sit strictly between the two
 distinct training values they separate (the float midpoint; if the values are adjacent floats, the
 endpoint that keeps the labeling exact), or at +-inf.
 
@@ -122,27 +124,44 @@ def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 class SortedColumn:
     """What the sweep needs of one column that does not depend on the weights.
 
+    Kept for a point set's lifetime, so held small: positions are int32 (int64 beyond 2^31 points), and the
+    cuts are not stored when every value is distinct (every position is then a cut). Fresh memory costs a
+    page fault per page the first time it is written, which on large point sets is most of a first call.
+
     Attributes
     ----------
-    order : numpy.ndarray of intp, shape (n,)
+    order : numpy.ndarray of int32 (or intp), shape (n,)
         The column's argsort.
-    cuts : numpy.ndarray of intp
-        The cut positions k in 1 .. n-1 between distinct values (sorted value k-1 < sorted value k), increasing.
+    distinct_cuts : numpy.ndarray of int32 (or intp), or None
+        The cut positions k in 1 .. n-1 between distinct values (sorted value k-1 < sorted value k), increasing;
+        None when every position is one (all values distinct): :meth:`cuts` gives them either way.
     starts : numpy.ndarray of intp, shape (B + 1,)
         Block b holds the sorted positions starts[b] .. starts[b + 1] - 1; starts[0] = 0, starts[B] = n,
         and every other start is a cut.
-    bins : numpy.ndarray of intp, shape (n,)
-        2 * (the block of point i): the bincount bin of its gain when >= 0 (+1 when negative).
+    bins : numpy.ndarray of int32 (or intp), shape (n,)
+        2 * (the block of point i): the bincount bin of its gain when >= 0 (+1 when negative); empty when
+        the column is one block (the pass needs no block sums then).
     inner_lo, inner_hi : numpy.ndarray of intp, shape (B,)
         cuts[inner_lo[b]:inner_hi[b]] are the cuts strictly inside block b.
     """
 
     order: np.ndarray
-    cuts: np.ndarray
+    distinct_cuts: np.ndarray | None
     starts: np.ndarray
     bins: np.ndarray
     inner_lo: np.ndarray
     inner_hi: np.ndarray
+
+    def cuts(self, index: np.ndarray | None = None) -> np.ndarray:
+        """The cuts (as intp), or the cuts at positions ``index`` of the list of cuts."""
+        if self.distinct_cuts is None:
+            return np.arange(1, self.order.size, dtype=np.intp) if index is None else index + 1
+        cuts = self.distinct_cuts.astype(np.intp, copy=False)
+        return cuts if index is None else cuts[index]
+
+    @property
+    def n_cuts(self) -> int:
+        return self.order.size - 1 if self.distinct_cuts is None else int(self.distinct_cuts.size)
 
     @property
     def has_inner(self) -> np.ndarray:
@@ -154,17 +173,27 @@ class SortedColumn:
         """The sorted column of ``column`` (finite float64, shape (n,)), in blocks of about ``block`` points."""
         column = np.ascontiguousarray(column)
         n = column.shape[0]
+        position = np.int32 if n < 2**31 else np.intp
         order = np.argsort(column)
         xs = column[order]
-        cuts = np.flatnonzero(xs[1:] > xs[:-1]) + 1
-        at = np.searchsorted(cuts, np.arange(block, n, block))  # the first cut at or after each multiple
-        starts = np.unique(np.concatenate([[0], cuts[at[at < cuts.size]], [n]])).astype(np.intp)
-        block_of_sorted = np.repeat(np.arange(starts.size - 1, dtype=np.intp), np.diff(starts))
-        bins = np.empty(n, dtype=np.intp)
-        bins[order] = 2 * block_of_sorted
-        inner_lo = np.searchsorted(cuts, starts[:-1], side="right").astype(np.intp)
-        inner_hi = np.searchsorted(cuts, starts[1:], side="left").astype(np.intp)
-        return cls(order, cuts.astype(np.intp), starts, bins, inner_lo, inner_hi)
+        order = order.astype(position)
+        step = xs[1:] > xs[:-1]
+        cuts = None if step.all() else (np.flatnonzero(step) + 1).astype(position)
+        n_cuts = n - 1 if cuts is None else cuts.size
+        if block >= n:  # one block: the pass scans the column whole and needs no bins
+            whole, inner_hi = np.array([0, n], dtype=np.intp), np.array([n_cuts], dtype=np.intp)
+            return cls(order, cuts, whole, np.zeros(0, dtype=position), np.zeros(1, dtype=np.intp), inner_hi)
+        if cuts is None:  # every position is a cut: blocks of exactly ``block`` points (the last one shorter)
+            starts = np.append(np.arange(0, n, block, dtype=np.intp), n)
+            inner_lo, inner_hi = starts[:-1], starts[1:] - 1  # cut k is the (k - 1)-th cut
+        else:
+            at = np.searchsorted(cuts, np.arange(block, n, block))  # the first cut at or after each multiple
+            starts = np.unique(np.concatenate([[0], cuts[at[at < cuts.size]], [n]])).astype(np.intp)
+            inner_lo = np.searchsorted(cuts, starts[:-1], side="right").astype(np.intp)
+            inner_hi = np.searchsorted(cuts, starts[1:], side="left").astype(np.intp)
+        bins = np.empty(n, dtype=position)
+        bins[order] = np.repeat(np.arange(0, 2 * (starts.size - 1), 2, dtype=position), np.diff(starts))
+        return cls(order, cuts, starts, bins, inner_lo, inner_hi)
 
     @property
     def n_blocks(self) -> int:
@@ -215,19 +244,18 @@ def _inner_prefixes(
     plus the in-order sum of the block's groups of equal values before the cut (a summation in some order)."""
     if blocks.size == 0:
         return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.intp)
-    n = column.order.size
     if column.n_blocks == 1:  # the whole column, one group per cut (when the values are distinct, one per point)
         values = g[column.order]
-        if column.cuts.size < n - 1:
-            values = np.add.reduceat(values, np.concatenate([[0], column.cuts]))
-        return starts_prefix[0] + np.cumsum(values[:-1]), column.cuts
+        if column.distinct_cuts is not None:
+            values = np.add.reduceat(values, np.concatenate([[0], column.distinct_cuts]))
+        return starts_prefix[0] + np.cumsum(values[:-1]), column.cuts()
     first = column.starts[blocks]
     lengths = column.starts[blocks + 1] - first
     values = g[column.order[_ranges(first, lengths)]]
     lo = column.inner_lo[blocks]
     counts = column.inner_hi[blocks] - lo
     cut_index = _ranges(lo, counts)
-    cuts = column.cuts[cut_index]
+    cuts = column.cuts(cut_index)
     row = np.repeat(np.arange(blocks.size, dtype=np.intp), counts)
     offsets = np.cumsum(lengths) - lengths  # where each block starts in ``values``
     new_group = np.zeros(values.size, dtype=bool)
@@ -288,7 +316,8 @@ def column_extremes(
         if B == 1:  # one block: every cut is looked at
             blocks = np.flatnonzero(has_inner)
         else:
-            parts = np.bincount(column.bins + negative, weights=g, minlength=2 * B)
+            index = np.add(column.bins, negative, out=np.empty(n, dtype=np.intp))  # bincount's own index type
+            parts = np.bincount(index, weights=g, minlength=2 * B)
             positive_part, negative_part = parts[0::2], parts[1::2]
             np.cumsum(positive_part + negative_part, out=starts_prefix[1:])
             boundary = starts_prefix[1:B]
