@@ -92,8 +92,8 @@ def noisy_projected_descent(
     w = np.zeros(p)
     total = np.zeros(p)
     for _ in range(int(n_steps)):
-        active = s * (Z @ w) < margin
-        gradient = -(Z[active].T @ s[active]) / (margin * n)
+        active_labels = np.where(s * (Z @ w) < margin, s, 0.0)  # s_i where the hinge is active, else 0
+        gradient = -(Z.T @ active_labels) / (margin * n)
         w = project_to_ball(w - step_size * (gradient + sigma * rng.standard_normal(p)), radius)
         total += w
     return total / int(n_steps)
