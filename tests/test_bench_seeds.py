@@ -78,7 +78,9 @@ def test_variability_compares_the_seeds_of_one_backend():
     # without seeded runs there is no such table
     plain = [r for r in rows if r["backend"] == "direction-bb"]
     assert variability(plain, summarize(plain)) == []
-    assert "Performance variability" not in markdown_summary(plain, summarize(plain), [], [], "cmd", "noisy-halfspaces", 60.0)
+    assert "Performance variability" not in markdown_summary(
+        plain, summarize(plain), [], [], "cmd", "noisy-halfspaces", 60.0
+    )
 
 
 def test_bench_mip_seeds_runs_each_seed_and_reports_them(tmp_path):
