@@ -167,7 +167,7 @@ def test_library_families_are_present():
     ]
     assert mip_sized and all(e["signed_weights"] for e in mip_sized)
     real = {e["params"]["dataset"] for e in manifest.values() if e["generator"] == "sklearn"}
-    assert real >= {"breast_cancer", "wine", "iris_versicolor_virginica"}  # + the real tier's (issue #17)
+    assert real >= {"breast_cancer", "wine", "iris_versicolor_virginica"}  # + the real tier's
     for e in manifest.values():
         if e["generator"] == "sklearn":
             assert e["source"].startswith("scikit-learn") and len(e["features"]) == e["d"] == len(e["feature_units"])

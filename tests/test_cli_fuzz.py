@@ -1,4 +1,4 @@
-"""A property-based fuzz of the command line (issue 15, item 3): over commands, arguments and small CSV files
+"""A property-based fuzz of the command line: over commands, arguments and small CSV files
 (malformed, empty, huge, subnormal, non-numeric, wrong labels, missing columns), bad paths (directories, missing
 files, paths under a file, unwritable places), no command prints a Python traceback, and every failure is one
 line on stderr with exit code 2 (warnings, each a line of its own, may come before it).

@@ -1,5 +1,5 @@
-"""Every command-line input error is one line on stderr and exit 2, before any work starts (issue 15, items 3
-and 7): output paths (a directory where a file goes, a file where a folder goes, a path under a file, an
+"""Every command-line input error is one line on stderr and exit 2, before any work starts:
+output paths (a directory where a file goes, a file where a folder goes, a path under a file, an
 unwritable place), input files that are directories, seeds and run counts, instance names as ``instances list``
 prints them, options that do not apply; --help shows flags as flags; the audit's hint on too few runs; the caveat
 of ``learn --on-uncertified flag``; and a start-up that does not import scikit-learn.
@@ -334,7 +334,7 @@ def test_usage_errors_are_one_line_too(args, fragment):
 
 
 def test_a_name_too_long_is_a_one_line_error(tmp_path, no_work):
-    """Path.exists() raises for a name longer than the file system takes (it used to be a traceback)."""
+    """Path.exists() raises for a name longer than the file system takes (one line, never a traceback)."""
     long = str(tmp_path / ("x" * 300))
     _refused(["bench", "oracles", "--out", long], "--out", "too long")
     _refused(["bench", "mip", "--out", long], "--out", "too long")

@@ -234,7 +234,7 @@ def test_learn_ppm_reads_privacy_bits_column(tmp_path):
     assert out["hypothesis"]["hypothesis_class"] == PolytopeComplement.hypothesis_class and out["hypothesis"]["d"] == 2
     assert out["privacy"]["oracle_calls_by_design"] == 0  # the paper's algorithm makes no ERM call
     text = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1", "--seed", "0"])
-    assert text.exit_code == 0 and "privacy: pure 1-DP" in text.stdout  # the text output used to crash (KeyError)
+    assert text.exit_code == 0 and "privacy: pure 1-DP" in text.stdout  # the text output prints the guarantee
     # errors: a missing privacy-bit column, bits outside {0,1}, --public given
     path.write_text("x0,x1,y\n1,2,0\n")
     result = runner.invoke(app, ["learn", str(path), "--algorithm", "ppm", "--epsilon", "1"])

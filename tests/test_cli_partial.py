@@ -1,4 +1,4 @@
-"""Interrupted long commands leave no complete-looking results (issue 15, item 2, the command-line side).
+"""Interrupted long commands leave no complete-looking results (the command-line side).
 
 Real signals to real ``python -m oraclepriv`` processes: Ctrl-C (SIGINT) exits 130 and SIGTERM 143, and the
 output folder then holds a ``PARTIAL`` file (saying what happened and how to resume) and the cells finished so

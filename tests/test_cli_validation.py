@@ -138,7 +138,7 @@ EMPTY_OUT = [
 
 @pytest.mark.parametrize("args", EMPTY_OUT, ids=[" ".join(a[:-1]) for a in EMPTY_OUT])
 def test_an_empty_output_path_is_refused(tmp_path, no_work, monkeypatch, args):
-    monkeypatch.chdir(tmp_path)  # '' used to be the current folder
+    monkeypatch.chdir(tmp_path)  # '' is not the current folder
     _refused(args, args[-2], "empty path")
     assert list(tmp_path.iterdir()) == []
 
@@ -407,7 +407,7 @@ def test_checks_do_not_refuse_good_input(files, tmp_path):
 
 
 def test_learn_takes_a_backend_spec_with_options_as_erm_does(files):
-    """--backend NAME:key=value reaches the learner's oracle as backend_options (it used to be refused as an
+    """--backend NAME:key=value reaches the learner's oracle as backend_options (not refused as an
     unknown backend); a bad option is named by the backend itself."""
     ok = runner.invoke(
         app, [*_learn(files, "--algorithm", "rrspm", "--epsilon", "1", "--backend", "scip-bc:workers=1"), "--json"]
