@@ -23,7 +23,7 @@ def plot_margin_utility(means: Any, slopes: Any, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from oraclepriv.experiments.margin_utility import lemma_3_1_shape, theorem_3_2_shape
+    from oraclepriv.experiments.margin_utility_design import lemma_3_1_shape, theorem_3_2_shape
 
     shapes = {"test_error": theorem_3_2_shape, "hinge_excess": lemma_3_1_shape}
     fig, axes = plt.subplots(2, 2, figsize=(11, 8.4), squeeze=False)
@@ -71,7 +71,7 @@ def plot_margin_utility(means: Any, slopes: Any, path: Path) -> None:
 
 def write_margin_utility_readme(path: Path, slopes: Any, *, quick: bool, random_state: int) -> None:
     """README.md: what was run, the command that regenerates it, and the slope table."""
-    from oraclepriv.experiments.margin_utility import CONFIDENCE, DELTA, DIMENSION, MARGIN, N_STEPS, N_TEST
+    from oraclepriv.experiments.margin_utility_design import CONFIDENCE, DELTA, DIMENSION, MARGIN, N_STEPS, N_TEST
 
     flag = ", quick=True" if quick else ""
     lines = [

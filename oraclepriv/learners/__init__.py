@@ -22,7 +22,12 @@ call (docs/theory/public-cover-em.md):
 and of Bassily, Moran, Nandi, "Learning from Mixtures of Private and Public Populations"
 (docs/theory/ppm.md):
 
-* :mod:`~oraclepriv.learners.ppm` — Algorithm 2 (A_LearnHalf, Helly-based PPM learner), no oracle call.
+* :mod:`~oraclepriv.learners.ppm` — Algorithm 2 (A_LearnHalf, Helly-based PPM learner), no oracle call;
+
+and of Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees"
+(docs/theory/margin-learners.md), no public data and no oracle call:
+
+* :mod:`~oraclepriv.learners.margin` — MarginERM (Algorithm 2 with Algorithm 4) and AdaptiveMarginERM (Algorithm 6).
 
 Every learner is a scikit-learn-style estimator: ``fit(X_private, y_private, X_public=Z)``
 returns self; fitted ``hypothesis_``, ``ledger_`` (this fit's oracle calls) and ``privacy_``;
@@ -36,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from oraclepriv.learners._base import NEIGHBOURING, NotFittedError, PrivateLearner, UncertifiedOracleError
+    from oraclepriv.learners.margin import AdaptiveMarginERM, MarginERM
     from oraclepriv.learners.output_perturbation import OutputPerturbationLogistic
     from oraclepriv.learners.perturbation import Perturbation
     from oraclepriv.learners.ppm import PPMHalfspaces
@@ -53,6 +59,8 @@ _HOMES = {
     "NotFittedError": "oraclepriv.learners._base",
     "PrivateLearner": "oraclepriv.learners._base",
     "UncertifiedOracleError": "oraclepriv.learners._base",
+    "AdaptiveMarginERM": "oraclepriv.learners.margin",
+    "MarginERM": "oraclepriv.learners.margin",
     "OutputPerturbationLogistic": "oraclepriv.learners.output_perturbation",
     "Perturbation": "oraclepriv.learners.perturbation",
     "PPMHalfspaces": "oraclepriv.learners.ppm",
@@ -65,7 +73,9 @@ _HOMES = {
 }
 
 __all__ = [
+    "AdaptiveMarginERM",
     "LinearPredictor",
+    "MarginERM",
     "NEIGHBOURING",
     "NotFittedError",
     "OutputPerturbationLogistic",

@@ -220,5 +220,23 @@ for _entry in (
             "--public-size": "reads its public examples from the data file's 'public' column",
         },
     ),
+    LearnerEntry(
+        "margin-erm",
+        "oraclepriv.learners.margin:MarginERM",
+        "Bassily-Mohri-Suresh, Alg 2 (no public data; rows in the unit ball)",
+        oracle=None,
+        delta="gaussian",
+        hypothesis_classes=("halfspace",),
+        why_not={"--backend": "makes no oracle call", "--public-size": "takes no public points"},
+    ),
+    LearnerEntry(
+        "adaptive-margin-erm",
+        "oraclepriv.learners.margin:AdaptiveMarginERM",
+        "Bassily-Mohri-Suresh, Alg 6 (margin chosen privately)",
+        oracle=None,
+        delta="gaussian",
+        hypothesis_classes=("halfspace",),
+        why_not={"--backend": "makes no oracle call", "--public-size": "takes no public points"},
+    ),
 ):
     register_learner(_entry)
