@@ -18,6 +18,9 @@ comparison does not account), so the accuracies are each learner's out-of-the-bo
   DP of the others, so it is shown (kind "label-determined") but never ranked among the private learners;
 * output-perturbation logistic regression (Chaudhuri, Monteleoni, Sarwate, "Differentially Private Empirical Risk
   Minimization", Algorithm 1), lambda = 1 / sqrt(n), data norm 1, on all features and in the low map;
+* the margin learners of Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees": MarginERM
+  (Algorithm 2, margin rho fixed in advance) on all features and in the low map, and AdaptiveMarginERM (Algorithm 6,
+  rho chosen privately) on all features, each with the data radius 1 of the scaled rows (no public data, no oracle);
 * the references: the majority class of the private labels, the exact non-private 0-1 ERM in the low map, and
   non-private L2 logistic regression (scikit-learn's default C = 1) on all features and in the low map.
 
@@ -152,6 +155,31 @@ def _output_perturbation(c: Context) -> Any:
     return est.fit(c.X, c.y)
 
 
+def _margin_erm(c: Context) -> Any:
+    from oraclepriv.learners import MarginERM
+
+    p = c.config["margin_learners"]
+    est = MarginERM(
+        epsilon=c.epsilon,
+        delta=p["delta"],
+        margin=p["margin"],
+        radius=1.0,
+        norm_bound=p["norm_bound"],
+        random_state=c.seed,
+    )
+    return est.fit(c.X, c.y)
+
+
+def _adaptive_margin_erm(c: Context) -> Any:
+    from oraclepriv.learners import AdaptiveMarginERM
+
+    p = c.config["margin_learners"]
+    est = AdaptiveMarginERM(
+        epsilon=c.epsilon, delta=p["delta"], radius=1.0, norm_bound=p["norm_bound"], random_state=c.seed
+    )
+    return est.fit(c.X, c.y)
+
+
 class _Constant:
     """The majority class of the private labels, as a predictor."""
 
@@ -225,6 +253,9 @@ LEARNERS: dict[str, Entry] = {
         Entry("public_cover_em", "PublicCoverEM", LOW, PRIVATE, _public_cover_em),
         Entry("output_perturbation_low", "output perturbation (low map)", LOW, PRIVATE, _output_perturbation),
         Entry("output_perturbation_all", "output perturbation (all features)", ALL, PRIVATE, _output_perturbation),
+        Entry("margin_erm_all", "MarginERM (all features)", ALL, PRIVATE, _margin_erm),
+        Entry("margin_erm_low", "MarginERM (low map)", LOW, PRIVATE, _margin_erm),
+        Entry("adaptive_margin_erm_all", "AdaptiveMarginERM (all features)", ALL, PRIVATE, _adaptive_margin_erm),
         Entry("ppm", "PPM (label-determined privacy)", LOW, LABEL_DETERMINED, _ppm),
         Entry("majority", "majority class", LOW, REFERENCE, _majority),
         Entry("erm", "exact ERM (low map, non-private)", LOW, REFERENCE, _erm),

@@ -137,7 +137,7 @@ def _protocol(cfg: dict[str, Any], sizes: dict[str, dict[str, Any]], seeds: int)
         "logistic regression (Chaudhuri, Monteleoni, Sarwate, Algorithm 1; lambda = 1/sqrt(n), data norm 1) on all "
         "features and in the low map; PPM (Bassily, Moran, Nandi, Algorithm 2; low map, at most "
         f"{cfg['ppm_max_public']} public examples) under its own label-determined privacy (the class-0 records are "
-        "public): shown dashed, never ranked." + _margin_sentence(),
+        "public): shown dashed, never ranked." + _margin_sentence(cfg),
         "* **References (non-private, one fit per seed):** the majority class of the private labels; the exact 0-1 "
         "ERM in the low map; L2 logistic regression (scikit-learn, C = 1) on all features and in the low map.",
         f"* **Caps and statuses.** Every fit runs under a wall-clock cap of {cfg['cell_cap']:g} s (status `capped`); "
@@ -151,11 +151,14 @@ def _protocol(cfg: dict[str, Any], sizes: dict[str, dict[str, Any]], seeds: int)
     return lines
 
 
-def _margin_sentence() -> str:
-    margin = [e for e in LEARNERS.values() if e.name.startswith("margin")]
-    if not margin:
-        return " The margin learners of Bassily, Mohri, Suresh are not in this run (not in the toolkit when it ran)."
-    return " The margin learners of Bassily, Mohri, Suresh: " + ", ".join(e.label for e in margin) + "."
+def _margin_sentence(cfg: dict[str, Any]) -> str:
+    p = cfg["margin_learners"]
+    return (
+        " The margin learners of Bassily, Mohri, Suresh (no public data, no oracle; data radius 1, weight norm bound "
+        f"Lambda = {p['norm_bound']:g}, delta = {p['delta']:g}, the toolkit's stand-in DP solver for the phased SGD): "
+        f"MarginERM (Algorithm 2 with Algorithm 4, margin rho = {p['margin']:g} fixed in advance) on all features and "
+        "in the low map, AdaptiveMarginERM (Algorithm 6: rho chosen privately) on all features."
+    )
 
 
 def _task_table(table: pd.DataFrame, task: str) -> list[str]:
