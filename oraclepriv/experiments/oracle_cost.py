@@ -16,7 +16,9 @@ kind in :mod:`oraclepriv.experiments.oracle_cost_cell`), and every learner is ti
   oracle; halfspaces through a positive rescaling into the l1 ball); PublicCoverEM (no oracle, cover of
   C(m, d) 2^(d+1) candidates); PPM (Bassily, Moran, Nandi, d <= 2, its own label-determined data model); and the
   outside yardstick, output-perturbation logistic regression (Chaudhuri, Monteleoni, Sarwate, Algorithm 1), which
-  calls no 0-1 oracle and needs no public data. All at eps = 1; every learner runs at one setting fixed in advance
+  calls no 0-1 oracle and needs no public data; beside it, on halfspaces, the margin learners of Bassily, Mohri,
+  Suresh, "Differentially Private Learning with Margin Guarantees" (MarginERM, Algorithm 2; AdaptiveMarginERM,
+  Algorithm 6), which need neither. All at eps = 1; every learner runs at one setting fixed in advance
   by a rule of n and d (below), not tuned, so errors are indicative, not each learner's best;
 * backends: every exact backend that applies and is installed (``installed_backends``): sweep (thresholds, stumps),
   enumerate (halfspaces, d <= 3), scip-bc, highs, and beside scip-bc the default ``portfolio`` and gurobi-bc when a
@@ -28,7 +30,9 @@ Rules (data-independent): m = max(ceil((eps n sqrt(v))^(2/5)), 2 v) public point
 of docs/theory/block-et-al.md, "Choosing m for RRSPM", floored at 2 v); Perturbation J = 3, eta = 0.1,
 delta = 1e-6; SubsampleAggregate k = clip(n / 10, 2, 128) teachers on max(2, min(m, k / 4)) public points
 (Laplace, so gamma = m / (k eps) <= 1/4); RSPM on the grid of 16 cell centres per feature; the yardstick with
-lambda = 1 / sqrt(n) and a public norm bound R (sqrt(d) + 3 for N(0, I_d), sqrt(k) on the unit cube).
+lambda = 1 / sqrt(n) and a public norm bound R (sqrt(d) + 3 for N(0, I_d), sqrt(k) on the unit cube); the margin
+learners at their class defaults (margin 0.1, weight norm bound 1, delta = 1e-6) on the rows x / R clipped into the
+unit ball, AdaptiveMarginERM up to n = ADAPTIVE_MARGIN_MAX_N.
 
 Caps: every oracle call of a MIP backend has a time limit (``call_cap``); a private-data call that does not certify
 within it aborts its fit (``on_uncertified="raise"``: no release; status "uncertified"), and the cell is kept with
@@ -61,6 +65,7 @@ import numpy as np
 
 from oraclepriv.experiments.cells import prepare_run, run_cells
 from oraclepriv.experiments.oracle_cost_cell import (
+    ADAPTIVE_MARGIN_MAX_N,
     ORACLE_LEARNERS,
     OTHER_LEARNERS,
     public_size,
@@ -167,6 +172,8 @@ def convex_backend_name() -> str:
 
 
 def _applies(learner: str, cls: str, d: int) -> bool:
+    if learner in ("margin_erm", "adaptive_margin_erm"):
+        return cls == "halfspace"
     if learner == "rspm":
         return cls in ("threshold", "stump")
     if learner == "ppm":
@@ -231,6 +238,8 @@ def plan_cells(
                         ]
                 if learner == "regularization" and n > cfg["regularization_max_n"]:
                     skip = ["skipped", f"n = {n} > regularization_max_n = {cfg['regularization_max_n']}"]
+                if learner == "adaptive_margin_erm" and n > ADAPTIVE_MARGIN_MAX_N:
+                    skip = ["skipped", f"n = {n} > ADAPTIVE_MARGIN_MAX_N = {ADAPTIVE_MARGIN_MAX_N}"]
                 for rep in range(int(cfg["repetitions"])):
                     key = f"{cls}|d={d}|n={n}|{learner}|{backend}|rep={rep}"
                     data = _seed(int(random_state), _CLASS_CODE[cls], int(d), int(n), rep)

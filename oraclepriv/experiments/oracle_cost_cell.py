@@ -52,6 +52,7 @@ from oraclepriv.release import PrivacyLeakWarning
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
 
 __all__ = [
+    "ADAPTIVE_MARGIN_MAX_N",
     "GaussianHalfspaceScenario",
     "LEARNERS",
     "ORACLE_LEARNERS",
@@ -63,8 +64,18 @@ __all__ = [
 #: learners that call a 0-1 oracle (one cell per backend), then those that do not (backend "none"; Regularization's
 #: cells carry its convex oracle's backend name, ``oracle_cost.convex_backend_name()``, e.g. "highs-qp+kkt")
 ORACLE_LEARNERS = ("erm", "rrspm", "perturbation", "subsample", "rspm")
-OTHER_LEARNERS = ("public_cover_em", "ppm", "regularization", "output_perturbation")
+OTHER_LEARNERS = (
+    "public_cover_em",
+    "ppm",
+    "regularization",
+    "output_perturbation",
+    "margin_erm",
+    "adaptive_margin_erm",
+)
 LEARNERS = ORACLE_LEARNERS + OTHER_LEARNERS
+#: AdaptiveMarginERM scores every margin of its grid by a minimum hinge loss over the n rows: above this n its fit
+#: alone approaches the cell cap, so its cells are skipped (recorded as such)
+ADAPTIVE_MARGIN_MAX_N = 1000
 
 
 @dataclass(frozen=True)
@@ -272,6 +283,8 @@ def _learner(name: str, spec: dict[str, Any], backend: Any, seed: int):
     from oraclepriv.learners import (
         RRSPM,
         RSPM,
+        AdaptiveMarginERM,
+        MarginERM,
         OutputPerturbationLogistic,
         Perturbation,
         PPMHalfspaces,
@@ -305,6 +318,10 @@ def _learner(name: str, spec: dict[str, Any], backend: Any, seed: int):
         return OutputPerturbationLogistic(
             epsilon=eps, regularization=spec["op_lambda"], data_norm=spec["data_norm"], random_state=seed
         )
+    if name == "margin_erm":  # the class defaults (margin 0.1, norm bound 1, delta 1e-6) on rows in the unit ball
+        return MarginERM(epsilon=eps, radius=1.0, random_state=seed)
+    if name == "adaptive_margin_erm":
+        return AdaptiveMarginERM(epsilon=eps, radius=1.0, random_state=seed)
     raise ValueError(f"unknown learner {name!r}; expected one of {list(LEARNERS)}")
 
 
@@ -337,6 +354,12 @@ def _fit(name: str, est, X: np.ndarray, y: np.ndarray, Z: np.ndarray, spec: dict
         return Halfspace(tuple(w[:-1]), float(w[-1]))
     if name == "output_perturbation":
         return est.fit(X, y).hypothesis_
+    if name in ("margin_erm", "adaptive_margin_erm"):  # rows x / R clipped into the unit ball, one at a time
+        from oraclepriv.learners.output_perturbation import clip_rows
+
+        R = float(spec["data_norm"])
+        h = est.fit(clip_rows(X, R), y).hypothesis_
+        return Halfspace(tuple(np.asarray(h.w, dtype=np.float64) / R), float(h.b))  # w.(x / R) + b, exact inside R
     raise ValueError(f"unknown learner {name!r}")
 
 

@@ -30,6 +30,8 @@ LEARNER_STYLE = {
     "ppm": ("#e377c2", "P"),
     "regularization": ("#17becf", "X"),
     "output_perturbation": ("#7f7f7f", "h"),
+    "margin_erm": ("#bcbd22", "p"),
+    "adaptive_margin_erm": ("#9467bd", "d"),
 }
 
 

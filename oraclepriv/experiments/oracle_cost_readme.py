@@ -11,6 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
+from oraclepriv.experiments.oracle_cost_cell import ADAPTIVE_MARGIN_MAX_N
 from oraclepriv.experiments.oracle_cost_figures import panel_title
 from oraclepriv.experiments.oracle_cost_report import LABELS, t_interval
 
@@ -121,7 +122,10 @@ def _protocol(cfg: dict[str, Any], run: dict[str, Any]) -> list[str]:
         f"its public examples, at most {cfg['ppm_max_public']} used: a different privacy model, shown for cost); the "
         "yardstick, output-perturbation logistic regression (Chaudhuri, Monteleoni, Sarwate, Algorithm 1; "
         "docs/theory/output-perturbation.md; lambda = 1/sqrt(n), a public norm bound), which calls no 0-1 oracle "
-        "and uses no public data; and the non-private exact ERM.",
+        "and uses no public data; on halfspaces the margin learners of Bassily, Mohri, Suresh, which need neither: "
+        "MarginERM (Algorithm 2) and AdaptiveMarginERM (Algorithm 6, the margin chosen privately; n <= "
+        f"{ADAPTIVE_MARGIN_MAX_N}), at their class defaults (margin 0.1, weight norm bound 1, delta = 1e-6) on the "
+        "rows x / R clipped into the unit ball (R the public norm bound); and the non-private exact ERM.",
         "* **Backends:** every configured backend that is installed here. Not installed here: "
         + (
             f"{', '.join(missing)} (no new cells; the {run.get('kept_without_backend', 0)} cells of theirs that a run "

@@ -43,6 +43,8 @@ LABELS = {
     "ppm": "PPM (label-determined privacy)",
     "regularization": "Regularization",
     "output_perturbation": "output perturbation (yardstick)",
+    "margin_erm": "MarginERM (margin learner, Alg. 2)",
+    "adaptive_margin_erm": "AdaptiveMarginERM (margin learner, Alg. 6)",
 }
 
 
