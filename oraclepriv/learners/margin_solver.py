@@ -9,8 +9,8 @@ the rho-hinge loss of w on (x, s) is max(0, 1 - s <w, x> / rho), convex and 1/rh
   whose smoothing and phase constants are not rebuilt here: full-batch noisy projected subgradient descent with
   Gaussian noise, private by the Gaussian mechanism's exact accounting (:mod:`oraclepriv.learners.margin_privacy`);
 * :func:`minimum_hinge_loss` — min over ||w|| <= Lambda of the mean rho-hinge loss, bracketed by a primal point and
-  a dual point (the gap certified by evaluating both exactly). Algorithm 6 needs this minimum g_rho(S), whose
-  sensitivity is what its selection is calibrated to.
+  a dual point (the gap certified by evaluating both exactly; the points from the smoothed hinge). Algorithm 6 needs
+  this minimum g_rho(S), whose sensitivity is what its selection is calibrated to.
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class HingeMinimum:
     w : numpy.ndarray
         The best point found.
     rounds : int
-        Smoothing levels used.
+        Smoothing widths used.
     """
 
     upper: float
@@ -133,51 +133,52 @@ def _dual_bound(alpha: np.ndarray, Z: np.ndarray, s: np.ndarray, margin: float, 
     return float((alpha.sum() - radius / margin * np.linalg.norm(Z.T @ (alpha * s))) / n)
 
 
-#: the smoothing of ||v|| in the dual, relative to sqrt(n) max ||z_i||, tried in turn (0: the dual itself)
-_SMOOTHINGS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-8, 0.0)
+#: the smoothing widths of the hinge tried in turn (in units of t = 1 - <a, w>/rho), down to the gap asked for
+_WIDTHS = (1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6)
+
+
+def _smoothed(w: np.ndarray, A: np.ndarray, margin: float, width: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """The mean Huber-smoothed hinge (t^2/(2 mu) on [0, mu], t - mu/2 beyond, t = 1 - <a_i, w>/rho), its gradient,
+    and alpha_i = clip(t_i/mu, 0, 1), the derivative at each record (a dual point)."""
+    t = 1.0 - (A @ w) / margin
+    alpha = np.clip(t / width, 0.0, 1.0)
+    value = np.where(t >= width, t - width / 2.0, np.where(t > 0, t * t / (2.0 * width), 0.0))
+    n = A.shape[0]
+    return float(value.mean()), -(A.T @ alpha) / (margin * n), alpha
 
 
 def minimum_hinge_loss(Z: np.ndarray, s: np.ndarray, margin: float, radius: float, gap: float) -> HingeMinimum:
     """min over ||w|| <= ``radius`` of (1/n) sum max(0, 1 - s_i <w, z_i> / rho), bracketed within ``gap``.
 
-    By duality the minimum equals max over alpha in [0, 1]^n of D(alpha) = (1/n) (sum alpha - (Lambda / rho) ||v||),
-    v = sum alpha_i s_i z_i, and any alpha gives the lower bound D(alpha); w = Lambda v / ||v|| is then the primal
-    point, whose loss is the upper bound. The dual is maximised by L-BFGS-B over the box, with ||v|| smoothed to
-    sqrt(||v||^2 + mu^2) for a decreasing sequence of mu (warm-started; w = Lambda v / sqrt(||v||^2 + mu^2) stays
-    in the ball), until the bounds, both evaluated exactly, are within ``gap``.
+    Lower bound: for any alpha in [0, 1]^n, D(alpha) = (1/n) (sum alpha - (Lambda / rho) ||sum alpha_i s_i z_i||) is
+    below the minimum (max(0, t) >= alpha t, and the ball's minimum of a linear term). Upper bound: the loss of a
+    point of the ball. The points come from minimising the Huber-smoothed hinge of width mu over the ball (SLSQP, in
+    the p dimensions of w, warm-started over mu = 1, 0.1, ... down to ``gap``, the last width restarted twice): at its
+    minimiser, alpha_i = clip(t_i / mu, 0, 1) gives a gap of at most mu/4, so the last width closes it up to the
+    solver's accuracy. Both ends are evaluated exactly; the sequence stops once they are within ``gap``.
 
     Raises
     ------
     RuntimeError
-        When the sequence ends with the gap still above ``gap``.
+        When the last width leaves the gap above ``gap``.
     """
     n, p = Z.shape
     A = s[:, None] * Z
-    scale = math.sqrt(n) * float(np.max(np.linalg.norm(Z, axis=1), initial=0.0)) or 1.0
-    factor = radius / margin
-    alpha = np.full(n, 0.5)
-    best = HingeMinimum(math.inf, -math.inf, np.zeros(p), 0)
-    for rounds, smoothing in enumerate(_SMOOTHINGS, start=1):
-        mu2 = (smoothing * scale) ** 2
-
-        def negated_dual(a: np.ndarray, mu2: float = mu2) -> tuple[float, np.ndarray]:
-            v = A.T @ a
-            norm = math.sqrt(float(v @ v) + mu2)
-            direction = v / norm if norm > 0 else np.zeros_like(v)
-            return (-a.sum() + factor * norm) / n, (-1.0 + factor * (A @ direction)) / n
-
+    w = np.zeros(p)
+    best = HingeMinimum(math.inf, -math.inf, w, 0)
+    ball = {"type": "ineq", "fun": lambda v: radius * radius - v @ v, "jac": lambda v: -2.0 * v}
+    widths = [width for width in _WIDTHS if width > gap] + [gap, gap, gap]  # the last width, restarted twice
+    for rounds, width in enumerate(widths, start=1):
         result = minimize(
-            negated_dual,
-            alpha,
+            lambda v, width=width: _smoothed(v, A, margin, width)[:2],
+            w,
             jac=True,
-            method="L-BFGS-B",
-            bounds=[(0.0, 1.0)] * n,
-            options={"maxiter": 20_000, "ftol": 1e-15, "gtol": 1e-12},
+            method="SLSQP",
+            constraints=[ball],
+            options={"maxiter": 1000, "ftol": 1e-15},
         )
-        alpha = np.clip(result.x, 0.0, 1.0)
-        v = A.T @ alpha
-        norm = math.sqrt(float(v @ v) + mu2)
-        w = radius * v / norm if norm > 0 else np.zeros(p)
+        w = project_to_ball(np.asarray(result.x, dtype=np.float64), radius)
+        alpha = _smoothed(w, A, margin, width)[2]
         upper = float(mean_hinge_loss(w, Z, s, margin)[0])
         lower = _dual_bound(alpha, Z, s, margin, radius)
         best = HingeMinimum(min(best.upper, upper), max(best.lower, lower), w if upper < best.upper else best.w, rounds)
