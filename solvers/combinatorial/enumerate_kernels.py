@@ -140,27 +140,28 @@ def bucket_order(
     non-finite key is set to 0) and return their number m: ``order[:m]`` the sorted indices, ``sorted_key[:m]``
     their keys.
 
-    A bucket sort (m buckets), then one insertion pass (the buckets are in order), or a merge sort when the
-    insertion pass exceeds its budget (keys bunched in few buckets). ``bucket`` (n) and ``count`` (n + 1) are
+    A bucket sort (2m buckets), then one insertion pass (the buckets are in order), or a merge sort when the
+    insertion pass exceeds its budget (keys bunched in few buckets). ``bucket`` (n) and ``count`` (2n + 1) are
     work space."""
     m = n - (skip >= 0) - (skip2 >= 0)
     if m <= 0:
         return 0
-    scale = m / 2.0
-    for b in range(m + 1):
+    buckets = 2 * m
+    scale = buckets / 2.0
+    for b in range(buckets + 1):
         count[b] = 0
     for k in range(n):
         value = key[k]
         value = value if (value >= 0.0 and value <= 2.0) else 0.0
         key[k] = value
-        bucket[k] = min(int(value * scale), m - 1)
+        bucket[k] = min(int(value * scale), buckets - 1)
     for k in range(n):
         count[bucket[k] + 1] += 1
     if skip >= 0:
         count[bucket[skip] + 1] -= 1
     if skip2 >= 0:
         count[bucket[skip2] + 1] -= 1
-    for b in range(m):
+    for b in range(buckets):
         count[b + 1] += count[b]
     for k in range(n):
         if k != skip and k != skip2:
@@ -391,7 +392,7 @@ def pivot_values_2d(
     work = np.zeros((5, n))  # per point: pseudo-angle, reversed direction x and y, reversed (1.0), gain
     ordered = np.zeros((5, n))  # the same in angular order
     bucket = np.empty(n, dtype=np.int64)
-    count = np.empty(n + 1, dtype=np.int64)
+    count = np.empty(2 * n + 1, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     adj = np.zeros(n, dtype=np.int64)
     for t in range(len(pivots)):
@@ -684,7 +685,7 @@ def axis_values_3d(
     norm = work[3]
     sign = np.ones(n)
     bucket = np.empty(n, dtype=np.int64)
-    count = np.empty(n + 1, dtype=np.int64)
+    count = np.empty(2 * n + 1, dtype=np.int64)
     order = np.empty(n, dtype=np.int64)
     ordered = np.empty((6, n))  # in angular order: pseudo-angle, x, y, |D|, gain, signed gain
     pivot = -1
