@@ -152,7 +152,7 @@ class _MarginBase(PrivateEstimator, ABC):
         )
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """coef_ . x + intercept_ of the released halfspace.
+        """``coef_ . x + intercept_`` of the released halfspace.
 
         Parameters
         ----------
@@ -221,7 +221,7 @@ class MarginERM(_MarginBase):
     intercept_ : ndarray of shape (1,)
         The released bias.
     hypothesis_ : Halfspace
-        1 iff coef_ . x + intercept_ >= 0.
+        1 iff ``coef_ . x + intercept_ >= 0``.
     release_ : Release
         The halfspace and its privacy record (every constant of the calibration).
     classes_ : ndarray of shape (2,)
@@ -306,7 +306,7 @@ class AdaptiveMarginERM(_MarginBase):
     intercept_ : ndarray of shape (1,)
         The released bias.
     hypothesis_ : Halfspace
-        1 iff coef_ . x + intercept_ >= 0.
+        1 iff ``coef_ . x + intercept_ >= 0``.
     release_ : Release
         The halfspace, the selected margin and the privacy record.
     classes_ : ndarray of shape (2,)
