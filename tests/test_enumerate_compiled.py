@@ -187,6 +187,12 @@ def test_zero_signs_are_proved_only_on_float_exact_data():
     assert kernels.orient3d_filtered(grid, 0, 1, 2, 3, False) == kernels.UNSURE
 
 
+@numba_only
+def test_the_kernels_use_the_numpy_sweeps_frame_filter():
+    kernels = enumerate_compiled.kernels()
+    assert (kernels.FRAME_RTOL, kernels.NORM_MIN) == (enumerate_3d._FRAME_RTOL, enumerate_3d._NORM_MIN)
+
+
 # ---------------------------------------------------------------- the ways back to the numpy sweeps
 
 
