@@ -33,11 +33,11 @@ its gain is at least the window's best. A window of more than :data:`WINDOW_LIMI
 the integer pass.
 
 The filter needs no pass of its own after a ``sweep`` call: the sweep computes the same window on the
-problem it solved and reports ``details["strict_minimiser"]`` when the window holds its answer alone;
+problem it solved, compares it with its answer exactly, and reports ``details["exact_minimiser"]``;
 with the weights reaching it unchanged or scaled by an exact power of two (the protocol's
 :class:`~oraclepriv.solvers.exponents.PowerOfTwoScaling` with no weight rounded), its gains are the
 signed problem's gains (the sign reduction flips the label exactly where it negates the weight) times
-that power, so the answer is then the unique exact minimiser. Otherwise the window is computed here,
+that power, so its answer is then an exact minimiser of the call. Otherwise the window is computed here,
 on the sorted columns the wrapped oracle keeps for its points (:meth:`oraclepriv.oracle.Oracle.sorted_columns`:
 the sweep's own after a sweep call), so the comparison sorts nothing the sweep already sorted.
 
@@ -46,8 +46,8 @@ it is given, in float64 as given, whenever it returns a certified answer: the ne
 :mod:`oraclepriv.near_ties` is empty, and the learners publish numerical delta 0 for these
 (class, backend) pairs (docs/release-boundary.md, "Exact comparison"). Uncertified answers pass
 through unchanged (the learner's ``on_uncertified`` mode decides what they do). The check costs
-nothing after a strict sweep answer, one weight pass O(d n) when the window must be computed, and
-one pass of integer additions per feature when it is too large.
+nothing after a sweep answer it proved, one weight pass O(d n) when the window must be computed here,
+and one pass of integer additions per feature when it is too large.
 
 Other backends for the same classes (a MIP model for stumps, a heuristic) keep the tolerance and
 its numerical delta: their answers are what the user chose to trust, and the privacy audits'
@@ -203,7 +203,7 @@ def _check_covered(hypothesis_class: str, X: np.ndarray) -> None:
 
 
 #: the most candidates the float filter's window resolves by exact pairwise comparisons (more: the integer pass)
-WINDOW_LIMIT = 16
+WINDOW_LIMIT = 16  # the sweep's own (oraclepriv.solvers.combinatorial.sweep.WINDOW_LIMIT)
 
 
 class _Candidate(NamedTuple):
@@ -313,10 +313,10 @@ class ExactComparisonOracle:
         result = self.inner.solve(X, y, weights, caller=caller, step=step)
         if not result.certified:
             return result
-        if self._strict_sweep_answer(result):
+        if self._proved_by_the_sweep(result):
             result.details["exact_comparison"] = (
-                "the answer is an exact minimiser (the sweep's float filter with a proved error bound: strictly "
-                "better than every other labeling)"
+                "the answer is an exact minimiser (the sweep's float filter with a proved error bound, its window "
+                "compared exactly)"
             )
             return result
         X = as_features(X, "X")
@@ -352,10 +352,10 @@ class ExactComparisonOracle:
             inner = getattr(inner, "fallback" if "fallback_from" in result.details else "primary", None)
         return inner if isinstance(inner, Oracle) else None
 
-    def _strict_sweep_answer(self, result: OracleResult) -> bool:
-        """Whether ``result`` is the sweep's own answer flagged strict (module docstring) on weights that reached
-        it unchanged or scaled by an exact power of two: then it is the unique exact minimiser."""
-        if result.details.get("strict_minimiser") is not True:
+    def _proved_by_the_sweep(self, result: OracleResult) -> bool:
+        """Whether ``result`` is the sweep's own answer, proved an exact minimiser (module docstring) on weights that
+        reached it unchanged or scaled by an exact power of two: then it is an exact minimiser of the call."""
+        if result.details.get("exact_minimiser") is not True:
             return False
         scaling = result.details.get("power_of_two_scaling")
         if scaling is not None and scaling.get("weight_slack", 0.0) != 0.0:

@@ -324,11 +324,11 @@ def markdown_report(rows: list[dict[str, Any]], command: str) -> str:
             )
         elif row["benchmark"] == "stump-repeat":
             lines.append(
-                f"| stump oracle, repeat call with new weights (sweep, sorted columns kept: {row['kept']}) | {row['n']} "
-                f"| {row['d']} | {row['seconds']:.4f} s (first call {row['first_seconds']:.4f} s) | argsort of the same "
-                f"columns {row['argsort_seconds']:.4f} s | {row['ratio']:.3f}x, first call {row['first_ratio']:.2f}x "
-                f"(target <= {row['target_ratio']:g}x) | {row['certified']} (same answer as a new oracle: "
-                f"{row['same_as_fresh']}) |"
+                f"| stump oracle, repeat call with new weights (sweep, sorted columns kept: {row['kept']}) "
+                f"| {row['n']} | {row['d']} | {row['seconds']:.4f} s (first call {row['first_seconds']:.4f} s) "
+                f"| argsort of the same columns {row['argsort_seconds']:.4f} s | {row['ratio']:.3f}x, first call "
+                f"{row['first_ratio']:.2f}x (target <= {row['target_ratio']:g}x) | {row['certified']} (same answer "
+                f"as a new oracle: {row['same_as_fresh']}) |"
             )
         else:
             target = row.get("target_seconds")

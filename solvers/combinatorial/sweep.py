@@ -31,10 +31,16 @@ sign +1: all ones at cut 0, all zeros at cut n). Thresholds sit strictly between
 distinct training values they separate (the float midpoint; if the values are adjacent floats, the
 endpoint that keeps the labeling exact), or at +-inf.
 
-The answer also says whether it is a *strict* minimiser (``details["strict_minimiser"]``): when every
-other candidate's computed gain lies more than twice the error bound of :func:`gain_error_bound` below
-the best one's, the best labeling is strictly better than every other in exact arithmetic, so it is the
-unique exact minimiser (:mod:`oraclepriv.exact_comparison` then needs no pass of its own).
+The answer also says whether it is an *exact* minimiser (``details["exact_minimiser"]``). Every candidate
+whose computed gain lies more than twice the error bound of :func:`gain_error_bound` below the best one's
+is strictly worse, in exact arithmetic, than the best; the others (the window) are compared with the best
+exactly: two labelings' gains differ by a sum over the points they label differently (for two cuts of one
+column and sign, the points between the cuts), whose sign :func:`math.fsum` gives exactly (it rounds the
+exact sum correctly, and a non-zero sum of float64 values never rounds to zero). The flag is True when no
+window candidate is exactly better, False when one is, None when the window holds more than
+:data:`WINDOW_LIMIT` candidates (undecided); ``details["strict_minimiser"]`` when the window holds the
+best alone, which is then the unique exact minimiser. (:mod:`oraclepriv.exact_comparison` then needs no
+pass of its own.)
 """
 
 from __future__ import annotations
@@ -60,8 +66,10 @@ __all__ = [
     "candidate_threshold",
     "column_extremes",
     "cut_value",
+    "exact_gain_order",
     "gain_error_bound",
     "gains_of",
+    "is_exact_minimiser",
     "magnitude_bound",
     "ranked_candidates",
 ]
@@ -72,6 +80,9 @@ UNIT_ROUNDOFF = 2.0**-53
 #: points per block of a column's sorted order (a block ends at the first cut between distinct values
 #: at or after each multiple of BLOCK, so it holds whole groups of equal values and at most BLOCK cuts)
 BLOCK = 64
+
+#: the most window candidates the sweep compares with its answer exactly (more: the flag stays undecided)
+WINDOW_LIMIT = 16
 
 #: columns of at most this many points are one block: the pass then scans them whole, which costs less
 #: than summing blocks while the column fits in cache
@@ -423,6 +434,37 @@ def best_stump(
     return best.feature, best.sign, candidate_threshold(X, columns, best), loss_all_zero - best.gain
 
 
+def _positives(columns: SortedColumns, candidate: Candidate) -> np.ndarray:
+    """The points ``candidate`` labels 1, as a mask."""
+    order = columns.columns[candidate.feature].order
+    mask = np.zeros(order.size, dtype=bool)
+    mask[order[candidate.cut :] if candidate.sign == 1 else order[: candidate.cut]] = True
+    return mask
+
+
+def exact_gain_order(columns: SortedColumns, g: np.ndarray, a: Candidate, b: Candidate) -> int:
+    """The sign of gain(a) - gain(b) in exact arithmetic: +1, 0 or -1 (module docstring)."""
+    if a.feature == b.feature and a.sign == b.sign:  # they differ on the points between the two cuts
+        lo, hi = sorted((a.cut, b.cut))
+        between = g[columns.columns[a.feature].order[lo:hi]]
+        # sign +1: the smaller cut labels them 1 too; sign -1: the larger cut does
+        difference = between if (a.cut == lo) == (a.sign == 1) else -between
+    else:
+        in_a, in_b = _positives(columns, a), _positives(columns, b)
+        difference = np.concatenate([g[in_a & ~in_b], -g[in_b & ~in_a]])
+    total = math.fsum(difference.tolist())
+    return (total > 0) - (total < 0)
+
+
+def is_exact_minimiser(columns: SortedColumns, g: np.ndarray, best: Candidate, window: list[Candidate]) -> bool | None:
+    """Whether ``best`` (the largest computed gain) has an exact gain at least every ``window`` candidate's (then it
+    is an exact minimiser: the candidates outside the window are strictly worse than it); None when the window
+    holds :data:`WINDOW_LIMIT` candidates or more."""
+    if len(window) >= WINDOW_LIMIT:
+        return None
+    return all(exact_gain_order(columns, g, best, other) >= 0 for other in window)
+
+
 class SweepBackend(Backend):
     """Exact sort-and-sweep oracle for thresholds and stumps.
 
@@ -490,8 +532,8 @@ class SweepBackend(Backend):
         weight_sum = float(problem.w.sum())
         total, magnitude = float(g.sum()), magnitude_bound(g, weight_sum)  # |g_i| = w_i: the weights are >= 0
         # the window of the exact comparison (oraclepriv.exact_comparison): twice the error bound
-        strict_possible = problem.n * UNIT_ROUNDOFF < 0.25
-        slack = 2.0 * gain_error_bound(problem.n, magnitude) if strict_possible else 0.0
+        bounded = problem.n * UNIT_ROUNDOFF < 0.25  # gain_error_bound needs n u < 1/4
+        slack = 2.0 * gain_error_bound(problem.n, magnitude) if bounded else 0.0
         best, others = ranked_candidates(columns, g, signs, slack, magnitude, total)
         loss_all_zero = 0.5 * (weight_sum + total)  # the sum of w over y = 1
         threshold = candidate_threshold(problem.X, columns, best)
@@ -503,6 +545,7 @@ class SweepBackend(Backend):
         details = {
             "method": "sort+prefix-sum",
             "sorted_columns": "kept" if kept else "sorted",
-            "strict_minimiser": bool(strict_possible and not others),
+            "strict_minimiser": bool(bounded and not others),
+            "exact_minimiser": is_exact_minimiser(columns, g, best, others) if bounded else None,
         }
         return BackendAnswer(hypothesis, bound=loss_all_zero - best.gain, status="optimal", nodes=0, details=details)
