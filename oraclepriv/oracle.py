@@ -235,7 +235,7 @@ class OracleResult:
         (a margin, a box) it is proved over.
     details : dict, default {}
         Backend-specific facts (incumbents, the certificate's kind, the time limit, by how much the call
-        overran it).
+        overran it), and ``repeat_points``: whether the call's points were the previous call's.
     """
 
     hypothesis: Hypothesis
@@ -430,8 +430,8 @@ class Oracle:
             Each column's sorted order, its cuts between distinct values and its blocks.
         """
         points, _ = self._points(X)
-        sweep = self._backends.get(SweepBackend.name)
-        if isinstance(sweep, SweepBackend):
+        sweep = next((b for b in self._backends.values() if isinstance(b, SweepBackend)), None)
+        if sweep is not None:
             return sweep.sorted_columns(points)[0]
         if self._sorted is None:
             self._sorted = SortedColumns(points)
