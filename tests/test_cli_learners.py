@@ -79,7 +79,12 @@ def test_learn_rrspm_json_reports_two_calls_and_privacy(data):
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
-    assert set(out) == {"algorithm", "hypothesis", "privacy"}  # the release only, no diagnostics by default
+    assert set(out) == {
+        "algorithm",
+        "hypothesis",
+        "privacy",
+        "n_features",
+    }  # the release only, no diagnostics by default
     assert out["algorithm"] == "RRSPM" and out["privacy"]["oracle_calls_by_design"] == 2
     assert "warning" not in result.stderr
     diag = runner.invoke(app, args + ["--diagnostics", "all"])

@@ -128,7 +128,7 @@ def test_fit_is_reproducible_and_summary_is_json(data):
     assert s["privacy"]["oracle_calls_by_design"] == 2 and s["privacy"]["neighbouring"].startswith(
         "replace one private record"
     )
-    assert set(s) == {"algorithm", "hypothesis", "privacy"}  # the release: nothing else
+    assert set(s) == {"algorithm", "hypothesis", "privacy", "n_features"}  # the release: nothing else
     assert s["hypothesis"]["hypothesis_class"] == "stump" and s["privacy"]["epsilon"] == 1.0
     assert a.privacy_["mechanism"].startswith("RRSPM") and a.diagnostics_["proof_applies"] is True
 
