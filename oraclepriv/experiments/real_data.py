@@ -48,6 +48,7 @@ __all__ = [
     "SNAPSHOT",
     "TINY_CONFIG",
     "cell_fingerprint",
+    "code_version",
     "load_snapshot",
     "plan_cells",
     "run_real_data",
@@ -185,6 +186,29 @@ def _read_runs(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def code_version() -> dict[str, Any]:
+    """The git commit of the code that ran (short hash) and whether the working tree differed from it (None where
+    the package is not a git checkout): the cells depend on the learners' code, not only on the configuration."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10
+        )
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--", "oraclepriv", "solvers"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return {"commit": None, "modified": None}
+    if head.returncode != 0:
+        return {"commit": None, "modified": None}
+    return {"commit": head.stdout.strip(), "modified": bool(status.stdout.strip())}
+
+
 def run_real_data(
     out_dir: str | Path,
     quick: bool = False,
@@ -291,6 +315,7 @@ def run_real_data(
             "quick": bool(quick),
             "random_state": int(random_state),
             "fingerprint": fp,
+            **code_version(),
         }
         with open(runs_path, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(record) + "\n")

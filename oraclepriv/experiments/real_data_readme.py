@@ -62,10 +62,13 @@ def _findings(best: pd.DataFrame, heldout: pd.DataFrame, sizes: dict[str, dict[s
     if ranked.empty:
         return lines + ["No private learner finished every seed of any (task, epsilon).", ""]
     wins = Counter(ranked.best)
+    level = Counter(ranked.best) + Counter(name for tied in ranked.tied.fillna("") for name in tied.split(", ") if name)
     lines += [
         "Best private learner per (task, epsilon), by mean test accuracy over the seeds among the record-level DP "
         "learners whose every fit finished (PPM's label-determined privacy is not ranked): "
         + ", ".join(f"{_label(name)} {count} of {len(ranked)}" for name, count in wins.most_common())
+        + ". Best or not separated from the best by the seeds (the paired difference's 95% interval reaches 0): "
+        + ", ".join(f"{_label(name)} {count}" for name, count in level.most_common())
         + ". Leads are paired over seeds (every learner of a seed sees the same split), with 95% t-intervals; the "
         "best is chosen on the same seeds it is reported on, so its lead is optimistic: the held-out column picks on "
         "the even seeds and scores on the odd ones.",
@@ -219,10 +222,13 @@ def _runs(runs: list[dict[str, Any]], summary: dict[str, Any]) -> list[str]:
     for r in runs:
         loads = [x for x in (r.get("load_before"), r.get("load_after")) if x]
         load = " to ".join(f"{x[0]:.1f}" for x in loads) if loads else "unknown"
+        code = "code not recorded"
+        if r.get("commit"):
+            code = f"code of commit {r['commit']}" + (" with uncommitted changes" if r.get("modified") else "")
         lines.append(
             f"* {r['computed']} cells computed ({r['resumed']} taken from the stored cells) in {r['seconds']:.0f} s "
-            f"wall-clock with {r['n_jobs']} process(es); 1-minute load average {load} (the machine was shared: "
-            "seconds per fit are inflated when the load is above the core count)."
+            f"wall-clock with {r['n_jobs']} process(es), {code}; 1-minute load average {load} (the machine was "
+            "shared: seconds per fit are inflated when the load is above the core count)."
         )
     lines += ["", f"Machine: {summary['machine']}.", ""]
     return lines

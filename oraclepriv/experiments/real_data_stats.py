@@ -107,7 +107,9 @@ def _paired(a: pd.Series, b: pd.Series) -> tuple[float, float, float]:
 def best_private(fits: pd.DataFrame) -> pd.DataFrame:
     """Per task and epsilon: the private learner (record-level DP; PPM's label-determined model is not ranked) with
     the highest mean test accuracy among those whose every seed's fit is "ok", its accuracy and interval, the
-    runner-up, the lead over it and over the majority class (paired over seeds, 95% intervals), and the gap of the
+    runner-up, the lead over it and over the majority class (paired over seeds, 95% intervals), the learners the seeds
+    do not separate from the best (``tied``: the lower end of their paired difference's interval is not above 0), the
+    gap of the
     non-private exact ERM (low map) and logistic regression (all features) over it; ``excluded`` lists the private
     learners with a fit that is not "ok" (never ranked on fewer seeds)."""
     import pandas as pd
@@ -146,6 +148,8 @@ def best_private(fits: pd.DataFrame) -> pd.DataFrame:
                 "seeds": len(reps),
                 "excluded": "; ".join(excluded),
             }
+            tied = [name for name in ranked[1:] if not _paired(complete[best], complete[name])[1] > 0]
+            row["tied"] = ", ".join(tied)
             lead = _paired(complete[best], complete[ranked[1]]) if len(ranked) > 1 else (math.nan,) * 3
             row.update(lead=lead[0], lead_low=lead[1], lead_high=lead[2])
             over = _paired(complete[best], majority)
