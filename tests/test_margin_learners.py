@@ -529,3 +529,28 @@ class CheckedAdaptiveMarginERM(AdaptiveMarginERM):
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_learn_runs_the_margin_learners_on_private_data_alone(tmp_path):
+    """``oraclepriv learn --algorithm margin-erm``: fit on the private file alone (the learner takes no public
+    data), the release saved and scored; ``--public`` is refused, not ignored."""
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from oraclepriv.cli import app
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    X = 0.9 * X / np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]
+    data = tmp_path / "ball.csv"
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": (X[:, 0] > 0).astype(int)}).to_csv(data, index=False)
+    model = tmp_path / "model.json"
+    runner = CliRunner()
+    args = ["learn", str(data), "--algorithm", "margin-erm", "--epsilon", "1", "--delta", "1e-6"]
+    done = runner.invoke(app, [*args, "--hypothesis-class", "halfspace", "--out", str(model)])
+    assert done.exit_code == 0, done.output
+    assert "(1, 1e-06)-DP" in done.output and model.exists()
+    scored = runner.invoke(app, ["score", str(model), str(data), "--json"])
+    assert scored.exit_code == 0, scored.output
+    refused = runner.invoke(app, [*args, "--public", str(data)])
+    assert refused.exit_code == 2 and "uses no public data" in refused.output

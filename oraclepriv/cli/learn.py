@@ -58,7 +58,7 @@ from oraclepriv.cli.common import (
     output_path,
     restricted_backend_problem,
 )
-from oraclepriv.cli.learn_fit import Options, fit_with_privacy_bits, fit_with_public_points
+from oraclepriv.cli.learn_fit import Options, fit_private_only, fit_with_privacy_bits, fit_with_public_points
 from oraclepriv.learners.registry import FLAG_PARAMETERS, LearnerEntry, learner_entries, learner_entry
 
 if TYPE_CHECKING:
@@ -181,6 +181,8 @@ def learn(
         names = _diagnostic_names(entry, diagnostics)
         if entry.data == "privacy-bits":
             learner = fit_with_privacy_bits(entry, private, public, options)
+        elif entry.data == "private":
+            learner = fit_private_only(entry, private, public, options)
         else:
             learner = fit_with_public_points(entry, private, public, options)
     except UncertifiedOracleError:  # named by the flags (the learner names its parameters)

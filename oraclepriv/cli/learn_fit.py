@@ -142,6 +142,24 @@ def _refuse_weights(data: WeightedData, path: Path) -> None:
         raise ValueError(f"data file {str(path)!r} has a 'weight' column; private learners take unweighted data")
 
 
+def fit_private_only(entry: LearnerEntry, private: Path, public: Path | None, options: Options) -> Any:
+    """A learner on private labelled records alone (``fit(X, y)``): it takes no public data, so ``--public`` is
+    refused rather than ignored."""
+    from oraclepriv.io import read_csv_problem
+    from oraclepriv.validation import check_delta_for_n
+
+    if public is not None:
+        raise ValueError(f"--algorithm {entry.name} uses no public data; drop --public {str(public)!r}")
+    data = read_csv_problem(private)
+    _refuse_weights(data, private)
+    if options.delta:
+        try:
+            check_delta_for_n(options.delta, len(data.y), "--delta")
+        except ValueError as exc:
+            raise ValueError(f"data file {str(private)!r}: {exc}") from None
+    return make_learner(entry, options).fit(data.X, data.y)
+
+
 def fit_with_public_points(entry: LearnerEntry, private: Path, public: Path | None, options: Options) -> Any:
     """A learner on private labelled records and public points (``fit(X, y, X_public=PublicData(Z))``)."""
     from oraclepriv.cover import CoverTooLargeError, largest_halfspace_cover

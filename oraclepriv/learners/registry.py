@@ -58,7 +58,7 @@ class LearnerEntry:
 
     ``data``: ``"public"`` — ``fit(X_private, y_private, X_public=PublicData(Z))``, the public points from
     ``--public``; ``"privacy-bits"`` — ``fit(X, y, public_mask)``, the mask from the data file's 0/1 column
-    ``public``.
+    ``public``; ``"private"`` — ``fit(X, y)``, no public data (``--public`` is refused).
 
     ``oracle``: ``"0-1"`` (the exact 0-1 backends: ``--backend`` is built and checked by the 0-1 registry),
     ``"convex"`` (the convex oracle: its registry, and no time limit) or None (no oracle call).
@@ -79,7 +79,7 @@ class LearnerEntry:
     name: str
     estimator: Any
     summary: str
-    data: Literal["public", "privacy-bits"] = "public"
+    data: Literal["public", "privacy-bits", "private"] = "public"
     oracle: Literal["0-1", "convex"] | None = "0-1"
     delta: Literal["given", "gaussian", "selects-noise", "pure"] = "given"
     hypothesis_classes: tuple[str, ...] | None = None
@@ -227,6 +227,7 @@ for _entry in (
         oracle=None,
         delta="gaussian",
         hypothesis_classes=("halfspace",),
+        data="private",
         why_not={"--backend": "makes no oracle call", "--public-size": "takes no public points"},
     ),
     LearnerEntry(
@@ -236,6 +237,7 @@ for _entry in (
         oracle=None,
         delta="gaussian",
         hypothesis_classes=("halfspace",),
+        data="private",
         why_not={"--backend": "makes no oracle call", "--public-size": "takes no public points"},
     ),
 ):
