@@ -158,7 +158,7 @@ def test_the_sweeps_exact_flag_is_sound_on_near_ties(data):
 
 def test_a_repeat_call_on_many_points_reuses_the_sorted_columns_and_answers_as_a_fresh_call():
     rng = np.random.default_rng(0)
-    X = np.round(rng.normal(size=(40_000, 3)), 2)  # many ties; more points than one block holds
+    X = np.round(rng.normal(size=(40_000, 3)), 2)  # many ties; more points than SCAN_MAX: the blocked pass
     y = rng.integers(0, 2, 40_000)
     oracle = make_oracle("stump")
     for seed in range(3):
@@ -412,3 +412,14 @@ def test_sorted_columns_partition_every_column_into_blocks_of_whole_groups(block
         ranks = np.empty(n, dtype=np.intp)
         ranks[column.order] = np.arange(n)
         np.testing.assert_array_equal(column.bins // 2, np.searchsorted(starts, ranks, side="right") - 1)
+
+
+def test_the_repeat_call_benchmark_row_reports_a_kept_and_exact_repeat_call():
+    """The row of ``oraclepriv bench oracles`` (its timings are a benchmark, not tested): the repeat call used the
+    kept sorted columns and answered as a new oracle does."""
+    from oraclepriv.bench.oracles import bench_repeat_call, markdown_report
+
+    row = bench_repeat_call(n=40_000, repeats=1)
+    assert row["kept"] and row["same_as_fresh"] and row["certified"]
+    assert row["ratio"] == row["seconds"] / row["argsort_seconds"] and row["first_ratio"] > 0
+    assert "repeat call with new weights" in markdown_report([row], "oraclepriv bench oracles")
