@@ -59,6 +59,8 @@ def test_every_planned_cell_has_a_row_and_none_failed(tiny):
         "ppm",
         "regularization",
         "output_perturbation",
+        "margin_erm",
+        "adaptive_margin_erm",
     }
     assert seen[-1] == (len(specs), len(specs)) and [d for d, _ in seen] == sorted(d for d, _ in seen)
     for name in ("call_time.png", "noise_ratio.png", "pareto.png", "crossover.png", "README.md", "calls.csv"):

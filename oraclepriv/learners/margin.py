@@ -387,5 +387,6 @@ class AdaptiveMarginERM(_MarginBase):
             "epsilon/2, then Algorithm 2 at (epsilon/2, delta) and confidence beta/2",
             **chosen.privacy,
             "erm": fit.privacy,
+            "oracle_calls_by_design": 0,
         }
         return MarginFit(fit.coef, fit.intercept, privacy, {**fit.diagnostics, **chosen.diagnostics})
