@@ -31,7 +31,10 @@ from oraclepriv.solvers.runtime.deadline import Deadline
 
 from oraclepriv import make_oracle
 
-numba_only = pytest.mark.skipif(enumerate_compiled.kernels() is None, reason="numba is not installed")
+numba_only = pytest.mark.skipif(
+    enumerate_compiled.kernels() is None,
+    reason="the compiled kernels are off (opt-in: ORACLEPRIV_ENUMERATE_COMPILED=1) or numba is not installed",
+)
 
 
 def merged(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -291,9 +294,11 @@ def test_an_expired_deadline_stops_the_compiled_sweep(d):
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.parametrize("d", [2, 3])
 def test_compiled_sweeps_find_the_numpy_optimum_thorough(d, monkeypatch):
-    for seed in range(4, 44):
+    for seed in range(4, 24):
         for kind in KINDS:
             n = [60, 150, 400][seed % 3] if d == 2 else [20, 40, 70][seed % 3]
+            if kind in ("tiny", "huge"):  # every sign in rational arithmetic on both paths
+                n = min(n, 40 if d == 2 else 20)
             P, G = instance(seed, kind, n, d)
             assert_same_optimum(monkeypatch, P, G)
         for kind in HAND_TYPED_KINDS:
