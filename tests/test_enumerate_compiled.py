@@ -12,7 +12,8 @@ sweeps they stand in for, which stay the reference and the fallback.
 * the fallback: with numba absent (or the switch off) the numpy sweeps answer, and both paths give the oracle the
   same certified objective.
 
-The kernels are compiled once per process (numba's on-disk cache makes later processes load them instead);
+The kernels are switched on here whatever the process's default, and compiled once per process (numba's on-disk
+cache makes later processes load them instead);
 ``-m slow`` runs the comparisons on many more and larger instances.
 """
 
@@ -31,10 +32,14 @@ from oraclepriv.solvers.runtime.deadline import Deadline
 
 from oraclepriv import make_oracle
 
-numba_only = pytest.mark.skipif(
-    enumerate_compiled.kernels() is None,
-    reason="the compiled kernels are off (opt-in: ORACLEPRIV_ENUMERATE_COMPILED=1) or numba is not installed",
-)
+numba_only = pytest.mark.skipif(enumerate_compiled._import() is None, reason="numba is not installed")
+
+
+@pytest.fixture(autouse=True)
+def compiled_kernels_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernels are switched on for these tests whatever the process's default (``enumerate_compiled.enabled``,
+    ``ORACLEPRIV_ENUMERATE_COMPILED``); a test that wants the numpy sweeps switches them off itself."""
+    monkeypatch.setattr(enumerate_compiled, "enabled", True)
 
 
 def merged(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

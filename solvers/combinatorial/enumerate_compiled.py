@@ -4,10 +4,12 @@
 
 Both give the same optimum: the kernels decide every sign they can prove with Shewchuk's float filters and hand
 every pivot or pair holding a sign they cannot prove back to the numpy sweep, whose predicates fall back to
-rational arithmetic. The kernels are used when numba imports and :data:`enabled` is true; the environment variable
-``ORACLEPRIV_ENUMERATE_COMPILED=0`` turns them off for a process (for example to time the numpy sweeps). numba is
-imported on first use, and the compiled functions are cached on disk (``cache=True``), so a process pays the
-compilation once per installation, and loading the cache once per process.
+rational arithmetic. The kernels are used when numba imports and :data:`enabled` is true, which the environment
+variable ``ORACLEPRIV_ENUMERATE_COMPILED=1`` sets for a process (the ``compiled`` extra installs numba). They are
+off by default: the first call of an installation compiles them (seconds in d = 2, minutes in d = 3 on a loaded
+2-core machine), and a compilation cannot be stopped, so it would overrun the call's time limit (the deadline
+contract, docs/deadlines.md). The compiled functions are cached on disk (``cache=True``): after the first
+compilation a process pays only for loading the cache.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from types import ModuleType
 
 __all__ = ["enabled", "kernels"]
 
-#: use the compiled kernels when numba is installed (tests set it to False to run the numpy sweeps)
-enabled: bool = os.environ.get("ORACLEPRIV_ENUMERATE_COMPILED", "1") != "0"
+#: use the compiled kernels (when numba is installed): opt-in, ORACLEPRIV_ENUMERATE_COMPILED=1 (module docstring)
+enabled: bool = os.environ.get("ORACLEPRIV_ENUMERATE_COMPILED", "0") == "1"
 
 
 @functools.cache
