@@ -301,6 +301,7 @@ def _solver_audit(n_runs: int, short: bool, seed: int = 11) -> float:
     return estimate_epsilon(outcomes[0], outcomes[1], delta=delta).eps_lower
 
 
+@pytest.mark.slow
 def test_solver_audit_passes_and_catches_a_10_percent_noise_shortfall():
     assert _solver_audit(10_000, short=False) <= 1.0
     assert _solver_audit(40_000, short=True) > 1.0
@@ -361,6 +362,7 @@ def _noise_free(monkeypatch):
     monkeypatch.setattr(margin_algorithms, "solver_schedule", without_noise)
 
 
+@pytest.mark.slow
 def test_learner_audit_passes_and_catches_a_solver_without_noise(monkeypatch):
     assert _learner_audit(MarginERM, 150, margin=0.5).passed
     _noise_free(monkeypatch)
@@ -524,10 +526,15 @@ class CheckedAdaptiveMarginERM(AdaptiveMarginERM):
 
 
 @pytest.mark.filterwarnings("ignore::oraclepriv.release.PrivacyLeakWarning")
-@parametrize_with_checks(
-    [CheckedMarginERM(margin=1e-4, n_steps=50, random_state=0), CheckedAdaptiveMarginERM(n_steps=50, random_state=0)]
-)
+@parametrize_with_checks([CheckedMarginERM(margin=1e-4, n_steps=50, random_state=0)])
 def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.slow  # Algorithm 6 runs Algorithm 2 once per check: about a minute in all
+@pytest.mark.filterwarnings("ignore::oraclepriv.release.PrivacyLeakWarning")
+@parametrize_with_checks([CheckedAdaptiveMarginERM(n_steps=50, random_state=0)])
+def test_sklearn_estimator_checks_adaptive(estimator, check):
     check(estimator)
 
 

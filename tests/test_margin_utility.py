@@ -35,6 +35,7 @@ def test_predicted_shapes_have_the_bounds_slopes():
     assert -1.0 < lemma < -0.5  # sqrt(k)/(eps m) first, 1/sqrt(m) at the largest m
 
 
+@pytest.mark.slow
 def test_quick_run_writes_its_files_and_both_slopes(tmp_path):
     result = run_margin_utility(tmp_path, quick=True, random_state=1)
     for path in result["paths"].values():

@@ -99,6 +99,7 @@ def is_an_exact_minimiser(hypothesis_class, X, y, w, result) -> bool:
 # ------------------------------------------------------------------------------ repeat calls are exact
 
 
+@pytest.mark.slow
 @settings(max_examples=250, **SETTINGS)
 @given(data=st.data())
 def test_repeat_calls_answer_exactly_as_fresh_calls(data):
@@ -134,6 +135,7 @@ def test_repeat_calls_answer_exactly_as_fresh_calls(data):
             previous = X.copy()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, **SETTINGS)
 @given(data=st.data())
 def test_the_sweeps_exact_flag_is_sound_on_near_ties(data):
@@ -236,6 +238,7 @@ class UntrustedSweep(SweepBackend):
         return super().solve(problem)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, **SETTINGS)
 @given(data=st.data())
 def test_the_comparison_window_finds_exact_minimisers_on_the_kept_columns(data):
