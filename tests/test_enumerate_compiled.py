@@ -34,6 +34,10 @@ from oraclepriv import make_oracle
 
 numba_only = pytest.mark.skipif(enumerate_compiled._import() is None, reason="numba is not installed")
 
+#: compiling the kernels takes seconds (d = 2) to minutes (d = 3) in a fresh installation: the whole module runs with
+#: the slow checks (python3 -m pytest -m slow), and the default run keeps enumerate's numpy sweeps under test
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(autouse=True)
 def compiled_kernels_on(monkeypatch: pytest.MonkeyPatch) -> None:

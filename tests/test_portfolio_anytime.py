@@ -137,7 +137,8 @@ def test_a_phase_cut_by_the_deadline_never_replaces_what_the_lead_proved():
     res = make_oracle("halfspace", backend=portfolio).solve(X, y)
     assert res.details["portfolio"].endswith("then direction-bb") and len(scip_spy.calls) == 1
     (cut,) = direction_spy.calls
-    assert cut.answer.status == "time_limit" and cut.answer.bound < optimum.objective
+    # cut by its deadline; on a fast machine it may still have proved the optimum, never more
+    assert cut.answer.status == "time_limit" and cut.answer.bound <= optimum.objective
     assert res.bound == optimum.objective and res.details["bound_from"] == "scip-bc (lead)"
     assert res.certified == (res.objective == optimum.objective)
     assert_no_phase_is_better(res, direction_spy.problem, scip_spy.calls + direction_spy.calls, 1e-9)
