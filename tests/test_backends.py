@@ -143,6 +143,7 @@ def test_the_portfolio_chooses_by_dimension_and_is_exact(d, ran):
     assert res.details["portfolio"].startswith(ran)
 
 
+@pytest.mark.slow
 def test_the_portfolio_hands_direction_bb_the_lead_s_halfspace_and_keeps_the_larger_bound():
     # d = 7, noisy (loss above the LP cap), a lead too short for scip-bc to finish: direction-bb starts from
     # scip-bc's halfspace

@@ -61,6 +61,7 @@ def radon_core(rng, d, scale=1.0):
     return X, (dep > 0).astype(int)
 
 
+@pytest.mark.slow
 def test_integer_verify_agrees_with_the_rational_reference():
     rng = np.random.default_rng(0)
     hits = 0

@@ -127,6 +127,7 @@ def test_results_do_not_depend_on_the_number_of_worker_processes(quick, tmp_path
     pd.testing.assert_frame_equal(quick["best"], parallel["best"])
 
 
+@pytest.mark.slow
 def test_cli_runs_the_quick_experiment(tmp_path):
     from oraclepriv.cli import app
 

@@ -296,6 +296,7 @@ def test_is_installed_needs_a_working_licence(monkeypatch):
     assert not {"gurobi", "gurobi-bc"} & set(installed_backends("halfspace"))
 
 
+@pytest.mark.slow
 def test_ctrl_c_stays_a_keyboard_interrupt():
     """Gurobi's own SIGINT handler would print "Interrupt request received" on stdout and end the
     solve as INTERRUPTED; both backends raise KeyboardInterrupt, print nothing, run no fallback."""

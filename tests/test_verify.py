@@ -68,6 +68,7 @@ def test_sampled_mode_agrees_with_exact_mode():
     assert sampled.loss_low <= exact.loss <= sampled.loss_high
 
 
+@pytest.mark.slow
 def test_costs_agree_with_brute_force_on_random_halfspace_instances():
     oracle = make_oracle("halfspace", backend="scip-bc")
     for seed in range(5):
