@@ -261,6 +261,7 @@ def _refused(args) -> None:
         _check(_materialize(args, Path(root), "", "", "file"), must_refuse=True)
 
 
+@pytest.mark.slow
 @_FAST
 @given(st.lists(cheap_invocations(), min_size=3, max_size=3), csv_texts(), csv_texts(), PATHS)
 def test_cheap_commands_never_print_a_traceback(invocations, data, public, where):

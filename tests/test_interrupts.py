@@ -137,6 +137,7 @@ def _interrupt_each(specs: list[str], delay: float = 1.0) -> None:
     assert not alive, f"worker processes outlived the interrupt: {[p.pid for p in alive]}"
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_scip_bc_cpsat_and_highs_promptly_without_a_fallback():
     """PySCIPOpt (SCIP's own handler, Python callbacks), CP-SAT (its own handler, GIL released) and
     HiGHS (GIL released): each solve ends with a KeyboardInterrupt within a few seconds."""

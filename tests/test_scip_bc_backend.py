@@ -384,6 +384,7 @@ def test_rrspm_like_instances_match_enumerate(seed):
 # -- the x-objective separation (Pfetsch) ----------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_separation_of_fractional_points_matches_enumerate_with_signed_weights(seed):
     """Mid-size instances where the Farkas-LP separation with objective x does the work: every added

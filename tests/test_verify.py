@@ -34,6 +34,7 @@ def test_tight_construction_has_loss_exactly_epsilon(m):
     assert "label flip" in result.worst_neighbour and result.numerical_error < 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["enumerate", "scip-bc"])
 def test_tight_halfspace_construction_through_the_exact_backends(backend):
     X, y, Z = tight_halfspace(2)
