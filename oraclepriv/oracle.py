@@ -56,7 +56,7 @@ from oraclepriv.solvers.combinatorial.sweep import SortedColumns, SweepBackend
 from oraclepriv.solvers.exponents import PowerOfTwoScaling
 from oraclepriv.solvers.kept_points import KeptPoints
 from oraclepriv.solvers.runtime.deadline import Deadline, check_time_limit
-from oraclepriv.validation import as_features, as_labels, as_weights
+from oraclepriv.validation import as_features, as_labels, weights_and_magnitudes
 
 __all__ = [
     "HYPOTHESIS_CLASSES",
@@ -105,7 +105,9 @@ def certification_tolerance(weights: np.ndarray) -> float:
     return CERTIFICATION_RTOL * max(1.0, float(np.abs(weights).sum()))
 
 
-def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+def reduce_signed_weights(
+    y: np.ndarray, weights: np.ndarray, magnitudes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, float]:
     """Exact reduction of a signed weighted 0-1 problem to one with non-negative weights.
 
     For ``w < 0``: ``w * 1[h != y] = w + |w| * 1[h != 1 - y]`` (docs/theory/sign-reduction.md), so
@@ -117,6 +119,8 @@ def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarra
         Labels in {0, 1}.
     weights : numpy.ndarray
         Weights of either sign, one per label.
+    magnitudes : numpy.ndarray or None, default None
+        ``np.abs(weights)`` when the caller has it already (it is then returned as the reduced weights).
 
     Returns
     -------
@@ -136,7 +140,7 @@ def reduce_signed_weights(y: np.ndarray, weights: np.ndarray) -> tuple[np.ndarra
     negative = weights < 0
     y_reduced = np.asarray(y, dtype=np.int8) ^ negative.view(np.int8)  # 1 - y where negative
     offset = float(np.compress(negative, weights).sum())  # weights[negative].sum(), without boolean indexing
-    return y_reduced, np.abs(weights), offset
+    return y_reduced, np.abs(weights) if magnitudes is None else magnitudes, offset
 
 
 #: MIP backends for halfspaces above PORTFOLIO_MAX_D, fastest first (results/bench-mip: scip-bc)
@@ -516,14 +520,14 @@ class Oracle:
         if self.hypothesis_class == "threshold" and d != 1:
             raise ValueError(f"X must have exactly one feature for hypothesis class 'threshold'; got d={d}")
         y = as_labels(y, n, "y")
-        w = as_weights(weights, n, "weights")
+        w, w_abs, abs_sum = weights_and_magnitudes(weights, n, "weights")  # validated: |w| and sum |w| in one pass
         name = self.backend or default_backend(self.hypothesis_class, n, d)
         backend = self._backend_instance(name)
         backend.check(self.hypothesis_class, n, d)
         limit = None if backend.time_limit is None else float(backend.time_limit)
         deadline = Deadline(limit, start=start)
 
-        y_reduced, w_abs, offset = reduce_signed_weights(y, w)
+        y_reduced, w_abs, offset = reduce_signed_weights(y, w, w_abs)
         scaling = PowerOfTwoScaling.fit(X, w_abs, self.hypothesis_class)
         problem = ReducedProblem(
             self.hypothesis_class, scaling.scale_X(X), y_reduced, scaling.scale_w(w_abs), deadline=deadline
@@ -536,7 +540,7 @@ class Oracle:
         objective = hypothesis.loss(X, y, w)  # the hypothesis re-scores itself, signed problem
         reduced_bound = scaling.bound_back(answer.bound)
         bound = offset + reduced_bound if math.isfinite(reduced_bound) else -math.inf
-        tolerance = CERTIFICATION_RTOL * max(1.0, float(w_abs.sum()))  # certification_tolerance(w), one pass fewer
+        tolerance = CERTIFICATION_RTOL * max(1.0, abs_sum)  # certification_tolerance(w), from the validation's sum
         meets_bound = bool(math.isfinite(bound) and objective <= bound + tolerance)
         restriction = backend.restriction(self.hypothesis_class)
         certified = meets_bound and restriction is None

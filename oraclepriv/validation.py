@@ -33,6 +33,7 @@ __all__ = [
     "as_features",
     "as_labels",
     "as_weights",
+    "weights_and_magnitudes",
     "check_delta",
     "check_delta_for_n",
     "check_epsilon",
@@ -182,8 +183,18 @@ def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
 
     Refused: complex values, and weights whose total sum_i |w_i| overflows float64 (every loss and
     bound is a partial sum of them; scaling all weights by one positive factor changes no minimiser)."""
+    return weights_and_magnitudes(weights, n, name)[0]
+
+
+def weights_and_magnitudes(weights, n: int, name: str = "weights") -> tuple[np.ndarray, np.ndarray, float]:
+    """(the weights as :func:`as_weights` returns them, their absolute values, the float64 sum of those).
+
+    The checks are :func:`as_weights`'s, made in the pass that computes the absolute values and their
+    sum (a NaN or an infinity makes the sum non-finite too), so a caller that needs both -- the oracle
+    protocol's sign reduction and its certificate's tolerance -- reads the weights once more, not three
+    times."""
     if weights is None:
-        return np.ones(n, dtype=np.float64)
+        return np.ones(n, dtype=np.float64), np.ones(n, dtype=np.float64), float(n)
     _refuse_complex(weights, name)
     try:
         arr = np.asarray(weights, dtype=np.float64)
@@ -195,12 +206,14 @@ def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
         raise ValueError(f"{name} must be 1-D; got shape {arr.shape}")
     if arr.shape[0] != n:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {n} rows (shape mismatch)")
-    if not _all_finite(arr):
-        raise ValueError(f"{name} must be finite; {_describe_bad(arr, ~np.isfinite(arr))}")
-    problem = weight_total_problem(arr, name, "the weights")
-    if problem is not None:
-        raise ValueError(f"{name}: {problem}")
-    return arr
+    with np.errstate(over="ignore", invalid="ignore"):
+        magnitudes = np.abs(arr)
+        total = float(magnitudes.sum())
+    if not math.isfinite(total):
+        if not _all_finite(arr):
+            raise ValueError(f"{name} must be finite; {_describe_bad(arr, ~np.isfinite(arr))}")
+        raise ValueError(f"{name}: {weight_total_problem(arr, name, 'the weights')}")
+    return arr, magnitudes, total
 
 
 def weight_total_problem(weights: np.ndarray, what: str, holder: str) -> str | None:

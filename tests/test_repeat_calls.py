@@ -196,6 +196,38 @@ def test_a_nan_is_refused_on_a_repeat_call_as_on_a_first():
         make_oracle("stump").solve(X, y, w)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_weight_is_refused_on_a_repeat_call_as_on_a_first(bad):
+    """A repeat call skips the validation of its points, never of its weights."""
+    X = np.arange(8.0).reshape(4, 2)
+    y, w = np.array([0, 1, 0, 1]), np.ones(4)
+    oracle = make_oracle("stump")
+    oracle.solve(X, y, w)
+    w[2] = bad
+    for fresh in (False, True):
+        with pytest.raises(ValueError, match=r"weights must be finite; index 2 has value"):
+            (make_oracle("stump") if fresh else oracle).solve(X, y, w)
+    assert oracle.solve(X, y, np.ones(4)).details["repeat_points"]  # the refused call dropped nothing
+
+
+def test_weights_whose_total_overflows_are_refused_on_a_repeat_call():
+    X = np.arange(8.0).reshape(4, 2)
+    y = np.array([0, 1, 0, 1])
+    oracle = make_oracle("stump")
+    oracle.solve(X, y, np.ones(4))
+    with pytest.raises(ValueError, match=r"the sum of \|weights\| overflows float64"):
+        oracle.solve(X, y, np.array([1e308, -1e308, 1e308, 1.0]))
+
+
+def test_labels_outside_zero_and_one_are_refused_on_a_repeat_call():
+    X = np.arange(8.0).reshape(4, 2)
+    oracle = make_oracle("stump")
+    oracle.solve(X, np.array([0, 1, 0, 1]), np.ones(4))
+    for y in (np.array([0, 1, 2, 1]), np.array([0, -1, 0, 1]), np.array([0.0, 1.0, 0.5, 1.0])):
+        with pytest.raises(ValueError, match=r"y must contain labels in \{0, 1\}"):
+            oracle.solve(X, y, np.ones(4))
+
+
 def test_a_threshold_oracle_keeps_one_dimensional_points():
     x = np.array([3.0, 1.0, 2.0, 2.0])
     oracle = make_oracle("threshold")
@@ -426,3 +458,12 @@ def test_the_repeat_call_benchmark_row_reports_a_kept_and_exact_repeat_call():
     assert row["kept"] and row["same_as_fresh"] and row["certified"]
     assert row["ratio"] == row["seconds"] / row["argsort_seconds"] and row["first_ratio"] > 0
     assert "repeat call with new weights" in markdown_report([row], "oraclepriv bench oracles")
+
+
+def test_the_first_call_benchmark_row_times_new_oracles():
+    """``bench_stump_sweep`` times a new oracle's first call (it sorts), never a repeat call on kept columns."""
+    from oraclepriv.bench.oracles import bench_stump_sweep, markdown_report
+
+    row = bench_stump_sweep(n=2000, d=2, repeats=2)
+    assert row["first_call"] and row["certified"] and row["ratio"] == row["oracle_seconds"] / row["argsort_seconds"]
+    assert "first call of a new oracle" in markdown_report([row], "oraclepriv bench oracles")
