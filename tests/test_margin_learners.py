@@ -2,12 +2,14 @@
 Algorithms 2, 4 and 6; docs/theory/margin-learners.md).
 
 1. The calibration: Lemma 3.1's constants and the two inequalities of its proof; the resampling-Gaussian accounting
-   against a brute-force law of the copies and against the exact profile of a one-round mixture; every calibration
-   meets its delta and a 10%-short noise does not.
+   against a brute-force law of the copies and against the exact profile of a one-round mixture; the direct-Gaussian
+   accounting recomputed from a fit's record; every calibration meets its delta and a 10%-short noise does not; one
+   round spends all of epsilon on the rounds and records no selection.
 2. The two private selections verified EXACTLY: their output laws are explicit given the scores, so the privacy loss
    between neighbouring datasets is computed (:func:`oraclepriv.privacy_loss`), on tight instances where a
    temperature 10% too high exceeds the claim.
-3. Sampled audits: the stand-in solver on its tight instance (a 10%-short noise caught), and the whole learner
+3. Sampled audits: the stand-in solver on its tight instance (a 10%-short noise caught), Algorithm 2's direct path
+   on its tight instance (a 10%-short calibration caught), and the whole learner
    (:func:`oraclepriv.audit.audit_learner`, a control without the solver's noise caught).
 4. The estimator: fit, predict, pickle, Pipeline, scikit-learn's checks, the release, bad inputs.
 """
@@ -37,6 +39,10 @@ from oraclepriv.learners.margin_algorithms import (
     solver_schedule,
 )
 from oraclepriv.learners.margin_privacy import (
+    ACCOUNTINGS,
+    RoundCalibration,
+    direct_gaussian_delta,
+    direct_gaussian_mu,
     gaussian_delta,
     gaussian_mu,
     paper_budget,
@@ -87,6 +93,15 @@ def test_group_privacy_bound_covers_the_gaussian_groups_exact_profile():
     mu = gaussian_mu(budget.solver_epsilon, budget.solver_delta)
     G = budget.group_size
     assert gaussian_delta(G * mu, G * budget.solver_epsilon) <= budget.group_delta
+
+
+def test_paper_budget_without_selection_gives_the_rounds_all_of_epsilon():
+    """One round and no selection: the rounds' epsilon is epsilon, not epsilon/2 (the proof's inequalities still
+    checked); with the selection it is the paper's split."""
+    alone, split = paper_budget(1.0, 1e-6, 1, 400, selection=False), paper_budget(2.0, 1e-6, 1, 400)
+    assert alone.round_epsilon == 1.0 and alone.solver_epsilon == pytest.approx(1.0 / (2 * math.log(2 / 1e-6)))
+    assert alone == split
+    assert alone.group_size * alone.solver_epsilon <= 1.0 and alone.spent_delta <= 1e-6
 
 
 def test_paper_budget_refuses_where_the_group_privacy_step_fails():
@@ -146,6 +161,68 @@ def test_resampling_calibration_meets_delta_and_a_10_percent_short_noise_does_no
     assert resampling_gaussian_delta(mu, 0.5, 400, 4) <= 1e-6 < resampling_gaussian_delta(mu / 0.9, 0.5, 400, 4)
     paper_mu = gaussian_mu(paper_budget(1.0, 1e-6, 4, 400).solver_epsilon, paper_budget(1.0, 1e-6, 4, 400).solver_delta)
     assert 30 < mu / paper_mu < 60  # the gain the docs state ("about 40 times less noise")
+
+
+def test_direct_calibration_meets_delta_and_a_10_percent_short_noise_does_not():
+    """M rounds on the same records, each mu_r-GDP: together exactly mu_r sqrt(M)-GDP, calibrated on the exact
+    profile at the rounds' epsilon."""
+    for epsilon, delta, rounds in [(0.5, 1e-6, 4), (1.0, 1e-6, 1), (2.0, 1e-9, 7)]:
+        mu = direct_gaussian_mu(epsilon, delta, rounds)
+        assert direct_gaussian_delta(mu, epsilon, rounds) == gaussian_delta(mu * math.sqrt(rounds), epsilon)
+        assert direct_gaussian_delta(mu, epsilon, rounds) <= delta < direct_gaussian_delta(mu / 0.9, epsilon, rounds)
+    with pytest.raises(ValueError, match="rounds=0"):
+        direct_gaussian_mu(1.0, 1e-6, 0)
+
+
+@pytest.mark.parametrize("rounds", [1, 3])
+def test_a_direct_fit_record_composes_to_its_delta_exactly(rounds):
+    """From the released record alone (sigma, steps, the gradient sensitivity, M): the M T Gaussian steps compose to
+    mu = sqrt(M T) sensitivity / sigma, whose exact profile meets delta at the rounds' epsilon and exceeds it with a
+    noise 10% short. The rounds' epsilon is epsilon with one round, epsilon/2 beside the selection otherwise."""
+    X, y = _task(n=80, d=4)
+    clf = MarginERM(epsilon=1.0, margin=0.3, accounting="direct-gaussian", rounds=rounds, n_steps=20, random_state=0)
+    record = clf.fit(X, y).release_.privacy
+    assert record["rounds"] == rounds and record["resampling"] == "none"
+    assert record["rounds_epsilon"] == (1.0 if rounds == 1 else 0.5)
+    assert record["selection_epsilon"] == 1.0 - record["rounds_epsilon"]
+    mu = math.sqrt(rounds * record["solver_steps"]) * record["solver_gradient_sensitivity"] / record["solver_sigma"]
+    assert mu == pytest.approx(record["rounds_mu"], rel=1e-9)
+    assert gaussian_delta(mu, record["rounds_epsilon"]) <= 1e-6 * (1 + 1e-9)
+    assert gaussian_delta(mu / 0.9, record["rounds_epsilon"]) > 1e-6
+    assert record["guarantee"].startswith("(1, 1e-06)-DP") and "not the paper's" in record["composition"]
+
+
+@pytest.mark.parametrize("accounting", ACCOUNTINGS)
+def test_one_round_records_no_selection_and_spends_epsilon_on_the_rounds(accounting):
+    X, y = _task(n=80, d=4)
+    clf = MarginERM(epsilon=1.0, margin=0.3, accounting=accounting, rounds=1, n_steps=20, random_state=0).fit(X, y)
+    record = clf.release_.privacy
+    assert record["rounds"] == 1 and record["rounds_rule"] == "given: rounds=1"
+    assert record["rounds_epsilon"] == 1.0 and record["rounds_delta"] <= 1e-6
+    assert record["selection_epsilon"] == 0.0 and record["selection"].startswith("none: one round")
+    assert "no selection" in record["mechanism"]
+    if accounting == "paper":
+        assert record["solver_epsilon"] == pytest.approx(1.0 / (2 * math.log(2 / 1e-6)))
+    with reading_diagnostics():
+        assert clf.diagnostics_["selection_probabilities"] == [1.0] and clf.diagnostics_["chosen_round"] == 0
+
+
+def test_the_direct_rounds_run_on_the_records_themselves(monkeypatch):
+    """No resampling: every round's solver gets the mapped records, all of them, in order."""
+    seen = []
+    original = margin_algorithms.noisy_projected_descent
+
+    def spy(Z, s, *args):
+        seen.append((Z.copy(), s.copy()))
+        return original(Z, s, *args)
+
+    monkeypatch.setattr(margin_algorithms, "noisy_projected_descent", spy)
+    X, y = _task(n=50, d=3)
+    MarginERM(margin=0.3, accounting="direct-gaussian", rounds=3, jl_dim=None, n_steps=5, random_state=0).fit(X, y)
+    Z = FeatureMap(None, 1.0, 1.0).apply(X)
+    assert len(seen) == 3
+    for Z_round, s_round in seen:
+        assert np.array_equal(Z_round, Z) and np.array_equal(s_round, 2.0 * y - 1)
 
 
 # ------------------------------------------------------------------------------------ 2. exact selections
@@ -307,6 +384,65 @@ def test_solver_audit_passes_and_catches_a_10_percent_noise_shortfall():
     assert _solver_audit(40_000, short=True) > 1.0
 
 
+def _direct_audit(n_runs: int, seed: int = 12) -> float:
+    """Algorithm 2's direct path (accounting="direct-gaussian", rounds=1, jl_dim=None) on its tight instance: eight
+    records at x = 1, record 0 labelled +1 on D and -1 on D', the others alternating, T = 1, no intercept,
+    rho = r = 1. At w_0 = 0 every record is active, so the mean gradient is 0 on D and 2/8 on D', exactly the
+    sensitivity 2 r / (rho n): the released weight is a Gaussian mechanism of exactly the calibrated mu, calibrated to
+    (1, 0.05) with no selection. The event is the Neyman-Pearson threshold for that mu, inside the parameter ball
+    (so the projection leaves it alone); returns the audit's lower bound."""
+    epsilon, delta, n = 1.0, 0.05, 8
+    X = np.ones((n, 1))
+    rng = np.random.default_rng(seed)
+    mu = gaussian_mu(epsilon, delta)
+    sigma = (2.0 / n) / mu  # the calibrated noise, against which the threshold is set
+    on_d = np.array([1.0, -1.0] * (n // 2))
+    on_d_prime = np.r_[-1.0, on_d[1:]]
+    outcomes = []
+    for labels in (on_d, on_d_prime):
+        runs = []
+        for _ in range(n_runs):
+            fit = margin_algorithms.efficient_private_margin(
+                X,
+                labels,
+                epsilon=epsilon,
+                delta=delta,
+                margin=1.0,
+                radius=1.0,
+                norm_bound=1.0,
+                jl_dim=None,
+                confidence=0.05,
+                accounting="direct-gaussian",
+                fit_intercept=False,
+                n_steps=1,
+                rng=rng,
+                rounds=1,
+            )
+            threshold = fit.privacy["solver_step_size"] * sigma * (epsilon / mu + mu / 2)
+            runs.append(int(fit.coef[0] < -threshold))
+        outcomes.append(runs)
+    assert threshold < 1.0  # inside the ball of radius Lambda = 1
+    return estimate_epsilon(outcomes[1], outcomes[0], delta=delta).eps_lower
+
+
+def _short_direct_calibration(monkeypatch):
+    """The control: the direct calibration's mu 1/0.9 too large (the noise 10% short), everything else as is."""
+    original = margin_algorithms.round_calibration
+
+    def short(*args):
+        calibration = original(*args)
+        return RoundCalibration(calibration.mu / 0.9, calibration.resample, calibration.record)
+
+    monkeypatch.setattr(margin_algorithms, "round_calibration", short)
+
+
+@pytest.mark.slow
+def test_direct_path_audit_passes_and_catches_a_10_percent_noise_shortfall(monkeypatch):
+    assert _direct_audit(10_000) <= 1.0
+    _short_direct_calibration(monkeypatch)
+    assert _direct_audit(40_000) > 1.0
+
+
 @pytest.mark.slow
 def test_solver_audit_powered():
     assert _solver_audit(200_000, short=False) <= 1.0
@@ -372,8 +508,9 @@ def test_learner_audit_passes_and_catches_a_solver_without_noise(monkeypatch):
 
 @pytest.mark.slow
 def test_learner_audit_powered(monkeypatch):
-    for accounting in ("paper", "resampling-gaussian"):
+    for accounting in ACCOUNTINGS:
         assert _learner_audit(MarginERM, 2000, margin=0.5, accounting=accounting).passed
+    assert _learner_audit(MarginERM, 2000, margin=0.5, accounting="direct-gaussian", rounds=1, jl_dim=None).passed
     assert _learner_audit(AdaptiveMarginERM, 800).passed
     _noise_free(monkeypatch)
     assert _learner_audit(MarginERM, 2000, margin=0.5, accounting="resampling-gaussian").eps_lower > 3.0
@@ -405,6 +542,21 @@ def test_identity_projection_when_the_dimension_is_at_most_k():
     record = MarginERM(margin=0.3, jl_dim=3, random_state=0).fit(X, y).release_.privacy
     assert not record["projected"] and record["projection"] == "identity: d=3 <= k=3"
     assert record["parameter_radius"] == 1.0 and record["clip_radius"] == 1.0
+
+
+def test_no_projection_when_jl_dim_is_none():
+    X, y = _task(n=60, d=40)
+    record = MarginERM(margin=0.3, jl_dim=None, random_state=0).fit(X, y).release_.privacy
+    assert not record["projected"] and record["projection"] == "identity: jl_dim=None" and record["jl_dim"] is None
+    assert record["parameter_radius"] == 1.0 and record["clip_radius"] == 1.0
+
+
+def test_the_adaptive_learner_passes_rounds_jl_dim_and_accounting_through():
+    X, y = _task(n=100, d=3)
+    params = {"accounting": "direct-gaussian", "rounds": 1, "jl_dim": None}
+    record = AdaptiveMarginERM(epsilon=2.0, random_state=0, **params).fit(X, y).release_.privacy["erm"]
+    assert record["accounting"] == "direct-gaussian" and record["rounds"] == 1
+    assert record["projection"] == "identity: jl_dim=None" and record["rounds_epsilon"] == 1.0  # the inner eps/2
 
 
 def test_the_map_back_gives_the_same_scores_as_the_projected_halfspace():
@@ -458,8 +610,11 @@ def test_adaptive_learner_records_both_selections():
         ({"norm_bound": 0}, "norm_bound must be"),
         ({"jl_dim": 0}, "jl_dim must be"),
         ({"jl_dim": "big"}, "jl_dim must be"),
+        ({"rounds": 0}, "rounds must be one of \\['auto'\\] or an integer >= 1; got 0"),
+        ({"rounds": "many"}, "rounds must be"),
+        ({"rounds": 2.0}, "rounds must be"),
         ({"confidence": 1.0}, "confidence must be"),
-        ({"accounting": "rdp"}, "accounting must be"),
+        ({"accounting": "rdp"}, "accounting must be one of \\['paper', 'resampling-gaussian', 'direct-gaussian'\\]"),
         ({"loss": "logistic"}, "loss must be"),
         ({"fit_intercept": 1}, "fit_intercept must be"),
         ({"n_steps": 2.5}, "n_steps must be"),
@@ -526,7 +681,16 @@ class CheckedAdaptiveMarginERM(AdaptiveMarginERM):
 
 
 @pytest.mark.filterwarnings("ignore::oraclepriv.release.PrivacyLeakWarning")
-@parametrize_with_checks([CheckedMarginERM(margin=1e-4, n_steps=50, random_state=0)])
+@parametrize_with_checks(
+    [
+        CheckedMarginERM(margin=1e-4, n_steps=50, random_state=0),
+        # epsilon = 10: check_classifiers_one_label asks ten one-class records to be learnt outright, which the
+        # direct path does for every seed at this epsilon (at epsilon = 1 the noise decides the bias's sign)
+        CheckedMarginERM(
+            epsilon=10.0, margin=1e-4, n_steps=50, accounting="direct-gaussian", rounds=1, jl_dim=None, random_state=0
+        ),
+    ]
+)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

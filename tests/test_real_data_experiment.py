@@ -15,8 +15,15 @@ import pandas as pd
 import pytest
 
 from oraclepriv.experiments import real_data_sets
-from oraclepriv.experiments.real_data import SNAPSHOT, TINY_CONFIG, load_snapshot, plan_cells, run_real_data
-from oraclepriv.experiments.real_data_cell import LEARNERS, PRIVATE, REFERENCE, Entry, run_cell
+from oraclepriv.experiments.real_data import (
+    SNAPSHOT,
+    TINY_CONFIG,
+    cell_fingerprint,
+    load_snapshot,
+    plan_cells,
+    run_real_data,
+)
+from oraclepriv.experiments.real_data_cell import LEARNERS, PRIVATE, REFERENCE, Context, Entry, run_cell
 from oraclepriv.experiments.real_data_sets import PublicScaling, make_split
 from oraclepriv.experiments.real_data_stats import best_private
 
@@ -40,7 +47,7 @@ def test_every_planned_cell_has_a_row(tiny):
     specs = plan_cells(TINY_CONFIG, 0)
     fits = result["fits"]
     assert sorted(fits.key) == sorted(s["key"] for s in specs)
-    assert set(fits.learner) == set(LEARNERS) - {"adaptive_margin_erm_all"}
+    assert set(fits.learner) == set(LEARNERS) - {"adaptive_margin_erm_all", "adaptive_margin_erm_direct_all"}
     assert set(fits.status) == {"ok"}, fits[fits.status != "ok"][["learner", "status", "reason"]]
     assert fits.accuracy.between(0, 1).all() and (fits.seconds >= 0).all()
     # the references are fitted once per seed, the learners once per seed and epsilon
@@ -144,11 +151,42 @@ def test_scaled_rows_lie_in_the_unit_ball():
         split.features("low", 65)
 
 
-def test_the_adaptive_margin_learner_fits_in_a_cell():
-    spec = {**plan_cells(TINY_CONFIG, 0)[0], "learner": "adaptive_margin_erm_all", "epsilon": 2.0}
+@pytest.mark.parametrize("learner", ["adaptive_margin_erm_all", "adaptive_margin_erm_direct_all"])
+def test_the_adaptive_margin_learners_fit_in_a_cell(learner):
+    spec = {**plan_cells(TINY_CONFIG, 0)[0], "learner": learner, "epsilon": 2.0}
     (row,) = run_cell(spec)
     assert row["status"] == "ok", row["reason"]
     assert 0 <= row["accuracy"] <= 1 and row["d"] == 4 and row["guarantee_epsilon"] == 2.0
+
+
+def test_the_direct_margin_learners_run_the_configured_setting():
+    spec = {**plan_cells(TINY_CONFIG, 0)[0], "learner": "margin_erm_direct_all", "epsilon": 1.0}
+    est = LEARNERS["margin_erm_direct_all"].fit(
+        Context(
+            X=np.full((20, 2), 0.5),
+            y=np.r_[np.zeros(10), np.ones(10)].astype(int),
+            Z=np.zeros((1, 2)),
+            epsilon=1.0,
+            seed=0,
+            config=spec["config"],
+        )
+    )
+    record = est.release_.privacy
+    assert record["accounting"] == "direct-gaussian" and record["rounds"] == 1 and record["jl_dim"] is None
+
+
+def test_a_learners_own_settings_enter_its_cells_fingerprints_alone():
+    """Adding (or changing) the direct margin learners' settings keeps every other cell's fingerprint, so their
+    stored cells stay valid; the direct learners' cells change with their settings."""
+    without = {k: v for k, v in TINY_CONFIG.items() if k != "margin_direct"}
+    changed = {**TINY_CONFIG, "margin_direct": {**TINY_CONFIG["margin_direct"], "rounds": 2}}
+    base, old, other = (
+        {s["key"]: s["fingerprint"] for s in plan_cells(cfg, 0)} for cfg in (TINY_CONFIG, without, changed)
+    )
+    own = {key for key in base if "|margin_erm_direct_all|" in key}
+    assert own and all(base[key] == old[key] == other[key] for key in base if key not in own)
+    assert all(base[key] != other[key] for key in own)
+    assert cell_fingerprint(without, 0) == cell_fingerprint(TINY_CONFIG, 0)
 
 
 def _slow(_context):

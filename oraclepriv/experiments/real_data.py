@@ -9,9 +9,10 @@ the toolkit on scikit-learn's bundled binary tasks, against the majority class a
   sample (2 by default);
 * learners (:data:`oraclepriv.experiments.real_data_cell.LEARNERS`): RRSPM, Perturbation, SubsampleAggregate,
   PublicCoverEM, PPM (label-determined privacy, shown apart), output perturbation (all features and low map), and the
-  margin learners MarginERM and AdaptiveMarginERM (all features; MarginERM in the low map too), each at a setting
-  fixed by a rule of (n, d, epsilon); the references: majority
-  class, exact non-private ERM in the low map, non-private logistic regression;
+  margin learners MarginERM and AdaptiveMarginERM (all features; MarginERM in the low map too) at the paper's defaults
+  and, on all features, at the direct setting of ``margin_direct`` (our accounting, one round, no projection), each
+  at a setting fixed by a rule of (n, d, epsilon); the references: majority class, exact non-private ERM in the low
+  map, non-private logistic regression;
 * epsilon in {0.25, 0.5, 1, 2, 4}, 5 seeds; test accuracy with 95% t-intervals over seeds and wall-clock per fit.
   Every fit has a time cap (``cell_cap``; oracle calls ``call_cap`` each): a capped, uncertified or failed fit keeps
   its row with its status.
@@ -21,7 +22,9 @@ SeedSequences keyed by its coordinates (the split by (task, seed), shared by eve
 whole key), so results do not depend on ``n_jobs`` or the order. Cells run through
 :func:`oraclepriv.experiments.cells.run_cells` (an interrupted run resumes from ``cells.jsonl``); finished runs keep
 their cells in the snapshot ``cells.jsonl.gz``, from which a rerun takes every cell it finds (same cell
-configuration) and ``report_only`` regenerates the tables, figures and README without computing anything.
+configuration) and ``report_only`` regenerates the tables, figures and README without computing anything. A cell's
+fingerprint covers the configuration it reads: the shared keys, and a learner's own settings
+(:attr:`~oraclepriv.experiments.real_data_cell.Entry.own_settings`) for its cells alone.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ SNAPSHOT = "cells.jsonl.gz"
 RUNS = "runs.jsonl"
 #: the keys of a configuration that define the grid (which cells exist), not what a cell computes
 GRID_KEYS = ("tasks", "epsilons", "repetitions", "learners")
+#: the keys only some learners read (their entries' own_settings): outside the other learners' fingerprints
+OWN_KEYS = tuple(dict.fromkeys(key for entry in LEARNERS.values() for key in entry.own_settings))
 
 FULL_CONFIG: dict[str, Any] = {
     "tasks": list(TASKS),
@@ -75,6 +80,7 @@ FULL_CONFIG: dict[str, Any] = {
     "max_candidates": 4_000_000,
     "ppm_max_public": 60,
     "margin_learners": {"delta": 1e-6, "margin": 0.1, "norm_bound": 1.0},
+    "margin_direct": {"accounting": "direct-gaussian", "rounds": 1, "jl_dim": None},
 }
 
 QUICK_CONFIG: dict[str, Any] = {
@@ -85,13 +91,13 @@ QUICK_CONFIG: dict[str, Any] = {
     "cell_cap": 30.0,
 }
 
-#: the test suite's configuration: seconds, every learner but AdaptiveMarginERM (seconds per fit on its own)
+#: the test suite's configuration: seconds, every learner but the AdaptiveMarginERMs (seconds per fit on their own)
 TINY_CONFIG: dict[str, Any] = {
     **QUICK_CONFIG,
     "tasks": ["iris-vv"],
     "epsilons": [1.0],
     "cell_cap": 20.0,
-    "learners": [name for name in LEARNERS if name != "adaptive_margin_erm_all"],
+    "learners": [name for name in LEARNERS if not name.startswith("adaptive_margin_erm")],
 }
 
 
@@ -99,11 +105,19 @@ def _seed(*key: int) -> int:
     return int(np.random.SeedSequence(key[0], spawn_key=key[1:]).generate_state(1, np.uint64)[0])
 
 
-def cell_fingerprint(cfg: dict[str, Any], random_state: int) -> str:
+def cell_fingerprint(cfg: dict[str, Any], random_state: int, learner: str | None = None) -> str:
     """What makes two runs' cells interchangeable: the configuration that enters a cell (not the grid's extent: adding
-    a task, an epsilon, a seed or a learner keeps the cells already computed) and the seed."""
-    inner = {k: v for k, v in cfg.items() if k not in GRID_KEYS}
-    text = json.dumps({"config": inner, "random_state": int(random_state)}, sort_keys=True, default=str)
+    a task, an epsilon, a seed or a learner keeps the cells already computed) and the seed.
+
+    The shared keys enter every cell's fingerprint; a key of :data:`OWN_KEYS` only the fingerprints of the cells of
+    the ``learner`` whose entry reads it, so adding a learner with its own settings keeps the other cells valid.
+    Without ``learner`` (or for a learner without own settings): the shared fingerprint."""
+    inner = {k: v for k, v in cfg.items() if k not in GRID_KEYS and k not in OWN_KEYS}
+    payload: dict[str, Any] = {"config": inner, "random_state": int(random_state)}
+    own = LEARNERS[learner].own_settings if learner in LEARNERS else ()
+    if own:
+        payload["own"] = {key: cfg.get(key) for key in own}
+    text = json.dumps(payload, sort_keys=True, default=str)
     return hashlib.blake2b(text.encode(), digest_size=10).hexdigest()
 
 
@@ -120,7 +134,7 @@ def plan_cells(cfg: dict[str, Any], random_state: int = 0) -> list[dict[str, Any
     for task in cfg["tasks"]:
         if task not in TASKS:
             raise ValueError(f"config['tasks'] must name tasks of {sorted(TASKS)}; got {task!r}")
-    fp = cell_fingerprint(cfg, random_state)
+    fingerprints = {name: cell_fingerprint(cfg, random_state, name) for name in _learners(cfg)}
     inner = {k: v for k, v in cfg.items() if k not in GRID_KEYS}
     specs = []
     for task in cfg["tasks"]:
@@ -133,7 +147,7 @@ def plan_cells(cfg: dict[str, Any], random_state: int = 0) -> list[dict[str, Any
                     specs.append(
                         {
                             "key": f"{task}|rep={rep}|{name}|eps={label}",
-                            "fingerprint": fp,
+                            "fingerprint": fingerprints[name],
                             "task": task,
                             "rep": rep,
                             "learner": name,
@@ -272,8 +286,13 @@ def run_real_data(
     cfg, out, n_jobs = prepare_run(out_dir, quick, random_state, jobs, config or FULL_CONFIG, QUICK_CONFIG)
     specs = plan_cells(cfg, random_state)
     planned = {s["key"]: s for s in specs}
-    fp = specs[0]["fingerprint"] if specs else cell_fingerprint(cfg, random_state)
-    stored = {r["key"]: r for r in load_snapshot(out) if r.get("fingerprint") == fp and r["key"] in planned}
+    fp = cell_fingerprint(cfg, random_state)  # the shared keys': the runs' record
+    snapshot = load_snapshot(out)
+    stored = {
+        r["key"]: r
+        for r in snapshot
+        if r["key"] in planned and r.get("fingerprint") == planned[r["key"]]["fingerprint"]
+    }
     if not (resume or report_only):
         stored = {}
     todo = [s for s in specs if s["key"] not in stored]
@@ -298,7 +317,11 @@ def run_real_data(
     seconds = time.perf_counter() - start
     rows = list(stored.values()) + computed
     # cells of the same configuration outside this grid (e.g. a task or learner left out this time) are kept
-    beyond = [r for r in load_snapshot(out) if r["key"] not in planned and r.get("fingerprint") == fp]
+    beyond = [
+        r
+        for r in snapshot
+        if r["key"] not in planned and r.get("fingerprint") == cell_fingerprint(cfg, random_state, r.get("learner"))
+    ]
     _write_snapshot(out, rows + beyond)
     finish_cells(out)
     runs_path = out / RUNS

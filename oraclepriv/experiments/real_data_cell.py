@@ -20,7 +20,10 @@ comparison does not account), so the accuracies are each learner's out-of-the-bo
   Minimization", Algorithm 1), lambda = 1 / sqrt(n), data norm 1, on all features and in the low map;
 * the margin learners of Bassily, Mohri, Suresh, "Differentially Private Learning with Margin Guarantees": MarginERM
   (Algorithm 2, margin rho fixed in advance) on all features and in the low map, and AdaptiveMarginERM (Algorithm 6,
-  rho chosen privately) on all features, each with the data radius 1 of the scaled rows (no public data, no oracle);
+  rho chosen privately) on all features, each with the data radius 1 of the scaled rows (no public data, no oracle),
+  at the paper's defaults; and both again on all features with the settings of ``config["margin_direct"]``
+  (``accounting="direct-gaussian", rounds=1, jl_dim=None``: our accounting, one run of the stand-in solver on the
+  records themselves with all of epsilon, no projection; docs/theory/margin-learners.md);
 * the references: the majority class of the private labels, the exact non-private 0-1 ERM in the low map, and
   non-private L2 logistic regression (scikit-learn's default C = 1) on all features and in the low map.
 
@@ -180,6 +183,32 @@ def _adaptive_margin_erm(c: Context) -> Any:
     return est.fit(c.X, c.y)
 
 
+def _margin_erm_direct(c: Context) -> Any:
+    from oraclepriv.learners import MarginERM
+
+    p, direct = c.config["margin_learners"], c.config["margin_direct"]
+    est = MarginERM(
+        epsilon=c.epsilon,
+        delta=p["delta"],
+        margin=p["margin"],
+        radius=1.0,
+        norm_bound=p["norm_bound"],
+        random_state=c.seed,
+        **direct,
+    )
+    return est.fit(c.X, c.y)
+
+
+def _adaptive_margin_erm_direct(c: Context) -> Any:
+    from oraclepriv.learners import AdaptiveMarginERM
+
+    p, direct = c.config["margin_learners"], c.config["margin_direct"]
+    est = AdaptiveMarginERM(
+        epsilon=c.epsilon, delta=p["delta"], radius=1.0, norm_bound=p["norm_bound"], random_state=c.seed, **direct
+    )
+    return est.fit(c.X, c.y)
+
+
 class _Constant:
     """The majority class of the private labels, as a predictor."""
 
@@ -235,6 +264,9 @@ class Entry:
         (fitted once per split, no epsilon).
     fit : callable
         ``fit(context)``: the fitted estimator (anything with ``predict``).
+    own_settings : tuple of str, default ()
+        The configuration keys only this learner (and its siblings) read: they enter the fingerprint of its cells
+        alone, so adding them to the configuration keeps every other learner's stored cells valid.
     """
 
     name: str
@@ -242,6 +274,7 @@ class Entry:
     features: str
     kind: str
     fit: Callable[[Context], Any]
+    own_settings: tuple[str, ...] = ()
 
 
 LEARNERS: dict[str, Entry] = {
@@ -256,6 +289,22 @@ LEARNERS: dict[str, Entry] = {
         Entry("margin_erm_all", "MarginERM (all features)", ALL, PRIVATE, _margin_erm),
         Entry("margin_erm_low", "MarginERM (low map)", LOW, PRIVATE, _margin_erm),
         Entry("adaptive_margin_erm_all", "AdaptiveMarginERM (all features)", ALL, PRIVATE, _adaptive_margin_erm),
+        Entry(
+            "margin_erm_direct_all",
+            "MarginERM (direct, all features)",
+            ALL,
+            PRIVATE,
+            _margin_erm_direct,
+            own_settings=("margin_direct",),
+        ),
+        Entry(
+            "adaptive_margin_erm_direct_all",
+            "AdaptiveMarginERM (direct, all features)",
+            ALL,
+            PRIVATE,
+            _adaptive_margin_erm_direct,
+            own_settings=("margin_direct",),
+        ),
         Entry("ppm", "PPM (label-determined privacy)", LOW, LABEL_DETERMINED, _ppm),
         Entry("majority", "majority class", LOW, REFERENCE, _majority),
         Entry("erm", "exact ERM (low map, non-private)", LOW, REFERENCE, _erm),

@@ -55,9 +55,10 @@ def plot_task(table: pd.DataFrame, task: str, title: str, subtitle: str, path: P
     rows = table[table.task == task]
     learners = rows[rows.kind != REFERENCE]
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    colours = plt.get_cmap("tab10")
     epsilons = sorted(e for e in learners.epsilon.unique() if math.isfinite(e))
     names = sorted(learners.learner.unique())
+    palette = 10 if len(names) <= 10 else 20  # one colour per learner (tab20 beyond ten)
+    colours = plt.get_cmap(f"tab{palette}")
     for i, learner in enumerate(names):
         group = learners[learners.learner == learner].sort_values("epsilon")
         shift = JITTER ** (i - (len(names) - 1) / 2)
@@ -69,9 +70,9 @@ def plot_task(table: pd.DataFrame, task: str, title: str, subtitle: str, path: P
             group.accuracy,
             yerr=[low, high],
             label=group.label.iloc[0],
-            color=colours(i % 10),
+            color=colours(i % palette),
             marker="s" if all_features else "o",
-            markerfacecolor="white" if all_features else colours(i % 10),
+            markerfacecolor="white" if all_features else colours(i % palette),
             linestyle="--" if group.kind.iloc[0] == LABEL_DETERMINED else "-",
             capsize=2.5,
             linewidth=1.2,

@@ -156,11 +156,24 @@ def _protocol(cfg: dict[str, Any], sizes: dict[str, dict[str, Any]], seeds: int)
 
 def _margin_sentence(cfg: dict[str, Any]) -> str:
     p = cfg["margin_learners"]
-    return (
+    text = (
         " The margin learners of Bassily, Mohri, Suresh (no public data, no oracle; data radius 1, weight norm bound "
         f"Lambda = {p['norm_bound']:g}, delta = {p['delta']:g}, the toolkit's stand-in DP solver for the phased SGD): "
         f"MarginERM (Algorithm 2 with Algorithm 4, margin rho = {p['margin']:g} fixed in advance) on all features and "
-        "in the low map, AdaptiveMarginERM (Algorithm 6: rho chosen privately) on all features."
+        "in the low map, AdaptiveMarginERM (Algorithm 6: rho chosen privately) on all features, both at the paper's "
+        "defaults (Lemma 3.1's accounting, M = ceil(log(2/beta)) resampled rounds and the final selection, the JL "
+        "dimension of Theorem 3.2's proof)."
+    )
+    direct = cfg.get("margin_direct")
+    if not direct:
+        return text
+    settings = ", ".join(f"{key}={value!r}" for key, value in direct.items())
+    return text + (
+        f" Both again on all features at the direct setting, fixed in advance (`{settings}`): our accounting, not the "
+        "paper's (the stand-in is a full-batch DP-ERM solver, so it runs on the records themselves, without the "
+        "resampling the paper's one-pass solver needs; with one round the final selection is a constant map and "
+        "all of epsilon goes to the solver; no projection): labelled `(direct, ...)`; derivation in "
+        "docs/theory/margin-learners.md."
     )
 
 

@@ -77,8 +77,9 @@ class _MarginBase(PrivateEstimator, ABC):
         "radius": (POSITIVE_REAL,),
         "norm_bound": (POSITIVE_REAL,),
         "loss": (StrOptions("hinge"),),
-        "jl_dim": (StrOptions("auto"), POSITIVE_INTEGER),
+        "jl_dim": (StrOptions("auto"), POSITIVE_INTEGER, None),
         "confidence": (_OPEN_UNIT,),
+        "rounds": (StrOptions("auto"), POSITIVE_INTEGER),
         "accounting": (StrOptions(*ACCOUNTINGS),),
         "fit_intercept": (BOOLEAN,),
         "n_steps": (POSITIVE_INTEGER,),
@@ -91,6 +92,7 @@ class _MarginBase(PrivateEstimator, ABC):
     loss: str
     jl_dim: Any
     confidence: float
+    rounds: Any
     accounting: str
     fit_intercept: bool
     n_steps: int
@@ -149,6 +151,7 @@ class _MarginBase(PrivateEstimator, ABC):
             fit_intercept=bool(self.fit_intercept),
             n_steps=int(self.n_steps),
             rng=rng,
+            rounds=self.rounds,
         )
 
     def decision_function(self, X: Any) -> np.ndarray:
@@ -175,16 +178,23 @@ _SHARED_PARAMETERS = """    radius : float, default=1.0
         Lambda: the halfspaces compared against have ||w|| <= Lambda (2 Lambda in the projected space).
     loss : {"hinge"}, default="hinge"
         The convex generalized linear loss of Algorithm 4: the rho-hinge max(0, 1 - y <w, x> / rho), 1/rho-Lipschitz.
-    jl_dim : "auto" or int, default="auto"
+    jl_dim : "auto", int or None, default="auto"
         k, the projection dimension: "auto" is the k of the proof of Theorem 3.2 (constants 1,
-        :func:`~oraclepriv.learners.margin_privacy.jl_dimension`); when d <= k the projection is the identity and
-        the release says so.
+        :func:`~oraclepriv.learners.margin_privacy.jl_dimension`); None is no projection (recorded as
+        "identity: jl_dim=None"); when d <= k the projection is the identity and the release says so.
     confidence : float, default=0.05
-        beta in (0, 1): M = ceil(log(2/beta)) rounds.
-    accounting : {"paper", "resampling-gaussian"}, default="paper"
+        beta in (0, 1): M = ceil(log(2/beta)) rounds under rounds="auto", and k under jl_dim="auto".
+    rounds : "auto" or int, default="auto"
+        M, the rounds of Algorithm 4: "auto" is its step 1, ceil(log(2/beta)); a positive int is taken as given.
+        With M = 1 the final selection has one candidate, a constant map, so it is skipped and the rounds get all
+        of epsilon (under every accounting); with M > 1 the rounds get epsilon/2 and the selection epsilon/2.
+    accounting : {"paper", "resampling-gaussian", "direct-gaussian"}, default="paper"
         "paper": Lemma 3.1's budget (the solver at epsilon' = eps/(4M log(2M/delta)), group privacy for the copies);
         "resampling-gaussian": our derivation, an exact accounting of the Gaussian stand-in over the resampled copies
-        (about 40 times less noise at n = 400, epsilon = 1, delta = 1e-6; docs/theory/margin-learners.md).
+        (about 40 times less noise at n = 400, epsilon = 1, delta = 1e-6); "direct-gaussian": our derivation, not
+        the paper's: no resampling, every round runs the stand-in on the records themselves (it is a full-batch
+        ERM solver, where the paper's phased SGD is a one-pass stochastic one), the M rounds together
+        mu sqrt(M)-GDP calibrated on the exact profile (docs/theory/margin-learners.md).
     fit_intercept : bool, default=True
         Append the constant feature r to every record (bias = r times its weight); the paper's class is homogeneous.
     n_steps : int, default=1000
@@ -203,6 +213,15 @@ class MarginERM(_MarginBase):
     the map back w = Phi^T w~. The DP solver is a STAND-IN for the phased SGD of Bassily, Guzman, Menart: full-batch
     noisy projected subgradient descent with Gaussian noise and exact accounting. No public data, no oracle call
     (the ledger is empty).
+
+    The defaults run the paper's algorithm, and at n in the hundreds it is close to the majority class: Lemma 3.1
+    gives the solver epsilon' = eps/(4M log(2M/delta)), about 0.004 at epsilon = 1, delta = 1e-6, M = 4; the
+    "auto" projection maps d = 30 to k = 17 at n = 300; the rounds resample with replacement and half of epsilon goes to the
+    final selection. On small real data use ``accounting="direct-gaussian", rounds=1, jl_dim=None`` (our derivation:
+    one run of the stand-in on the records themselves with all of epsilon, no projection): on breast cancer (300
+    private rows, all 30 features in the unit ball, epsilon = 1, delta = 1e-6, margin = 0.1) it reaches
+    0.92 mean test accuracy over 5 seeds, where the defaults reach 0.49 and the majority class
+    0.63 (results/real-data).
 
     Parameters
     ----------
@@ -257,6 +276,7 @@ class MarginERM(_MarginBase):
         loss: str = "hinge",
         jl_dim: Any = "auto",
         confidence: float = 0.05,
+        rounds: Any = "auto",
         accounting: str = "paper",
         fit_intercept: bool = True,
         n_steps: int = 1000,
@@ -270,6 +290,7 @@ class MarginERM(_MarginBase):
         self.loss = loss
         self.jl_dim = jl_dim
         self.confidence = confidence
+        self.rounds = rounds
         self.accounting = accounting
         self.fit_intercept = fit_intercept
         self.n_steps = n_steps
@@ -286,7 +307,15 @@ class AdaptiveMarginERM(_MarginBase):
     (r~ the records' norm bound, the intercept feature included) by the generalized exponential mechanism at
     epsilon/2, each rho_j scored by the minimum empirical rho_j-hinge loss plus Theorem 3.2's bound at rho_j (its
     O(.) constants set to 1); then :class:`MarginERM` runs at the chosen rho with (epsilon/2, delta) and confidence
-    beta/2. The chosen margin is part of the release (``privacy["selected_margin"]``).
+    beta/2, with ``jl_dim``, ``rounds`` and ``accounting`` passed through. The chosen margin is part of the release
+    (``privacy["selected_margin"]``).
+
+    The defaults run the paper's algorithm, close to the majority class at n in the hundreds (see
+    :class:`MarginERM`). ``accounting="direct-gaussian", rounds=1, jl_dim=None`` makes the inner run useful, but the
+    selection still follows Corollary F.2's bound, whose private term (of order (h_max/rho) log^(3/4)(1/delta) /
+    sqrt(eps n)) dwarfs the empirical loss at n in the hundreds and picks the largest margin of the grid nearly
+    always: on breast cancer (as in :class:`MarginERM`) that setting reaches 0.73 mean test
+    accuracy over 5 seeds, the defaults 0.41; a margin fixed in advance does better there.
 
     Parameters
     ----------
@@ -346,6 +375,7 @@ class AdaptiveMarginERM(_MarginBase):
         loss: str = "hinge",
         jl_dim: Any = "auto",
         confidence: float = 0.05,
+        rounds: Any = "auto",
         accounting: str = "paper",
         fit_intercept: bool = True,
         n_steps: int = 1000,
@@ -359,6 +389,7 @@ class AdaptiveMarginERM(_MarginBase):
         self.loss = loss
         self.jl_dim = jl_dim
         self.confidence = confidence
+        self.rounds = rounds
         self.accounting = accounting
         self.fit_intercept = fit_intercept
         self.n_steps = n_steps

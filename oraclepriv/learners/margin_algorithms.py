@@ -3,11 +3,13 @@ functions of the validated data (the estimators: :mod:`oraclepriv.learners.margi
 :mod:`oraclepriv.learners.margin_privacy`; docs/theory/margin-learners.md).
 
 * :func:`efficient_private_margin` — Algorithm 2: a data-independent Johnson-Lindenstrauss matrix Phi (k x d, entries
-  +-1/sqrt(k); the identity when d <= k), the records mapped to Phi x clipped to the ball of radius 2r, Algorithm 4
-  on them (M rounds: resample n records with replacement, run the DP solver on the rho-hinge loss; then the
-  exponential mechanism over the M candidates at epsilon/2), and the map back w = Phi^T w~. The solver is the
-  stand-in of :func:`~oraclepriv.learners.margin_solver.noisy_projected_descent`, not the phased SGD of Bassily,
-  Guzman, Menart.
+  +-1/sqrt(k); the identity when d <= k or ``jl_dim=None``), the records mapped to Phi x clipped to the ball of
+  radius 2r, Algorithm 4 on them (M rounds: resample n records with replacement, run the DP solver on the rho-hinge
+  loss; then the exponential mechanism over the M candidates at epsilon/2), and the map back w = Phi^T w~. The solver
+  is the stand-in of :func:`~oraclepriv.learners.margin_solver.noisy_projected_descent`, not the phased SGD of
+  Bassily, Guzman, Menart. Under ``accounting="direct-gaussian"`` (our derivation) the rounds run on the records
+  themselves, without resampling; with one round the selection, a constant map, is skipped and the rounds get all
+  of epsilon.
 * :func:`select_margin` — Algorithm 6, steps 1-2 with the bound of Corollary F.2: the grid rho_j = 2^-j Lambda r,
   j = 1..ceil(log2(n)/2), and the generalized exponential mechanism on the bound's value at each rho_j.
 """
@@ -20,14 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from oraclepriv.learners.margin_privacy import (
-    gaussian_mu,
-    jl_dimension,
-    paper_budget,
-    resampling_gaussian_delta,
-    resampling_gaussian_mu,
-    rounds_for_confidence,
-)
+from oraclepriv.learners.margin_privacy import jl_dimension, round_calibration, rounds_for_confidence
 from oraclepriv.learners.margin_selection import (
     exponential_mechanism_log_probabilities,
     generalized_exponential_mechanism_log_probabilities,
@@ -50,6 +45,8 @@ __all__ = [
     "efficient_private_margin",
     "margin_errors",
     "margin_grid",
+    "resolve_jl_dim",
+    "resolve_rounds",
     "select_margin",
     "selection_sensitivity",
     "solver_schedule",
@@ -97,14 +94,33 @@ class FeatureMap:
 
 
 def draw_feature_map(
-    d: int, k: int, radius: float, fit_intercept: bool, rng: np.random.Generator
+    d: int, k: int | None, radius: float, fit_intercept: bool, rng: np.random.Generator
 ) -> tuple[FeatureMap, bool]:
-    """The map of Algorithm 2, steps 1-3 (Phi has entries +-1/sqrt(k); identity when d <= k); also whether it
-    projects."""
-    projected = k < d
-    Phi = rng.choice(np.array([-1.0, 1.0]), size=(k, d)) / math.sqrt(k) if projected else None
+    """The map of Algorithm 2, steps 1-3 (Phi has entries +-1/sqrt(k); the identity when k is None or d <= k); also
+    whether it projects."""
+    projected = k is not None and k < d
+    Phi = rng.choice(np.array([-1.0, 1.0]), size=(k, d)) / math.sqrt(k) if k is not None and projected else None
     clip = 2.0 * radius if projected else radius
     return FeatureMap(Phi, clip, radius if fit_intercept else None), projected
+
+
+def resolve_rounds(rounds: Any, confidence: float) -> int:
+    """M: ``rounds="auto"`` is Algorithm 4's ceil(log(2/beta)) (its step 1), a positive int is taken as given."""
+    return rounds_for_confidence(confidence) if rounds == "auto" else int(rounds)
+
+
+def resolve_jl_dim(jl_dim: Any, n: int, epsilon: float, delta: float, confidence: float) -> int | None:
+    """k: ``"auto"`` is the k of the proof of Theorem 3.2 (:func:`~oraclepriv.learners.margin_privacy.jl_dimension`), an int is taken as given, None is
+    no projection (the identity)."""
+    if jl_dim is None:
+        return None
+    return jl_dimension(n, epsilon, delta, confidence) if jl_dim == "auto" else int(jl_dim)
+
+
+def _projection_words(k: int | None, d: int, projected: bool) -> str:
+    if k is None:
+        return "identity: jl_dim=None"
+    return f"Rademacher +-1/sqrt(k), k={k} < d={d}" if projected else f"identity: d={d} <= k={k}"
 
 
 def solver_schedule(
@@ -152,50 +168,62 @@ def efficient_private_margin(
     fit_intercept: bool,
     n_steps: int,
     rng: np.random.Generator,
+    rounds: Any = "auto",
 ) -> MarginFit:
-    """Algorithm 2 with Algorithm 4 as its step 4 (module docstring); labels ``s`` in {-1, +1}, rows in the ball."""
+    """Algorithm 2 with Algorithm 4 as its step 4 (module docstring); labels ``s`` in {-1, +1}, rows in the ball.
+
+    ``rounds`` is M ("auto": ceil(log(2/beta))); ``jl_dim`` is k ("auto", an int, or None: no projection); the
+    rounds' noise follows ``accounting`` (:func:`~oraclepriv.learners.margin_privacy.round_calibration`).
+    """
     n, d = X.shape
-    rounds = rounds_for_confidence(confidence)
-    k = jl_dimension(n, epsilon, delta, confidence) if jl_dim == "auto" else int(jl_dim)
+    M = resolve_rounds(rounds, confidence)
+    selection = M > 1  # one candidate: the exponential mechanism is a constant map and is skipped
+    k = resolve_jl_dim(jl_dim, n, epsilon, delta, confidence)
     fmap, projected = draw_feature_map(d, k, radius, fit_intercept, rng)
     Z = fmap.apply(X)
     r_tilde, p = fmap.feature_radius, Z.shape[1]
     ball = 2.0 * norm_bound if projected else norm_bound
-    if accounting == "paper":
-        budget = paper_budget(epsilon, delta, rounds, n)
-        mu = gaussian_mu(budget.solver_epsilon, budget.solver_delta)
-        accounting_record: dict[str, Any] = {
-            **budget.record(),
-            "composition": "group privacy over <= group_size copies (the rest in copies_tail), basic composition "
-            "over the rounds, then the selection",
-        }
-    else:
-        mu = resampling_gaussian_mu(epsilon / 2.0, delta, n, rounds)
-        accounting_record = {
-            "rounds": rounds,
-            "rounds_epsilon": epsilon / 2.0,
-            "rounds_delta": resampling_gaussian_delta(mu, epsilon / 2.0, n, rounds),
-            "composition": "our derivation, not the paper's: given the resampled indices the rounds are one Gaussian "
-            "mechanism with mu sqrt(sum_t J_t^2), averaged over J_t ~ Binomial(n, 1/n)",
-        }
-    steps, sigma, eta, sensitivity = solver_schedule(mu, n, p, r_tilde, margin, ball, n_steps)
+    calibration = round_calibration(accounting, epsilon, delta, M, n, selection)
+    steps, sigma, eta, sensitivity = solver_schedule(calibration.mu, n, p, r_tilde, margin, ball, n_steps)
     candidates = []
-    for _ in range(rounds):
-        drawn = rng.integers(n, size=n)
-        candidates.append(noisy_projected_descent(Z[drawn], s[drawn], margin, ball, sigma, steps, eta, rng))
+    for _ in range(M):
+        if calibration.resample:
+            drawn = rng.integers(n, size=n)
+            candidates.append(noisy_projected_descent(Z[drawn], s[drawn], margin, ball, sigma, steps, eta, rng))
+        else:
+            candidates.append(noisy_projected_descent(Z, s, margin, ball, sigma, steps, eta, rng))
     W = np.array(candidates)
     losses = mean_hinge_loss(W, Z, s, margin)
     score_sensitivity = selection_sensitivity(ball, r_tilde, margin, n)
-    log_p = exponential_mechanism_log_probabilities(losses, epsilon / 2.0, score_sensitivity)
-    chosen = sample_index(log_p, rng)
+    if selection:
+        log_p = exponential_mechanism_log_probabilities(losses, epsilon / 2.0, score_sensitivity)
+        chosen = sample_index(log_p, rng)
+        selection_record: dict[str, Any] = {
+            "selection_epsilon": epsilon / 2.0,
+            "selection_sensitivity": score_sensitivity,
+            "selection": "exponential mechanism, P(t) proportional to exp(-(eps/2) L_S(w_t) / (2 Delta)), "
+            "Delta = (1 + Lambda r~ / rho) / n",
+        }
+    else:
+        log_p, chosen = np.zeros(1), 0
+        selection_record = {
+            "selection_epsilon": 0.0,
+            "selection_sensitivity": None,
+            "selection": "none: one round, one candidate; a map whose output does not depend on the data costs no "
+            "privacy, so the rounds get all of epsilon",
+        }
     coef, intercept = fmap.back(W[chosen])
+    resampled = "on records resampled with replacement" if calibration.resample else "on the records themselves"
+    chooser = "exponential-mechanism selection at epsilon/2" if selection else "no selection (one round)"
     privacy = {
         "mechanism": "Bassily-Mohri-Suresh Algorithm 2: a data-independent JL projection, Algorithm 4 (rounds of a DP "
-        "convex solver on resampled records, exponential-mechanism selection at epsilon/2), the map back",
+        f"convex solver {resampled}, {chooser}), the map back",
         "solver": STAND_IN,
         "accounting": accounting,
-        **accounting_record,
-        "projection": f"Rademacher +-1/sqrt(k), k={k} < d={d}" if projected else f"identity: d={d} <= k={k}",
+        "rounds_rule": "auto: M = ceil(log(2/beta))" if rounds == "auto" else f"given: rounds={M}",
+        **calibration.record,
+        "resampling": "with replacement, n records a round" if calibration.resample else "none",
+        "projection": _projection_words(k, d, projected),
         "jl_dim": k,
         "projected": projected,
         "margin": float(margin),
@@ -206,15 +234,12 @@ def efficient_private_margin(
         "feature_radius": r_tilde,
         "parameter_radius": ball,
         "confidence": float(confidence),
-        "solver_mu": mu,
+        "solver_mu": calibration.mu,
         "solver_gradient_sensitivity": sensitivity,
         "solver_sigma": sigma,
         "solver_steps": steps,
         "solver_step_size": eta,
-        "selection_epsilon": epsilon / 2.0,
-        "selection_sensitivity": score_sensitivity,
-        "selection": "exponential mechanism, P(t) proportional to exp(-(eps/2) L_S(w_t) / (2 Delta)), "
-        "Delta = (1 + Lambda r~ / rho) / n",
+        **selection_record,
         "oracle_calls_by_design": 0,
     }
     diagnostics = {

@@ -14,14 +14,21 @@ subgradient, whose replace-one sensitivity is 2 r~ / (rho m). Its transcript is 
 Gaussian mechanisms, exactly mu-GDP with mu = sqrt(T) (2 r~ / (rho m)) / sigma (Dong, Roth, Su, "Gaussian
 Differential Privacy", Corollary 2), and mu-GDP is (epsilon, delta(epsilon))-DP for every epsilon with the exact
 profile of :func:`gaussian_delta` (Balle, Wang, "Improving the Gaussian Mechanism for Differential Privacy",
-Theorem 8). Two accountings are offered:
+Theorem 8). Three accountings are offered (:func:`round_calibration`):
 
 * ``"paper"``: Lemma 3.1 as written: the solver at (epsilon', delta'), group privacy for the copies, basic composition
   over the rounds, epsilon/2 for the final selection;
 * ``"resampling-gaussian"`` (our derivation, not the paper's): conditionally on the resampled indices, the M rounds
   are one Gaussian mechanism with mu sqrt(J_1^2 + ... + J_M^2), J_t the copies of the replaced record in round t
   (J_t ~ Binomial(m, 1/m), independent); averaging the conditional profiles over the J_t bounds the rounds' delta
-  (:func:`resampling_gaussian_delta`); the final selection keeps epsilon/2.
+  (:func:`resampling_gaussian_delta`); the final selection keeps epsilon/2;
+* ``"direct-gaussian"`` (our derivation, not the paper's): no resampling. The paper resamples because the phased SGD
+  is a one-pass stochastic solver; the stand-in is a full-batch DP-ERM solver, so each round runs on the records
+  themselves. The M rounds are M T adaptive Gaussian mechanisms on the same data, mu_r sqrt(M)-GDP in all for a
+  per-round mu_r (:func:`direct_gaussian_mu`), calibrated on the exact profile.
+
+With one round (M = 1) the final selection has a single candidate: its output does not depend on the data, so it
+costs nothing and all of epsilon goes to the rounds, under every accounting.
 """
 
 from __future__ import annotations
@@ -37,18 +44,22 @@ from scipy.stats import binom
 __all__ = [
     "ACCOUNTINGS",
     "PaperBudget",
+    "RoundCalibration",
+    "direct_gaussian_delta",
+    "direct_gaussian_mu",
     "gaussian_delta",
     "gaussian_mu",
     "jl_dimension",
     "paper_budget",
     "resampling_gaussian_delta",
     "resampling_gaussian_mu",
+    "round_calibration",
     "rounds_for_confidence",
     "squared_copies_law",
 ]
 
-#: the two accountings of the M resampled rounds (module docstring)
-ACCOUNTINGS = ("paper", "resampling-gaussian")
+#: the accountings of the M rounds (module docstring): the paper's and two of our derivations
+ACCOUNTINGS = ("paper", "resampling-gaussian", "direct-gaussian")
 
 #: copies of one record beyond this many in a round are charged delta 1 (their probability is added to delta)
 _MAX_COPIES = 40
@@ -150,9 +161,11 @@ class PaperBudget:
     rounds : int
         M.
     round_epsilon, round_delta : float
-        (epsilon/(2M), delta/M), what each round must be.
+        (epsilon_R/M, delta/M), what each round must be; epsilon_R = epsilon/2 beside the final selection (the
+        paper's (epsilon/(2M), delta/M)), epsilon_R = epsilon with one round and no selection.
     solver_epsilon, solver_delta : float
-        (epsilon', delta') = (eps/(4M log(2M/delta)), delta^2/(4M log(2M/delta))), the solver's budget.
+        (epsilon', delta') = (epsilon_R/(2M log(2M/delta)), delta^2/(4M log(2M/delta))), the solver's budget; with
+        epsilon_R = epsilon/2 the paper's eps/(4M log(2M/delta)).
     group_threshold : float
         2 log(2M/delta): the proof's bound on the copies of one record in a resample.
     group_size : int
@@ -182,8 +195,11 @@ class PaperBudget:
         return asdict(self)
 
 
-def paper_budget(epsilon: float, delta: float, rounds: int, n: int) -> PaperBudget:
+def paper_budget(epsilon: float, delta: float, rounds: int, n: int, selection: bool = True) -> PaperBudget:
     """The solver budget of Lemma 3.1 and the numerical check of its proof's two inequalities.
+
+    ``epsilon`` is Algorithm 4's; the rounds get epsilon_R = epsilon/2 beside the final selection (``selection``,
+    the paper's split), all of it without (one round: the selection is a constant map, docs/theory/margin-learners.md).
 
     Raises
     ------
@@ -192,8 +208,9 @@ def paper_budget(epsilon: float, delta: float, rounds: int, n: int) -> PaperBudg
         epsilon <= log(1/delta) and delta < 1/m, and the message names the one that is violated.
     """
     M = int(rounds)
+    rounds_epsilon = epsilon / 2.0 if selection else float(epsilon)
     log_term = math.log(2.0 * M / delta)
-    solver_epsilon = epsilon / (4.0 * M * log_term)
+    solver_epsilon = rounds_epsilon / (2.0 * M * log_term)
     solver_delta = delta**2 / (4.0 * M * log_term)
     threshold = 2.0 * log_term
     size = int(math.floor(threshold))
@@ -208,11 +225,11 @@ def paper_budget(epsilon: float, delta: float, rounds: int, n: int) -> PaperBudg
         )
         raise ValueError(
             f"epsilon={epsilon!r}, delta={delta!r}: Lemma 3.1's group-privacy step does not hold here (it needs "
-            f"{assumption}); use accounting='resampling-gaussian' or change epsilon/delta"
+            f"{assumption}); use accounting='resampling-gaussian' or 'direct-gaussian', or change epsilon/delta"
         )
     return PaperBudget(
         rounds=M,
-        round_epsilon=epsilon / (2.0 * M),
+        round_epsilon=rounds_epsilon / M,
         round_delta=delta / M,
         solver_epsilon=solver_epsilon,
         solver_delta=solver_delta,
@@ -267,3 +284,116 @@ def resampling_gaussian_mu(epsilon: float, delta: float, n: int, rounds: int) ->
     if beyond >= delta:
         raise ValueError(f"delta={delta!r} is below the chance {beyond:.3g} that one record is drawn over 40 times")
     return _largest_mu(lambda mu: resampling_gaussian_delta(mu, epsilon, n, rounds), delta)
+
+
+def direct_gaussian_delta(mu: float, epsilon: float, rounds: int) -> float:
+    """delta(epsilon) of M rounds of Gaussian noisy descent on the same records, each mu-GDP.
+
+    The rounds are M T adaptive Gaussian mechanisms on one dataset, so together exactly (mu sqrt(M))-GDP (Dong, Roth,
+    Su, "Gaussian Differential Privacy", Corollary 2): the exact profile :func:`gaussian_delta` at mu sqrt(M).
+    Our derivation for the ``"direct-gaussian"`` accounting, not the paper's.
+    """
+    return gaussian_delta(mu * math.sqrt(int(rounds)), epsilon)
+
+
+def direct_gaussian_mu(epsilon: float, delta: float, rounds: int) -> float:
+    """The largest per-round mu with :func:`direct_gaussian_delta` <= delta: gaussian_mu(epsilon, delta) / sqrt(M).
+
+    Parameters
+    ----------
+    epsilon : float
+        The rounds' epsilon, > 0.
+    delta : float
+        The rounds' delta, in (0, 1).
+    rounds : int
+        M >= 1.
+
+    Returns
+    -------
+    float
+        mu_r, each round's GDP parameter.
+    """
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 1:
+        raise ValueError(f"direct_gaussian_mu needs rounds a positive integer; got rounds={rounds!r}")
+    return gaussian_mu(epsilon, delta) / math.sqrt(int(rounds))
+
+
+@dataclass(frozen=True)
+class RoundCalibration:
+    """The M rounds' noise under one accounting: the per-round (per-copy when resampling) GDP parameter ``mu``,
+    whether the rounds resample, and the constants for the privacy record."""
+
+    mu: float
+    resample: bool
+    record: dict[str, Any]
+
+
+def round_calibration(
+    accounting: str, epsilon: float, delta: float, rounds: int, n: int, selection: bool
+) -> RoundCalibration:
+    """The solver's mu for the M rounds of Algorithm 4 under ``accounting`` (module docstring).
+
+    Parameters
+    ----------
+    accounting : {"paper", "resampling-gaussian", "direct-gaussian"}
+        The accounting.
+    epsilon : float
+        Algorithm 4's epsilon: the rounds get epsilon/2 when ``selection`` (the other half is the final
+        exponential mechanism's), all of it otherwise.
+    delta : float
+        Algorithm 4's delta, all of it the rounds'.
+    rounds : int
+        M.
+    n : int
+        The number of records m.
+    selection : bool
+        Whether the final exponential mechanism runs (M > 1).
+
+    Returns
+    -------
+    RoundCalibration
+        mu, whether to resample, and the record (``rounds_epsilon``, ``rounds_delta``: the delta the rounds spend at
+        ``rounds_epsilon``, at most ``delta``; the composition in words).
+    """
+    rounds_epsilon = epsilon / 2.0 if selection else float(epsilon)
+    base: dict[str, Any] = {"rounds": int(rounds), "rounds_epsilon": rounds_epsilon}
+    if accounting == "paper":
+        budget = paper_budget(epsilon, delta, rounds, n, selection)
+        return RoundCalibration(
+            gaussian_mu(budget.solver_epsilon, budget.solver_delta),
+            True,
+            {
+                **base,
+                **budget.record(),
+                "rounds_delta": budget.spent_delta,
+                "composition": "group privacy over <= group_size copies (the rest in copies_tail), basic "
+                "composition over the rounds",
+            },
+        )
+    if accounting == "resampling-gaussian":
+        mu = resampling_gaussian_mu(rounds_epsilon, delta, n, rounds)
+        return RoundCalibration(
+            mu,
+            True,
+            {
+                **base,
+                "rounds_delta": resampling_gaussian_delta(mu, rounds_epsilon, n, rounds),
+                "composition": "our derivation, not the paper's: given the resampled indices the rounds are one "
+                "Gaussian mechanism with mu sqrt(sum_t J_t^2), averaged over J_t ~ Binomial(n, 1/n)",
+            },
+        )
+    if accounting == "direct-gaussian":
+        mu = direct_gaussian_mu(rounds_epsilon, delta, rounds)
+        return RoundCalibration(
+            mu,
+            False,
+            {
+                **base,
+                "rounds_delta": direct_gaussian_delta(mu, rounds_epsilon, rounds),
+                "rounds_mu": mu * math.sqrt(int(rounds)),
+                "composition": "our derivation, not the paper's: no resampling, every round on the records "
+                "themselves; M rounds of T Gaussian steps on the same data, mu sqrt(M)-GDP in all (Dong, Roth, Su, "
+                "Corollary 2), calibrated on the exact profile",
+            },
+        )
+    raise ValueError(f"accounting must be one of {list(ACCOUNTINGS)}; got {accounting!r}")
