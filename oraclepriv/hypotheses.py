@@ -64,7 +64,10 @@ def weighted_zero_one_loss(predictions: np.ndarray, y: np.ndarray, weights: np.n
     1.5
     """
     mistakes = np.asarray(predictions) != np.asarray(y)
-    return float(np.asarray(weights, dtype=np.float64)[mistakes].sum())
+    values = np.asarray(weights, dtype=np.float64)
+    if mistakes.ndim == 1 and values.shape == mistakes.shape:  # the same values in the same order, a few times faster
+        return float(np.compress(mistakes, values).sum())
+    return float(values[mistakes].sum())  # other shapes: boolean indexing, which refuses a shape mismatch
 
 
 def _float_or_inf(value: Any) -> float:

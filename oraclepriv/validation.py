@@ -113,7 +113,8 @@ def as_labels(y, n: int, name: str = "y") -> np.ndarray:
     if arr.dtype.kind == "c":
         raise ValueError(f"{name} must contain labels in {{0, 1}}; got complex values (dtype {arr.dtype})")
     if arr.dtype.kind in "iu":  # integer labels: one pass, no float copy; int8 input is returned as is
-        bad = (arr != 0) & (arr != 1)
+        unsigned = arr.view(arr.dtype.str.replace("i", "u")) if arr.dtype.kind == "i" else arr  # a negative is > 1
+        bad = unsigned > 1  # one comparison: (arr != 0) & (arr != 1) reads the labels twice
         if bad.any():
             raise ValueError(f"{name} must contain labels in {{0, 1}}; {_describe_bad(arr, bad)}")
         return arr if arr.dtype == np.int8 else arr.astype(np.int8)

@@ -59,6 +59,7 @@ __all__ = [
     "BLOCK",
     "Candidate",
     "ColumnExtreme",
+    "Gains",
     "SortedColumn",
     "SortedColumns",
     "SweepBackend",
@@ -106,9 +107,11 @@ def gains_of(y: np.ndarray, w: np.ndarray) -> np.ndarray:
     return w * (2 * np.asarray(y, dtype=np.int8) - 1)
 
 
-def magnitude_bound(g: np.ndarray, abs_sum: float | None = None) -> float:
+def magnitude_bound(g: np.ndarray | Gains, abs_sum: float | None = None) -> float:
     """An upper bound on sum_i |g_i|: its float64 sum (``abs_sum`` when already computed) is within gamma_n of
     it (any order), so the factor 1 + 8 n u covers it (n u <= 1/4) and the rounding of the product."""
+    if isinstance(g, Gains):
+        return g.magnitude_bound(abs_sum)
     if abs_sum is None:
         abs_sum = float(np.abs(g).sum())
     return abs_sum * (1.0 + 8.0 * g.shape[0] * UNIT_ROUNDOFF)
@@ -120,6 +123,98 @@ def gain_error_bound(n: int, magnitude: float) -> float:
     ``magnitude`` is an upper bound on sum |g| (:func:`magnitude_bound`). Needs n u < 1/4."""
     gamma_n = n * UNIT_ROUNDOFF / (1.0 - n * UNIT_ROUNDOFF)
     return 2.0 * (2.0 * gamma_n + 3.0 * UNIT_ROUNDOFF) * magnitude
+
+
+class Gains:
+    """The gains of one call, g_i = w_i where y_i = 1 and -w_i where y_i = 0, held as the magnitudes w_i >= 0 and
+    where g_i <= 0 (the labels 0): what the weight pass reads.
+
+    Per column the pass needs each block's positive and negative part -- one ``bincount`` of the magnitudes by
+    (block, label 0) -- and the gains themselves only inside the few blocks it looks into (:meth:`at`), so the
+    array of all gains (:meth:`values`) is built only for a column scanned whole (at most :data:`SCAN_MAX`
+    points) or an exact comparison of labelings of different columns. The sums of the gains and of their
+    magnitudes come from the first column's block parts (:meth:`sums`): no pass of their own.
+
+    Parameters
+    ----------
+    y : numpy.ndarray of shape (n,)
+        Labels in {0, 1}.
+    w : numpy.ndarray of shape (n,), float64
+        The weights, all >= 0 (the reduced problem's).
+    """
+
+    def __init__(self, y: np.ndarray, w: np.ndarray) -> None:
+        labels = np.asarray(y, dtype=np.int8)
+        self.n = int(w.shape[0])
+        #: the magnitudes |g_i| (the weights)
+        self.magnitudes: np.ndarray = w
+        #: where g_i <= 0 (label 0): the bincount bin of its magnitude is its block's second
+        self.non_positive: np.ndarray = labels == 0
+        self._labels: np.ndarray | None = labels
+        self._values: np.ndarray | None = None
+        self._first_parts: tuple[SortedColumn, np.ndarray] | None = None
+        self._sums: tuple[float, float] | None = None
+
+    @classmethod
+    def of_values(cls, g: np.ndarray) -> Gains:
+        """The gains of an array of them (of either sign)."""
+        gains = cls.__new__(cls)
+        gains.n = int(g.shape[0])
+        gains.magnitudes = np.abs(g)
+        gains.non_positive = g < 0
+        gains._labels, gains._values, gains._first_parts, gains._sums = None, g, None, None
+        return gains
+
+    def values(self) -> np.ndarray:
+        """Every gain (built once, on first use)."""
+        if self._values is None:
+            assert self._labels is not None
+            self._values = gains_of(self._labels, self.magnitudes)
+        return self._values
+
+    def at(self, index: np.ndarray) -> np.ndarray:
+        """The gains at ``index`` (exact: each a magnitude times +-1)."""
+        if self._values is not None:
+            return self._values[index]
+        assert self._labels is not None
+        return gains_of(self._labels[index], self.magnitudes[index])
+
+    def block_parts(self, column: SortedColumn, index: np.ndarray | None = None) -> np.ndarray:
+        """(positive part, negative part) of every block of ``column``, interleaved (shape (2 B,)): one bincount of
+        the magnitudes by (block, label 0), the second of each pair negated (exact). ``index``: an intp buffer of
+        n entries to build the bins in."""
+        if self._first_parts is not None and self._first_parts[0] is column:
+            return self._first_parts[1]
+        bins = np.add(column.bins, self.non_positive, out=np.empty(self.n, dtype=np.intp) if index is None else index)
+        parts = np.bincount(bins, weights=self.magnitudes, minlength=2 * column.n_blocks)
+        np.negative(parts[1::2], out=parts[1::2])
+        if self._first_parts is None:
+            self._first_parts = (column, parts)
+        return parts
+
+    def sums(self, columns: SortedColumns) -> tuple[float, float]:
+        """(the sum of the gains, the sum of their magnitudes), each a float64 sum of its terms in some order: from
+        the block parts of the first column when it has blocks (the pass computes them anyway), else summed
+        directly."""
+        if self._sums is None:
+            first = columns.columns[0] if columns.columns else None
+            if first is not None and first.n_blocks > 1:
+                parts = self.block_parts(first)
+                positive, negative = float(parts[0::2].sum()), float(parts[1::2].sum())
+                self._sums = (positive + negative, positive - negative)
+            else:
+                self._sums = (float(self.values().sum()), float(self.magnitudes.sum()))
+        return self._sums
+
+    def magnitude_bound(self, abs_sum: float | None = None) -> float:
+        """:func:`magnitude_bound` of these gains (``abs_sum``: the sum of the magnitudes, when computed)."""
+        if abs_sum is None:
+            abs_sum = float(self.magnitudes.sum())
+        return abs_sum * (1.0 + 8.0 * self.n * UNIT_ROUNDOFF)
+
+
+def _as_gains(g: np.ndarray | Gains) -> Gains:
+    return g if isinstance(g, Gains) else Gains.of_values(np.asarray(g, dtype=np.float64))
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -249,20 +344,20 @@ class ColumnExtreme(NamedTuple):
 
 
 def _inner_prefixes(
-    column: SortedColumn, g: np.ndarray, starts_prefix: np.ndarray, blocks: np.ndarray
+    column: SortedColumn, g: Gains, starts_prefix: np.ndarray, blocks: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """(prefix sums, cuts) at every cut strictly inside ``blocks`` (increasing): the prefix at the block's start
     plus the in-order sum of the block's groups of equal values before the cut (a summation in some order)."""
     if blocks.size == 0:
         return np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.intp)
     if column.n_blocks == 1:  # the whole column, one group per cut (when the values are distinct, one per point)
-        values = g[column.order]
+        values = g.values()[column.order]
         if column.distinct_cuts is not None:
             values = np.add.reduceat(values, np.concatenate([[0], column.distinct_cuts]))
         return starts_prefix[0] + np.cumsum(values[:-1]), column.cuts()
     first = column.starts[blocks]
     lengths = column.starts[blocks + 1] - first
-    values = g[column.order[_ranges(first, lengths)]]
+    values = g.at(column.order[_ranges(first, lengths)])
     lo = column.inner_lo[blocks]
     counts = column.inner_hi[blocks] - lo
     cut_index = _ranges(lo, counts)
@@ -285,7 +380,7 @@ def _inner_prefixes(
 
 def column_extremes(
     columns: SortedColumns,
-    g: np.ndarray,
+    g: np.ndarray | Gains,
     signs: tuple[int, ...],
     slack: float = 0.0,
     magnitude: float | None = None,
@@ -300,8 +395,8 @@ def column_extremes(
     ----------
     columns : SortedColumns
         The sorted columns of the call's points.
-    g : numpy.ndarray of shape (n,)
-        The gains, of either sign (:func:`gains_of`).
+    g : numpy.ndarray of shape (n,) or Gains
+        The gains, of either sign (:func:`gains_of`), or the call's :class:`Gains`.
     signs : tuple of int
         The signs wanted: (1,) for thresholds, (1, -1) for stumps.
     slack : float, default 0.0
@@ -311,14 +406,15 @@ def column_extremes(
     total : float or None
         The computed sum of g, the gain of all ones (computed when None).
     """
-    n = g.shape[0]
+    gains = _as_gains(g)
+    n = gains.n
     if magnitude is None:
-        magnitude = magnitude_bound(g)
+        magnitude = gains.magnitude_bound(gains.sums(columns)[1])
     if total is None:
-        total = float(g.sum())
+        total = gains.sums(columns)[0]
     # computed prefixes are within gamma_n sum|g| of the exact ones, the bounds too; the rest covers roundings
     margin = (4.0 * n + 16.0) * UNIT_ROUNDOFF * magnitude + 2.0 * slack * UNIT_ROUNDOFF
-    negative = g < 0
+    index = None  # one buffer for every column's bins
     out = []
     for column in columns.columns:
         B = column.n_blocks
@@ -327,8 +423,9 @@ def column_extremes(
         if B == 1:  # one block: every cut is looked at
             blocks = np.flatnonzero(has_inner)
         else:
-            index = np.add(column.bins, negative, out=np.empty(n, dtype=np.intp))  # bincount's own index type
-            parts = np.bincount(index, weights=g, minlength=2 * B)
+            if index is None:
+                index = np.empty(n, dtype=np.intp)  # bincount's own index type
+            parts = gains.block_parts(column, index)
             positive_part, negative_part = parts[0::2], parts[1::2]
             np.cumsum(positive_part + negative_part, out=starts_prefix[1:])
             boundary = starts_prefix[1:B]
@@ -338,7 +435,7 @@ def column_extremes(
             if -1 in signs:  # the largest prefix; a block's prefixes are <= its start's plus its positive part
                 wanted |= starts_prefix[:B] + positive_part >= float(boundary.max()) - slack - margin
             blocks = np.flatnonzero(has_inner & wanted)
-        inner, inner_cuts = _inner_prefixes(column, g, starts_prefix, blocks)
+        inner, inner_cuts = _inner_prefixes(column, gains, starts_prefix, blocks)
         prefixes = np.concatenate([starts_prefix[1:B], inner])
         cuts = np.concatenate([column.starts[1:B], inner_cuts])
         extremes: dict[int, ColumnExtreme | None] = {}
@@ -346,11 +443,11 @@ def column_extremes(
             if cuts.size == 0:
                 extremes[sign] = None
                 continue
-            gains = total - prefixes if sign == 1 else prefixes
-            best = float(gains.max())
-            near = np.flatnonzero(gains >= best - slack)
+            cut_gains = total - prefixes if sign == 1 else prefixes
+            best = float(cut_gains.max())
+            near = np.flatnonzero(cut_gains >= best - slack)
             near = near[np.argsort(cuts[near], kind="stable")]
-            near_gains, near_cuts = gains[near], cuts[near]
+            near_gains, near_cuts = cut_gains[near], cuts[near]
             at_best = near_cuts[near_gains == best]
             extremes[sign] = ColumnExtreme(best, int(at_best.min()), near_gains, near_cuts)
         out.append(extremes)
@@ -369,7 +466,7 @@ class Candidate(NamedTuple):
 
 def ranked_candidates(
     columns: SortedColumns,
-    g: np.ndarray,
+    g: np.ndarray | Gains,
     signs: tuple[int, ...],
     slack: float,
     magnitude: float | None = None,
@@ -378,9 +475,10 @@ def ranked_candidates(
     """(the best candidate in the tie-break order, every other candidate whose computed gain is at least the
     best's minus ``slack``). The constants are listed once each: all ones (gain: the computed total) as cut 0
     of feature 0, sign +1; all zeros (gain 0, exact) as cut n of feature 0, sign +1."""
-    n = g.shape[0]
-    total = float(g.sum()) if total is None else total
-    extremes = column_extremes(columns, g, signs, slack, magnitude, total)
+    gains = _as_gains(g)
+    n = gains.n
+    total = gains.sums(columns)[0] if total is None else total
+    extremes = column_extremes(columns, gains, signs, slack, magnitude, total)
     all_ones, all_zeros = Candidate(total, 0, 1, 0), Candidate(0.0, 0, 1, n)
     ordered = [all_ones]  # the tie-break order: feature, sign +1 before -1, smallest cut
     near: list[Candidate] = [all_ones, all_zeros]
@@ -427,10 +525,10 @@ def best_stump(
     the hypothesis independently). ``columns``: the sorted columns of X when already known (else sorted here).
     """
     columns = columns if columns is not None else SortedColumns(X)
-    g = gains_of(y, w)
-    total = float(g.sum())
-    best, _ = ranked_candidates(columns, g, signs, 0.0, total=total)
-    loss_all_zero = 0.5 * (float(w.sum()) + total)  # the sum of w over y = 1
+    gains = Gains(y, np.asarray(w, dtype=np.float64))
+    total, weight_sum = gains.sums(columns)
+    best, _ = ranked_candidates(columns, gains, signs, 0.0, total=total)
+    loss_all_zero = 0.5 * (weight_sum + total)  # the sum of w over y = 1
     return best.feature, best.sign, candidate_threshold(X, columns, best), loss_all_zero - best.gain
 
 
@@ -442,27 +540,32 @@ def _positives(columns: SortedColumns, candidate: Candidate) -> np.ndarray:
     return mask
 
 
-def exact_gain_order(columns: SortedColumns, g: np.ndarray, a: Candidate, b: Candidate) -> int:
+def exact_gain_order(columns: SortedColumns, g: np.ndarray | Gains, a: Candidate, b: Candidate) -> int:
     """The sign of gain(a) - gain(b) in exact arithmetic: +1, 0 or -1 (module docstring)."""
+    gains = _as_gains(g)
     if a.feature == b.feature and a.sign == b.sign:  # they differ on the points between the two cuts
         lo, hi = sorted((a.cut, b.cut))
-        between = g[columns.columns[a.feature].order[lo:hi]]
+        between = gains.at(columns.columns[a.feature].order[lo:hi])
         # sign +1: the smaller cut labels them 1 too; sign -1: the larger cut does
         difference = between if (a.cut == lo) == (a.sign == 1) else -between
     else:
         in_a, in_b = _positives(columns, a), _positives(columns, b)
-        difference = np.concatenate([g[in_a & ~in_b], -g[in_b & ~in_a]])
+        values = gains.values()
+        difference = np.concatenate([values[in_a & ~in_b], -values[in_b & ~in_a]])
     total = math.fsum(difference.tolist())
     return (total > 0) - (total < 0)
 
 
-def is_exact_minimiser(columns: SortedColumns, g: np.ndarray, best: Candidate, window: list[Candidate]) -> bool | None:
+def is_exact_minimiser(
+    columns: SortedColumns, g: np.ndarray | Gains, best: Candidate, window: list[Candidate]
+) -> bool | None:
     """Whether ``best`` (the largest computed gain) has an exact gain at least every ``window`` candidate's (then it
     is an exact minimiser: the candidates outside the window are strictly worse than it); None when the window
     holds :data:`WINDOW_LIMIT` candidates or more."""
     if len(window) >= WINDOW_LIMIT:
         return None
-    return all(exact_gain_order(columns, g, best, other) >= 0 for other in window)
+    gains = _as_gains(g)
+    return all(exact_gain_order(columns, gains, best, other) >= 0 for other in window)
 
 
 class SweepBackend(Backend):
@@ -528,13 +631,13 @@ class SweepBackend(Backend):
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         signs = (1,) if problem.hypothesis_class == "threshold" else (1, -1)
         columns, kept = self.sorted_columns(problem.X)
-        g = gains_of(problem.y, problem.w)
-        weight_sum = float(problem.w.sum())
-        total, magnitude = float(g.sum()), magnitude_bound(g, weight_sum)  # |g_i| = w_i: the weights are >= 0
+        gains = Gains(problem.y, problem.w)  # |g_i| = w_i: the weights are >= 0
+        total, weight_sum = gains.sums(columns)
+        magnitude = gains.magnitude_bound(weight_sum)
         # the window of the exact comparison (oraclepriv.exact_comparison): twice the error bound
         bounded = problem.n * UNIT_ROUNDOFF < 0.25  # gain_error_bound needs n u < 1/4
         slack = 2.0 * gain_error_bound(problem.n, magnitude) if bounded else 0.0
-        best, others = ranked_candidates(columns, g, signs, slack, magnitude, total)
+        best, others = ranked_candidates(columns, gains, signs, slack, magnitude, total)
         loss_all_zero = 0.5 * (weight_sum + total)  # the sum of w over y = 1
         threshold = candidate_threshold(problem.X, columns, best)
         hypothesis: Threshold | Stump = (
@@ -546,6 +649,6 @@ class SweepBackend(Backend):
             "method": "sort+prefix-sum",
             "sorted_columns": "kept" if kept else "sorted",
             "strict_minimiser": bool(bounded and not others),
-            "exact_minimiser": is_exact_minimiser(columns, g, best, others) if bounded else None,
+            "exact_minimiser": is_exact_minimiser(columns, gains, best, others) if bounded else None,
         }
         return BackendAnswer(hypothesis, bound=loss_all_zero - best.gain, status="optimal", nodes=0, details=details)
