@@ -449,6 +449,30 @@ def test_sorted_columns_partition_every_column_into_blocks_of_whole_groups(block
         np.testing.assert_array_equal(column.bins // 2, np.searchsorted(starts, ranks, side="right") - 1)
 
 
+@pytest.mark.parametrize("block", [1, 3, 64])
+def test_the_weight_pass_reads_weights_and_labels_as_it_reads_the_gains(block):
+    """Gains held as weights and labels (the sweep's) give the pass the answer the array of gains gives it, their
+    gains at any index are the array's, and their sums (from the first column's block parts) are within the
+    error bound of the exact sums."""
+    rng = np.random.default_rng(block)
+    X = np.round(rng.normal(size=(300, 2)), 1)  # ties inside blocks
+    y = rng.integers(0, 2, 300).astype(np.int8)
+    w = np.abs(rng.laplace(size=300)) * (rng.random(300) < 0.9)  # some zero weights
+    g = sweep.gains_of(y, w)
+    columns = SortedColumns(X, block)
+    held = sweep.Gains(y, w)
+    index = rng.integers(0, 300, 50)
+    np.testing.assert_array_equal(held.at(index), g[index])
+    total, weight_sum = held.sums(columns)
+    slack = 4 * sweep.gain_error_bound(300, sweep.magnitude_bound(g))
+    assert abs(Fraction(total) - sum(map(Fraction, g.tolist()))) <= Fraction(slack)
+    assert abs(Fraction(weight_sum) - sum(map(Fraction, w.tolist()))) <= Fraction(slack)
+    for slack in (0.0, 0.5):
+        from_labels = sweep.ranked_candidates(columns, held, (1, -1), slack, total=total)
+        from_gains = sweep.ranked_candidates(columns, g, (1, -1), slack, total=total)
+        assert from_labels == from_gains
+
+
 def test_the_repeat_call_benchmark_row_reports_a_kept_and_exact_repeat_call():
     """The row of ``oraclepriv bench oracles`` (its timings are a benchmark, not tested): the repeat call used the
     kept sorted columns and answered as a new oracle does."""

@@ -11,10 +11,13 @@ the gain of labelling point i 1 rather than 0. It works in two phases:
   the point set it saw last (:mod:`oraclepriv.solvers.kept_points`), so a call with new weights on the
   same points does not sort again;
 * **the weight pass** (:func:`column_extremes`), per column: the positive and the negative part of
-  every block's gains (one ``bincount``), the prefix sum at every block boundary, and, inside the few
-  blocks whose bounds can reach the extreme, the prefix sum at every cut (the block's distinct-value
-  groups summed, then added up in order). O(d n), plus the blocks looked into. A column of at most
-  :data:`SCAN_MAX` points is one block, scanned whole (cheaper while it fits in cache).
+  every block's gains (one ``bincount`` of the weights by block and label), the prefix sum at every block
+  boundary, and, inside the few blocks whose bounds can reach the extreme, the prefix sum at every cut
+  (the block's distinct-value groups summed, then added up in order). O(d n), plus the blocks looked
+  into. A column of at most :data:`SCAN_MAX` points is one block, scanned whole (cheaper while it fits
+  in cache). The pass reads the weights and labels as they are (:class:`Gains`): the array of gains is
+  built only where it is read whole, and the sums of the gains and of the weights are the first
+  column's block parts added up.
 
 Every prefix sum the pass computes is a float64 sum, in some order, of the gains before its cut, so it
 is within gamma_n sum_i |g_i| of the exact sum (Higham, "Accuracy and Stability of Numerical
@@ -144,31 +147,27 @@ class Gains:
     """
 
     def __init__(self, y: np.ndarray, w: np.ndarray) -> None:
-        labels = np.asarray(y, dtype=np.int8)
         self.n = int(w.shape[0])
+        self._labels = np.asarray(y, dtype=np.int8)
         #: the magnitudes |g_i| (the weights)
         self.magnitudes: np.ndarray = w
         #: where g_i <= 0 (label 0): the bincount bin of its magnitude is its block's second
-        self.non_positive: np.ndarray = labels == 0
-        self._labels: np.ndarray | None = labels
+        self.non_positive: np.ndarray = self._labels == 0
         self._values: np.ndarray | None = None
         self._first_parts: tuple[SortedColumn, np.ndarray] | None = None
         self._sums: tuple[float, float] | None = None
+        self._bins: np.ndarray | None = None
 
     @classmethod
     def of_values(cls, g: np.ndarray) -> Gains:
         """The gains of an array of them (of either sign)."""
-        gains = cls.__new__(cls)
-        gains.n = int(g.shape[0])
-        gains.magnitudes = np.abs(g)
-        gains.non_positive = g < 0
-        gains._labels, gains._values, gains._first_parts, gains._sums = None, g, None, None
+        gains = cls((g >= 0).view(np.int8), np.abs(g))
+        gains._values = g
         return gains
 
     def values(self) -> np.ndarray:
         """Every gain (built once, on first use)."""
         if self._values is None:
-            assert self._labels is not None
             self._values = gains_of(self._labels, self.magnitudes)
         return self._values
 
@@ -176,16 +175,16 @@ class Gains:
         """The gains at ``index`` (exact: each a magnitude times +-1)."""
         if self._values is not None:
             return self._values[index]
-        assert self._labels is not None
         return gains_of(self._labels[index], self.magnitudes[index])
 
-    def block_parts(self, column: SortedColumn, index: np.ndarray | None = None) -> np.ndarray:
+    def block_parts(self, column: SortedColumn) -> np.ndarray:
         """(positive part, negative part) of every block of ``column``, interleaved (shape (2 B,)): one bincount of
-        the magnitudes by (block, label 0), the second of each pair negated (exact). ``index``: an intp buffer of
-        n entries to build the bins in."""
+        the magnitudes by (block, label 0), the second of each pair negated (exact)."""
         if self._first_parts is not None and self._first_parts[0] is column:
             return self._first_parts[1]
-        bins = np.add(column.bins, self.non_positive, out=np.empty(self.n, dtype=np.intp) if index is None else index)
+        if self._bins is None:  # one buffer for every column's bins, in bincount's own index type
+            self._bins = np.empty(self.n, dtype=np.intp)
+        bins = np.add(column.bins, self.non_positive, out=self._bins)
         parts = np.bincount(bins, weights=self.magnitudes, minlength=2 * column.n_blocks)
         np.negative(parts[1::2], out=parts[1::2])
         if self._first_parts is None:
@@ -414,7 +413,6 @@ def column_extremes(
         total = gains.sums(columns)[0]
     # computed prefixes are within gamma_n sum|g| of the exact ones, the bounds too; the rest covers roundings
     margin = (4.0 * n + 16.0) * UNIT_ROUNDOFF * magnitude + 2.0 * slack * UNIT_ROUNDOFF
-    index = None  # one buffer for every column's bins
     out = []
     for column in columns.columns:
         B = column.n_blocks
@@ -423,9 +421,7 @@ def column_extremes(
         if B == 1:  # one block: every cut is looked at
             blocks = np.flatnonzero(has_inner)
         else:
-            if index is None:
-                index = np.empty(n, dtype=np.intp)  # bincount's own index type
-            parts = gains.block_parts(column, index)
+            parts = gains.block_parts(column)
             positive_part, negative_part = parts[0::2], parts[1::2]
             np.cumsum(positive_part + negative_part, out=starts_prefix[1:])
             boundary = starts_prefix[1:B]
