@@ -126,7 +126,7 @@ def test_audit_outcomes_do_not_depend_on_the_backend(scheduler):
             lambda s: RRSPM(epsilon=1.0, hypothesis_class="threshold", random_state=s),
             sc,
             epsilon=1.0,
-            n_runs=60,
+            n_runs=20,
             seed=3,
             n_jobs=n_jobs,
         )

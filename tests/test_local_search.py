@@ -41,18 +41,18 @@ def test_whitened_coordinates_describe_the_same_halfspace(seed):
     assert np.abs(v).max() == pytest.approx(1.0)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(4))  # even seeds: positive weights; odd: signed
 def test_the_search_never_returns_a_worse_halfspace_and_is_deterministic(seed):
     X, y, w = noisy(seed, signed=seed % 2 == 1)
     w_abs = np.abs(w)
     y_red = np.where(w < 0, 1 - y, y)  # the reduced problem the backends see
     groups = WhitenedGroups.build(X, y_red, w_abs)
     start = min(heuristic_halfspaces(X, y_red, w_abs), key=lambda h: h.loss(X, y_red, w_abs))
-    found, steps = iterated_line_search(groups, start, Deadline(None), max_steps=400, seed=seed)
-    again, steps_again = iterated_line_search(groups, start, Deadline(None), max_steps=400, seed=seed)
+    found, steps = iterated_line_search(groups, start, Deadline(None), max_steps=200, seed=seed)
+    again, steps_again = iterated_line_search(groups, start, Deadline(None), max_steps=200, seed=seed)
     tol = 1e-9 * max(1.0, float(w_abs.sum()))
     assert found.loss(X, y_red, w_abs) <= start.loss(X, y_red, w_abs) + tol
-    assert steps == steps_again == 400 and found == again
+    assert steps == steps_again == 200 and found == again
 
 
 def test_the_search_stops_at_its_deadline():

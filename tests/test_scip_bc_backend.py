@@ -503,8 +503,13 @@ def test_a_broken_rounding_cannot_corrupt_the_answer(monkeypatch):
 
 @pytest.mark.parametrize(
     "seed",
-    [0, pytest.param(1, marks=pytest.mark.slow), pytest.param(2, marks=pytest.mark.slow), 3],
-)  # 0 and 3: both shapes and both weight kinds in the default run
+    [
+        pytest.param(0, marks=pytest.mark.slow),
+        pytest.param(1, marks=pytest.mark.slow),
+        pytest.param(2, marks=pytest.mark.slow),
+        3,
+    ],
+)  # 3 in the default run; the slow run adds the other shape (even seeds) and more draws
 def test_parallel_regions_match_the_exact_optimum_with_signed_weights(seed):
     """workers=2: the root here, then 2^p regions (each with p groups fixed) in worker processes; the
     minimum of the regions' bounds must be a proved bound and the answer the exact optimum."""
