@@ -28,7 +28,7 @@ def _rows(lower, upper, bounds, window):
     )
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(seed=st.integers(0, 10_000), d=st.integers(1, 4), highest=st.booleans())
 def test_open_boxes_match_a_list_model(seed, d, highest):
     rng = np.random.default_rng(seed)

@@ -86,7 +86,7 @@ def test_enumerate_d1_matches_brute_force(case):
     check(X, y, w, grid)
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=100, **SETTINGS)
 @given(tagged(2, min_n=2))  # n = 1 is covered in d = 1 and by the hand cases
 def test_enumerate_d2_matches_brute_force(case):
     grid, (X, y, w) = case
