@@ -37,6 +37,7 @@ __all__ = [
     "orient3d_filtered",
     "cross_component_filtered",
     "bucket_order",
+    "merge_sort_by_key",
     "pivot_values_2d",
     "axis_values_3d",
     "EVALUATED",
@@ -58,7 +59,7 @@ _O3D_ERRBOUND_A = (7.0 + 56.0 * _EPS) * _EPS
 UNDERFLOW_SLACK = 2.0**-1020
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True)
 def _sign(value: float) -> int:
     if value > 0.0:
         return 1
@@ -115,7 +116,8 @@ def cross_component_filtered(P: np.ndarray, i: int, j: int, k: int, component: i
     :func:`~oraclepriv.solvers.combinatorial.geometry.cross_component_signs` defines it."""
     c1 = (component + 1) % 3
     c2 = (component + 2) % 3
-    return orient2d_filtered(P[i, c1], P[i, c2], P[j, c1], P[j, c2], P[k, c1], P[k, c2], exact_floats)
+    ax, ay = P[i, c1], P[i, c2]
+    return difference_det2_filtered(P[j, c1] - ax, P[j, c2] - ay, P[k, c1] - ax, P[k, c2] - ay, exact_floats)
 
 
 # ---------------------------------------------------------------- the proposing sort
@@ -123,6 +125,40 @@ def cross_component_filtered(P: np.ndarray, i: int, j: int, k: int, component: i
 #: element moves the insertion pass after the bucket scatter may spend (times the number of keys) before the keys
 #: are sorted by merge sort instead (keys bunched in few buckets)
 _BUCKET_BUDGET = 8
+
+
+@numba.njit(cache=True, error_model="numpy")
+def merge_sort_by_key(order: np.ndarray, key: np.ndarray, m: int) -> None:
+    """Sort ``order[:m]`` and ``key[:m]`` together by ``key`` (stable, bottom-up merge sort, O(m log m)): the
+    fallback of the proposing sort and the order along a line. Written out rather than ``np.argsort``: numba's
+    compiled argsort is large, and compiling it was a good part of the kernels' first-call cost."""
+    order_scratch = np.empty(m, dtype=np.int64)
+    key_scratch = np.empty(m)
+    source_order, source_key, target_order, target_key = order, key, order_scratch, key_scratch
+    width = 1
+    passes = 0
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            a, b = lo, mid
+            for t in range(lo, hi):
+                if a < mid and (b >= hi or source_key[b] >= source_key[a]):
+                    target_order[t] = source_order[a]
+                    target_key[t] = source_key[a]
+                    a += 1
+                else:
+                    target_order[t] = source_order[b]
+                    target_key[t] = source_key[b]
+                    b += 1
+        source_order, target_order = target_order, source_order
+        source_key, target_key = target_key, source_key
+        width *= 2
+        passes += 1
+    if passes % 2 == 1:  # an odd number of passes: the sorted values are in the scratch arrays
+        for t in range(m):
+            order[t] = source_order[t]
+            key[t] = source_key[t]
 
 
 @numba.njit(cache=True, error_model="numpy")
@@ -136,13 +172,15 @@ def bucket_order(
     order: np.ndarray,
     sorted_key: np.ndarray,
 ) -> int:
-    """Sort the indices 0..n-1 except ``skip`` and ``skip2`` (-1: none; distinct) by ``key`` (in [0, 2]; a
-    non-finite key is set to 0) and return their number m: ``order[:m]`` the sorted indices, ``sorted_key[:m]``
-    their keys.
+    """Sort the indices 0..n-1 except ``skip`` and ``skip2`` (-1: none; ``skip2 == skip`` skips one index) by
+    ``key`` (in [0, 2]; a non-finite key is set to 0) and return their number m: ``order[:m]`` the sorted indices,
+    ``sorted_key[:m]`` their keys.
 
     A bucket sort (2m buckets), then one insertion pass (the buckets are in order), or a merge sort when the
     insertion pass exceeds its budget (keys bunched in few buckets). ``bucket`` (n) and ``count`` (2n + 1) are
     work space."""
+    if skip2 == skip:
+        skip2 = -1
     m = n - (skip >= 0) - (skip2 >= 0)
     if m <= 0:
         return 0
@@ -185,11 +223,7 @@ def bucket_order(
         sorted_key[u] = item_key
         budget -= s - u
         if budget < 0:  # bunched keys: merge sort
-            members = order[:m].copy()
-            ranks = np.argsort(key[members], kind="mergesort")
-            for t in range(m):
-                order[t] = members[ranks[t]]
-                sorted_key[t] = key[order[t]]
+            merge_sort_by_key(order, sorted_key, m)
             return m
     return m
 
@@ -232,7 +266,7 @@ def _propose_order_2d(
         work[2, k] = dy
         work[3, k] = flip
         work[4, k] = G[k]
-    bucket_order(work[0], n, i, -1, bucket, count, order, ordered[0])
+    bucket_order(work[0], n, i, i, bucket, count, order, ordered[0])
     for t in range(n - 1):
         k = order[t]
         ordered[1, t] = work[1, k]
@@ -242,21 +276,15 @@ def _propose_order_2d(
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _turn_2d(ordered: np.ndarray, u: int, v: int, exact_floats: bool) -> int:
-    """Sign of det[V_u, V_v] for the reversed directions in rows u, v of ``ordered`` (> 0 iff v's angle is
-    larger, 0 iff both lie on one line through the pivot), or :data:`UNSURE`. The directions are float
-    differences of input coordinates (or their negations), as Shewchuk's filter requires."""
-    return difference_det2_filtered(ordered[1, u], ordered[2, u], ordered[1, v], ordered[2, v], exact_floats)
-
-
-@numba.njit(cache=True, error_model="numpy")
 def _verify_and_repair_2d(ordered: np.ndarray, order: np.ndarray, m: int, adj: np.ndarray, exact_floats: bool) -> bool:
     """Make rows 0..m-1 (``order`` and ``ordered``) the exact angular order and ``adj[t]`` the exact sign of the
     angle from row t to t + 1 (0: the same line through the pivot). False if a sign is unproved or the repair
-    exceeds its budget."""
+    exceeds its budget. The sign of det[V_u, V_v] for the reversed directions in rows u, v (float differences of
+    input coordinates, or their negations, as Shewchuk's filter requires) is > 0 iff v's angle is larger, and 0 iff
+    both lie on one line through the pivot."""
     misordered = False
     for t in range(m - 1):
-        s = _turn_2d(ordered, t, t + 1, exact_floats)
+        s = difference_det2_filtered(ordered[1, t], ordered[2, t], ordered[1, t + 1], ordered[2, t + 1], exact_floats)
         if s == UNSURE:
             return False
         adj[t] = s
@@ -264,8 +292,11 @@ def _verify_and_repair_2d(ordered: np.ndarray, order: np.ndarray, m: int, adj: n
     if not misordered:
         return True
     budget = _REPAIR_BUDGET * m + 64
+    rows = ordered.shape[0]
+    held = np.empty(rows)
     for s_pos in range(1, m):  # insertion sort with exact comparisons: the proposal is nearly sorted
-        held = ordered[:, s_pos].copy()
+        for r in range(rows):
+            held[r] = ordered[r, s_pos]
         item = order[s_pos]
         u = s_pos
         while u > 0:
@@ -277,13 +308,15 @@ def _verify_and_repair_2d(ordered: np.ndarray, order: np.ndarray, m: int, adj: n
                 return False
             if s >= 0:
                 break
-            ordered[:, u] = ordered[:, u - 1]
+            for r in range(rows):
+                ordered[r, u] = ordered[r, u - 1]
             order[u] = order[u - 1]
             u -= 1
-        ordered[:, u] = held
+        for r in range(rows):
+            ordered[r, u] = held[r]
         order[u] = item
     for t in range(m - 1):
-        s = _turn_2d(ordered, t, t + 1, exact_floats)
+        s = difference_det2_filtered(ordered[1, t], ordered[2, t], ordered[1, t + 1], ordered[2, t + 1], exact_floats)
         if s == UNSURE or s < 0:
             return False
         adj[t] = s
@@ -293,7 +326,7 @@ def _verify_and_repair_2d(ordered: np.ndarray, order: np.ndarray, m: int, adj: n
 @numba.njit(cache=True, error_model="numpy")
 def _line_value(X: np.ndarray, Y: np.ndarray, G: np.ndarray, members: np.ndarray) -> float:
     """Best prefix or suffix (constants included) of distinct collinear points ``members`` in their order along
-    the line (by x, or by y on a vertical line)."""
+    the line (by x, or by y on a vertical line); ``members`` is sorted in place."""
     k = len(members)
     vertical = True
     for t in range(1, k):
@@ -303,12 +336,12 @@ def _line_value(X: np.ndarray, Y: np.ndarray, G: np.ndarray, members: np.ndarray
     coordinate = np.empty(k)
     for t in range(k):
         coordinate[t] = Y[members[t]] if vertical else X[members[t]]
-    along = np.argsort(coordinate, kind="mergesort")
+    merge_sort_by_key(members, coordinate, k)
     prefix = 0.0
     max_prefix = 0.0
     min_prefix = 0.0
     for t in range(k):
-        prefix += G[members[along[t]]]
+        prefix += G[members[t]]
         max_prefix = max(max_prefix, prefix)
         min_prefix = min(min_prefix, prefix)
     return max(max_prefix, prefix - min_prefix)
@@ -369,7 +402,8 @@ def _pivot_value_2d(
             online = pivot_gain + max(unflipped + flipped, 0.0)  # {p, q}: every labeling is separable
         else:
             members = np.empty(t - start + 1, dtype=np.int64)
-            members[: t - start] = order[start:t]
+            for u in range(start, t):
+                members[u - start] = order[u]
             members[t - start] = i
             online = _line_value(X, Y, G, members)
         best = max(best, max(left, right) + online)
@@ -387,8 +421,11 @@ def pivot_values_2d(
     P (n, 2) distinct points, G (n,) their gains, ``exact_floats``: every predicate is exact in floats."""
     n = P.shape[0]
     m = n - 1
-    X = np.ascontiguousarray(P[:, 0])
-    Y = np.ascontiguousarray(P[:, 1])
+    X = np.empty(n)
+    Y = np.empty(n)
+    for k in range(n):
+        X[k] = P[k, 0]
+        Y[k] = P[k, 1]
     work = np.zeros((5, n))  # per point: pseudo-angle, reversed direction x and y, reversed (1.0), gain
     ordered = np.zeros((5, n))  # the same in angular order
     bucket = np.empty(n, dtype=np.int64)
