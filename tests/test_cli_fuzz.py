@@ -141,6 +141,7 @@ LONG = {
     "bench ppm": [("--repeat", "0")],
     "bench convex": [("--methods", "bogus"), ("--slsqp-max-n", "-1"), ("--seed", "-1")],
     "experiment ppm-curves": [("--seed", "-1")],
+    "experiment margin-utility": [("--seed", "-1")],
     "experiment rrspm-tradeoff": [("--seed", "-1"), ("--jobs", "0")],
     "experiment robust-tradeoff": [("--seed", "-2")],
     "experiment cover-baseline": [("--seed", "-1"), ("--jobs", "0"), ("--parallel-backend", "bogus")],

@@ -171,6 +171,7 @@ SEEDED = [
     ["audit", "subsample"],
     ["verify", "suite"],
     ["experiment", "ppm-curves", "--out", "OUT"],
+    ["experiment", "margin-utility", "--out", "OUT"],
     ["experiment", "cover-baseline", "--out", "OUT"],
 ]
 

@@ -123,6 +123,7 @@ def test_demo_checks_the_picture_format_before_running(tmp_path, no_work):
 
 EMPTY_OUT = [
     ["experiment", "ppm-curves", "--out", ""],
+    ["experiment", "margin-utility", "--out", ""],
     ["experiment", "rrspm-tradeoff", "--out", ""],
     ["bench", "mip", "--out", ""],
     ["bench", "oracles", "--out", ""],

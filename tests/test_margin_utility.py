@@ -46,4 +46,24 @@ def test_quick_run_writes_its_files_and_both_slopes(tmp_path):
     at_4 = means[(means.sweep == "m") & (means.epsilon == 4.0)].sort_values("m")
     assert at_4.test_error.iloc[-1] < at_4.test_error.iloc[0]  # more data, smaller error
     readme = (tmp_path / "README.md").read_text()
-    assert "run_margin_utility('OUT_DIR', quick=True, random_state=1)" in readme and "| m | epsilon=4 |" in readme
+    assert "oraclepriv experiment margin-utility --out results/margin-utility --seed 1 --quick" in readme
+    assert "| m | epsilon=4 |" in readme
+
+
+def test_the_command_writes_the_files_and_prints_the_slopes(tmp_path, monkeypatch):
+    """``oraclepriv experiment margin-utility``, on a grid shrunk to seconds (the module's quick grid takes ~5 s)."""
+    from typer.testing import CliRunner
+
+    import oraclepriv.experiments.margin_utility as margin_utility
+    from oraclepriv.cli.app import app
+
+    monkeypatch.setattr(margin_utility, "QUICK", {"sizes": (200, 400), "epsilons": (4.0,), "sweep": (1.0, 4.0)})
+    monkeypatch.setattr(margin_utility, "SWEEP_SIZE", {"quick": 200, "full": 200})
+    monkeypatch.setattr(margin_utility, "N_TEST", 500)
+    out = tmp_path / "mu"
+    result = CliRunner().invoke(app, ["experiment", "margin-utility", "--out", str(out), "--quick", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "measured_slope" in result.output and "Theorem 3.2" in result.output
+    runs = (out / "margin_utility_runs.csv").read_text().splitlines()
+    assert len(runs) == 1 + 3 * 4  # header + 3 repetitions of (2 sizes + 2 epsilons)
+    assert not (out / "PARTIAL").exists() and (out / "margin_utility.png").stat().st_size > 0

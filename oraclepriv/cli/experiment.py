@@ -108,6 +108,26 @@ def experiment_ppm_curves(
             typer.echo(slopes.to_string(index=False))
 
 
+@app.command("margin-utility")
+def experiment_margin_utility(
+    out: Annotated[Path, _out("margin-utility")],
+    quick: Quick = False,
+    seed: Seed = 0,
+    quiet: Quiet = False,
+) -> None:
+    """The shape of the margin bounds of Bassily, Mohri, Suresh (Theorem 3.2, Lemma 3.1): MarginERM (Algorithm 2,
+    the paper's accounting) on a synthetic margin distribution (d = 20, rho = 0.25), test error and excess hinge loss
+    against m and epsilon, the measured log-log slopes beside the predicted ones.
+
+    Runs in this process (one random stream feeds every fit in turn)."""
+    from oraclepriv.experiments.margin_utility import run_margin_utility
+
+    _check(out, seed)
+    with _run("margin-utility", out, quick, seed), progress_bar(quiet) as bar:
+        result = run_margin_utility(out, quick=quick, random_state=seed, progress=bar.phase("fits"))
+        typer.echo(result["slopes"].to_string(index=False))
+
+
 @app.command("rrspm-tradeoff")
 def experiment_rrspm_tradeoff(
     out: RrspmOut,

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from oraclepriv.execution import Progress
 from oraclepriv.experiments.margin_utility_design import (
     CONFIDENCE,
     DELTA,
@@ -75,7 +76,9 @@ def _one_run(m: int, epsilon: float, seed: int, X_test: np.ndarray, y_test: np.n
     }
 
 
-def run_margin_utility(out_dir: str | Path, quick: bool = False, random_state: int = 0) -> dict[str, Any]:
+def run_margin_utility(
+    out_dir: str | Path, quick: bool = False, random_state: int = 0, progress: Progress | None = None
+) -> dict[str, Any]:
     """Run the sweep; write ``margin_utility_runs.csv``, ``margin_utility.csv`` (means), ``margin_utility_slopes.csv``,
     ``margin_utility.png`` and ``README.md`` into ``out_dir``; return the frames, the paths and the seconds.
 
@@ -87,6 +90,8 @@ def run_margin_utility(out_dir: str | Path, quick: bool = False, random_state: i
         The small grid (m up to 10 000, 3 repetitions) instead of the full one (m up to 100 000, 10 repetitions).
     random_state : int, default 0
         The seed of the test set and of every run's seed.
+    progress : callable, optional
+        ``progress(fits done, fits)``, called after every fit.
 
     Returns
     -------
@@ -103,11 +108,14 @@ def run_margin_utility(out_dir: str | Path, quick: bool = False, random_state: i
     X_test, y_test = sample_margin_data(N_TEST, rng)
     cells: list[tuple[str, int, float]] = [("m", int(m), float(e)) for e in grid["epsilons"] for m in grid["sizes"]]
     cells += [("epsilon", SWEEP_SIZE["quick" if quick else "full"], float(e)) for e in grid["sweep"]]
-    rows = []
+    rows: list[dict[str, Any]] = []
+    total = len(cells) * repetitions
     for sweep, m, epsilon in cells:
         for rep in range(repetitions):
             seed = int(rng.integers(2**62))
             rows.append({"sweep": sweep, "rep": rep, **_one_run(m, epsilon, seed, X_test, y_test)})
+            if progress is not None:
+                progress(len(rows), total)
     runs = pd.DataFrame(rows)
     means = runs.groupby(["sweep", "m", "epsilon"], as_index=False).agg(
         test_error=("test_error", "mean"),

@@ -73,7 +73,7 @@ def write_margin_utility_readme(path: Path, slopes: Any, *, quick: bool, random_
     """README.md: what was run, the command that regenerates it, and the slope table."""
     from oraclepriv.experiments.margin_utility_design import CONFIDENCE, DELTA, DIMENSION, MARGIN, N_STEPS, N_TEST
 
-    flag = ", quick=True" if quick else ""
+    flag = " --quick" if quick else ""
     lines = [
         "# Margin learners: the shape of the bounds",
         "",
@@ -86,11 +86,10 @@ def write_margin_utility_readme(path: Path, slopes: Any, *, quick: bool, random_
         "constants set to 1 (docs/theory/margin-learners.md, 'Utility'); the bounds are upper bounds, so a measured",
         "slope steeper than the predicted one agrees with them.",
         "",
-        "Regenerate (the command line entry is not part of this module):",
+        "Regenerate:",
         "",
         "```",
-        'python3 -c "from oraclepriv.experiments.margin_utility import run_margin_utility; '
-        f"run_margin_utility('OUT_DIR'{flag}, random_state={random_state})\"",
+        f"oraclepriv experiment margin-utility --out results/margin-utility --seed {random_state}{flag}",
         "```",
         "",
         "Files: `margin_utility_runs.csv` (one row a run), `margin_utility.csv` (means), `margin_utility_slopes.csv`, "
