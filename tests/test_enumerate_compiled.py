@@ -9,20 +9,29 @@ sweeps they stand in for, which stay the reference and the fallback.
 * each way back to the numpy sweep is taken on the instances made for it (unproved signs, planes with four or
   more points, third points on an axis), and the d = 3 parity shortcut falls back to all pairs on degenerate
   points, including a configuration whose only ordinary lines join points of different parity;
+* the kernels against the brute force over all labelings, through the oracle, on the hand-typed degenerate data;
 * the fallback: with numba absent (or the switch off) the numpy sweeps answer, and both paths give the oracle the
-  same certified objective.
+  same certified objective;
+* the deadline contract: in a fresh numba cache a call with a time limit never compiles a kernel (it runs the numpy
+  sweep), a call with no limit compiles one only when the problem is large enough, and once the kernels are in the
+  cache another process's calls with a time limit load and use them.
 
-The kernels are switched on here whatever the process's default, and compiled once per process (numba's on-disk
-cache makes later processes load them instead);
-``-m slow`` runs the comparisons on many more and larger instances.
+The kernels are switched on here (``enumerate_compiled.mode = "on"``) whatever the process's default, so a kernel
+that is not in numba's cache is compiled by the first test that needs it (seconds; CI runs ``oraclepriv warm``
+before the tests, so there it is loaded). These tests skip only when numba is not installed. ``-m slow`` runs the
+comparisons on many more and larger instances.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
 import sys
 
 import numpy as np
 import pytest
+from brute_force import brute_halfspace
 from degenerate_instances import KINDS as HAND_TYPED_KINDS
 from degenerate_instances import degenerate_instance
 from oraclepriv.solvers.combinatorial import enumerate_3d, enumerate_compiled
@@ -34,16 +43,12 @@ from oraclepriv import make_oracle
 
 numba_only = pytest.mark.skipif(enumerate_compiled._import() is None, reason="numba is not installed")
 
-#: compiling the kernels takes seconds (d = 2) to minutes (d = 3) in a fresh installation: the whole module runs with
-#: the slow checks (python3 -m pytest -m slow), and the default run keeps enumerate's numpy sweeps under test
-pytestmark = pytest.mark.slow
-
 
 @pytest.fixture(autouse=True)
 def compiled_kernels_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kernels are switched on for these tests whatever the process's default (``enumerate_compiled.enabled``,
+    """The kernels are switched on for these tests whatever the process's default (``enumerate_compiled.mode``,
     ``ORACLEPRIV_ENUMERATE_COMPILED``); a test that wants the numpy sweeps switches them off itself."""
-    monkeypatch.setattr(enumerate_compiled, "enabled", True)
+    monkeypatch.setattr(enumerate_compiled, "mode", "on")
 
 
 def merged(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -95,13 +100,15 @@ def instance(seed: int, kind: str, n: int, d: int) -> tuple[np.ndarray, np.ndarr
 
 def numpy_sweeps(monkeypatch: pytest.MonkeyPatch, P: np.ndarray, G: np.ndarray):
     with monkeypatch.context() as patch:
-        patch.setattr(enumerate_compiled, "enabled", False)
+        patch.setattr(enumerate_compiled, "mode", "off")
         return best_separable_set(P, G)
 
 
 def assert_same_optimum(monkeypatch: pytest.MonkeyPatch, P: np.ndarray, G: np.ndarray) -> None:
     compiled = best_separable_set(P, G)
     reference = numpy_sweeps(monkeypatch, P, G)
+    assert compiled.sweep.startswith("compiled") or compiled.sweep == "line", compiled.sweep
+    assert reference.sweep.startswith("numpy") or reference.sweep == "line", reference.sweep
     tolerance = 1e-9 * max(1.0, float(np.abs(G).sum()))
     case = f"P={P.tolist()} G={G.tolist()}"
     assert compiled.complete and reference.complete
@@ -118,8 +125,12 @@ def assert_same_optimum(monkeypatch: pytest.MonkeyPatch, P: np.ndarray, G: np.nd
 @pytest.mark.parametrize("d", [2, 3])
 @pytest.mark.parametrize("kind", KINDS)
 def test_compiled_sweeps_find_the_numpy_optimum(kind, d, monkeypatch):
-    for seed in range(4):
-        P, G = instance(seed, kind, 40 if d == 2 else 24, d)
+    extreme = kind in (
+        "tiny",
+        "huge",
+    )  # every sign in rational arithmetic on both paths: smaller here, larger in -m slow
+    for seed in range(2 if extreme else 4):
+        P, G = instance(seed, kind, (24 if extreme else 40) if d == 2 else (14 if extreme else 24), d)
         assert_same_optimum(monkeypatch, P, G)
 
 
@@ -142,8 +153,9 @@ def test_the_oracle_certifies_the_same_objective_on_both_paths(d, monkeypatch):
     w = rng.laplace(size=n)
     oracle = make_oracle("halfspace", backend="enumerate")
     compiled = oracle.solve(X, y, w)
-    monkeypatch.setattr(enumerate_compiled, "enabled", False)
+    monkeypatch.setattr(enumerate_compiled, "mode", "off")
     reference = oracle.solve(X, y, w)
+    assert compiled.details["sweep"].startswith("compiled") and reference.details["sweep"].startswith("numpy")
     assert compiled.certified and reference.certified
     assert compiled.objective == pytest.approx(reference.objective, abs=compiled.tolerance)
 
@@ -259,7 +271,7 @@ def test_degenerate_points_whose_ordinary_lines_all_mix_parities_are_swept_fully
     apex = np.array([[0.0, 1.0, 0.0]])
     others = rng.integers(3, 9, size=(6, 3)).astype(float)
     P = np.concatenate((line[:1], apex, line[1:2], others[:1], line[2:], others[1:]))
-    for seed in range(40):
+    for seed in range(20):
         G = np.random.default_rng(seed).integers(-5, 6, size=len(P)).astype(float)
         G[[0, 1, 2, 4]] = np.abs(G[[0, 1, 2, 4]]) + 3.0  # the plane of the line and the apex is worth taking
         assert_same_optimum(monkeypatch, P, G)
@@ -272,16 +284,19 @@ def test_without_numba_the_numpy_sweeps_answer(monkeypatch):
     P, G = instance(3, "gauss", 30, 3)
     with monkeypatch.context() as patch:
         patch.setitem(sys.modules, "numba", None)  # import numba raises ImportError
-        enumerate_compiled._import.cache_clear()
+        patch.delitem(sys.modules, "oraclepriv.solvers.combinatorial.enumerate_kernels", raising=False)
+        enumerate_compiled._forget_import()
         try:
             assert enumerate_compiled.kernels() is None
             without = best_separable_set(P, G)
         finally:
-            enumerate_compiled._import.cache_clear()
+            enumerate_compiled._forget_import()
     with monkeypatch.context() as patch:
-        patch.setattr(enumerate_compiled, "enabled", False)
+        patch.setattr(enumerate_compiled, "mode", "off")
         assert enumerate_compiled.kernels() is None
         switched_off = best_separable_set(P, G)
+    assert without.sweep.startswith("numpy (numba is not installed")
+    assert switched_off.sweep == "numpy (ORACLEPRIV_ENUMERATE_COMPILED=0)"
     assert without.gain == switched_off.gain and (without.mask == switched_off.mask).all()
 
 
@@ -292,6 +307,117 @@ def test_an_expired_deadline_stops_the_compiled_sweep(d):
     stopped = best_separable_set(P, G, deadline=Deadline(0.0))
     assert not stopped.complete
     assert abs(float(G[stopped.mask].sum()) - stopped.gain) <= 1e-9 * max(1.0, float(np.abs(G).sum()))
+
+
+# ---------------------------------------------------------------- against the brute force
+
+
+@numba_only
+@pytest.mark.parametrize("d", [2, 3])
+@pytest.mark.parametrize("kind", HAND_TYPED_KINDS)
+def test_the_compiled_oracle_matches_the_brute_force_on_degenerate_data(kind, d):
+    """Through the oracle, with every sweep compiled: the certified objective is the brute force's optimum over all
+    labelings (LP realisability), on decimal lines and planes, grids, duplicates and extreme scales."""
+    oracle = make_oracle("halfspace", backend="enumerate")
+    swept = set()
+    for seed in range(4):
+        X, y, w = degenerate_instance(kind, d, seed, max_n=8)
+        result = oracle.solve(X, y, w)
+        swept.add(result.details["sweep"].split(" ")[0])
+        assert result.certified
+        assert result.objective == pytest.approx(brute_halfspace(X, y, w), abs=result.tolerance), (kind, d, seed)
+    assert "compiled" in swept
+
+
+# ---------------------------------------------------------------- the choice and the deadline contract
+
+
+def _run_calls(calls: list[tuple[int, int, float | None]], cache_dir: str | None) -> dict:
+    """Run enumerate calls (d, n, time limit) in a fresh process, numba's cache in ``cache_dir`` (None: the
+    process's default), the switch at its default; return per call the sweep, the seconds and whether it was
+    certified, and how many kernel signatures that process compiled or loaded."""
+    script = f"""
+import json, time
+import numpy as np
+from oraclepriv import make_oracle
+from oraclepriv.solvers.combinatorial import enumerate_compiled
+rows = []
+for d, n, limit in {calls!r}:
+    rng = np.random.default_rng([d, n])
+    X = rng.normal(size=(n, d))
+    y = (X @ rng.normal(size=d) + 0.3 * rng.normal(size=n) >= 0).astype(int)
+    start = time.perf_counter()
+    result = make_oracle("halfspace", backend="enumerate", time_limit=limit).solve(X, y, rng.laplace(size=n))
+    rows.append([result.details["sweep"], time.perf_counter() - start, result.certified])
+module = enumerate_compiled._module
+kernels = 0 if module is None else len(module.pivot_values_2d.overloads) + len(module.axis_values_3d.overloads)
+print(json.dumps({{"rows": rows, "kernels": kernels}}))
+"""
+    env = {k: v for k, v in os.environ.items() if k != enumerate_compiled.MODE_VARIABLE}
+    if cache_dir is not None:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@numba_only
+def test_a_call_with_a_time_limit_never_compiles_a_kernel(tmp_path):
+    """In a fresh numba cache, calls with a time limit large enough to load a kernel (were it in the cache) run the
+    numpy sweep and compile nothing; so does a call with no limit on a problem too small to repay a compilation."""
+    out = _run_calls([(2, 1000, 30.0), (3, 200, 30.0), (2, 1000, None)], str(tmp_path))
+    limited_2d, limited_3d, unlimited = out["rows"]
+    for sweep, seconds, certified in (limited_2d, limited_3d):
+        assert sweep.startswith("numpy (the kernel is not compiled, and a call with a time limit never compiles"), sweep
+        assert certified and seconds < 30.0
+    assert unlimited[0].startswith("numpy (the kernel is not compiled, and compiling it would cost more"), unlimited
+    assert out["kernels"] == 0  # nothing compiled, nothing loaded
+    assert not any(tmp_path.rglob("*.nbc"))  # and nothing written to the cache
+
+
+@numba_only
+def test_a_warm_cache_serves_calls_with_a_time_limit_in_another_process():
+    """Once the kernels are in numba's cache (here or by oraclepriv warm), a new process's calls with a time limit
+    load them; a small call before any numpy time has been spent keeps the numpy sweep."""
+    for dimension in enumerate_compiled.DIMENSIONS:
+        enumerate_compiled.warm(dimension)
+    out = _run_calls([(2, 50, 30.0), (2, 1000, 30.0), (3, 200, 30.0), (2, 50, 30.0)], None)
+    small_first, large_2d, large_3d, small_after = out["rows"]
+    assert small_first[0] == "numpy (a small problem: loading the kernel would cost more than this sweep)"
+    assert large_2d[0] == "compiled (loaded from numba's cache)" and large_3d[0] == large_2d[0]
+    assert small_after[0] == "compiled"  # in the process now: used at every size
+    assert all(row[2] for row in out["rows"])
+    assert out["kernels"] == 2
+
+
+def test_many_small_numpy_sweeps_earn_the_kernel_load(monkeypatch):
+    """The rent-or-buy rule: small calls keep the numpy sweep until this process's numpy sweeps of that dimension
+    have taken as long as a load; a call with little time left never loads."""
+    monkeypatch.setattr(enumerate_compiled, "mode", "auto")
+    monkeypatch.setattr(enumerate_compiled, "_numpy_seconds", dict.fromkeys(enumerate_compiled.DIMENSIONS, 0.0))
+    monkeypatch.setattr(enumerate_compiled, "loaded", lambda dimension: None)
+    loads = []
+    monkeypatch.setattr(
+        enumerate_compiled, "_load_from_cache", lambda module, dimension: loads.append(dimension) or True
+    )
+    assert enumerate_compiled.choose(2, 20, None).kernels is None
+    enumerate_compiled.record_numpy_sweep(2, enumerate_compiled.LOAD_AFTER_NUMPY_SECONDS)
+    assert enumerate_compiled.choose(3, 20, None).kernels is None  # the 3-D sweeps have not earned it
+    assert enumerate_compiled.choose(2, 20, Deadline(enumerate_compiled.LOAD_MIN_SECONDS / 2)).kernels is None
+    assert loads == []
+    if enumerate_compiled._import() is not None:
+        assert enumerate_compiled.choose(2, 20, None).reason == "compiled (loaded from numba's cache)"
+        assert loads == [2]
+
+
+def test_the_switch_refuses_unknown_values(monkeypatch):
+    monkeypatch.setattr(enumerate_compiled, "mode", None)
+    monkeypatch.setenv(enumerate_compiled.MODE_VARIABLE, "yes")
+    with pytest.raises(ValueError, match="ORACLEPRIV_ENUMERATE_COMPILED must be 0, 1 or auto; got 'yes'"):
+        enumerate_compiled.current_mode()
+    for value, expected in (("0", "off"), ("1", "on"), ("auto", "auto"), ("", "auto")):
+        monkeypatch.setenv(enumerate_compiled.MODE_VARIABLE, value)
+        assert enumerate_compiled.current_mode() == expected
 
 
 # ---------------------------------------------------------------- thorough (-m slow)

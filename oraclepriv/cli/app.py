@@ -4,7 +4,7 @@ from typing import Annotated
 
 import typer
 
-from oraclepriv.cli import audit, bench, demo, erm, experiment, instances, learn, model, verify
+from oraclepriv.cli import audit, bench, demo, erm, experiment, instances, learn, model, verify, warm
 from oraclepriv.cli.common import Group, configure_logging, configure_warnings
 
 app = typer.Typer(
@@ -42,6 +42,7 @@ app.add_typer(instances.app, name="instances")
 app.add_typer(audit.app, name="audit")
 app.add_typer(experiment.app, name="experiment")
 app.add_typer(verify.app, name="verify")
+app.command("warm")(warm.warm)
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -36,9 +36,10 @@ dimension, decided exactly):
     points on a plane with more than three points are solved (once per plane) by the 2-D
     routine — O(n^3 log n) time. The sweeps of a block of pairs run as one set of numpy array
     operations (pairs x points), so the Python overhead is per block, not per pair or point.
-Compiled kernels: when numba is installed, the pivot sweeps (d = 2) and axis sweeps (d = 3) run in
-:mod:`~oraclepriv.solvers.combinatorial.enumerate_kernels` (switch:
-:mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`), expected O(n) per pivot or pair; every sign they
+Compiled kernels: the pivot sweeps (d = 2) and axis sweeps (d = 3) run in
+:mod:`~oraclepriv.solvers.combinatorial.enumerate_kernels` wherever that cannot make a call overrun its time limit
+(the choice, per call: :mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`; a call with a time limit never
+waits on a compilation), expected O(n) per pivot or pair; every sign they
 cannot prove with Shewchuk's float filter is handed back to the numpy sweeps below, which decide it in rational
 arithmetic, so both paths give the same optimum. In d = 3 the compiled path first sweeps only the pairs of points of
 equal index parity (enough when no three points are collinear and no four coplanar, which it detects on the way).
@@ -62,8 +63,11 @@ labelings not yet enumerated could be better), so it is never certified unless t
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem, Status, UnsupportedProblemError
+from oraclepriv.solvers.combinatorial import enumerate_compiled
 from oraclepriv.solvers.combinatorial.enumerate_2d import Best, best_2d, best_on_line
 from oraclepriv.solvers.combinatorial.enumerate_3d import best_3d, plane_projection
 from oraclepriv.solvers.combinatorial.exact_halfspace import realize_labeling
@@ -83,32 +87,51 @@ def best_separable_set(
 ) -> Best:
     """Max over separable S of sum_{x in S} G[x], for *distinct* points P (n, d), d <= 3.
 
-    A ``deadline`` that stops the enumeration gives the best set seen so far (``complete`` False)."""
+    A ``deadline`` that stops the enumeration gives the best set seen so far (``complete`` False); None means no
+    time limit. ``sweep`` of the answer says which sweep ran and why
+    (:func:`~oraclepriv.solvers.combinatorial.enumerate_compiled.choose`)."""
     n, d = P.shape
     if exact is None:
         exact = float_is_exact(P)
     total = float(G.sum())
     if n == 1:
         mask = np.array([total > 0])
-        return Best(max(total, 0.0), mask)
+        return Best(max(total, 0.0), mask, sweep="line")
     p0, p1 = P[0], P[1]
     if d == 1:
-        return best_on_line(P[:, 0], G)
+        return best_on_line(P[:, 0], G)._replace(sweep="line")
     if d == 2:
         collinear = orient2d(p0, p1, P, exact) == 0
     else:
         collinear = ~cross_signs(p0, p1, P, exact).any(axis=1)
     if collinear.all():
         axis = int(np.argmax(np.abs(p1 - p0)))  # p1 - p0 has this component non-zero
-        return best_on_line(P[:, axis], G)
+        return best_on_line(P[:, axis], G)._replace(sweep="line")
     if d == 2:
-        return best_2d(P, G, exact, deadline)
+        return _best_planar(P, G, exact, deadline)
     p2 = P[int(np.argmax(~collinear))]
     coplanar = orient3d(p0, p1, p2, P, exact) == 0
     if coplanar.all():
         coords = list(plane_projection(p0, p1, p2, exact))
-        return best_2d(P[:, coords], G, exact, deadline)
-    return best_3d(P, G, exact, deadline)
+        return _best_planar(P[:, coords], G, exact, deadline)
+    return _swept(3, P, G, exact, deadline)
+
+
+def _best_planar(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None) -> Best:
+    """``best_2d`` with the sweep chosen for the call."""
+    return _swept(2, P, G, exact, deadline)
+
+
+def _swept(dimension: int, P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None) -> Best:
+    """The 2-D or 3-D sweep (``best_2d``, ``best_3d``) the switch chooses for this call; the time a numpy sweep
+    takes counts towards loading the kernel (:func:`~oraclepriv.solvers.combinatorial.enumerate_compiled.choose`)."""
+    choice = enumerate_compiled.choose(dimension, len(P), deadline)
+    sweep = best_2d if dimension == 2 else best_3d
+    start = time.perf_counter()
+    best = sweep(P, G, exact, deadline, choice.kernels)
+    if choice.kernels is None:
+        enumerate_compiled.record_numpy_sweep(dimension, time.perf_counter() - start)
+    return best._replace(sweep=choice.reason)
 
 
 class EnumerateBackend(Backend):
@@ -176,6 +199,7 @@ class EnumerateBackend(Backend):
             "method": "exact enumeration (pivot/axis angular sweep)",
             "unique_points": int(len(P)),
             "float_exact_predicates": bool(exact),
+            "sweep": best.sweep,
         }
         # representative: the max-margin halfspace of the optimal labeling, realised exactly
         d = P.shape[1]

@@ -9,10 +9,11 @@ whose docstring proves why the hyperplanes through data points suffice).
 
 Float angles only propose the angular order; it is verified pair by pair with the exact predicate
 :func:`~oraclepriv.solvers.combinatorial.geometry.orient2d` and re-sorted exactly when floats got it wrong.
-Ties resolve to the first pivot in the points' order. With numba installed, the pivots are swept by the compiled
-kernel (:func:`~oraclepriv.solvers.combinatorial.enumerate_kernels.pivot_values_2d`) and only the pivots it hands
-back (a sign its float filter cannot prove) and the winning pivot are swept here. A deadline stops the pivot loop; the answer is then the
-best set seen so far, marked incomplete.
+Ties resolve to the first pivot in the points' order. Given the compiled kernels (the caller's choice,
+:func:`~oraclepriv.solvers.combinatorial.enumerate_compiled.choose`), the pivots are swept by the compiled kernel
+(:func:`~oraclepriv.solvers.combinatorial.enumerate_kernels.pivot_values_2d`) and only the pivots it hands back (a
+sign its float filter cannot prove) and the winning pivot are swept here. A deadline stops the pivot loop; the
+answer is then the best set seen so far, marked incomplete.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from types import ModuleType
 from typing import NamedTuple
 
 import numpy as np
-from oraclepriv.solvers.combinatorial import enumerate_compiled
 from oraclepriv.solvers.combinatorial.geometry import orient2d
 from oraclepriv.solvers.runtime.deadline import Deadline
 
@@ -33,6 +33,7 @@ class Best(NamedTuple):
     gain: float
     mask: np.ndarray  # positive set over the unique points
     complete: bool = True  # False: a deadline stopped the enumeration (gain is only achieved, not optimal)
+    sweep: str = "numpy"  # the sweep that ran and why (enumerate_compiled.Choice.reason)
 
 
 def best_on_line(order_key: np.ndarray, gains: np.ndarray) -> Best:
@@ -179,24 +180,30 @@ def _pivot_values_compiled(
     return values, True
 
 
-def best_2d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> Best:
+def best_2d(
+    P: np.ndarray,
+    G: np.ndarray,
+    exact: bool,
+    deadline: Deadline | None = None,
+    kernels: ModuleType | None = None,
+) -> Best:
     """Best separable positive set of distinct 2-D points (affine dimension 2); the pivots are swept by the
-    compiled kernel when :mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled` provides it."""
+    compiled kernel of ``kernels`` (:mod:`~oraclepriv.solvers.combinatorial.enumerate_kernels`, ready to run) when
+    given, else by the numpy sweep."""
     n = len(P)
     total = float(G.sum())
     best_gain = total if total > 0 else 0.0  # the constants: every point positive, or none
     best_line: tuple[int, int] | None = None  # (pivot, line through it) of the best set once it beats them
     complete = True
-    kernel = enumerate_compiled.kernels()
-    if kernel is not None:
-        values, complete = _pivot_values_compiled(P, G, exact, deadline, kernel)
+    if kernels is not None:
+        values, complete = _pivot_values_compiled(P, G, exact, deadline, kernels)
         i = int(np.argmax(values))  # the first pivot of the best value, as the loop below finds it
         if values[i] > best_gain:
             sweep = _pivot_sweep_2d(P, G, i, exact)
             k = int(np.argmax(sweep.value))
             if sweep.value[k] > best_gain:  # the numpy sweep's own value (the kernel's may differ in rounding)
                 best_gain, best_line = float(sweep.value[k]), (i, k)
-    for i in range(n if kernel is None else 0):
+    for i in range(n if kernels is None else 0):
         if deadline is not None and deadline.expired():
             deadline.note("enumeration (2-D pivots)")
             complete = False
@@ -219,4 +226,4 @@ def best_2d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None
         rank[key] = np.arange(len(on_line))
         sub = best_on_line(rank, G[on_line])
         mask[on_line[sub.mask]] = True
-    return Best(best_gain, mask, complete)
+    return Best(best_gain, mask, complete, "numpy" if kernels is None else "compiled")

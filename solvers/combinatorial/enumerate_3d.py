@@ -11,10 +11,13 @@ so the Python overhead is per block, not per pair or point.
 Exactness: float angles only propose the order. A batched float filter over the whole block certifies the
 signs it can; every other sign is decided by the exact predicates of
 :mod:`oraclepriv.solvers.combinatorial.geometry` (Shewchuk's filter, then rational arithmetic), and a row
-whose proposal is wrong is re-sorted exactly. With numba installed, the pairs are swept by the compiled kernel
+whose proposal is wrong is re-sorted exactly. Given the compiled kernels (the caller's choice,
+:func:`~oraclepriv.solvers.combinatorial.enumerate_compiled.choose`), the pairs are swept by the compiled kernel
 (:func:`~oraclepriv.solvers.combinatorial.enumerate_kernels.axis_values_3d`; which pairs are needed:
-``_best_pair_compiled``) and only the pairs it hands back and the winning pair are swept here. A deadline stops the loop over blocks; the answer is then the
-best set seen so far, marked incomplete.
+``_best_pair_compiled``) and only the pairs it hands back and the winning pair are swept here; the planes with four
+or more points use the 2-D kernel only when it is already in the process
+(:func:`~oraclepriv.solvers.combinatorial.enumerate_compiled.loaded`: nothing is loaded or compiled for them). A
+deadline stops the loop over blocks; the answer is then the best set seen so far, marked incomplete.
 """
 
 from __future__ import annotations
@@ -370,7 +373,7 @@ def _side_positions(block: _AxisBlock, r: int, t: int) -> np.ndarray:
 def _plane_best(P: np.ndarray, G: np.ndarray, idx: np.ndarray, exact: bool) -> Best:
     """Best separable labeling of coplanar 3-D points P[idx] (idx[0], idx[1], idx[-1] not collinear)."""
     coords = list(plane_projection(P[idx[0]], P[idx[1]], P[idx[-1]], exact))
-    return best_2d(P[idx][:, coords], G[idx], exact)
+    return best_2d(P[idx][:, coords], G[idx], exact, kernels=enumerate_compiled.loaded(2))
 
 
 #: pairs x points per call of the compiled kernel (the deadline is checked between calls)
@@ -453,10 +456,17 @@ def _best_pair_compiled(
     return values, complete
 
 
-def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None = None) -> Best:
+def best_3d(
+    P: np.ndarray,
+    G: np.ndarray,
+    exact: bool,
+    deadline: Deadline | None = None,
+    kernels: ModuleType | None = None,
+) -> Best:
     """Best separable positive set of distinct 3-D points (affine dimension 3): the axis sweep of
     every pair, in vectorised blocks of pairs (lexicographic order, so ties resolve to the first pair), or the
-    compiled kernel's when :mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled` provides it."""
+    compiled kernel's when ``kernels`` (:mod:`~oraclepriv.solvers.combinatorial.enumerate_kernels`, ready to run)
+    is given."""
     n = len(P)
     total = float(G.sum())
     best_gain = total if total > 0 else 0.0  # the constants: every point positive, or none
@@ -465,11 +475,10 @@ def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None
     I, J = np.triu_indices(n, 1)
     size = max(1, _BLOCK_ENTRIES // n)
     complete = True
-    kernel = enumerate_compiled.kernels()
-    if kernel is not None:
+    if kernels is not None:
         P = np.ascontiguousarray(P, dtype=np.float64)
         G = np.ascontiguousarray(G, dtype=np.float64)
-        values, complete = _best_pair_compiled(P, G, I, J, exact, deadline, plane_cache, kernel)
+        values, complete = _best_pair_compiled(P, G, I, J, exact, deadline, plane_cache, kernels)
         first = int(np.argmax(values))  # the first pair of the best value
         if values[first] > best_gain:
             with np.errstate(over="ignore", invalid="ignore"):
@@ -477,7 +486,7 @@ def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None
             assert block is not None  # its value is finite: it holds no third point on its axis
             if block.value[0].max() > best_gain:  # the numpy sweep's own value (the kernel's may differ in rounding)
                 best_gain, best_pair = float(block.value[0].max()), (int(I[first]), int(J[first]))
-    for lo in range(0, len(I) if kernel is None else 0, size):
+    for lo in range(0, len(I) if kernels is None else 0, size):
         if deadline is not None and deadline.expired():
             deadline.note("enumeration (3-D pairs)")
             complete = False
@@ -503,4 +512,4 @@ def best_3d(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None
         on_plane = np.concatenate(([i, j], order[block.start[0, plane] : block.end[0, plane] + 1]))
         sub = _plane_best(P, G, on_plane, exact)
         mask[on_plane[sub.mask]] = True
-    return Best(best_gain, mask, complete)
+    return Best(best_gain, mask, complete, "numpy" if kernels is None else "compiled")
