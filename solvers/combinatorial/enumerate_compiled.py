@@ -213,6 +213,7 @@ def warm(dimension: int) -> str:
         return "in process"
     if _load_from_cache(module, dimension):
         return "loaded"
+    log.debug("enumerate: compiling the %d-D kernel", dimension)
     _compile(module, dimension)
     return "compiled"
 
