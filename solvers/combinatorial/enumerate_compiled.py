@@ -19,8 +19,8 @@ The environment variable ``ORACLEPRIV_ENUMERATE_COMPILED`` (read at every choice
   limit or at least :data:`LOAD_MIN_SECONDS` left, and the load pays: the call is large
   (:data:`LOAD_MIN_POINTS` distinct points, where the numpy sweep takes about as long as loading), or this
   process's numpy sweeps of that dimension have already taken :data:`LOAD_AFTER_NUMPY_SECONDS` (many small calls:
-  the rule of renting skis until the rent paid equals the price, which never pays more than twice the better of
-  the two choices made in hindsight). A kernel that is not in the cache is compiled in the call only when the call
+  the rent-or-buy rule of ski rental, which never pays more than twice the better of the two choices made in
+  hindsight; A. R. Karlin, M. S. Manasse, L. Rudolph, D. D. Sleator, "Competitive snoopy caching"). A kernel that is not in the cache is compiled in the call only when the call
   has no time limit and, by the same rule, :data:`COMPILE_MIN_POINTS` or :data:`COMPILE_AFTER_NUMPY_SECONDS`;
   otherwise the numpy sweep answers. ``oraclepriv warm`` (:func:`warm`) compiles both kernels into the cache ahead
   of time; CI runs it before the tests.
@@ -80,7 +80,7 @@ LOAD_AFTER_NUMPY_SECONDS = 1.0
 LOAD_MIN_SECONDS = 2.0
 
 #: distinct points from which a call with no time limit compiles a kernel that is not in the cache: there the numpy
-#: sweep takes about as long as the compilation (docs/solvers/enumerate.md)
+#: sweep takes about as long as the compilation
 COMPILE_MIN_POINTS = {2: 5000, 3: 400}
 
 #: seconds of this process's numpy sweeps (of one dimension) after which a call with no time limit compiles its kernel
