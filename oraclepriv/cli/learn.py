@@ -124,6 +124,24 @@ def learn(
     allow_weak_guarantee: Annotated[
         bool, typer.Option("--allow-weak-guarantee", help="Release even if the total delta is >= 1/n.")
     ] = False,
+    margin: Annotated[float | None, typer.Option("--margin", help="rho > 0 (margin-erm; default 0.1).")] = None,
+    radius: Annotated[
+        float | None, typer.Option("--radius", help="Data ball's radius r, fixed without the data (margin learners).")
+    ] = None,
+    norm_bound: Annotated[
+        float | None, typer.Option("--norm-bound", help="Weight norm bound Lambda (margin learners; default 1).")
+    ] = None,
+    accounting: Annotated[
+        str | None,
+        typer.Option("--accounting", help="paper | resampling-gaussian | direct-gaussian (margin learners)."),
+    ] = None,
+    rounds: Annotated[
+        str | None, typer.Option("--rounds", help="auto or M >= 1 rounds (margin learners).", show_default=False)
+    ] = None,
+    jl_dim: Annotated[
+        str | None,
+        typer.Option("--jl-dim", help="auto, none (no projection) or k >= 1 (margin learners).", show_default=False),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     diagnostics: Annotated[
         str | None, typer.Option("--diagnostics", help="Also print NON-PRIVATE diagnostics: all or NAME,...")
@@ -170,6 +188,12 @@ def learn(
         public_size=public_size,
         public_seed=public_seed,
         allow_weak_guarantee=allow_weak_guarantee,
+        margin=margin,
+        radius=radius,
+        norm_bound=norm_bound,
+        accounting=accounting,
+        rounds=rounds,
+        jl_dim=jl_dim,
     )
     _check_flags_apply(entry, options)
     options = _check_options(entry, options)
@@ -224,6 +248,12 @@ def _given_flags(options: Options) -> dict[str, Any]:
         "--public-seed": options.public_seed,
         "--teachers": options.teachers,
         "--allow-weak-guarantee": True if options.allow_weak_guarantee else None,
+        "--margin": options.margin,
+        "--radius": options.radius,
+        "--norm-bound": options.norm_bound,
+        "--accounting": options.accounting,
+        "--rounds": options.rounds,
+        "--jl-dim": options.jl_dim,
     }
     return {flag: value for flag, value in given.items() if value is not None}
 
@@ -283,13 +313,44 @@ def _check_options(entry: LearnerEntry, options: Options) -> Options:
     if options.teachers is not None and options.teachers < 2:
         fail(f"--teachers must be an integer >= 2 (and at most the number of private records); got {options.teachers}")
     size = _public_size_option(options.public_size, options.public_seed, options.seed)
+    margin_options = _margin_options(options)
     backend = options.backend
     if entry.oracle == "convex":
         _check_convex_backend(entry, backend, options.on_uncertified)
         backend = _convex_backend(backend)
     elif entry.oracle == "0-1" and backend is not None:
         _check_exact_backend(entry, backend, options.hypothesis_class, options.on_uncertified)
-    return Options(**{**options.__dict__, "public_size": size, "backend": backend})
+    return Options(**{**options.__dict__, **margin_options, "public_size": size, "backend": backend})
+
+
+def _margin_options(options: Options) -> dict[str, Any]:
+    """The margin learners' flags checked and parsed (--rounds and --jl-dim to "auto", "none" or an int)."""
+    import math
+
+    from oraclepriv.learners.margin_privacy import ACCOUNTINGS
+
+    for flag, value in (
+        ("--margin", options.margin),
+        ("--radius", options.radius),
+        ("--norm-bound", options.norm_bound),
+    ):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            fail(f"{flag} must be a finite number > 0; got {value:g}")
+    if options.accounting is not None and options.accounting not in ACCOUNTINGS:
+        fail(f"--accounting must be one of {list(ACCOUNTINGS)}; got {options.accounting!r}")
+    parsed: dict[str, Any] = {}
+    for flag, key, words in (("--rounds", "rounds", ("auto",)), ("--jl-dim", "jl_dim", ("auto", "none"))):
+        value = getattr(options, key)
+        if value is None or value in words:
+            continue
+        try:
+            number = int(str(value))
+        except ValueError:
+            number = 0
+        if number < 1:
+            fail(f"{flag} must be {' or '.join(words)} or an integer >= 1; got {value!r}")
+        parsed[key] = number
+    return parsed
 
 
 def _takes_inf(entry: LearnerEntry) -> bool:

@@ -37,6 +37,12 @@ class Options:
     public_size: int | str | None
     public_seed: int | None
     allow_weak_guarantee: bool
+    margin: float | None = None
+    radius: float | None = None
+    norm_bound: float | None = None
+    accounting: str | None = None
+    rounds: int | str | None = None
+    jl_dim: int | str | None = None
 
 
 def make_learner(entry: LearnerEntry, options: Options) -> Any:
@@ -52,8 +58,15 @@ def make_learner(entry: LearnerEntry, options: Options) -> Any:
         "on_uncertified": options.on_uncertified,
         "public_random_state": options.public_seed,
         "n_teachers": options.teachers,
+        "margin": options.margin,
+        "radius": options.radius,
+        "norm_bound": options.norm_bound,
+        "accounting": options.accounting,
+        "rounds": options.rounds,
     }
     params.update({name: value for name, value in given.items() if value is not None and name in takes})
+    if options.jl_dim is not None and "jl_dim" in takes:  # "none" (no projection) is the parameter's None
+        params["jl_dim"] = None if options.jl_dim == "none" else options.jl_dim
     if "hypothesis_class" in takes:
         params["hypothesis_class"] = options.hypothesis_class
     if "public_size" in takes:

@@ -44,6 +44,12 @@ FLAG_PARAMETERS: dict[str, str] = {
     "--public-seed": "public_random_state",
     "--teachers": "n_teachers",
     "--allow-weak-guarantee": "allow_weak_guarantee",
+    "--margin": "margin",
+    "--radius": "radius",
+    "--norm-bound": "norm_bound",
+    "--accounting": "accounting",
+    "--rounds": "rounds",
+    "--jl-dim": "jl_dim",
 }
 
 
@@ -238,7 +244,11 @@ for _entry in (
         delta="gaussian",
         hypothesis_classes=("halfspace",),
         data="private",
-        why_not={"--backend": "makes no oracle call", "--public-size": "takes no public points"},
+        why_not={
+            "--backend": "makes no oracle call",
+            "--public-size": "takes no public points",
+            "--margin": "chooses the margin privately (Algorithm 6)",
+        },
     ),
 ):
     register_learner(_entry)
