@@ -108,18 +108,13 @@ def best_separable_set(
         axis = int(np.argmax(np.abs(p1 - p0)))  # p1 - p0 has this component non-zero
         return best_on_line(P[:, axis], G)._replace(sweep="line")
     if d == 2:
-        return _best_planar(P, G, exact, deadline)
+        return _swept(2, P, G, exact, deadline)
     p2 = P[int(np.argmax(~collinear))]
     coplanar = orient3d(p0, p1, p2, P, exact) == 0
     if coplanar.all():
         coords = list(plane_projection(p0, p1, p2, exact))
-        return _best_planar(P[:, coords], G, exact, deadline)
+        return _swept(2, P[:, coords], G, exact, deadline)
     return _swept(3, P, G, exact, deadline)
-
-
-def _best_planar(P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None) -> Best:
-    """``best_2d`` with the sweep chosen for the call."""
-    return _swept(2, P, G, exact, deadline)
 
 
 def _swept(dimension: int, P: np.ndarray, G: np.ndarray, exact: bool, deadline: Deadline | None) -> Best:
