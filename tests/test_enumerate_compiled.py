@@ -24,6 +24,7 @@ comparisons on many more and larger instances.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -215,6 +216,28 @@ def test_zero_signs_are_proved_only_on_float_exact_data():
 def test_the_kernels_use_the_numpy_sweeps_frame_filter():
     kernels = enumerate_compiled.kernels()
     assert (kernels.FRAME_RTOL, kernels.NORM_MIN) == (enumerate_3d._FRAME_RTOL, enumerate_3d._NORM_MIN)
+
+
+# ---------------------------------------------------------------- the proposing sort
+
+
+@numba_only
+@pytest.mark.parametrize("spread", ["uniform", "bunched"])
+def test_bucket_order_sorts_every_index_but_the_skipped_ones(spread):
+    """Spread keys take the bucket pass; keys bunched into a few buckets exceed the insertion budget and take the
+    merge sort. Either way: every index but the skipped ones, in the order of their keys."""
+    kernels = enumerate_compiled.kernels()
+    rng = np.random.default_rng(3)
+    for n, (skip, skip2) in itertools.product((200, 500), ((4, -1), (4, 4), (4, 7), (-1, -1))):  # even, odd merges
+        key = rng.uniform(0, 2, n) if spread == "uniform" else 1.0 + rng.uniform(0, 1e-3, n)
+        key[::50] = np.nan  # non-finite keys sort as 0
+        expected_key = np.where(np.isnan(key), 0.0, key)
+        order, sorted_key = np.empty(n, dtype=np.int64), np.empty(n)
+        bucket, count = np.empty(n, dtype=np.int64), np.empty(2 * n + 1, dtype=np.int64)
+        m = kernels.bucket_order(key, n, skip, skip2, bucket, count, order, sorted_key)
+        kept = sorted(set(range(n)) - {skip, skip2})
+        assert m == len(kept) and sorted(order[:m].tolist()) == kept
+        assert (np.diff(sorted_key[:m]) >= 0).all() and (sorted_key[:m] == expected_key[order[:m]]).all()
 
 
 # ---------------------------------------------------------------- the ways back to the numpy sweeps
