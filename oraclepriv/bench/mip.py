@@ -203,9 +203,9 @@ def load_suite(suite: str, quick: bool = False) -> list[BenchInstance]:
         names = set(real_tier(quick))
         return [instance for instance in load_suite("library") if instance.name in names]
     if suite == "learners":
-        from oraclepriv.bench.learner_calls import LEARNER_GRID, QUICK_GRID, learner_instances
+        from oraclepriv.bench.learner_calls import FULL_GRID, QUICK_GRID, learner_instances
 
-        grid = QUICK_GRID if quick else LEARNER_GRID
+        grid = QUICK_GRID if quick else FULL_GRID
         return [BenchInstance(name, "halfspace", X, y, w) for name, X, y, w in learner_instances(grid)]
     raise ValueError(f"unknown suite {suite!r}; expected one of {list(SUITES)}")
 
