@@ -81,3 +81,12 @@ def test_the_adaptive_learner_takes_the_shared_flags(data):
     )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["privacy"]["erm"]["accounting"] == "direct-gaussian"  # the inner Algorithm 2
+
+
+def test_rows_outside_the_ball_are_refused_by_file_row_and_flag_without_a_private_value(data):
+    result = _learn(data, "--algorithm", "margin-erm", "--radius", "0.3")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "row 1 lies outside the ball of --radius 0.3 (7 of its 8 rows do)" in result.output
+    assert "0.36" not in result.output  # row 1's norm, sqrt(0.13) = 0.3606, is private
+    result = _learn(data, "--algorithm", "adaptive-margin-erm", "--radius", "0.3")
+    assert result.exit_code == 2 and "row 1 lies outside the ball of --radius 0.3" in result.output

@@ -170,7 +170,27 @@ def fit_private_only(entry: LearnerEntry, private: Path, public: Path | None, op
             check_delta_for_n(options.delta, len(data.y), "--delta")
         except ValueError as exc:
             raise ValueError(f"data file {str(private)!r}: {exc}") from None
+    if "radius" in entry.parameters():
+        _check_in_ball(data.X, entry, options, private)
     return make_learner(entry, options).fit(data.X, data.y)
+
+
+def _check_in_ball(X: Any, entry: LearnerEntry, options: Options, private: Path) -> None:
+    """Every private row inside the declared ball of radius --radius, or a ValueError naming the file, the first
+    row outside (counted from 1 after the header) and how many are; never a private value (an error message is
+    output too)."""
+    import numpy as np
+
+    radius = options.radius if options.radius is not None else float(entry.default("radius"))
+    outside = np.flatnonzero(np.linalg.norm(X, axis=1) > radius)
+    if outside.size:
+        given = f"--radius {radius:g}" if options.radius is not None else f"the default radius {radius:g} (--radius)"
+        raise ValueError(
+            f"data file {str(private)!r}: row {int(outside[0]) + 1} lies outside the ball of {given} "
+            f"({outside.size} of its {len(X)} rows do): --algorithm {entry.name} learns on records in that ball. "
+            "Give a --radius that bounds every possible record, chosen without looking at the data, or map the "
+            "features into the ball by bounds fixed in advance"
+        )
 
 
 def fit_with_public_points(entry: LearnerEntry, private: Path, public: Path | None, options: Options) -> Any:
