@@ -192,7 +192,6 @@ ZERO_ONE_BACKENDS = BackendRegistry(
         "scip-bc": "oraclepriv.solvers.branch_and_cut.scip_bc:ScipBcBackend",
         "direction-bb": "oraclepriv.solvers.combinatorial.direction_bb:DirectionBbBackend",
         "portfolio": "oraclepriv.solvers.portfolio:PortfolioBackend",
-        "heavy-bb": "oraclepriv.solvers.combinatorial.heavy_bb:HeavyBbBackend",
         "naive-highs": "oraclepriv.solvers.peers.naive:NaiveHighsBackend",
         "pyomo": "oraclepriv.solvers.mip.pyomo:PyomoBackend",
         "cpsat": "oraclepriv.solvers.mip.cpsat:CpSatBackend",

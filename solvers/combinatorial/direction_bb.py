@@ -172,14 +172,9 @@ class DirectionBbBackend(Backend):
             raise UnsupportedProblemError(f"backend 'direction-bb' needs d >= 1; got d={d}")
 
     # -- the search -------------------------------------------------------------------------
-    def solve(
-        self, problem: ReducedProblem, start: Halfspace | None = None, objective_limit: float = math.inf
-    ) -> BackendAnswer:
+    def solve(self, problem: ReducedProblem, start: Halfspace | None = None) -> BackendAnswer:
         """Search ``problem``; ``start``, a halfspace found elsewhere (e.g. by another backend), is
-        re-scored and kept as the first incumbent if it is the best start. ``objective_limit``: regions
-        whose bound reaches it are closed as if an incumbent of that loss were known (a caller that only
-        needs to know whether the optimum is below it, e.g. ``heavy-bb``'s leaves); the bound reported stays
-        proved (at most the limit), and the answer is "optimal" only when its own halfspace meets it."""
+        re-scored and kept as the first incumbent if it is the best start."""
         deadline = self.deadline(problem)
         t_start = time.perf_counter()
         keep_freed_memory()  # the kernels' temporaries would otherwise page-fault (oraclepriv.solvers.runtime.heap)
@@ -204,9 +199,7 @@ class DirectionBbBackend(Backend):
         rng = np.random.default_rng(self.random_seed or 0)
         best = self._improve(best, groups, X, y, w, (lower + upper) / 2, rng)
         trace.note(best.loss)
-        bounds, windows = region_lower_bounds(
-            groups, lower, upper, threshold=min(best.loss, objective_limit) - abs_gap + slack
-        )
+        bounds, windows = region_lower_bounds(groups, lower, upper, threshold=best.loss - abs_gap + slack)
         bounds -= slack
         stuck_bounds = np.empty(0)
         fallback = self._fallback_for(d)
@@ -223,7 +216,7 @@ class DirectionBbBackend(Backend):
         if groups.flat and fallback is not None:
             stop = "flat"
         while stop == "finished":
-            cutoff = min(best.loss, objective_limit) - abs_gap
+            cutoff = best.loss - abs_gap
             count = pool.count(cutoff)
             if not count:
                 break
@@ -271,9 +264,9 @@ class DirectionBbBackend(Backend):
             best = self._improve(best, groups, X, y, w, (child_lower[promising] + child_upper[promising]) / 2, rng)
             trace.note(best.loss)
             boxes += len(child_bounds)
-            pool.push(child_lower, child_upper, child_bounds, child_windows, min(best.loss, objective_limit) - abs_gap)
+            pool.push(child_lower, child_upper, child_bounds, child_windows, best.loss - abs_gap)
 
-        cutoff = min(best.loss, objective_limit) - abs_gap
+        cutoff = best.loss - abs_gap
         stuck_open = stuck_bounds < cutoff
         open_bounds = np.concatenate([pool.open_bounds(cutoff), stuck_bounds[stuck_open]])
         proved = min(float(open_bounds.min()) if open_bounds.size else math.inf, cutoff)
