@@ -81,6 +81,9 @@ def test_cost_of_noise_pairs_rows_and_reports_medians():
     text = cost_of_noise_markdown(rows)
     assert "| a | 1/2 | 17 | 17 |" in text and "| b | 1/1 | 2 | 2 |" in text
     assert ">= 30" in text and "1.50, 1.50" in text
+    # per cell: the d = 5, n = 200 cell of backend a has one certified call of two, its slowest at 60 s, and its
+    # median (17) lies between a censored ratio and an exact one: a lower bound
+    assert "| rrspm-d5-n200 | a | 1/2 | 60 | >= 17 |" in text and "| rrspm-d5-n200 | b | 1/1 | 3 | 2 |" in text
 
 
 @pytest.mark.parametrize("learner", ["rrspm", "perturbation"])
@@ -109,6 +112,8 @@ def test_bench_mip_on_the_learners_suite_writes_the_cost_of_noise_table(tmp_path
     assert result.exit_code == 0, result.output
     text = (out / "cost-of-noise.md").read_text()
     assert "earlier run" not in text
-    pairs = [line for line in text.splitlines() if line.startswith(("| rrspm-d3-n40", "| perturbation-d3-n40"))]
+    pairs = [line for line in text.splitlines() if line.startswith(("| rrspm-d3-n40-m", "| perturbation-d3-n40-m"))]
     assert len(pairs) == len(QUICK_GRID)
+    cells = [line for line in text.splitlines() if line.startswith(("| rrspm-d3-n40 |", "| perturbation-d3-n40 |"))]
+    assert len(cells) == len(QUICK_GRID)
     assert "cost-of-noise.md" in result.output
