@@ -139,7 +139,7 @@ def reduce_signed_weights(
     """
     negative = weights < 0
     y_reduced = np.asarray(y, dtype=np.int8) ^ negative.view(np.int8)  # 1 - y where negative
-    offset = float(np.compress(negative, weights).sum())  # weights[negative].sum(), without boolean indexing
+    offset = float(np.minimum(weights, 0.0).sum())  # a sum of the negative weights (and zeros): no mask to compress
     return y_reduced, np.abs(weights) if magnitudes is None else magnitudes, offset
 
 
@@ -438,7 +438,8 @@ class Oracle:
         if sweep is not None:
             return sweep.sorted_columns(points)[0]
         if self._sorted is None:
-            self._sorted = SortedColumns(points)
+            kept = KeptPoints.holding(points)
+            self._sorted = SortedColumns(points if kept is None else kept.columns)
         return self._sorted
 
     def restriction(self) -> str | None:
@@ -537,7 +538,9 @@ class Oracle:
         backend_seconds = time.perf_counter() - backend_start
 
         hypothesis = scaling.hypothesis_back(answer.hypothesis)
-        objective = hypothesis.loss(X, y, w)  # the hypothesis re-scores itself, signed problem
+        # the hypothesis re-scores itself, signed problem; a stump reads one column: of the column-major copy
+        rescored = self._kept.columns if self.hypothesis_class == "stump" and self._kept is not None else X
+        objective = hypothesis.loss(rescored, y, w)
         reduced_bound = scaling.bound_back(answer.bound)
         bound = offset + reduced_bound if math.isfinite(reduced_bound) else -math.inf
         tolerance = CERTIFICATION_RTOL * max(1.0, abs_sum)  # certification_tolerance(w), from the validation's sum

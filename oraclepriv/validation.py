@@ -114,9 +114,8 @@ def as_labels(y, n: int, name: str = "y") -> np.ndarray:
         raise ValueError(f"{name} must contain labels in {{0, 1}}; got complex values (dtype {arr.dtype})")
     if arr.dtype.kind in "iu":  # integer labels: one pass, no float copy; int8 input is returned as is
         unsigned = arr.view(arr.dtype.str.replace("i", "u")) if arr.dtype.kind == "i" else arr  # a negative is > 1
-        bad = unsigned > 1  # one comparison: (arr != 0) & (arr != 1) reads the labels twice
-        if bad.any():
-            raise ValueError(f"{name} must contain labels in {{0, 1}}; {_describe_bad(arr, bad)}")
+        if unsigned.size and unsigned.max() > 1:  # one pass, no mask unless a label is bad
+            raise ValueError(f"{name} must contain labels in {{0, 1}}; {_describe_bad(arr, unsigned > 1)}")
         return arr if arr.dtype == np.int8 else arr.astype(np.int8)
     try:
         numeric = arr.astype(np.float64)

@@ -12,6 +12,9 @@ float equality: -0.0 does not match 0.0, and a NaN matches nothing.
 
 The copy is read-only and owned here, so a consumer handed the copy itself (the protocol hands it to
 its backend) recognises it (:meth:`KeptPoints.holding`) and keeps a reference, not a second copy.
+Work that reads the points one column at a time (the sweep's sort, a stump's predictions) asks for
+:attr:`KeptPoints.columns`, the same points in column-major order, made once on first use: a column
+of the row-major copy is strided, and reading it costs a pass over every column.
 
 Kept points are private data held for speed inside one owner: they are never pickled or copied
 (:meth:`KeptPoints.__reduce__` refuses), their owners drop them when pickled, and the learners build
@@ -40,14 +43,28 @@ class KeptPoints:
         The validated points; copied (the memory layout kept).
     """
 
-    __slots__ = ("array", "__weakref__")
+    __slots__ = ("array", "_columns", "__weakref__")
 
     def __init__(self, X: np.ndarray) -> None:
         array = np.array(X, dtype=np.float64, order="K", copy=True)
         array.flags.writeable = False
         #: the private copy (read-only)
         self.array: np.ndarray = array
+        self._columns: np.ndarray | None = None
         _HOLDERS[id(array)] = self
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The kept points in column-major order (read-only; the copy itself when its columns are contiguous),
+        made on first use and kept as long as the copy: every column a contiguous array."""
+        if self._columns is None:
+            if self.array.flags.f_contiguous:
+                self._columns = self.array
+            else:
+                columns = np.asfortranarray(self.array)
+                columns.flags.writeable = False
+                self._columns = columns
+        return self._columns
 
     @staticmethod
     def holding(X: Any) -> KeptPoints | None:
