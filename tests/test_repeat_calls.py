@@ -258,6 +258,19 @@ def test_the_protocol_hands_its_copy_to_the_sweep_which_keeps_no_second_one():
     assert oracle.backend_used("sweep")._kept[0] is kept
 
 
+def test_the_column_major_copy_holds_the_kept_points_read_only():
+    X = np.random.default_rng(4).normal(size=(50, 3))
+    oracle = make_oracle("stump")
+    oracle.solve(X, np.arange(50) % 2, np.ones(50))
+    kept = oracle._kept
+    columns = kept.columns
+    assert columns.flags.f_contiguous and not columns.flags.writeable and columns is kept.columns
+    np.testing.assert_array_equal(columns, X)
+    assert not np.shares_memory(columns, X) and not np.shares_memory(columns, kept.array)
+    one = KeptPoints(X[:, :1])
+    assert one.columns is one.array  # one column: already contiguous
+
+
 # ------------------------------------------------------------------------------ the exact comparison
 
 
