@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import gc
 import itertools
 import pickle
@@ -484,6 +485,27 @@ def test_the_weight_pass_reads_weights_and_labels_as_it_reads_the_gains(block):
         from_labels = sweep.ranked_candidates(columns, held, (1, -1), slack, total=total)
         from_gains = sweep.ranked_candidates(columns, g, (1, -1), slack, total=total)
         assert from_labels == from_gains
+
+
+@pytest.mark.parametrize("block", [7, 64])
+def test_the_inner_prefixes_of_distinct_values_are_the_grouped_ones(block):
+    """Blocks of distinct values, all of one length, take a shortcut (each point its own group): the same prefix
+    sums, bit for bit, and cuts as the grouped path."""
+    rng = np.random.default_rng(block)
+    X = rng.normal(size=(1000, 1))
+    column = SortedColumns(X, block).columns[0]
+    gains = sweep.Gains(rng.integers(0, 2, 1000), np.abs(rng.laplace(size=1000)))
+    parts = gains.block_parts(column)
+    starts_prefix = np.concatenate([[0.0], np.cumsum(parts[0::2] + parts[1::2])])
+    full = np.flatnonzero(np.diff(column.starts) == block)
+    grouped = dataclasses.replace(column, distinct_cuts=np.arange(1, 1000, dtype=np.int32))  # the same cuts, stored
+    for blocks in (full[:1], full[3:9], np.sort(rng.choice(full, 5, replace=False))):
+        fast, slow = (
+            sweep._inner_prefixes(column, gains, starts_prefix, blocks),
+            sweep._inner_prefixes(grouped, gains, starts_prefix, blocks),
+        )
+        np.testing.assert_array_equal(fast[0], slow[0])
+        np.testing.assert_array_equal(fast[1], slow[1])
 
 
 def test_the_repeat_call_benchmark_row_reports_a_kept_and_exact_repeat_call():
