@@ -50,12 +50,13 @@ _OPEN_UNIT = Interval("real", 0.0, 1.0, "neither")
 
 
 def check_in_ball(X: np.ndarray, radius: float, name: str = "X") -> None:
-    """Refuse rows of ``X`` with Euclidean norm > ``radius`` (the data domain the user declares; never rescaled)."""
-    norms = np.linalg.norm(X, axis=1)
-    outside = np.flatnonzero(norms > radius)
+    """Refuse rows of ``X`` with Euclidean norm > ``radius`` (the data domain the user declares; never rescaled).
+
+    The message names the first row outside and how many are, never a norm: the rows are private."""
+    outside = np.flatnonzero(np.linalg.norm(X, axis=1) > radius)
     if outside.size:
         raise ValueError(
-            f"{name} row {int(outside[0])} has Euclidean norm {float(norms[outside[0]]):.6g} > radius={radius!r} "
+            f"{name} row {int(outside[0])} lies outside the ball of radius={radius!r} "
             f"({outside.size} of its {X.shape[0]} rows do): the learner's domain is the ball of that radius. Pass a "
             "radius bounding every possible record, chosen without looking at the data, or map the features into "
             "it by bounds fixed in advance"
