@@ -157,7 +157,6 @@ class Gains:
         self._first_parts: tuple[SortedColumn, np.ndarray] | None = None
         self._sums: tuple[float, float] | None = None
         self._bins: np.ndarray | None = None
-        self._bin_offsets: np.ndarray | None = None
 
     @classmethod
     def of_values(cls, g: np.ndarray) -> Gains:
@@ -183,10 +182,9 @@ class Gains:
         the magnitudes by (block, label 0), the second of each pair negated (exact)."""
         if self._first_parts is not None and self._first_parts[0] is column:
             return self._first_parts[1]
-        if self._bins is None or self._bin_offsets is None:  # one buffer for every column's bins, and the
-            self._bins = np.empty(self.n, dtype=np.intp)  # label-0 bit in the bins' type
-            self._bin_offsets = self.non_positive.astype(np.intp)
-        bins = np.add(column.bins, self._bin_offsets, out=self._bins)
+        if self._bins is None:  # one buffer for every column's bins, in bincount's own index type
+            self._bins = np.empty(self.n, dtype=np.intp)
+        bins = np.add(column.bins, self.non_positive, out=self._bins)
         parts = np.bincount(bins, weights=self.magnitudes, minlength=2 * column.n_blocks)
         np.negative(parts[1::2], out=parts[1::2])
         if self._first_parts is None:
@@ -234,9 +232,6 @@ class SortedColumn:
     Kept for a point set's lifetime, so held small: positions are int32 (int64 beyond 2^31 points), and the
     cuts are not stored when every value is distinct (every position is then a cut). Fresh memory costs a
     page fault per page the first time it is written, which on large point sets is most of a first call.
-    The bins are the exception: intp, ``bincount``'s own index type, so that every call with new weights
-    adds its labels to them in one same-type pass (a mixed-type one costs more than the weight pass's
-    ``bincount`` itself).
 
     Attributes
     ----------
@@ -248,7 +243,7 @@ class SortedColumn:
     starts : numpy.ndarray of intp, shape (B + 1,)
         Block b holds the sorted positions starts[b] .. starts[b + 1] - 1; starts[0] = 0, starts[B] = n,
         and every other start is a cut.
-    bins : numpy.ndarray of intp, shape (n,)
+    bins : numpy.ndarray of int32 (or intp), shape (n,)
         2 * (the block of point i): the bincount bin of its gain when >= 0 (+1 when negative); empty when
         the column is one block (the pass needs no block sums then).
     inner_lo, inner_hi : numpy.ndarray of intp, shape (B,)
@@ -292,7 +287,7 @@ class SortedColumn:
         n_cuts = n - 1 if cuts is None else cuts.size
         if block >= n:  # one block: the pass scans the column whole and needs no bins
             whole, inner_hi = np.array([0, n], dtype=np.intp), np.array([n_cuts], dtype=np.intp)
-            return cls(order, cuts, whole, np.zeros(0, dtype=np.intp), np.zeros(1, dtype=np.intp), inner_hi)
+            return cls(order, cuts, whole, np.zeros(0, dtype=position), np.zeros(1, dtype=np.intp), inner_hi)
         if cuts is None:  # every position is a cut: blocks of exactly ``block`` points (the last one shorter)
             starts = np.append(np.arange(0, n, block, dtype=np.intp), n)
             inner_lo, inner_hi = starts[:-1], starts[1:] - 1  # cut k is the (k - 1)-th cut
@@ -301,8 +296,8 @@ class SortedColumn:
             starts = np.unique(np.concatenate([[0], cuts[at[at < cuts.size]], [n]])).astype(np.intp)
             inner_lo = np.searchsorted(cuts, starts[:-1], side="right").astype(np.intp)
             inner_hi = np.searchsorted(cuts, starts[1:], side="left").astype(np.intp)
-        bins = np.empty(n, dtype=np.intp)
-        bins[order] = np.repeat(np.arange(0, 2 * (starts.size - 1), 2, dtype=np.intp), np.diff(starts))
+        bins = np.empty(n, dtype=position)
+        bins[order] = np.repeat(np.arange(0, 2 * (starts.size - 1), 2, dtype=position), np.diff(starts))
         return cls(order, cuts, starts, bins, inner_lo, inner_hi)
 
     @property
