@@ -229,6 +229,30 @@ def test_labels_outside_zero_and_one_are_refused_on_a_repeat_call():
             oracle.solve(X, y, np.ones(4))
 
 
+@settings(max_examples=200, **SETTINGS)
+@given(
+    w=st.lists(
+        st.sampled_from([1e300, -1e300, 1e16, -1e16, 3.0, -2.0, 1e-300, -1e-300, 5e-324, -5e-324, 0.0]),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_the_offset_of_the_sign_reduction_is_the_sum_of_the_negatives_within_the_tolerance(w):
+    """(sum w - sum |w|) / 2: never positive, 0 without a negative weight, within the certificate's tolerance of
+    the exact sum of the negatives; a negative weight too small to move it still marks the call signed."""
+    from oraclepriv.oracle import certification_tolerance, reduce_signed_weights
+
+    weights = np.array(w)
+    y = np.arange(weights.size) % 2
+    y_reduced, magnitudes, offset = reduce_signed_weights(y, weights)
+    exact = sum((Fraction(v) for v in w if v < 0), Fraction(0))
+    assert offset <= 0 and (offset == 0) >= (exact == 0)
+    assert abs(Fraction(offset) - exact) <= Fraction(certification_tolerance(weights))
+    np.testing.assert_array_equal(y_reduced, y ^ (weights < 0))
+    X = np.arange(float(weights.size))[:, None]
+    assert make_oracle("stump").solve(X, y, weights).signed_weights == bool((weights < 0).any())
+
+
 def test_a_threshold_oracle_keeps_one_dimensional_points():
     x = np.array([3.0, 1.0, 2.0, 2.0])
     oracle = make_oracle("threshold")
