@@ -29,6 +29,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -441,6 +442,25 @@ def test_the_switch_refuses_unknown_values(monkeypatch):
     for value, expected in (("0", "off"), ("1", "on"), ("auto", "auto"), ("", "auto")):
         monkeypatch.setenv(enumerate_compiled.MODE_VARIABLE, value)
         assert enumerate_compiled.current_mode() == expected
+
+
+@pytest.mark.parametrize("mode", ["on", "off"])
+def test_a_time_limit_holds_on_degenerate_data_handed_back_to_the_numpy_sweep(mode, monkeypatch):
+    """Integer-grid points in d = 3: nearly every pair's axis has a plane with four or more points, so the compiled
+    sweep hands nearly every pair back to the numpy sweep, whose blocks of pairs then cost seconds each at their
+    full size. Under a time limit the blocks are sized by the time they take, so the limit holds on both paths."""
+    if mode == "on" and enumerate_compiled._import() is None:
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(enumerate_compiled, "mode", mode)
+    rng = np.random.default_rng(200)
+    X = rng.integers(-6, 7, size=(200, 3)).astype(float)
+    y = (X @ rng.normal(size=3) + 1.8 * rng.normal(size=200) >= 0).astype(int)
+    limit = 1.0
+    start = time.perf_counter()
+    result = make_oracle("halfspace", backend="enumerate", time_limit=limit).solve(X, y, rng.laplace(size=200))
+    seconds = time.perf_counter() - start
+    assert result.status == "time_limit" and "enumeration (3-D pairs)" in result.details["deadline_phases"]
+    assert seconds < limit + 1.5, f"{seconds:.2f} s for a limit of {limit} s (load {os.getloadavg()})"
 
 
 # ---------------------------------------------------------------- thorough (-m slow)

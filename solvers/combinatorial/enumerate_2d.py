@@ -175,6 +175,10 @@ def _pivot_values_compiled(
         chunk_values = np.full(len(pivots), -np.inf)
         kernel.pivot_values_2d(P, G, pivots, bool(exact), chunk_values, unsure)
         for t in np.flatnonzero(unsure):
+            if deadline is not None and deadline.expired():  # the pivots handed back so far are in chunk_values
+                deadline.note("enumeration (2-D pivots)")
+                values[pivots] = chunk_values
+                return values, False
             chunk_values[t] = float(np.max(_pivot_sweep_2d(P, G, int(pivots[t]), exact).value))
         values[pivots] = chunk_values
     return values, True

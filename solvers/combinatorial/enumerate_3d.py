@@ -23,7 +23,8 @@ deadline stops the loop over blocks; the answer is then the best set seen so far
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import NamedTuple
 
@@ -49,6 +50,31 @@ def plane_projection(p: np.ndarray, q: np.ndarray, r: np.ndarray, exact: bool) -
 #: pairs x points evaluated per vectorised block of ``best_3d`` (bounds the memory: ~40 arrays of
 #: this many float64 entries, ~10 MB each at this size)
 _BLOCK_ENTRIES = 1 << 17
+
+
+#: under a time limit, the seconds one block of pairs should take: the deadline is checked between blocks, so it is
+#: overrun by about this much (the blocks start at :data:`_FIRST_BLOCK` pairs and are sized by the time measured)
+_BLOCK_SECONDS = 0.25
+_FIRST_BLOCK = 8
+
+
+def _blocks(count: int, maximum: int, deadline: Deadline | None) -> Iterator[tuple[int, int]]:
+    """Consecutive ranges [lo, hi) covering 0..count-1, of ``maximum`` items with no time limit. Under a limit they
+    start at :data:`_FIRST_BLOCK` items and each next one is sized from the seconds the last one took (measured
+    between the yields; at most twice as large) to take about :data:`_BLOCK_SECONDS`: a block's cost varies by
+    orders of magnitude with the data (the exact sorts and the planes with many points of degenerate data), and
+    the deadline is only checked between blocks."""
+    limited = deadline is not None and deadline.remaining() is not None
+    size = min(maximum, _FIRST_BLOCK) if limited else maximum
+    lo = 0
+    while lo < count:
+        hi = min(count, lo + size)
+        start = time.perf_counter()
+        yield lo, hi
+        if limited:
+            factor = min(2.0, _BLOCK_SECONDS / max(time.perf_counter() - start, 1e-6))
+            size = max(1, min(maximum, int(size * factor)))
+        lo = hi
 
 
 #: relative tolerance of the float filter in the projected frame (see ``_axis_block``)
@@ -409,8 +435,12 @@ def _axis_values_compiled(
         kernel.axis_values_3d(P, G, I[lo:hi], J[lo:hi], bool(exact), chunk_values, status)
         degenerate |= bool(np.isin(status, (kernel.ON_AXIS, kernel.COPLANAR)).any())
         rows = np.flatnonzero(np.isin(status, (kernel.HANDED_BACK, kernel.COPLANAR)))
-        for start in range(0, len(rows), block_size):
-            part = rows[start : start + block_size]
+        for start, stop in _blocks(len(rows), block_size, deadline):
+            if deadline is not None and deadline.expired():  # the pairs handed back so far are in chunk_values
+                deadline.note("enumeration (3-D pairs)")
+                values[lo:hi] = chunk_values
+                return values, False, degenerate
+            part = rows[start:stop]
             with np.errstate(over="ignore", invalid="ignore"):  # non-finite values take the exact path
                 block = _axis_block(P, G, I[lo:hi][part], J[lo:hi][part], exact, plane_cache)
             kept = {} if block is None else {(int(a), int(b)): r for r, (a, b) in enumerate(block.pairs)}
@@ -486,13 +516,13 @@ def best_3d(
             assert block is not None  # its value is finite: it holds no third point on its axis
             if block.value[0].max() > best_gain:  # the numpy sweep's own value (the kernel's may differ in rounding)
                 best_gain, best_pair = float(block.value[0].max()), (int(I[first]), int(J[first]))
-    for lo in range(0, len(I) if kernels is None else 0, size):
+    for lo, hi in _blocks(len(I) if kernels is None else 0, size, deadline):
         if deadline is not None and deadline.expired():
             deadline.note("enumeration (3-D pairs)")
             complete = False
             break
         with np.errstate(over="ignore", invalid="ignore"):  # non-finite values take the exact path
-            block = _axis_block(P, G, I[lo : lo + size], J[lo : lo + size], exact, plane_cache)
+            block = _axis_block(P, G, I[lo:hi], J[lo:hi], exact, plane_cache)
         if block is None:
             continue
         r, t = np.unravel_index(int(np.argmax(block.value)), block.value.shape)
