@@ -189,10 +189,9 @@ def as_weights(weights, n: int, name: str = "weights") -> np.ndarray:
 def weights_and_magnitudes(weights, n: int, name: str = "weights") -> tuple[np.ndarray, np.ndarray, float]:
     """(the weights as :func:`as_weights` returns them, their absolute values, the float64 sum of those).
 
-    The checks are :func:`as_weights`'s, made in the pass that computes the absolute values and their
-    sum (a NaN or an infinity makes the sum non-finite too), so a caller that needs both -- the oracle
-    protocol's sign reduction and its certificate's tolerance -- reads the weights once more, not three
-    times."""
+    The checks are :func:`as_weights`'s, made by the pass that computes the absolute values and their
+    sum (a NaN or an infinity makes the sum non-finite too); a caller that needs those as well (the
+    oracle protocol's sign reduction and its certificate's tolerance) does not compute them again."""
     if weights is None:
         return np.ones(n, dtype=np.float64), np.ones(n, dtype=np.float64), float(n)
     _refuse_complex(weights, name)
