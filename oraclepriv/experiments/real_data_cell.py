@@ -158,55 +158,32 @@ def _output_perturbation(c: Context) -> Any:
     return est.fit(c.X, c.y)
 
 
-def _margin_erm(c: Context) -> Any:
+def _margin_settings(c: Context, direct: bool) -> dict[str, Any]:
+    """The margin learners' common keywords: the shared settings, plus the direct setting's when ``direct``."""
+    p = c.config["margin_learners"]
+    settings = {"epsilon": c.epsilon, "delta": p["delta"], "radius": 1.0, "norm_bound": p["norm_bound"]}
+    return {**settings, "random_state": c.seed, **(c.config["margin_direct"] if direct else {})}
+
+
+def _margin_erm(c: Context, direct: bool = False) -> Any:
     from oraclepriv.learners import MarginERM
 
-    p = c.config["margin_learners"]
-    est = MarginERM(
-        epsilon=c.epsilon,
-        delta=p["delta"],
-        margin=p["margin"],
-        radius=1.0,
-        norm_bound=p["norm_bound"],
-        random_state=c.seed,
-    )
-    return est.fit(c.X, c.y)
+    margin = c.config["margin_learners"]["margin"]
+    return MarginERM(margin=margin, **_margin_settings(c, direct)).fit(c.X, c.y)
 
 
-def _adaptive_margin_erm(c: Context) -> Any:
+def _adaptive_margin_erm(c: Context, direct: bool = False) -> Any:
     from oraclepriv.learners import AdaptiveMarginERM
 
-    p = c.config["margin_learners"]
-    est = AdaptiveMarginERM(
-        epsilon=c.epsilon, delta=p["delta"], radius=1.0, norm_bound=p["norm_bound"], random_state=c.seed
-    )
-    return est.fit(c.X, c.y)
+    return AdaptiveMarginERM(**_margin_settings(c, direct)).fit(c.X, c.y)
 
 
 def _margin_erm_direct(c: Context) -> Any:
-    from oraclepriv.learners import MarginERM
-
-    p, direct = c.config["margin_learners"], c.config["margin_direct"]
-    est = MarginERM(
-        epsilon=c.epsilon,
-        delta=p["delta"],
-        margin=p["margin"],
-        radius=1.0,
-        norm_bound=p["norm_bound"],
-        random_state=c.seed,
-        **direct,
-    )
-    return est.fit(c.X, c.y)
+    return _margin_erm(c, direct=True)
 
 
 def _adaptive_margin_erm_direct(c: Context) -> Any:
-    from oraclepriv.learners import AdaptiveMarginERM
-
-    p, direct = c.config["margin_learners"], c.config["margin_direct"]
-    est = AdaptiveMarginERM(
-        epsilon=c.epsilon, delta=p["delta"], radius=1.0, norm_bound=p["norm_bound"], random_state=c.seed, **direct
-    )
-    return est.fit(c.X, c.y)
+    return _adaptive_margin_erm(c, direct=True)
 
 
 class _Constant:
