@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 from oraclepriv.solvers.base import TESTED_HIGHSPY, Status, import_highspy
 from oraclepriv.solvers.mip.milp import MilpArrays
-from oraclepriv.solvers.mip.mipbackend import CERTIFY_MODES, MipBackend, MipRun
+from oraclepriv.solvers.mip.mipbackend import CERTIFY_MODES, MipBackend, MipRun, document_mip_options
 from oraclepriv.solvers.runtime.deadline import Deadline
 from oraclepriv.solvers.runtime.interrupts import call_interruptibly
 
@@ -185,6 +185,7 @@ class HighsModel:
         )
 
 
+@document_mip_options
 class HighsBackend(MipBackend):
     """HiGHS MIP oracle for thresholds, stumps and halfspaces.
 
@@ -199,25 +200,7 @@ class HighsBackend(MipBackend):
     **options
         The backend's options, by keyword (an unknown one is refused by name):
 
-        certify : {"margin-free", "margin"}, default "margin-free"
-            Halfspaces: ``"margin-free"`` proves the bound over all halfspaces; ``"margin"`` solves only
-            the gamma-margin model, whose bound holds over a restricted class (:meth:`restriction`), so
-            its answers are never ``certified``.
-        method : {"cuts", "bigm", "auto"}, default "cuts"
-            Halfspaces with ``certify="margin-free"``: ``"cuts"``, the hitting-set master over exactly
-            verified cores (combinatorial Benders); ``"bigm"``, the margin-free big-M relaxation with
-            ``||w||_1 = 1``; ``"auto"``, cuts for weights on a power-of-two lattice and bigm otherwise.
-        gamma : float, default 1e-3
-            The margin of the gamma-margin model on [-1, 1]-scaled data, in [1e-6, 0.5].
-        warm_start : bool, default True
-            Halfspaces: start from the best of the constants, the best stump and the least-squares
-            direction.
-        threads : int or None, default None
-            Solver threads (None: the solver's default).
-        random_seed : int or None, default None
-            Solver random seed (None: the solver's default).
-        output_flag : bool, default False
-            Print the solver's log.
+        {mip_options}
 
         ``threads`` and ``random_seed`` set the HiGHS options of the same names.
 

@@ -60,9 +60,10 @@ The models, why a core cut is valid for every halfspace, and how the bound becom
 from __future__ import annotations
 
 import math
+import textwrap
 from abc import abstractmethod
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from oraclepriv.solvers.base import MAX_RANDOM_SEED, Backend, BackendAnswer, ReducedProblem, Status, fingerprint
@@ -99,10 +100,53 @@ __all__ = [
     "fingerprint",
 ]
 
+T = TypeVar("T")
+
 CERTIFY_MODES = ("margin-free", "margin")
 METHODS = ("auto", "cuts", "bigm")
 
+#: the numpydoc entries of the options every MIP backend takes; :func:`document_mip_options` puts them in a docstring
+MIP_OPTION_ENTRIES = """\
+certify : {"margin-free", "margin"}, default "margin-free"
+    Halfspaces: ``"margin-free"`` proves the bound over all halfspaces; ``"margin"`` solves only
+    the gamma-margin model, whose bound holds over a restricted class (:meth:`restriction`), so
+    its answers are never ``certified``.
+method : {"cuts", "bigm", "auto"}, default "cuts"
+    Halfspaces with ``certify="margin-free"``: ``"cuts"``, the hitting-set master over exactly
+    verified cores (combinatorial Benders); ``"bigm"``, the margin-free big-M relaxation with
+    ``||w||_1 = 1``; ``"auto"``, cuts for weights on a power-of-two lattice and bigm otherwise.
+gamma : float, default 1e-3
+    The margin of the gamma-margin model on [-1, 1]-scaled data, in [1e-6, 0.5].
+warm_start : bool, default True
+    Halfspaces: start from the best of the constants, the best stump and the least-squares
+    direction.
+threads : int or None, default None
+    Solver threads (None: the solver's default).
+random_seed : int or None, default None
+    Solver random seed (None: the solver's default).
+output_flag : bool, default False
+    Print the solver's log."""
 
+
+def document_mip_options(cls: type[T]) -> type[T]:
+    """Class decorator: the line ``{mip_options}`` of the class docstring becomes :data:`MIP_OPTION_ENTRIES`, at that
+    line's indentation (the four MIP backends document the same options once).
+
+    Raises
+    ------
+    ValueError
+        When the docstring has no ``{mip_options}`` line.
+    """
+    doc = cls.__doc__ or ""
+    line = next((text for text in doc.splitlines() if text.strip() == "{mip_options}"), None)
+    if line is None:
+        raise ValueError(f"{cls.__name__}'s docstring has no {{mip_options}} line")
+    indent = line[: len(line) - len(line.lstrip())]
+    cls.__doc__ = doc.replace(line, textwrap.indent(MIP_OPTION_ENTRIES, indent))
+    return cls
+
+
+@document_mip_options
 class MipBackend(Backend):
     """Exact weighted 0-1 ERM by mixed-integer programming for thresholds, stumps and halfspaces.
 
@@ -115,25 +159,7 @@ class MipBackend(Backend):
     ----------
     time_limit : float or None, default None
         Seconds for the whole call; None for no limit.
-    certify : {"margin-free", "margin"}, default "margin-free"
-        Halfspaces: ``"margin-free"`` proves the bound over all halfspaces; ``"margin"`` solves only
-        the gamma-margin model, whose bound holds over a restricted class (:meth:`restriction`), so
-        its answers are never ``certified``.
-    method : {"cuts", "bigm", "auto"}, default "cuts"
-        Halfspaces with ``certify="margin-free"``: ``"cuts"``, the hitting-set master over exactly
-        verified cores (combinatorial Benders); ``"bigm"``, the margin-free big-M relaxation with
-        ``||w||_1 = 1``; ``"auto"``, cuts for weights on a power-of-two lattice and bigm otherwise.
-    gamma : float, default 1e-3
-        The margin of the gamma-margin model on [-1, 1]-scaled data, in [1e-6, 0.5].
-    warm_start : bool, default True
-        Halfspaces: start from the best of the constants, the best stump and the least-squares
-        direction.
-    threads : int or None, default None
-        Solver threads (None: the solver's default).
-    random_seed : int or None, default None
-        Solver random seed (None: the solver's default).
-    output_flag : bool, default False
-        Print the solver's log.
+    {mip_options}
 
     Attributes
     ----------

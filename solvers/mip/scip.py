@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from oraclepriv.solvers.base import SolverNotInstalledError, Status, import_solver
 from oraclepriv.solvers.mip.milp import MilpArrays
-from oraclepriv.solvers.mip.mipbackend import MipBackend, MipRun
+from oraclepriv.solvers.mip.mipbackend import MipBackend, MipRun, document_mip_options
 from oraclepriv.solvers.runtime.deadline import Deadline
 from oraclepriv.solvers.runtime.interrupts import call_interruptibly
 
@@ -170,6 +170,7 @@ class ScipModel:
         return MipRun(status, raw, x, dual, primal, nodes, gap, seconds, accepted)
 
 
+@document_mip_options
 class ScipBackend(MipBackend):
     """SCIP MIP oracle (through OR-Tools' MPSolver) for thresholds, stumps and halfspaces.
 
@@ -184,25 +185,7 @@ class ScipBackend(MipBackend):
     **options
         The backend's options, by keyword (an unknown one is refused by name):
 
-        certify : {"margin-free", "margin"}, default "margin-free"
-            Halfspaces: ``"margin-free"`` proves the bound over all halfspaces; ``"margin"`` solves only
-            the gamma-margin model, whose bound holds over a restricted class (:meth:`restriction`), so
-            its answers are never ``certified``.
-        method : {"cuts", "bigm", "auto"}, default "cuts"
-            Halfspaces with ``certify="margin-free"``: ``"cuts"``, the hitting-set master over exactly
-            verified cores (combinatorial Benders); ``"bigm"``, the margin-free big-M relaxation with
-            ``||w||_1 = 1``; ``"auto"``, cuts for weights on a power-of-two lattice and bigm otherwise.
-        gamma : float, default 1e-3
-            The margin of the gamma-margin model on [-1, 1]-scaled data, in [1e-6, 0.5].
-        warm_start : bool, default True
-            Halfspaces: start from the best of the constants, the best stump and the least-squares
-            direction.
-        threads : int or None, default None
-            Solver threads (None: the solver's default).
-        random_seed : int or None, default None
-            Solver random seed (None: the solver's default).
-        output_flag : bool, default False
-            Print the solver's log.
+        {mip_options}
 
         ``random_seed`` sets SCIP's ``randomization/randomseedshift``.
 
