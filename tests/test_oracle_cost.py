@@ -60,6 +60,7 @@ def test_every_planned_cell_has_a_row_and_none_failed(tiny):
         "regularization",
         "output_perturbation",
         "margin_erm",
+        "margin_erm_direct",
         "adaptive_margin_erm",
     }
     assert seen[-1] == (len(specs), len(specs)) and [d for d, _ in seen] == sorted(d for d, _ in seen)

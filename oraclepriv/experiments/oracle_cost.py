@@ -17,8 +17,8 @@ kind in :mod:`oraclepriv.experiments.oracle_cost_cell`), and every learner is ti
   C(m, d) 2^(d+1) candidates); PPM (Bassily, Moran, Nandi, d <= 2, its own label-determined data model); and the
   outside yardstick, output-perturbation logistic regression (Chaudhuri, Monteleoni, Sarwate, Algorithm 1), which
   calls no 0-1 oracle and needs no public data; beside it, on halfspaces, the margin learners of Bassily, Mohri,
-  Suresh, "Differentially Private Learning with Margin Guarantees" (MarginERM, Algorithm 2; AdaptiveMarginERM,
-  Algorithm 6), which need neither. All at eps = 1; every learner runs at one setting fixed in advance
+  Suresh, "Differentially Private Learning with Margin Guarantees" (MarginERM, Algorithm 2, also in our direct
+  setting for small samples; AdaptiveMarginERM, Algorithm 6), which need neither. All at eps = 1; every learner runs at one setting fixed in advance
   by a rule of n and d (below), not tuned, so errors are indicative, not each learner's best;
 * backends: every exact backend that applies and is installed (``installed_backends``): sweep (thresholds, stumps),
   enumerate (halfspaces, d <= 3), scip-bc, highs, and beside scip-bc the default ``portfolio`` and gurobi-bc when a
@@ -31,8 +31,9 @@ of docs/theory/block-et-al.md, "Choosing m for RRSPM", floored at 2 v); Perturba
 delta = 1e-6; SubsampleAggregate k = clip(n / 10, 2, 128) teachers on max(2, min(m, k / 4)) public points
 (Laplace, so gamma = m / (k eps) <= 1/4); RSPM on the grid of 16 cell centres per feature; the yardstick with
 lambda = 1 / sqrt(n) and a public norm bound R (sqrt(d) + 3 for N(0, I_d), sqrt(k) on the unit cube); the margin
-learners at their class defaults (margin 0.1, weight norm bound 1, delta = 1e-6) on the rows x / R clipped into the
-unit ball, AdaptiveMarginERM up to n = ADAPTIVE_MARGIN_MAX_N.
+learners at their class defaults (margin 0.1, weight norm bound 1, delta = 1e-6), and MarginERM also with
+accounting="direct-gaussian", rounds=1, jl_dim=None, on the rows x / R clipped into the unit ball,
+AdaptiveMarginERM up to n = ADAPTIVE_MARGIN_MAX_N.
 
 Caps: every oracle call of a MIP backend has a time limit (``call_cap``); a private-data call that does not certify
 within it aborts its fit (``on_uncertified="raise"``: no release; status "uncertified"), and the cell is kept with
@@ -172,7 +173,7 @@ def convex_backend_name() -> str:
 
 
 def _applies(learner: str, cls: str, d: int) -> bool:
-    if learner in ("margin_erm", "adaptive_margin_erm"):
+    if learner in ("margin_erm", "margin_erm_direct", "adaptive_margin_erm"):
         return cls == "halfspace"
     if learner == "rspm":
         return cls in ("threshold", "stump")

@@ -70,6 +70,7 @@ OTHER_LEARNERS = (
     "regularization",
     "output_perturbation",
     "margin_erm",
+    "margin_erm_direct",
     "adaptive_margin_erm",
 )
 LEARNERS = ORACLE_LEARNERS + OTHER_LEARNERS
@@ -320,6 +321,10 @@ def _learner(name: str, spec: dict[str, Any], backend: Any, seed: int):
         )
     if name == "margin_erm":  # the class defaults (margin 0.1, norm bound 1, delta 1e-6) on rows in the unit ball
         return MarginERM(epsilon=eps, radius=1.0, random_state=seed)
+    if name == "margin_erm_direct":  # our direct setting for small samples (docs/theory/margin-learners.md)
+        return MarginERM(
+            epsilon=eps, radius=1.0, accounting="direct-gaussian", rounds=1, jl_dim=None, random_state=seed
+        )
     if name == "adaptive_margin_erm":
         return AdaptiveMarginERM(epsilon=eps, radius=1.0, random_state=seed)
     raise ValueError(f"unknown learner {name!r}; expected one of {list(LEARNERS)}")
@@ -354,7 +359,7 @@ def _fit(name: str, est, X: np.ndarray, y: np.ndarray, Z: np.ndarray, spec: dict
         return Halfspace(tuple(w[:-1]), float(w[-1]))
     if name == "output_perturbation":
         return est.fit(X, y).hypothesis_
-    if name in ("margin_erm", "adaptive_margin_erm"):  # rows x / R clipped into the unit ball, one at a time
+    if name in ("margin_erm", "margin_erm_direct", "adaptive_margin_erm"):  # rows x / R clipped into the unit ball
         from oraclepriv.learners.output_perturbation import clip_rows
 
         R = float(spec["data_norm"])

@@ -31,6 +31,7 @@ LEARNER_STYLE = {
     "regularization": ("#17becf", "X"),
     "output_perturbation": ("#7f7f7f", "h"),
     "margin_erm": ("#bcbd22", "p"),
+    "margin_erm_direct": ("#aec7e8", "*"),
     "adaptive_margin_erm": ("#9467bd", "d"),
 }
 

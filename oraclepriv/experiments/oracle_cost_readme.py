@@ -124,8 +124,10 @@ def _protocol(cfg: dict[str, Any], run: dict[str, Any]) -> list[str]:
         "docs/theory/output-perturbation.md; lambda = 1/sqrt(n), a public norm bound), which calls no 0-1 oracle "
         "and uses no public data; on halfspaces the margin learners of Bassily, Mohri, Suresh, which need neither: "
         "MarginERM (Algorithm 2) and AdaptiveMarginERM (Algorithm 6, the margin chosen privately; n <= "
-        f"{ADAPTIVE_MARGIN_MAX_N}), at their class defaults (margin 0.1, weight norm bound 1, delta = 1e-6) on the "
-        "rows x / R clipped into the unit ball (R the public norm bound); and the non-private exact ERM.",
+        f"{ADAPTIVE_MARGIN_MAX_N}), at their class defaults (margin 0.1, weight norm bound 1, delta = 1e-6), and "
+        "MarginERM in our direct setting (accounting='direct-gaussian', one round, no projection: the setting for "
+        "samples in the hundreds, docs/theory/margin-learners.md), all on the rows x / R clipped into the unit ball "
+        "(R the public norm bound); and the non-private exact ERM.",
         "* **Backends:** every configured backend that is installed here. Not installed here: "
         + (
             f"{', '.join(missing)} (no new cells; the {run.get('kept_without_backend', 0)} cells of theirs that a run "

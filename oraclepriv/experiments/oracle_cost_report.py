@@ -44,6 +44,7 @@ LABELS = {
     "regularization": "Regularization",
     "output_perturbation": "output perturbation (yardstick)",
     "margin_erm": "MarginERM (margin learner, Alg. 2)",
+    "margin_erm_direct": "MarginERM, direct setting (our variant: one round, no resampling, no projection)",
     "adaptive_margin_erm": "AdaptiveMarginERM (margin learner, Alg. 6)",
 }
 
