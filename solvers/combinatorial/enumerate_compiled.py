@@ -30,10 +30,14 @@ numba is a dependency of the package; without it (or if its cache has no writabl
 
 from __future__ import annotations
 
+import _thread
+import contextlib
 import importlib
 import logging
 import os
+import signal
 import threading
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -193,9 +197,54 @@ def _load_from_cache(module: ModuleType, dimension: int) -> bool:
     return True
 
 
+#: the file of llvmlite's ctypes callbacks: an exception raised in one is printed ("Exception ignored ...") and dropped
+_CALLBACK_FILE = os.path.join("llvmlite", "binding", "executionengine.py")
+
+
+@contextlib.contextmanager
+def _ctrl_c_survives_llvm_callbacks() -> Iterator[None]:
+    """Ctrl-C during a compilation always ends it with KeyboardInterrupt.
+
+    llvmlite calls back into Python (ctypes) while it emits the object code, and a KeyboardInterrupt raised inside
+    a ctypes callback is printed with a traceback and dropped: the compilation went on and the interrupt was lost.
+    Here a Ctrl-C that lands in such a callback is asked for again 20 ms later (out of the callback by then, as a
+    rule), and raised when the compilation returns if it is still pending; anywhere else it is raised at once, as
+    Python's own handler does. Only where Python's default handler is installed, in the main thread (a signal
+    handler can be set there only)."""
+    if threading.current_thread() is not threading.main_thread() or (
+        signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    deferred: list[threading.Timer] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        while frame is not None:  # inside a callback (or a function it called): ask again 20 ms later
+            if frame.f_code.co_filename.endswith(_CALLBACK_FILE):
+                again = threading.Timer(0.02, _thread.interrupt_main)
+                again.daemon = True
+                deferred.append(again)
+                again.start()
+                return
+            frame = frame.f_back
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        for again in deferred:
+            again.cancel()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if deferred:  # the compilation ended before a deferred Ctrl-C was raised: raise it now
+        raise KeyboardInterrupt
+
+
 def _compile(module: ModuleType, dimension: int) -> None:
-    """Compile the kernel for its signature (numba saves it in its cache)."""
-    _dispatcher(module, dimension).compile(_signature(dimension))
+    """Compile the kernel for its signature (numba saves it in its cache); Ctrl-C is never lost in llvmlite's
+    callbacks (:func:`_ctrl_c_survives_llvm_callbacks`)."""
+    with _ctrl_c_survives_llvm_callbacks():
+        _dispatcher(module, dimension).compile(_signature(dimension))
 
 
 def warm(dimension: int) -> str:
