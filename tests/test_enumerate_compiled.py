@@ -481,3 +481,44 @@ def test_compiled_sweeps_find_the_numpy_optimum_thorough(d, monkeypatch):
             assert_same_optimum(monkeypatch, P, G)
         for kind in HAND_TYPED_KINDS:
             assert_same_optimum(monkeypatch, *merged(*degenerate_instance(kind, d, seed, max_n=24)))
+
+
+def _fake_llvm_callback():
+    """A function whose code lives in llvmlite's callback file (where a raised exception is dropped by ctypes): it
+    sends this process SIGINT and reports whether the interrupt was raised inside it."""
+    source = (
+        "import signal\n"
+        "def callback():\n"
+        "    try:\n"
+        "        signal.raise_signal(signal.SIGINT)\n"
+        "        for _ in range(1000):\n"
+        "            pass\n"
+        "    except KeyboardInterrupt:\n"
+        "        return 'raised inside'\n"
+        "    return 'returned'\n"
+    )
+    namespace: dict = {}
+    exec(compile(source, "/site/llvmlite/binding/executionengine.py", "exec"), namespace)
+    return namespace["callback"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_ctrl_c_inside_an_llvm_callback_is_raised_after_it_not_lost():
+    """Without the guard the interrupt is raised inside the callback (ctypes would print and drop it); with it the
+    callback returns and the interrupt comes right after, before the compilation could go on."""
+    import signal
+
+    import llvmlite.binding.executionengine as engine
+
+    assert enumerate_compiled._BINDING_FILES in engine.__file__  # the guard names llvmlite's binding files
+    callback = _fake_llvm_callback()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert callback() == "raised inside"  # what llvmlite's callback meets without the guard
+    outcome = []
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        with enumerate_compiled._ctrl_c_survives_llvm_callbacks():
+            outcome.append(callback())
+            time.sleep(5.0)  # the compilation going on: the deferred Ctrl-C ends it, 20 ms on
+    assert outcome == ["returned"] and time.perf_counter() - start < 2.0
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -30,7 +30,6 @@ numba is a dependency of the package; without it (or if its cache has no writabl
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import importlib
 import logging
@@ -197,19 +196,21 @@ def _load_from_cache(module: ModuleType, dimension: int) -> bool:
     return True
 
 
-#: the file of llvmlite's ctypes callbacks: an exception raised in one is printed ("Exception ignored ...") and dropped
-_CALLBACK_FILE = os.path.join("llvmlite", "binding", "executionengine.py")
+#: llvmlite's bindings: its ctypes callbacks (an exception raised in one is printed, "Exception ignored ...", and
+#: dropped) and the constructors of its LLVM objects (one interrupted half-way fails again in its finalizer)
+_BINDING_FILES = os.path.join("llvmlite", "binding") + os.sep
 
 
 @contextlib.contextmanager
 def _ctrl_c_survives_llvm_callbacks() -> Iterator[None]:
     """Ctrl-C during a compilation always ends it with KeyboardInterrupt.
 
-    llvmlite calls back into Python (ctypes) while it emits the object code, and a KeyboardInterrupt raised inside
-    a ctypes callback is printed with a traceback and dropped: the compilation went on and the interrupt was lost.
-    Here a Ctrl-C that lands in such a callback is asked for again 20 ms later (out of the callback by then, as a
-    rule), and raised when the compilation returns if it is still pending; anywhere else it is raised at once, as
-    Python's own handler does. Only where Python's default handler is installed, in the main thread (a signal
+    llvmlite calls back into Python (ctypes) while it emits the object code, and frees its LLVM objects in
+    finalizers (``__del__``); a KeyboardInterrupt raised inside either is printed with a traceback and dropped: the
+    compilation went on and the interrupt was lost. One raised inside the constructor of an LLVM object leaves it
+    half-built, and its finalizer prints a traceback at exit. Here a Ctrl-C that lands in llvmlite's bindings or in a
+    finalizer is asked for again 20 ms later (out of them by then, as a rule), and raised when the compilation
+    returns if it is still pending; anywhere else it is raised at once, as Python's own handler does. Only where Python's default handler is installed, in the main thread (a signal
     handler can be set there only)."""
     if threading.current_thread() is not threading.main_thread() or (
         signal.getsignal(signal.SIGINT) is not signal.default_int_handler
@@ -219,9 +220,9 @@ def _ctrl_c_survives_llvm_callbacks() -> Iterator[None]:
     deferred: list[threading.Timer] = []
 
     def handler(signum: int, frame: Any) -> None:
-        while frame is not None:  # inside a callback (or a function it called): ask again 20 ms later
-            if frame.f_code.co_filename.endswith(_CALLBACK_FILE):
-                again = threading.Timer(0.02, _thread.interrupt_main)
+        while frame is not None:  # inside a callback or a finalizer (or what they call): ask again 20 ms later
+            if _BINDING_FILES in frame.f_code.co_filename or frame.f_code.co_name == "__del__":
+                again = threading.Timer(0.02, os.kill, (os.getpid(), signal.SIGINT))
                 again.daemon = True
                 deferred.append(again)
                 again.start()
