@@ -444,13 +444,11 @@ def test_the_switch_refuses_unknown_values(monkeypatch):
         assert enumerate_compiled.current_mode() == expected
 
 
-@pytest.mark.parametrize("mode", ["on", "off"])
+@pytest.mark.parametrize("mode", [pytest.param("on", marks=numba_only), "off"])
 def test_a_time_limit_holds_on_degenerate_data_handed_back_to_the_numpy_sweep(mode, monkeypatch):
     """Integer-grid points in d = 3: nearly every pair's axis has a plane with four or more points, so the compiled
     sweep hands nearly every pair back to the numpy sweep, whose blocks of pairs then cost seconds each at their
     full size. Under a time limit the blocks are sized by the time they take, so the limit holds on both paths."""
-    if mode == "on" and enumerate_compiled._import() is None:
-        pytest.skip("numba is not installed")
     monkeypatch.setattr(enumerate_compiled, "mode", mode)
     rng = np.random.default_rng(200)
     X = rng.integers(-6, 7, size=(200, 3)).astype(float)

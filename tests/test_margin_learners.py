@@ -657,28 +657,25 @@ def _shrunk(X):
         return X
 
 
-class CheckedMarginERM(MarginERM):
+class _ShrunkInputs:
     """The checks' data divided by a fixed constant, so every row lies in the unit ball (fit and predict alike)."""
 
     def fit(self, X, y):
-        return super().fit(_shrunk(X), y)
+        return super().fit(_shrunk(X), y)  # type: ignore[misc]
 
     def predict(self, X):
-        return super().predict(_shrunk(X))
+        return super().predict(_shrunk(X))  # type: ignore[misc]
 
     def decision_function(self, X):
-        return super().decision_function(_shrunk(X))
+        return super().decision_function(_shrunk(X))  # type: ignore[misc]
 
 
-class CheckedAdaptiveMarginERM(AdaptiveMarginERM):
-    def fit(self, X, y):
-        return super().fit(_shrunk(X), y)
+class CheckedMarginERM(_ShrunkInputs, MarginERM):
+    pass
 
-    def predict(self, X):
-        return super().predict(_shrunk(X))
 
-    def decision_function(self, X):
-        return super().decision_function(_shrunk(X))
+class CheckedAdaptiveMarginERM(_ShrunkInputs, AdaptiveMarginERM):
+    pass
 
 
 @pytest.mark.filterwarnings("ignore::oraclepriv.release.PrivacyLeakWarning")
