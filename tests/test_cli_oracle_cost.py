@@ -18,6 +18,8 @@ def test_out_is_required_and_bad_options_are_one_line_errors(tmp_path):
     assert bad_seed.exit_code == 2 and "seed" in bad_seed.output and "Traceback" not in bad_seed.output
     bad_jobs = runner.invoke(app, ["experiment", "oracle-cost", "--out", str(tmp_path / "o"), "--jobs", "0"])
     assert bad_jobs.exit_code == 2 and "--jobs" in bad_jobs.output
+    both = runner.invoke(app, ["experiment", "oracle-cost", "--out", str(tmp_path / "o"), "--scale", "--quick"])
+    assert both.exit_code != 0 and "--scale" in both.output and "Traceback" not in both.output
     assert not (tmp_path / "o").exists()  # refused before any work
 
 

@@ -184,6 +184,12 @@ def test_bad_arguments_name_themselves(tmp_path):
         run_oracle_cost(tmp_path, config=[1])
     with pytest.raises(ValueError, match="progress"):
         run_oracle_cost(tmp_path, config=TINY_CONFIG, progress=3)
+    with pytest.raises(ValueError, match="scale"):
+        run_oracle_cost(tmp_path, scale="yes")
+    with pytest.raises(ValueError, match="scale=True"):
+        run_oracle_cost(tmp_path, scale=True, quick=True)
+    with pytest.raises(ValueError, match="scale=True"):
+        run_oracle_cost(tmp_path, scale=True, config=TINY_CONFIG)
 
 
 def test_gaussian_disagreement_matches_monte_carlo():
@@ -231,6 +237,26 @@ def test_the_default_portfolio_is_planned_beside_scip_bc_and_is_the_crossover_ba
     rows = {"class": ["halfspace"] * 2, "learner": ["rrspm", "erm"]}
     assert crossover_backend(pd.DataFrame({**rows, "backend": ["scip-bc", "portfolio"]})) == "scip-bc"
     assert crossover_backend(pd.DataFrame({**rows, "backend": ["portfolio", "scip-bc"]})) == "portfolio"
+
+
+def test_the_study_at_scale_plans_halfspaces_on_the_default_backend_at_researchers_sizes():
+    """SCALE_CONFIG: n up to 5000 in d <= 5 and up to 1000 in d <= 10, every oracle learner on ``portfolio`` (the
+    default halfspace backend), so that the crossover is compared at n = 200 and 1000 over d = 2-10."""
+    from oraclepriv.experiments.oracle_cost import FULL_CONFIG, SCALE_CONFIG
+    from oraclepriv.experiments.oracle_cost_readme import _protocol
+
+    specs, _ = plan_cells(SCALE_CONFIG, 0)
+    assert {s["hypothesis_class"] for s in specs} == {"halfspace"}
+    oracle_backends = {s["backend"] for s in specs if s["learner"] in ("erm", "rrspm", "perturbation", "subsample")}
+    assert oracle_backends == {"portfolio"}
+    rrspm = {(s["d"], s["n"]) for s in specs if s["learner"] == "rrspm"}
+    assert max(n for d, n in rrspm if d <= 5) == 5000 and max(n for d, n in rrspm if d > 5) == 1000
+    for n in (200, 1000):
+        assert {d for d, size in rrspm if size == n} == {2, 3, 4, 5, 6, 7, 8, 10}
+        assert {s["d"] for s in specs if s["learner"] == "public_cover_em" and s["n"] == n} >= {2, 10}
+    assert SCALE_CONFIG["call_cap"] == FULL_CONFIG["call_cap"]  # the study's cap: the cells compare across runs
+    protocol = "\n".join(_protocol(SCALE_CONFIG, {"missing_backends": {}}))
+    assert "halfspace d = 5: portfolio n = 200, 1000, 5000" in protocol
 
 
 def test_crossover_is_the_d_from_which_on_rrspm_is_cheaper():

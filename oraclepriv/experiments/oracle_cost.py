@@ -77,6 +77,7 @@ from oraclepriv.io import read_resume_file, to_json
 __all__ = [
     "FULL_CONFIG",
     "QUICK_CONFIG",
+    "SCALE_CONFIG",
     "TINY_CONFIG",
     "convex_backend_name",
     "plan_cells",
@@ -129,6 +130,17 @@ QUICK_CONFIG: dict[str, Any] = {
         ["halfspace", 2, {"enumerate": [100, 300], "scip-bc": [50]}],
         ["halfspace", 4, {"scip-bc": [50]}],
         ["halfspace", 6, {"scip-bc": [30]}],
+    ],
+}
+
+#: the study at the sizes of researchers' data: halfspaces on the default backend only, n up to 5000 in d <= 5 and up
+#: to 1000 in d <= 10, so that the cost of noise, the calls at the cap and the RRSPM / PublicCoverEM crossover are
+#: measured at n = 200 and 1000 over the whole range of d (``oraclepriv experiment oracle-cost --scale``)
+SCALE_CONFIG: dict[str, Any] = {
+    **FULL_CONFIG,
+    "grid": [
+        *(["halfspace", d, {"portfolio": [200, 1000, 5000]}] for d in (2, 3, 4, 5)),
+        *(["halfspace", d, {"portfolio": [200, 1000]}] for d in (6, 7, 8, 10)),
     ],
 }
 
@@ -345,6 +357,7 @@ def run_oracle_cost(
     output_dir: str | Path,
     *,
     quick: bool = False,
+    scale: bool = False,
     random_state: int = 0,
     n_jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
@@ -358,7 +371,8 @@ def run_oracle_cost(
     ``noise_ratio.csv``, ``learners.csv``, ``pareto.csv``, ``crossover.csv``, ``summary.json``, the figures
     ``call_time.png``, ``noise_ratio.png``, ``pareto.png``, ``crossover.png`` and a generated ``README.md``.
 
-    ``quick`` runs :data:`QUICK_CONFIG` (about a minute); ``config`` replaces the configuration altogether (the
+    ``quick`` runs :data:`QUICK_CONFIG` (about a minute); ``scale`` runs :data:`SCALE_CONFIG` (halfspaces on the
+    default backend at n up to 5000; its own output folder, e.g. ``results/figures/oracle-cost-scale``); ``config`` replaces the configuration altogether (the
     tests' :data:`TINY_CONFIG`); ``figures=False`` leaves the PNGs out (the tables and README are still written). ``n_jobs`` processes (or the active execution backend); results other than
     timings do not depend on it. ``progress(done, total)`` is called as cells finish (cells found in the output
     folder count as done). ``resume=False`` recomputes every cell (the old lines stay in the file; the newest line
@@ -371,7 +385,12 @@ def run_oracle_cost(
         raise ValueError(f"progress must be a callable progress(done, total) or None; got {progress!r}")
     if not isinstance(resume, bool):
         raise ValueError(f"resume must be True or False; got {resume!r}")
-    cfg, out, n_jobs = prepare_run(output_dir, quick, random_state, n_jobs, config or FULL_CONFIG, QUICK_CONFIG)
+    if not isinstance(scale, bool):
+        raise ValueError(f"scale must be True or False; got {scale!r}")
+    if scale and (quick or config is not None):
+        raise ValueError("scale=True runs SCALE_CONFIG; it cannot be combined with quick=True or a config")
+    full = config or (SCALE_CONFIG if scale else FULL_CONFIG)
+    cfg, out, n_jobs = prepare_run(output_dir, quick, random_state, n_jobs, full, QUICK_CONFIG)
     fp = fingerprint(cfg, random_state)
     specs, missing = plan_cells(cfg, random_state)
     path = out / JSONL
@@ -416,6 +435,7 @@ def run_oracle_cost(
         "missing_backends": missing,
         "kept_without_backend": kept_without_backend,
         "quick": bool(quick),
+        "scale": bool(scale),
         "random_state": int(random_state),
         "fingerprint": fp,
     }
