@@ -1,14 +1,15 @@
-"""``oraclepriv warm``: compile the compiled sweeps of ``enumerate`` into numba's on-disk cache ahead of time.
+"""``oraclepriv warm``: compile the compiled kernels (``enumerate``'s sweeps, ``sweep``'s weight pass) into numba's
+on-disk cache ahead of time.
 
 oraclepriv warm [--quiet]
 
 A call with a time limit never waits on a compilation (docs/deadlines.md), so until the kernels are in numba's
-cache such calls run enumerate's numpy sweeps (same answers, slower). This command compiles both kernels (the 2-D
-pivot sweep and the 3-D axis sweep; seconds each, once per installation, numba version and CPU), or loads them
-when the cache already holds them, and prints one line per kernel. Run it after installing or upgrading; CI runs
-it before the tests. Ctrl-C stops it with exit code 130: a kernel whose compilation it stopped is simply not in
-the cache (numba writes each cache entry whole), and the next run compiles it. Exit code 2 when numba is not
-installed.
+cache such calls run the numpy code (same answers, slower). This command compiles enumerate's two kernels (the 2-D
+pivot sweep and the 3-D axis sweep; seconds each, once per installation, numba version and CPU), then the stump
+oracle's weight pass (``sweep``: about a second), or loads them when the cache already holds them, and prints one
+line per kernel. Run it after installing or upgrading; CI runs it before the tests. Ctrl-C stops it with exit code
+130: a kernel whose compilation it stopped is simply not in the cache (numba writes each cache entry whole), and
+the next run compiles it. Exit code 2 when numba is not installed.
 """
 
 import time
@@ -17,8 +18,9 @@ from oraclepriv.cli.common import Quiet, echo, fail, progress_bar
 
 
 def warm(quiet: Quiet = False) -> None:
-    """Compile enumerate's compiled sweeps into numba's cache, so that calls with a time limit use them."""
-    from oraclepriv.solvers.combinatorial import enumerate_compiled
+    """Compile enumerate's compiled sweeps and sweep's weight pass into numba's cache, so that calls with a time
+    limit use them."""
+    from oraclepriv.solvers.combinatorial import enumerate_compiled, sweep_compiled
 
     with progress_bar(quiet) as bar:
         for dimension in enumerate_compiled.DIMENSIONS:
@@ -31,3 +33,12 @@ def warm(quiet: Quiet = False) -> None:
                 fail(str(error))
             progress(1, 1)
             echo(f"enumerate {dimension}-D kernel: {state} in {time.perf_counter() - start:.1f} s")
+        progress = bar.phase("sweep: the weight-pass kernels")
+        progress(0, 1)
+        start = time.perf_counter()
+        try:
+            state = sweep_compiled.warm()
+        except ImportError as error:
+            fail(str(error))
+        progress(1, 1)
+        echo(f"sweep weight-pass kernels: {state} in {time.perf_counter() - start:.1f} s")

@@ -49,11 +49,14 @@ pass of its own.)
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, NamedTuple
 
 import numpy as np
 from oraclepriv.solvers.base import Backend, BackendAnswer, ReducedProblem
+from oraclepriv.solvers.combinatorial import sweep_compiled
 from oraclepriv.solvers.kept_points import KeptPoints
 
 from oraclepriv.hypotheses import Stump, Threshold
@@ -146,22 +149,30 @@ class Gains:
         The weights, all >= 0 (the reduced problem's).
     """
 
-    def __init__(self, y: np.ndarray, w: np.ndarray) -> None:
+    def __init__(self, y: np.ndarray, w: np.ndarray, kernels: ModuleType | None = None) -> None:
         self.n = int(w.shape[0])
         self._labels = np.asarray(y, dtype=np.int8)
         #: the magnitudes |g_i| (the weights)
         self.magnitudes: np.ndarray = w
-        #: where g_i <= 0 (label 0): the bincount bin of its magnitude is its block's second
-        self.non_positive: np.ndarray = self._labels == 0
+        self._non_positive: np.ndarray | None = None
         self._values: np.ndarray | None = None
         self._first_parts: tuple[SortedColumn, np.ndarray] | None = None
+        self._parts: list[tuple[SortedColumn, np.ndarray]] = []  # the compiled pass's, every column at once
+        self._kernels = kernels
         self._sums: tuple[float, float] | None = None
         self._bins: np.ndarray | None = None
 
+    @property
+    def non_positive(self) -> np.ndarray:
+        """Where g_i <= 0 (label 0): the bincount bin of its magnitude is its block's second."""
+        if self._non_positive is None:
+            self._non_positive = self._labels == 0
+        return self._non_positive
+
     @classmethod
-    def of_values(cls, g: np.ndarray) -> Gains:
+    def of_values(cls, g: np.ndarray, kernels: ModuleType | None = None) -> Gains:
         """The gains of an array of them (of either sign)."""
-        gains = cls((g >= 0).view(np.int8), np.abs(g))
+        gains = cls((g >= 0).view(np.int8), np.abs(g), kernels)
         gains._values = g
         return gains
 
@@ -179,9 +190,14 @@ class Gains:
 
     def block_parts(self, column: SortedColumn) -> np.ndarray:
         """(positive part, negative part) of every block of ``column``, interleaved (shape (2 B,)): one bincount of
-        the magnitudes by (block, label 0), the second of each pair negated (exact)."""
+        the magnitudes by (block, label 0), the second of each pair negated (exact); the compiled pass's when it
+        ran (:meth:`compile_block_parts`: the same numbers)."""
+        for held, parts in self._parts:
+            if held is column:
+                return parts
         if self._first_parts is not None and self._first_parts[0] is column:
             return self._first_parts[1]
+        start = time.perf_counter()
         if self._bins is None:  # one buffer for every column's bins, in bincount's own index type
             self._bins = np.empty(self.n, dtype=np.intp)
         bins = np.add(column.bins, self.non_positive, out=self._bins)
@@ -189,13 +205,37 @@ class Gains:
         np.negative(parts[1::2], out=parts[1::2])
         if self._first_parts is None:
             self._first_parts = (column, parts)
+        sweep_compiled.record_numpy_pass(time.perf_counter() - start)
         return parts
+
+    def compile_block_parts(self, columns: SortedColumns) -> bool:
+        """Compute the block parts of every column cut into blocks in one compiled pass over the points, two
+        columns at a time (:mod:`~oraclepriv.solvers.combinatorial.sweep_kernels`: the numbers
+        :meth:`block_parts` would compute, bit for bit), when these gains were given the kernels and the arrays
+        are of the kernels' types; False (nothing done) otherwise."""
+        kernels = self._kernels
+        if kernels is None:
+            return False
+        blocked = [c for c in columns.columns if c.n_blocks > 1 and not any(c is held for held, _ in self._parts)]
+        if not blocked or any(c.bins.dtype != np.int32 for c in blocked):
+            return False
+        magnitudes = np.ascontiguousarray(self.magnitudes, dtype=np.float64)
+        labels = np.ascontiguousarray(self._labels)
+        parts = [np.zeros(2 * c.n_blocks) for c in blocked]
+        for k in range(0, len(blocked) - 1, 2):
+            a, b = blocked[k], blocked[k + 1]
+            kernels.block_parts_pair(a.bins, b.bins, magnitudes, labels, parts[k], parts[k + 1])
+        if len(blocked) % 2:
+            kernels.block_parts_one(blocked[-1].bins, magnitudes, labels, parts[-1])
+        self._parts.extend(zip(blocked, parts))
+        return True
 
     def sums(self, columns: SortedColumns) -> tuple[float, float]:
         """(the sum of the gains, the sum of their magnitudes), each a float64 sum of its terms in some order: from
         the block parts of the first column when it has blocks (the pass computes them anyway), else summed
         directly."""
         if self._sums is None:
+            self.compile_block_parts(columns)
             first = columns.columns[0] if columns.columns else None
             if first is not None and first.n_blocks > 1:
                 parts = self.block_parts(first)
@@ -412,6 +452,7 @@ def column_extremes(
         The computed sum of g, the gain of all ones (computed when None).
     """
     gains = _as_gains(g)
+    gains.compile_block_parts(columns)
     n = gains.n
     if magnitude is None:
         magnitude = gains.magnitude_bound(gains.sums(columns)[1])
@@ -582,7 +623,8 @@ class SweepBackend(Backend):
     Parameters
     ----------
     time_limit : float or None, default None
-        Accepted for the common interface and ignored: the sweep takes O(d n log n) time.
+        The sweep takes O(d n log n) time and is never stopped; a call with a limit never compiles the compiled
+        weight pass (:mod:`~oraclepriv.solvers.combinatorial.sweep_compiled`), which ``details["sweep"]`` names.
     **options
         None: the backend takes no options, and refuses any keyword by name.
 
@@ -633,7 +675,9 @@ class SweepBackend(Backend):
     def solve(self, problem: ReducedProblem) -> BackendAnswer:
         signs = (1,) if problem.hypothesis_class == "threshold" else (1, -1)
         columns, kept = self.sorted_columns(problem.X)
-        gains = Gains(problem.y, problem.w)  # |g_i| = w_i: the weights are >= 0
+        blocked = sum(problem.n for column in columns.columns if column.n_blocks > 1)
+        choice = sweep_compiled.choose(blocked, self.deadline(problem))  # the weight pass: compiled or numpy
+        gains = Gains(problem.y, problem.w, choice.kernels)  # |g_i| = w_i: the weights are >= 0
         total, weight_sum = gains.sums(columns)
         magnitude = gains.magnitude_bound(weight_sum)
         # the window of the exact comparison (oraclepriv.exact_comparison): twice the error bound
@@ -650,6 +694,7 @@ class SweepBackend(Backend):
         details = {
             "method": "sort+prefix-sum",
             "sorted_columns": "kept" if kept else "sorted",
+            "sweep": choice.reason,
             "strict_minimiser": bool(bounded and not others),
             "exact_minimiser": is_exact_minimiser(columns, gains, best, others) if bounded else None,
         }

@@ -1,0 +1,246 @@
+"""The choice between the compiled weight pass of ``sweep`` (numba kernels,
+:mod:`~oraclepriv.solvers.combinatorial.sweep_kernels`) and its numpy pass (one ``bincount`` per column,
+:meth:`~oraclepriv.solvers.combinatorial.sweep.Gains.block_parts`).
+
+Both give the same numbers bit for bit (the kernels' module docstring), so the same answer; only speed differs, and
+one cost only the kernels have: they run after numba has compiled them (about a second, once per installation,
+numba version and CPU: numba keeps the machine code in its on-disk cache) or loaded them from that cache (about a
+second in a process that has not used numba yet, numba's import included). The choice follows the rule of
+``enumerate``'s kernels (:mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`, whose constants it shares):
+
+* only a column cut into blocks needs the pass (more than :data:`~oraclepriv.solvers.combinatorial.sweep.SCAN_MAX`
+  points); a smaller call never involves the kernels;
+* kernels already in this process are used at every size;
+* otherwise they are loaded from numba's cache when it holds them, the call has no time limit or at least
+  ``LOAD_MIN_SECONDS`` left, and the load pays: the call is large (:data:`LOAD_MIN_POINT_COLUMNS` points times
+  columns cut into blocks, where one numpy pass takes about as long as the load), or this process's numpy passes
+  have already taken ``LOAD_AFTER_NUMPY_SECONDS`` (many calls: the rent-or-buy rule of ski rental, which never pays
+  more than twice the better choice made in hindsight; A. R. Karlin, M. S. Manasse, L. Rudolph, D. D. Sleator,
+  "Competitive snoopy caching");
+* kernels not in the cache are compiled in the call only when it has no time limit and this process's numpy passes
+  have taken ``COMPILE_AFTER_NUMPY_SECONDS`` (no single call of the pass costs as much as the compilation); else the
+  numpy pass answers. ``oraclepriv warm`` (:func:`warm`) compiles them into the cache ahead of time.
+
+A compilation cannot be stopped, so it never happens inside a call with a time limit (docs/deadlines.md); Ctrl-C
+during one is handled as for ``enumerate``'s kernels (never lost in llvmlite's callbacks).
+
+The environment variable ``ORACLEPRIV_SWEEP_COMPILED`` (read at every choice; :data:`mode` overrides it): ``1``
+always the kernels (compiled in the call if need be), ``0`` never, unset or ``auto`` the rule above. numba is a
+dependency of the package; without it (or if its cache has no writable place) the numpy pass answers.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import threading
+from types import ModuleType
+from typing import Any
+
+from oraclepriv.solvers.combinatorial.enumerate_compiled import (
+    COMPILE_AFTER_NUMPY_SECONDS,
+    LOAD_AFTER_NUMPY_SECONDS,
+    LOAD_MIN_SECONDS,
+    Choice,
+    _ctrl_c_survives_llvm_callbacks,
+)
+from oraclepriv.solvers.runtime.deadline import Deadline
+
+__all__ = [
+    "ENTRY_POINTS",
+    "LOAD_MIN_POINT_COLUMNS",
+    "MODE_VARIABLE",
+    "Choice",
+    "choose",
+    "current_mode",
+    "loaded",
+    "mode",
+    "record_numpy_pass",
+    "warm",
+]
+
+log = logging.getLogger(__name__)
+
+#: the environment variable that switches the kernels: "1" on, "0" off, unset or "auto" the default
+MODE_VARIABLE = "ORACLEPRIV_SWEEP_COMPILED"
+_MODES = {"1": "on", "0": "off", "": "auto", "auto": "auto"}
+
+#: the switch for this process ("on", "off" or "auto"); None: read :data:`MODE_VARIABLE` at every choice
+mode: str | None = None
+
+#: points times columns cut into blocks from which one call loads the kernels from numba's cache: a numpy pass of
+#: that size (a few nanoseconds per point and column) takes about as long as the load
+LOAD_MIN_POINT_COLUMNS = 300_000_000
+
+#: the kernels and the one signature each is compiled for: (bins, magnitudes, labels, parts) per column
+ENTRY_POINTS = ("block_parts_pair", "block_parts_one")
+
+_lock = threading.Lock()
+_module: ModuleType | None = None
+_import_failure: str | None = None
+_numpy_seconds = 0.0
+
+
+def current_mode() -> str:
+    """ "on", "off" or "auto": :data:`mode` if set, else from :data:`MODE_VARIABLE`.
+
+    Raises
+    ------
+    ValueError
+        For a value of the variable other than 0, 1 or auto."""
+    if mode is not None:
+        if mode not in ("on", "off", "auto"):
+            raise ValueError(f"sweep_compiled.mode must be 'on', 'off', 'auto' or None; got {mode!r}")
+        return mode
+    value = os.environ.get(MODE_VARIABLE, "").strip().lower()
+    if value not in _MODES:
+        raise ValueError(f"{MODE_VARIABLE} must be 0, 1 or auto; got {os.environ[MODE_VARIABLE]!r}")
+    return _MODES[value]
+
+
+def _import() -> ModuleType | None:
+    """The kernel module (importing numba on the first call), or None when numba is missing or unusable."""
+    global _module, _import_failure
+    with _lock:
+        if _module is None and _import_failure is None:
+            try:
+                _module = importlib.import_module("oraclepriv.solvers.combinatorial.sweep_kernels")
+            except ImportError as error:  # numba is not installed
+                _import_failure = f"numba is not installed ({error})"
+            except RuntimeError as error:  # numba finds no writable place for its cache
+                _import_failure = f"numba cannot cache the kernels ({error})"
+                log.warning("sweep: the compiled weight pass is off: %s", _import_failure)
+        return _module
+
+
+def _forget_import() -> None:
+    """Forget the import (and its failure) so that the next choice imports again (for tests)."""
+    global _module, _import_failure
+    with _lock:
+        _module, _import_failure = None, None
+
+
+def _signature(entry_point: str) -> tuple[Any, ...]:
+    """The one signature each kernel is compiled for (the argument types :class:`~oraclepriv.solvers.combinatorial.
+    sweep.Gains` passes: int32 bins, float64 magnitudes, int8 labels, float64 parts, all contiguous)."""
+    from numba import types
+
+    bins, values, labels = types.int32[::1], types.float64[::1], types.int8[::1]
+    if entry_point == "block_parts_pair":
+        return (bins, bins, values, labels, values, values)
+    if entry_point == "block_parts_one":
+        return (bins, values, labels, values)
+    raise ValueError(f"entry_point must be one of {ENTRY_POINTS}; got {entry_point!r}")
+
+
+def _in_process(module: ModuleType) -> bool:
+    return all(_signature(name) in getattr(module, name).overloads for name in ENTRY_POINTS)
+
+
+def loaded() -> ModuleType | None:
+    """The kernel module if both kernels are compiled or loaded in this process (using them costs nothing more)
+    and the kernels are not switched off, else None; never imports numba."""
+    module = _module
+    if module is None or current_mode() == "off":
+        return None
+    return module if _in_process(module) else None
+
+
+def _load_from_cache(module: ModuleType) -> bool:
+    """Load both kernels from numba's on-disk cache if it holds them (True), without ever compiling one.
+
+    numba's cache keys each entry on the numba version, the defining file's modification time and size, the
+    signature and the CPU; this is ``Dispatcher.compile``'s look-up and registration alone (numba's internals, as
+    in :mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`: hence the pinned numba version)."""
+    for name in ENTRY_POINTS:
+        dispatcher, signature = getattr(module, name), _signature(name)
+        if signature in dispatcher.overloads:
+            continue
+        try:
+            result = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
+            if result is None:
+                return False
+            dispatcher.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
+            dispatcher.add_overload(result)
+        except Exception as error:  # an unreadable cache entry is a cold cache
+            log.debug("sweep: numba's cache entry of %s could not be loaded: %r", name, error)
+            return False
+    return True
+
+
+def _compile(module: ModuleType) -> None:
+    """Compile both kernels for their signatures (numba saves them in its cache); Ctrl-C is never lost in
+    llvmlite's callbacks (``enumerate_compiled``'s guard)."""
+    with _ctrl_c_survives_llvm_callbacks():
+        for name in ENTRY_POINTS:
+            getattr(module, name).compile(_signature(name))
+
+
+def warm() -> str:
+    """Make the kernels ready in this process and in numba's cache: "in process", "loaded" (from the cache) or
+    "compiled" (and saved to the cache).
+
+    Raises
+    ------
+    ImportError
+        When numba is not installed or cannot cache the kernels."""
+    module = _import()
+    if module is None:
+        raise ImportError(f"the compiled weight pass of sweep is unavailable: {_import_failure}")
+    if _in_process(module):
+        return "in process"
+    if _load_from_cache(module):
+        return "loaded"
+    log.debug("sweep: compiling the weight-pass kernels")
+    _compile(module)
+    return "compiled"
+
+
+def choose(point_columns: int, deadline: Deadline | None) -> Choice:
+    """The weight pass for one call whose columns cut into blocks hold ``point_columns`` points in all (module
+    docstring): loads or compiles the kernels when that is the choice. ``deadline`` None: no time limit."""
+    switch = current_mode()
+    if switch == "off":
+        return Choice(None, f"numpy ({MODE_VARIABLE}=0)")
+    if point_columns == 0:
+        return Choice(None, "numpy (no column is cut into blocks: each is scanned whole)")
+    module = loaded()
+    if module is not None:
+        return Choice(module, "compiled")
+    if switch == "on":
+        module = _import()
+        if module is None:
+            return Choice(None, f"numpy ({_import_failure})")
+        return Choice(module, f"compiled ({warm()}: {MODE_VARIABLE}=1)")
+    spent = _numpy_seconds
+    if point_columns < LOAD_MIN_POINT_COLUMNS and spent < LOAD_AFTER_NUMPY_SECONDS:
+        return Choice(None, "numpy (loading the kernels would cost more than this process's passes so far)")
+    left = None if deadline is None else deadline.remaining()
+    if left is not None and left < LOAD_MIN_SECONDS:
+        return Choice(None, f"numpy (less than {LOAD_MIN_SECONDS:g} s left to load the kernels)")
+    module = _import()
+    if module is None:
+        return Choice(None, f"numpy ({_import_failure})")
+    if _load_from_cache(module):
+        return Choice(module, "compiled (loaded from numba's cache)")
+    if left is not None:
+        return Choice(
+            None,
+            "numpy (the kernels are not compiled, and a call with a time limit never compiles them: oraclepriv warm does)",
+        )
+    if spent < COMPILE_AFTER_NUMPY_SECONDS:
+        return Choice(
+            None,
+            "numpy (the kernels are not compiled, and compiling them would cost more than this process's passes so "
+            "far: oraclepriv warm does)",
+        )
+    log.info("sweep: compiling the weight-pass kernels (once per installation; oraclepriv warm does it ahead)")
+    _compile(module)
+    return Choice(module, "compiled (compiled in this call: no time limit)")
+
+
+def record_numpy_pass(seconds: float) -> None:
+    """Count ``seconds`` of a numpy weight pass towards loading or compiling the kernels (:func:`choose`)."""
+    global _numpy_seconds
+    _numpy_seconds += seconds
