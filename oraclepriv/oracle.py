@@ -52,6 +52,7 @@ from oraclepriv.backends import available_backends, backend_class, installed_bac
 from oraclepriv.hypotheses import Hypothesis
 from oraclepriv.ledger import Ledger, record_call
 from oraclepriv.solvers.base import Backend, ReducedProblem, SolverNotInstalledError, Status
+from oraclepriv.solvers.combinatorial import sweep_compiled
 from oraclepriv.solvers.combinatorial.sweep import SortedColumns, SweepBackend
 from oraclepriv.solvers.exponents import PowerOfTwoScaling
 from oraclepriv.solvers.kept_points import KeptPoints
@@ -152,6 +153,43 @@ def reduce_signed_weights(
         else:  # sum |w| overflows (the protocol refuses such weights): sum the negatives themselves
             offset = float(np.minimum(weights, 0.0).sum())
     return y_reduced, magnitudes, offset
+
+
+def _labels_and_reduced_weights(
+    y: ArrayLike, weights: ArrayLike | None, n: int
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, float]:
+    """A call's labels and weights validated and reduced: (labels as int8, weights as float64, sum |w|, reduced labels,
+    |w|, offset), what :func:`~oraclepriv.validation.as_labels`, :func:`~oraclepriv.validation.weights_and_magnitudes`
+    and :func:`reduce_signed_weights` return, with the same errors.
+
+    When the stump oracle's kernels are in this process (:func:`~oraclepriv.solvers.combinatorial.sweep_compiled.
+    loaded`; never imported for this) and the arrays are of their types, one compiled pass
+    (:func:`~oraclepriv.solvers.combinatorial.sweep_kernels.signed_reduction`) makes the labels, the reduced labels
+    and the magnitudes, numpy's bit for bit, and numpy adds up the sums as it does otherwise: the same numbers. Any
+    input it does not cover, and any it would refuse, goes the numpy way (which words the error)."""
+    kernels = sweep_compiled.loaded()
+    if (
+        kernels is not None
+        and isinstance(y, np.ndarray)
+        and isinstance(weights, np.ndarray)
+        and y.shape == weights.shape == (n,)
+        and y.dtype in (np.int8, np.int64)
+        and weights.dtype == np.float64
+        and y.flags.c_contiguous
+        and weights.flags.c_contiguous
+    ):
+        labels, reduced, magnitudes = np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8), np.empty(n)
+        labels_valid, any_negative = kernels.signed_reduction(y, weights, labels, reduced, magnitudes)
+        if labels_valid:
+            with np.errstate(over="ignore"):
+                abs_sum = float(magnitudes.sum())
+            if math.isfinite(abs_sum):
+                offset = min(0.0, 0.5 * float(weights.sum()) - 0.5 * abs_sum) if any_negative else 0.0
+                return labels, weights, abs_sum, reduced, magnitudes, offset
+    labels = as_labels(y, n, "y")
+    w, magnitudes, abs_sum = weights_and_magnitudes(weights, n, "weights")  # validated: |w| and sum |w| in one pass
+    reduced, magnitudes, offset = reduce_signed_weights(labels, w, magnitudes, abs_sum)
+    return labels, w, abs_sum, reduced, magnitudes, offset
 
 
 #: MIP backends for halfspaces above PORTFOLIO_MAX_D, fastest first (results/bench-mip: scip-bc)
@@ -531,15 +569,13 @@ class Oracle:
         n, d = X.shape
         if self.hypothesis_class == "threshold" and d != 1:
             raise ValueError(f"X must have exactly one feature for hypothesis class 'threshold'; got d={d}")
-        y = as_labels(y, n, "y")
-        w, w_abs, abs_sum = weights_and_magnitudes(weights, n, "weights")  # validated: |w| and sum |w| in one pass
+        y, w, abs_sum, y_reduced, w_abs, offset = _labels_and_reduced_weights(y, weights, n)  # validated, reduced
         name = self.backend or default_backend(self.hypothesis_class, n, d)
         backend = self._backend_instance(name)
         backend.check(self.hypothesis_class, n, d)
         limit = None if backend.time_limit is None else float(backend.time_limit)
         deadline = Deadline(limit, start=start)
 
-        y_reduced, w_abs, offset = reduce_signed_weights(y, w, w_abs, abs_sum)
         scaling = PowerOfTwoScaling.fit(X, w_abs, self.hypothesis_class)
         problem = ReducedProblem(
             self.hypothesis_class, scaling.scale_X(X), y_reduced, scaling.scale_w(w_abs), deadline=deadline

@@ -6,8 +6,9 @@ owner (the protocol's :class:`~oraclepriv.oracle.Oracle`, the ``sweep`` backend)
 the point set it saw last, keyed safely on the data: a call on equal points (any array object) may
 reuse it, and any change of a value -- in place in the caller's array, or in a new one -- misses.
 
-The key is a private copy compared bit for bit (the arrays' 64-bit integer views, a memcmp in O(nd));
-a digest of the data would cost more than the work it saves. Bitwise equality is stricter than
+The key is a private copy compared bit for bit (C's ``memcmp`` of the two buffers when they have the same
+memory layout, else numpy's comparison of the arrays' 64-bit integer views; O(nd) either way, and ``memcmp``
+reads each buffer once with no temporary); a digest of the data would cost more than the work it saves. Bitwise equality is stricter than
 float equality: -0.0 does not match 0.0, and a NaN matches nothing.
 
 The copy is read-only and owned here, so a consumer handed the copy itself (the protocol hands it to
@@ -23,7 +24,10 @@ their oracles inside ``fit``, so kept points cross no fit and no process.
 
 from __future__ import annotations
 
+import ctypes
+import sys
 import weakref
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 import numpy as np
@@ -32,6 +36,28 @@ __all__ = ["KeptPoints"]
 
 #: every live kept copy, by the id of its array (an entry lives exactly as long as its array)
 _HOLDERS: weakref.WeakValueDictionary[int, KeptPoints] = weakref.WeakValueDictionary()
+
+
+_MEMCMP: list[Callable[[int, int, int], int] | None] = []  # C's memcmp, found on first use (None: not found)
+
+
+def _memcmp() -> Callable[[int, int, int], int] | None:
+    """C's ``memcmp`` through ctypes (the C library the interpreter runs on), or None where it cannot be found."""
+    if not _MEMCMP:
+        try:
+            library = ctypes.cdll.msvcrt if sys.platform == "win32" else ctypes.CDLL(None)
+            function = library.memcmp
+            function.restype = ctypes.c_int
+            function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+        except (OSError, AttributeError):
+            function = None
+        _MEMCMP.append(function)
+    return _MEMCMP[0]
+
+
+def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether the two arrays of one shape hold their elements in the same order in one contiguous buffer each."""
+    return (a.flags.c_contiguous and b.flags.c_contiguous) or (a.flags.f_contiguous and b.flags.f_contiguous)
 
 
 class KeptPoints:
@@ -83,6 +109,9 @@ class KeptPoints:
             return True
         if not isinstance(X, np.ndarray) or X.dtype != np.float64 or X.shape != self.array.shape:
             return False
+        memcmp = _memcmp() if _same_layout(X, self.array) else None
+        if memcmp is not None:
+            return memcmp(X.ctypes.data, self.array.ctypes.data, X.nbytes) == 0
         return bool(np.array_equal(X.view(np.uint64), self.array.view(np.uint64)))
 
     def __reduce__(self) -> NoReturn:

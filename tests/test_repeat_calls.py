@@ -550,3 +550,23 @@ def test_the_first_call_benchmark_row_times_new_oracles():
     row = bench_stump_sweep(n=2000, d=2, repeats=2)
     assert row["first_call"] and row["certified"] and row["ratio"] == row["oracle_seconds"] / row["argsort_seconds"]
     assert "first call of a new oracle" in markdown_report([row], "oraclepriv bench oracles")
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_the_bitwise_match_holds_in_every_memory_layout(order):
+    """Kept points are compared byte for byte when both buffers share a layout (memcmp), else by their integer views:
+    the same verdicts either way, a change in the last byte or a -0.0 for 0.0 included."""
+    X = np.asarray(np.arange(30.0).reshape(10, 3) - 10.0, order=order)
+    kept = KeptPoints(X)
+    same = [X.copy(order="C"), X.copy(order="F"), np.repeat(X, 2, axis=0)[::2]]  # both layouts and a strided view
+    assert all(kept.matches(candidate) for candidate in same)
+    for i, j, value in [(9, 2, np.nextafter(X[9, 2], np.inf)), (0, 0, 7.0), (4, 1, 0.0)]:
+        for candidate in same:
+            changed = candidate.copy(order="K")
+            changed[i, j] = value
+            assert not kept.matches(changed)
+    assert X[3, 1] == 0.0 and not np.signbit(X[3, 1])
+    for candidate in same:
+        signed_zero = candidate.copy(order="K")
+        signed_zero[3, 1] = -0.0  # equal as a float, another value bit for bit
+        assert not kept.matches(signed_zero)

@@ -187,3 +187,62 @@ def test_warm_readies_the_kernels_in_this_process():
     assert sweep_compiled.warm() in ("in process", "loaded", "compiled")
     assert sweep_compiled.loaded() is not None and sweep_compiled.warm() == "in process"
     assert sweep_compiled.choose(10, None).reason == "compiled"
+
+
+def reduction_bits(reduced: tuple) -> list:
+    labels, weights, abs_sum, reduced_labels, magnitudes, offset = reduced
+    return [
+        labels.tobytes(),
+        labels.dtype,
+        weights.tobytes(),
+        abs_sum,
+        reduced_labels.tobytes(),
+        bits(magnitudes),
+        offset,
+    ]
+
+
+@numba_only
+def test_the_protocols_pass_over_labels_and_weights_is_numpys_bit_for_bit(monkeypatch):
+    """The compiled pass over a call's labels and weights (in process: the stump oracle's kernels) gives what the
+    numpy validation and sign reduction give, bit for bit, and refuses what they refuse, with their words."""
+    from oraclepriv.oracle import _labels_and_reduced_weights
+
+    sweep_compiled.warm()
+    kernels, ran = sweep_compiled._import(), []
+    compiled_pass = kernels.signed_reduction
+    monkeypatch.setattr(kernels, "signed_reduction", lambda *arrays: ran.append(1) or compiled_pass(*arrays))
+    rng = np.random.default_rng(0)
+    n = 257
+    weights = {
+        "signed": rng.laplace(size=n),
+        "zeros and minus zeros": np.where(rng.random(n) < 0.5, -0.0, 0.0) + np.where(rng.random(n) < 0.3, 1.5, 0.0),
+        "no negative": np.abs(rng.laplace(size=n)),
+        "extreme": rng.choice([1e300, -1e300, 5e-324, -5e-324, 1.0], size=n),
+        "strided": rng.laplace(size=2 * n)[::2],
+    }
+    labels = {
+        "int64": rng.integers(0, 2, n),
+        "int8": rng.integers(0, 2, n).astype(np.int8),
+        "bool": rng.random(n) < 0.5,
+        "float": rng.integers(0, 2, n).astype(float),
+    }
+    for w in weights.values():
+        for y in labels.values():
+            with switched("on"):
+                compiled = _labels_and_reduced_weights(y, w, n)
+            with switched("off"):
+                reference = _labels_and_reduced_weights(y, w, n)
+            assert reduction_bits(compiled) == reduction_bits(reference)
+    assert len(ran) == 2 * 4  # the contiguous weights with int64 and int8 labels
+    refused = [
+        (np.where(np.arange(n) == 5, 2, labels["int64"]), weights["signed"], r"y must contain labels in \{0, 1\}"),
+        (np.where(np.arange(n) == 5, -1, labels["int8"]).astype(np.int8), weights["signed"], r"index 5 has value -1"),
+        (labels["int64"], np.where(np.arange(n) == 3, np.nan, 1.0), r"weights must be finite; index 3 has value nan"),
+        (labels["int64"], np.where(np.arange(n) == 4, -np.inf, 1.0), r"weights must be finite; index 4 has value -inf"),
+        (labels["int64"], np.full(n, 1e308), r"the sum of \|weights\| overflows float64"),
+    ]
+    for y, w, message in refused:
+        for mode in ("on", "off"):
+            with switched(mode), pytest.raises(ValueError, match=message):
+                _labels_and_reduced_weights(y, w, n)

@@ -73,13 +73,14 @@ mode: str | None = None
 #: that size (a few nanoseconds per point and column) takes about as long as the load
 LOAD_MIN_POINT_COLUMNS = 300_000_000
 
-#: the kernels and the one signature each is compiled for: (bins, magnitudes, labels, parts) per column
-ENTRY_POINTS = ("block_parts_pair", "block_parts_one")
+#: the kernels: the weight pass (two columns, one column) and the protocol's pass over labels and weights
+ENTRY_POINTS = ("block_parts_pair", "block_parts_one", "signed_reduction")
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
 _import_failure: str | None = None
 _numpy_seconds = 0.0
+_ready = False  # every kernel is compiled or loaded in this process
 
 
 def current_mode() -> str:
@@ -116,35 +117,48 @@ def _import() -> ModuleType | None:
 
 def _forget_import() -> None:
     """Forget the import (and its failure) so that the next choice imports again (for tests)."""
-    global _module, _import_failure
+    global _module, _import_failure, _ready
     with _lock:
-        _module, _import_failure = None, None
+        _module, _import_failure, _ready = None, None, False
 
 
-def _signature(entry_point: str) -> tuple[Any, ...]:
-    """The one signature each kernel is compiled for (the argument types :class:`~oraclepriv.solvers.combinatorial.
-    sweep.Gains` passes: int32 bins, float64 magnitudes, int8 labels, float64 parts, all contiguous)."""
-    from numba import types
+_SIGNATURES: dict[str, tuple[tuple[Any, ...], ...]] = {}
 
-    bins, values, labels = types.int32[::1], types.float64[::1], types.int8[::1]
-    if entry_point == "block_parts_pair":
-        return (bins, bins, values, labels, values, values)
-    if entry_point == "block_parts_one":
-        return (bins, values, labels, values)
-    raise ValueError(f"entry_point must be one of {ENTRY_POINTS}; got {entry_point!r}")
+
+def _signatures(entry_point: str) -> tuple[tuple[Any, ...], ...]:
+    """The signatures each kernel is compiled for (the argument types its callers pass: int32 bins, float64
+    magnitudes and parts, int8 labels, all contiguous; :func:`signed_reduction`'s labels as int8 or int64)."""
+    if entry_point not in _SIGNATURES:
+        from numba import types
+
+        bins, values, small = types.int32[::1], types.float64[::1], types.int8[::1]
+        if entry_point == "block_parts_pair":
+            _SIGNATURES[entry_point] = ((bins, bins, values, small, values, values),)
+        elif entry_point == "block_parts_one":
+            _SIGNATURES[entry_point] = ((bins, values, small, values),)
+        elif entry_point == "signed_reduction":
+            _SIGNATURES[entry_point] = tuple(
+                (labels, values, small, small, values) for labels in (types.int8[::1], types.int64[::1])
+            )
+        else:
+            raise ValueError(f"entry_point must be one of {ENTRY_POINTS}; got {entry_point!r}")
+    return _SIGNATURES[entry_point]
 
 
 def _in_process(module: ModuleType) -> bool:
-    return all(_signature(name) in getattr(module, name).overloads for name in ENTRY_POINTS)
+    return all(signature in getattr(module, name).overloads for name in ENTRY_POINTS for signature in _signatures(name))
 
 
 def loaded() -> ModuleType | None:
     """The kernel module if both kernels are compiled or loaded in this process (using them costs nothing more)
     and the kernels are not switched off, else None; never imports numba."""
+    global _ready
     module = _module
     if module is None or current_mode() == "off":
         return None
-    return module if _in_process(module) else None
+    if not _ready:  # once in this process, the kernels stay (numba never drops a compiled signature)
+        _ready = _in_process(module)
+    return module if _ready else None
 
 
 def _load_from_cache(module: ModuleType) -> bool:
@@ -154,18 +168,19 @@ def _load_from_cache(module: ModuleType) -> bool:
     signature and the CPU; this is ``Dispatcher.compile``'s look-up and registration alone (numba's internals, as
     in :mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`: hence the pinned numba version)."""
     for name in ENTRY_POINTS:
-        dispatcher, signature = getattr(module, name), _signature(name)
-        if signature in dispatcher.overloads:
-            continue
-        try:
-            result = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
-            if result is None:
+        dispatcher = getattr(module, name)
+        for signature in _signatures(name):
+            if signature in dispatcher.overloads:
+                continue
+            try:
+                result = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
+                if result is None:
+                    return False
+                dispatcher.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
+                dispatcher.add_overload(result)
+            except Exception as error:  # an unreadable cache entry is a cold cache
+                log.debug("sweep: numba's cache entry of %s could not be loaded: %r", name, error)
                 return False
-            dispatcher.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
-            dispatcher.add_overload(result)
-        except Exception as error:  # an unreadable cache entry is a cold cache
-            log.debug("sweep: numba's cache entry of %s could not be loaded: %r", name, error)
-            return False
     return True
 
 
@@ -174,7 +189,8 @@ def _compile(module: ModuleType) -> None:
     llvmlite's callbacks (``enumerate_compiled``'s guard)."""
     with _ctrl_c_survives_llvm_callbacks():
         for name in ENTRY_POINTS:
-            getattr(module, name).compile(_signature(name))
+            for signature in _signatures(name):
+                getattr(module, name).compile(signature)
 
 
 def warm() -> str:

@@ -16,6 +16,13 @@ exact. Every sum the sweep builds on the parts (the prefix sums at block boundar
 bounds that decide which blocks it looks into) is therefore the same float64 number on either path, and so is its
 answer: the numpy pass stays the reference and the fallback.
 
+The protocol's pass over a call's labels and weights (:func:`signed_reduction`), which every call makes before
+any backend runs, is here too, as the stump oracle's repeat calls spend most of their time in such passes: one loop
+checks the labels, casts them to int8, takes the magnitudes |w_i| and flips the label where w_i < 0 (the exact sign
+reduction of :func:`oraclepriv.oracle.reduce_signed_weights`), where numpy makes a pass per step. Each output is an
+exact function of its point (a comparison, a cast, a sign bit), so it is numpy's bit for bit; the sums stay numpy's
+(their order of summation is numpy's own).
+
 Why one module: numba's on-disk cache (``cache=True``) keys each compiled function on the file defining it, so
 the kernels and nothing else live here; :mod:`~oraclepriv.solvers.combinatorial.sweep_compiled` decides when they
 run, and imports this module (and numba) only then.
@@ -26,7 +33,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["block_parts_one", "block_parts_pair"]
+__all__ = ["block_parts_one", "block_parts_pair", "signed_reduction"]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -59,3 +66,32 @@ def block_parts_one(bins: np.ndarray, magnitudes: np.ndarray, labels: np.ndarray
         parts[bins[i] + np.intp(labels[i] == 0)] += magnitudes[i]
     for k in range(1, parts.shape[0], 2):
         parts[k] = -parts[k]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def signed_reduction(
+    labels: np.ndarray,
+    weights: np.ndarray,
+    valid_labels: np.ndarray,
+    reduced_labels: np.ndarray,
+    magnitudes: np.ndarray,
+) -> tuple[bool, bool]:
+    """One pass over a call's labels (an integer type) and float64 weights: ``valid_labels`` the labels as int8,
+    ``reduced_labels`` those flipped where the weight is negative, ``magnitudes`` the weights' absolute values.
+
+    Returns (whether every label is 0 or 1, whether a weight is negative); when a label is neither, the outputs
+    mean nothing and the caller refuses the labels. A NaN weight compares as not negative, as in numpy, and has
+    magnitude NaN. Branch-free (the label check is a bitwise or of ``label & ~1``, zero for 0 and 1 only), so the
+    compiler vectorises it."""
+    outside = 0
+    any_negative = np.int8(0)
+    for i in range(weights.shape[0]):
+        label = labels[i]
+        outside |= label & ~1
+        weight = weights[i]
+        negative = np.int8(weight < 0.0)
+        valid_labels[i] = np.int8(label)
+        reduced_labels[i] = np.int8(label) ^ negative
+        magnitudes[i] = abs(weight)
+        any_negative |= negative
+    return outside == 0, any_negative != 0
