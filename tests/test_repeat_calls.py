@@ -34,7 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oraclepriv.solvers import kept_points
 from oraclepriv.solvers.base import ReducedProblem
-from oraclepriv.solvers.combinatorial import sweep
+from oraclepriv.solvers.combinatorial import sweep, sweep_compiled
 from oraclepriv.solvers.combinatorial.sweep import SortedColumns, SweepBackend
 from oraclepriv.solvers.kept_points import KeptPoints
 from strategies import labels, points, signed_weights
@@ -540,7 +540,10 @@ def test_the_repeat_call_benchmark_row_reports_a_kept_and_exact_repeat_call():
     row = bench_repeat_call(n=40_000, repeats=1)
     assert row["kept"] and row["same_as_fresh"] and row["certified"]
     assert row["ratio"] == row["seconds"] / row["argsort_seconds"] and row["first_ratio"] > 0
-    assert "repeat call with new weights" in markdown_report([row], "oraclepriv bench oracles")
+    report = markdown_report([row], "oraclepriv bench oracles")
+    assert "repeat call with new weights" in report
+    if sweep_compiled._import() is not None and sweep_compiled.current_mode() != "off":  # made ready: n > SCAN_MAX
+        assert row["sweep"] == "compiled" and "compiled weight pass" in report
 
 
 def test_the_first_call_benchmark_row_times_new_oracles():

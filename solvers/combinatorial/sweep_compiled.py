@@ -21,6 +21,10 @@ second in a process that has not used numba yet, numba's import included). The c
   have taken ``COMPILE_AFTER_NUMPY_SECONDS`` (no single call of the pass costs as much as the compilation); else the
   numpy pass answers. ``oraclepriv warm`` (:func:`warm`) compiles them into the cache ahead of time.
 
+The protocol's pass over a call's labels and weights (:func:`~oraclepriv.solvers.combinatorial.sweep_kernels.
+signed_reduction`, every class and backend) uses the kernels only when they are already in this process
+(:func:`loaded`): it never loads or compiles them itself.
+
 A compilation cannot be stopped, so it never happens inside a call with a time limit (docs/deadlines.md); Ctrl-C
 during one is handled as for ``enumerate``'s kernels (never lost in llvmlite's callbacks).
 
