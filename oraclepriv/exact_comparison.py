@@ -66,7 +66,9 @@ import numpy as np
 from oraclepriv.hypotheses import Hypothesis, Stump, Threshold, hypothesis_from_dict
 from oraclepriv.oracle import Oracle, OracleResult
 from oraclepriv.protocols import ERMOracle
+from oraclepriv.solvers.combinatorial import sweep_compiled
 from oraclepriv.solvers.combinatorial.sweep import (
+    Gains,
     SortedColumns,
     SweepBackend,
     candidate_threshold,
@@ -222,7 +224,8 @@ def _window(hypothesis_class: str, X: np.ndarray, g: np.ndarray, columns: Sorted
     magnitude = magnitude_bound(g)
     err = gain_error_bound(n, magnitude)  # twice e: room for the rounding of the window's edge
     signs = (1,) if hypothesis_class == "threshold" else (1, -1)
-    best, others = ranked_candidates(columns, g, signs, 2.0 * err, magnitude)
+    gains = Gains.of_values(g, sweep_compiled.loaded())  # the compiled weight pass when in process: the same sums
+    best, others = ranked_candidates(columns, gains, signs, 2.0 * err, magnitude)
     if len(others) + 1 > WINDOW_LIMIT:
         return None
     return [_Candidate(c.gain, c.feature, c.sign, candidate_threshold(X, columns, c)) for c in [best, *others]]
