@@ -209,7 +209,8 @@ def test_the_protocols_pass_over_labels_and_weights_is_numpys_bit_for_bit(monkey
     from oraclepriv.oracle import _labels_and_reduced_weights
 
     sweep_compiled.warm()
-    kernels, ran = sweep_compiled._import(), []
+    kernels, ran = sweep_compiled.loaded(), []  # in process (checked before a kernel is wrapped in a spy)
+    assert kernels is not None
     compiled_pass = kernels.signed_reduction
     monkeypatch.setattr(kernels, "signed_reduction", lambda *arrays: ran.append(1) or compiled_pass(*arrays))
     rng = np.random.default_rng(0)
@@ -246,3 +247,32 @@ def test_the_protocols_pass_over_labels_and_weights_is_numpys_bit_for_bit(monkey
         for mode in ("on", "off"):
             with switched(mode), pytest.raises(ValueError, match=message):
                 _labels_and_reduced_weights(y, w, n)
+
+
+@numba_only
+def test_the_protocols_rescoring_of_a_stump_is_its_own_loss_bit_for_bit(monkeypatch):
+    """The compiled re-scoring (the mistaken weights in order, summed by numpy) is :meth:`Hypothesis.loss` bit for bit,
+    thresholds on data values and at +-inf, both signs, every feature; other layouts go the hypothesis's own way."""
+    from oraclepriv.hypotheses import Stump, Threshold
+    from oraclepriv.oracle import _rescored_loss
+
+    sweep_compiled.warm()
+    kernels, ran = sweep_compiled.loaded(), []  # in process (checked before a kernel is wrapped in a spy)
+    assert kernels is not None
+    compiled_pass = kernels.mistaken_weights
+    monkeypatch.setattr(kernels, "mistaken_weights", lambda *arrays: ran.append(1) or compiled_pass(*arrays))
+    rng = np.random.default_rng(1)
+    X = np.asfortranarray(np.round(rng.normal(size=(300, 3)), 1))
+    y = rng.integers(0, 2, 300).astype(np.int8)
+    w = rng.laplace(size=300) * 10.0 ** rng.integers(-12, 12, size=300)
+    hypotheses = [Threshold(t) for t in (-np.inf, np.inf, float(X[7, 0]), 0.05)]
+    for feature in range(3):
+        for t in (-np.inf, np.inf, float(X[11, feature]), float(np.median(X[:, feature])) + 0.05):
+            hypotheses += [Stump(feature, t, 1), Stump(feature, t, -1)]
+    for h in hypotheses:
+        points = X[:, :1] if isinstance(h, Threshold) else X
+        with switched("on"):
+            compiled = _rescored_loss(h, points, y, w)
+            other_layout = _rescored_loss(h, np.ascontiguousarray(points), y, w)
+        assert bits(np.array([compiled, other_layout])) == bits(np.array([h.loss(points, y, w)] * 2))
+    assert len(ran) == len(hypotheses) + 4  # every call but the stumps' on C-ordered points (a strided column)

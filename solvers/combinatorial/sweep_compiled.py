@@ -22,7 +22,9 @@ second in a process that has not used numba yet, numba's import included). The c
   numpy pass answers. ``oraclepriv warm`` (:func:`warm`) compiles them into the cache ahead of time.
 
 The protocol's pass over a call's labels and weights (:func:`~oraclepriv.solvers.combinatorial.sweep_kernels.
-signed_reduction`, every class and backend) uses the kernels only when they are already in this process
+signed_reduction`, every class and backend) and its re-scoring of a stump or threshold
+(:func:`~oraclepriv.solvers.combinatorial.sweep_kernels.mistaken_weights`) use the kernels only when they are
+already in this process
 (:func:`loaded`): it never loads or compiles them itself.
 
 A compilation cannot be stopped, so it never happens inside a call with a time limit (docs/deadlines.md); Ctrl-C
@@ -77,8 +79,9 @@ mode: str | None = None
 #: that size (a few nanoseconds per point and column) takes about as long as the load
 LOAD_MIN_POINT_COLUMNS = 300_000_000
 
-#: the kernels: the weight pass (two columns, one column) and the protocol's pass over labels and weights
-ENTRY_POINTS = ("block_parts_pair", "block_parts_one", "signed_reduction")
+#: the kernels: the weight pass (two columns, one column), the protocol's pass over labels and weights, and its
+#: re-scoring of a stump
+ENTRY_POINTS = ("block_parts_pair", "block_parts_one", "signed_reduction", "mistaken_weights")
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
@@ -140,6 +143,8 @@ def _signatures(entry_point: str) -> tuple[tuple[Any, ...], ...]:
             _SIGNATURES[entry_point] = ((bins, bins, values, small, values, values),)
         elif entry_point == "block_parts_one":
             _SIGNATURES[entry_point] = ((bins, values, small, values),)
+        elif entry_point == "mistaken_weights":
+            _SIGNATURES[entry_point] = ((values, types.float64, types.int64, small, values, values),)
         elif entry_point == "signed_reduction":
             _SIGNATURES[entry_point] = tuple(
                 (labels, values, small, small, values) for labels in (types.int8[::1], types.int64[::1])

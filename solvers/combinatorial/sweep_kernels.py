@@ -23,6 +23,11 @@ reduction of :func:`oraclepriv.oracle.reduce_signed_weights`), where numpy makes
 exact function of its point (a comparison, a cast, a sign bit), so it is numpy's bit for bit; the sums stay numpy's
 (their order of summation is numpy's own).
 
+The protocol's re-scoring of a stump or threshold answer (:func:`mistaken_weights`) is fused the same way: one loop
+decides each point's prediction (the hypothesis's own comparison, ``x >= t`` or ``x <= t``, exact), compares it
+with the label and keeps the weight where they differ, in order: the array ``numpy.compress`` makes of
+:func:`~oraclepriv.hypotheses.weighted_zero_one_loss`'s mask, which numpy then sums as it sums that one.
+
 Why one module: numba's on-disk cache (``cache=True``) keys each compiled function on the file defining it, so
 the kernels and nothing else live here; :mod:`~oraclepriv.solvers.combinatorial.sweep_compiled` decides when they
 run, and imports this module (and numba) only then.
@@ -33,7 +38,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["block_parts_one", "block_parts_pair", "signed_reduction"]
+__all__ = ["block_parts_one", "block_parts_pair", "mistaken_weights", "signed_reduction"]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -95,3 +100,23 @@ def signed_reduction(
         magnitudes[i] = abs(weight)
         any_negative |= negative
     return outside == 0, any_negative != 0
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def mistaken_weights(
+    column: np.ndarray, threshold: float, sign: int, labels: np.ndarray, weights: np.ndarray, out: np.ndarray
+) -> int:
+    """Write to ``out`` the weights of the points a stump mislabels, in their order, and return how many: the stump
+    predicts 1 where ``column >= threshold`` (``sign`` 1) or ``column <= threshold`` (otherwise), and mislabels a
+    point whose label (int8, 0 or 1) differs. Branch-free: every weight is written, and the write position moves on
+    past the mislabelled ones only."""
+    count = 0
+    if sign == 1:
+        for i in range(column.shape[0]):
+            out[count] = weights[i]
+            count += np.int8(column[i] >= threshold) != labels[i]
+    else:
+        for i in range(column.shape[0]):
+            out[count] = weights[i]
+            count += np.int8(column[i] <= threshold) != labels[i]
+    return count
