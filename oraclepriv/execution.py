@@ -34,6 +34,7 @@ import logging
 import os
 import socket
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -260,16 +261,36 @@ def parallel_map(
 
     log.debug("%s: dispatching %d tasks (n_jobs=%s, dask=%s)", name, total, n_jobs, dask_active())
     results: list[Any] = [None] * total
-    stream = Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator_unordered")(
-        delayed(_indexed)(function, i, task) for i, task in enumerate(tasks)
-    )
-    for done, (index, value) in enumerate(stream, start=1):
-        results[index] = value
-        if on_result is not None:
-            on_result(index, value)
-        if progress is not None:
-            progress(done, total)
+    with _quiet_worker_recycling():
+        stream = Parallel(n_jobs=n_jobs, batch_size=1, return_as="generator_unordered")(
+            delayed(_indexed)(function, i, task) for i, task in enumerate(tasks)
+        )
+        for done, (index, value) in enumerate(stream, start=1):
+            results[index] = value
+            if on_result is not None:
+                on_result(index, value)
+            if progress is not None:
+                progress(done, total)
     return results
+
+
+#: the start of loky's warning when it replaces a worker between two tasks
+_WORKER_RECYCLED = "A worker stopped while some jobs were given to the executor"
+
+
+@contextlib.contextmanager
+def _quiet_worker_recycling() -> Iterator[None]:
+    """Silence loky's "A worker stopped while some jobs were given to the executor" warning inside the block.
+
+    loky replaces a worker whose memory has grown past its threshold (about 300 MB, which a halfspace search's
+    arrays reach) between two tasks, and reports it with that generic warning, which reads like a failure on a
+    user's terminal; nothing is lost, the pending tasks run on the new worker (joblib issues 869 and 883, loky pull
+    request 641, which gives the recycling its own message). A worker that dies inside a task is not affected: joblib
+    raises ``TerminatedWorkerError`` for it. The warning comes from loky's manager thread, so the filter is the
+    process's (``warnings.catch_warnings`` restores it when the block ends)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_WORKER_RECYCLED, category=UserWarning)
+        yield
 
 
 def where() -> dict[str, Any]:

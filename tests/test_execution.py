@@ -204,3 +204,20 @@ def test_mip_bench_grid_does_not_depend_on_the_backend_and_says_where_cells_ran(
     assert len({r["worker"] for r in spread}) == 2 and os.getpid() not in {r["pid"] for r in spread}
     for r in spread:
         assert r["host"] and isinstance(r["load_1min"], float) and "overrun_seconds" in r
+
+
+def test_loky_worker_recycling_warning_is_silenced_inside_parallel_work_only():
+    """loky's benign worker-recycling warning is not shown to users during parallel work; other warnings are, and the
+    filter ends with the block (it must not swallow the warning elsewhere in the process)."""
+    import warnings
+
+    from oraclepriv.execution import _WORKER_RECYCLED, _quiet_worker_recycling
+
+    message = _WORKER_RECYCLED + ". This can be caused by a too short worker timeout or by a memory leak."
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with _quiet_worker_recycling():
+            warnings.warn(message, UserWarning, stacklevel=1)
+            warnings.warn("another warning", UserWarning, stacklevel=1)
+        warnings.warn(message, UserWarning, stacklevel=1)
+    assert [str(w.message) for w in seen] == ["another warning", message]
