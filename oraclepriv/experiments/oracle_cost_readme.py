@@ -146,7 +146,11 @@ def _protocol(cfg: dict[str, Any], run: dict[str, Any]) -> list[str]:
             f"{cls} d = {d}: " + ", ".join(f"{b} n = {', '.join(str(n) for n in ns)}" for b, ns in per_backend.items())
             for cls, d, per_backend in cfg["grid"]
         )
-        + " (portfolio and gurobi-bc are also planned wherever scip-bc is, at its sizes).",
+        + (
+            " (portfolio and gurobi-bc are also planned wherever scip-bc is, at its sizes)."
+            if any("scip-bc" in per_backend for _, _, per_backend in cfg["grid"])
+            else "."
+        ),
         f"* **Caps.** Every oracle call has a time limit of {cfg['call_cap']:g} s (the MIP backends and enumerate stop "
         "at it; sweep never comes near it). A private-data call that does not certify within it aborts its fit "
         '(`on_uncertified="raise"`: nothing is released) and the cell is recorded as `uncertified` with the seconds '
