@@ -2,7 +2,8 @@
 (``sweep_compiled.py``).
 
 * the kernels' block parts are numpy's ``bincount`` parts bit for bit, on random, tied, gridded, signed and
-  degenerate inputs (an all-equal column, zero weights, one point), so every candidate the pass ranks is the same;
+  degenerate inputs (an all-equal column, zero weights, one point), and so are the blocks they choose to scan, so
+  every candidate the pass ranks is the same;
 * an oracle answers identically with the kernels and without them, on a first call and on repeat calls, and a
   NaN or infinite weight on a repeat call is refused by name as on a first;
 * the choice: switched off, nothing to do, in process, loaded, and never a compilation in a call with a time limit.
@@ -11,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 
 import numpy as np
 import pytest
@@ -89,9 +91,9 @@ def test_the_kernels_parts_are_bincounts_bit_for_bit_and_rank_the_same_candidate
                 if column.n_blocks > 1:
                     assert bits(compiled.block_parts(column)) == bits(reference.block_parts(column))
             assert bits(np.array(compiled.sums(columns))) == bits(np.array(reference.sums(columns)))
-            for slack in (0.0, 0.25):
-                assert repr(sweep.ranked_candidates(columns, compiled, (1, -1), slack)) == repr(
-                    sweep.ranked_candidates(columns, reference, (1, -1), slack)
+            for slack, signs in itertools.product((0.0, 0.25), ((1, -1), (1,))):  # stumps, thresholds
+                assert repr(sweep.ranked_candidates(columns, compiled, signs, slack)) == repr(
+                    sweep.ranked_candidates(columns, reference, signs, slack)
                 )
 
 

@@ -208,6 +208,12 @@ class Gains:
         sweep_compiled.record_numpy_pass(time.perf_counter() - start)
         return parts
 
+    @property
+    def kernels(self) -> ModuleType | None:
+        """The compiled kernels these gains were given (:mod:`~oraclepriv.solvers.combinatorial.sweep_kernels`), or
+        None: the numpy pass."""
+        return self._kernels
+
     def compile_block_parts(self, columns: SortedColumns) -> bool:
         """Compute the block parts of every column cut into blocks in one compiled pass over the points, two
         columns at a time (:mod:`~oraclepriv.solvers.combinatorial.sweep_kernels`: the numbers
@@ -217,7 +223,7 @@ class Gains:
         if kernels is None:
             return False
         blocked = [c for c in columns.columns if c.n_blocks > 1 and not any(c is held for held, _ in self._parts)]
-        if not blocked or any(c.bins.dtype != np.int32 for c in blocked):
+        if not blocked or not _of_type(np.int32, *(c.bins for c in blocked)):
             return False
         magnitudes = np.ascontiguousarray(self.magnitudes, dtype=np.float64)
         labels = np.ascontiguousarray(self._labels)
@@ -254,6 +260,12 @@ class Gains:
 
 def _as_gains(g: np.ndarray | Gains) -> Gains:
     return g if isinstance(g, Gains) else Gains.of_values(np.asarray(g, dtype=np.float64))
+
+
+def _of_type(dtype: type, *arrays: np.ndarray) -> bool:
+    """Whether every array is contiguous of ``dtype``: the one signature a kernel is compiled for (any other would
+    make numba compile another in the call)."""
+    return all(array.dtype == dtype and array.flags.c_contiguous for array in arrays)
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -467,6 +479,20 @@ def column_extremes(
         has_inner = column.has_inner
         if B == 1:  # one block: every cut is looked at
             blocks = np.flatnonzero(has_inner)
+        elif gains.kernels is not None and _of_type(np.intp, column.inner_lo, column.inner_hi):  # one compiled loop
+            scanned = np.empty(B, dtype=np.intp)
+            found = gains.kernels.blocks_to_scan(
+                np.ascontiguousarray(gains.block_parts(column)),
+                column.inner_lo,
+                column.inner_hi,
+                1 in signs,
+                -1 in signs,
+                float(slack),
+                float(margin),
+                starts_prefix,
+                scanned,
+            )
+            blocks = scanned[:found]
         else:
             parts = gains.block_parts(column)
             positive_part, negative_part = parts[0::2], parts[1::2]

@@ -79,9 +79,9 @@ mode: str | None = None
 #: that size (a few nanoseconds per point and column) takes about as long as the load
 LOAD_MIN_POINT_COLUMNS = 300_000_000
 
-#: the kernels: the weight pass (two columns, one column), the protocol's pass over labels and weights, and its
-#: re-scoring of a stump
-ENTRY_POINTS = ("block_parts_pair", "block_parts_one", "signed_reduction", "mistaken_weights")
+#: the kernels: the weight pass (block parts of two columns, of one column; the blocks to scan), the protocol's pass
+#: over labels and weights, and its re-scoring of a stump
+ENTRY_POINTS = ("block_parts_pair", "block_parts_one", "blocks_to_scan", "signed_reduction", "mistaken_weights")
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
@@ -143,6 +143,11 @@ def _signatures(entry_point: str) -> tuple[tuple[Any, ...], ...]:
             _SIGNATURES[entry_point] = ((bins, bins, values, small, values, values),)
         elif entry_point == "block_parts_one":
             _SIGNATURES[entry_point] = ((bins, values, small, values),)
+        elif entry_point == "blocks_to_scan":
+            indices, flag = types.intp[::1], types.boolean
+            _SIGNATURES[entry_point] = (
+                (values, indices, indices, flag, flag, types.float64, types.float64, values, indices),
+            )
         elif entry_point == "mistaken_weights":
             _SIGNATURES[entry_point] = ((values, types.float64, types.int64, small, values, values),)
         elif entry_point == "signed_reduction":

@@ -23,6 +23,10 @@ reduction of :func:`oraclepriv.oracle.reduce_signed_weights`), where numpy makes
 exact function of its point (a comparison, a cast, a sign bit), so it is numpy's bit for bit; the sums stay numpy's
 (their order of summation is numpy's own).
 
+The blocks the pass looks into (:func:`blocks_to_scan`) are chosen in one loop over the blocks too: the prefix sums
+at the block boundaries (numpy's ``cumsum``, an in-order sum), their extremes, and each block's bound against them,
+the comparisons of :func:`~oraclepriv.solvers.combinatorial.sweep.column_extremes` in its order of operations.
+
 The protocol's re-scoring of a stump or threshold answer (:func:`mistaken_weights`) is fused the same way: one loop
 decides each point's prediction (the hypothesis's own comparison, ``x >= t`` or ``x <= t``, exact), compares it
 with the label and keeps the weight where they differ, in order: the array ``numpy.compress`` makes of
@@ -38,7 +42,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["block_parts_one", "block_parts_pair", "mistaken_weights", "signed_reduction"]
+__all__ = ["block_parts_one", "block_parts_pair", "blocks_to_scan", "mistaken_weights", "signed_reduction"]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
@@ -71,6 +75,47 @@ def block_parts_one(bins: np.ndarray, magnitudes: np.ndarray, labels: np.ndarray
         parts[bins[i] + np.intp(labels[i] == 0)] += magnitudes[i]
     for k in range(1, parts.shape[0], 2):
         parts[k] = -parts[k]
+
+
+@numba.njit(cache=True, nogil=True, boundscheck=False)
+def blocks_to_scan(
+    parts: np.ndarray,
+    inner_lo: np.ndarray,
+    inner_hi: np.ndarray,
+    smallest: bool,
+    largest: bool,
+    slack: float,
+    margin: float,
+    starts_prefix: np.ndarray,
+    blocks: np.ndarray,
+) -> int:
+    """The weight pass's choice of blocks, for one column of B >= 2 blocks: ``starts_prefix`` (length B + 1, zero on
+    entry) gets the prefix sum at every block start (the in-order cumulative sum of each block's positive plus
+    negative part, as ``numpy.cumsum``), ``blocks`` the blocks with a cut inside them whose bound reaches the
+    smallest boundary prefix plus ``slack`` plus ``margin`` (``smallest``: a block's prefixes are at least its
+    start's plus its negative part) or the largest minus them (``largest``: at most its start's plus its positive
+    part), increasing; returns how many. Every number is computed as
+    :func:`~oraclepriv.solvers.combinatorial.sweep.column_extremes`'s numpy pass computes it, additions in the same
+    order."""
+    count = parts.shape[0] // 2
+    total = 0.0
+    for b in range(count):
+        step = parts[2 * b] + parts[2 * b + 1]
+        total = step if b == 0 else total + step
+        starts_prefix[b + 1] = total
+    low, high = starts_prefix[1], starts_prefix[1]
+    for b in range(2, count):
+        low = min(low, starts_prefix[b])
+        high = max(high, starts_prefix[b])
+    found = 0
+    for b in range(count):
+        if inner_hi[b] > inner_lo[b] and (
+            (smallest and starts_prefix[b] + parts[2 * b + 1] <= low + slack + margin)
+            or (largest and starts_prefix[b] + parts[2 * b] >= high - slack - margin)
+        ):
+            blocks[found] = b
+            found += 1
+    return found
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
