@@ -17,7 +17,11 @@ the gain of labelling point i 1 rather than 0. It works in two phases:
   into. A column of at most :data:`SCAN_MAX` points is one block, scanned whole (cheaper while it fits
   in cache). The pass reads the weights and labels as they are (:class:`Gains`): the array of gains is
   built only where it is read whole, and the sums of the gains and of the weights are the first
-  column's block parts added up.
+  column's block parts added up. Where numba's kernels are ready, the block parts of every column come
+  from one compiled pass over the points and the blocks to look into from one compiled loop
+  (:mod:`~oraclepriv.solvers.combinatorial.sweep_kernels`, chosen per call by
+  :mod:`~oraclepriv.solvers.combinatorial.sweep_compiled`): the same float64 operations in the same
+  order, so the same numbers and the same answer; ``details["sweep"]`` says which pass ran.
 
 Every prefix sum the pass computes is a float64 sum, in some order, of the gains before its cut, so it
 is within gamma_n sum_i |g_i| of the exact sum (Higham, "Accuracy and Stability of Numerical
