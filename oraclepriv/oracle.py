@@ -31,6 +31,9 @@ This module does, once, what every backend would otherwise get wrong on its own:
   skips the validation of X and hands the backend that same copy, so a backend that keeps work for its
   points (``sweep``: the sorted columns) finds it without comparing again. Any change of a value misses.
   The kept copy is dropped when the oracle is pickled or copied (:meth:`Oracle.forget` drops it too).
+  When the stump oracle's compiled kernels are in the process (:mod:`~oraclepriv.solvers.combinatorial.
+  sweep_compiled`), the pass over the labels and weights and a stump's re-scoring run compiled, with the
+  numbers numpy computes (the same answers; docs/oracle.md).
 
 Events (backend chosen, uncertified answers, deadline overruns) are logged at DEBUG level on the
 ``oraclepriv.oracle`` logger.
