@@ -278,3 +278,24 @@ def test_the_protocols_rescoring_of_a_stump_is_its_own_loss_bit_for_bit(monkeypa
             other_layout = _rescored_loss(h, np.ascontiguousarray(points), y, w)
         assert bits(np.array([compiled, other_layout])) == bits(np.array([h.loss(points, y, w)] * 2))
     assert len(ran) == len(hypotheses) + 4  # every call but the stumps' on C-ordered points (a strided column)
+
+
+def test_a_failed_compilation_leaves_the_numpy_pass_answering_and_is_not_retried(monkeypatch, caplog):
+    attempts = []
+
+    def broken(module):
+        attempts.append(module)
+        raise RuntimeError("no LLVM today")
+
+    monkeypatch.setattr(sweep_compiled, "loaded", lambda: None)
+    monkeypatch.setattr(sweep_compiled, "_import", lambda: sweep)
+    monkeypatch.setattr(sweep_compiled, "_load_from_cache", lambda module: False)
+    monkeypatch.setattr(sweep_compiled, "_compile", broken)
+    monkeypatch.setattr(sweep_compiled, "_compile_failure", None)
+    monkeypatch.setattr(sweep_compiled, "_numpy_seconds", sweep_compiled.COMPILE_AFTER_NUMPY_SECONDS)
+    with switched("auto"):
+        for _ in range(2):
+            choice = sweep_compiled.choose(10**6, None)
+            assert choice.kernels is None and "compiling the kernels failed" in choice.reason
+            assert "no LLVM today" in choice.reason
+    assert len(attempts) == 1 and "numpy pass answers" in caplog.text

@@ -88,6 +88,7 @@ _module: ModuleType | None = None
 _import_failure: str | None = None
 _numpy_seconds = 0.0
 _ready = False  # every kernel is compiled or loaded in this process
+_compile_failure: str | None = None  # how compiling the kernels failed in this process (then never tried again)
 
 
 def current_mode() -> str:
@@ -238,11 +239,16 @@ def choose(point_columns: int, deadline: Deadline | None) -> Choice:
     module = loaded()
     if module is not None:
         return Choice(module, "compiled")
+    if _compile_failure is not None:
+        return Choice(None, f"numpy (compiling the kernels failed in this process: {_compile_failure})")
     if switch == "on":
         module = _import()
         if module is None:
             return Choice(None, f"numpy ({_import_failure})")
-        return Choice(module, f"compiled ({warm()}: {MODE_VARIABLE}=1)")
+        try:
+            return Choice(module, f"compiled ({warm()}: {MODE_VARIABLE}=1)")
+        except Exception as error:  # a compiler error: the numpy pass answers (the same numbers)
+            return Choice(None, f"numpy (compiling the kernels failed in this process: {_failed(error)})")
     spent = _numpy_seconds
     if point_columns < LOAD_MIN_POINT_COLUMNS and spent < LOAD_AFTER_NUMPY_SECONDS:
         return Choice(None, "numpy (loading the kernels would cost more than this process's passes so far)")
@@ -266,8 +272,19 @@ def choose(point_columns: int, deadline: Deadline | None) -> Choice:
             "far: oraclepriv warm does)",
         )
     log.info("sweep: compiling the weight-pass kernels (once per installation; oraclepriv warm does it ahead)")
-    _compile(module)
+    try:
+        _compile(module)
+    except Exception as error:  # a compiler error: the numpy pass answers (the same numbers)
+        return Choice(None, f"numpy (compiling the kernels failed in this process: {_failed(error)})")
     return Choice(module, "compiled (compiled in this call: no time limit)")
+
+
+def _failed(error: Exception) -> str:
+    """Remember that compiling the kernels failed (no call tries again in this process) and say how, once."""
+    global _compile_failure
+    _compile_failure = repr(error)
+    log.warning("sweep: compiling the weight-pass kernels failed, the numpy pass answers: %s", _compile_failure)
+    return _compile_failure
 
 
 def record_numpy_pass(seconds: float) -> None:
