@@ -6,7 +6,7 @@ oraclepriv warm [--quiet]
 A call with a time limit never waits on a compilation (docs/deadlines.md), so until the kernels are in numba's
 cache such calls run the numpy code (same answers, slower). This command compiles enumerate's two kernels (the 2-D
 pivot sweep and the 3-D axis sweep; seconds each, once per installation, numba version and CPU), then the stump
-oracle's weight pass (``sweep``: about a second), or loads them when the cache already holds them, and prints one
+oracle's weight pass (``sweep``: seconds too), or loads them when the cache already holds them, and prints one
 line per kernel. Run it after installing or upgrading; CI runs it before the tests. Ctrl-C stops it with exit code
 130: a kernel whose compilation it stopped is simply not in the cache (numba writes each cache entry whole), and
 the next run compiles it. Exit code 2 when numba is not installed.

@@ -3,7 +3,7 @@
 :meth:`~oraclepriv.solvers.combinatorial.sweep.Gains.block_parts`).
 
 Both give the same numbers bit for bit (the kernels' module docstring), so the same answer; only speed differs, and
-one cost only the kernels have: they run after numba has compiled them (about a second, once per installation,
+one cost only the kernels have: they run after numba has compiled them (seconds, once per installation,
 numba version and CPU: numba keeps the machine code in its on-disk cache) or loaded them from that cache (about a
 second in a process that has not used numba yet, numba's import included). The choice follows the rule of
 ``enumerate``'s kernels (:mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`, whose constants it shares):
@@ -76,7 +76,7 @@ _MODES = {"1": "on", "0": "off", "": "auto", "auto": "auto"}
 mode: str | None = None
 
 #: points times columns cut into blocks from which one call loads the kernels from numba's cache: a numpy pass of
-#: that size (a few nanoseconds per point and column) takes about as long as the load
+#: that size takes about as long as the load
 LOAD_MIN_POINT_COLUMNS = 300_000_000
 
 #: the kernels: the weight pass (block parts of two columns, of one column; the blocks to scan), the protocol's pass
