@@ -573,3 +573,13 @@ def test_the_bitwise_match_holds_in_every_memory_layout(order):
         signed_zero = candidate.copy(order="K")
         signed_zero[3, 1] = -0.0  # equal as a float, another value bit for bit
         assert not kept.matches(signed_zero)
+
+
+def test_the_oracle_benchmark_runs_the_stump_rows_alone():
+    """``bench_oracles(only="stump")``: the stump oracle's two rows and nothing else; an unknown group is refused."""
+    from oraclepriv.bench.oracles import bench_oracles
+
+    rows = bench_oracles(quick=True, only="stump")
+    assert [row["benchmark"] for row in rows] == ["stump-sweep", "stump-repeat"]
+    with pytest.raises(ValueError, match="only must be one of"):
+        bench_oracles(quick=True, only="stumps")

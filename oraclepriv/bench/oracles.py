@@ -34,6 +34,7 @@ __all__ = [
     "noisy_halfspace_instance",
     "unit_weight_instance",
     "bench_oracles",
+    "GROUPS",
     "markdown_report",
 ]
 
@@ -309,18 +310,28 @@ def _load_average_1min() -> float | None:
     return averages[0] if averages else None
 
 
-def bench_oracles(quick: bool = False, progress: Progress | None = None) -> list[dict[str, Any]]:
+#: the groups of rows :func:`bench_oracles` can run alone
+GROUPS = ("stump", "enumerate")
+
+
+def bench_oracles(
+    quick: bool = False, progress: Progress | None = None, only: str | None = None
+) -> list[dict[str, Any]]:
     """The oracle benchmark suite (``quick`` shrinks every size for smoke tests), one benchmark after
     another in this process. Every row records the 1-minute load average just before and just after
-    it was measured; ``progress(benchmarks done, benchmarks)``."""
-    runs: list[Callable[[], dict[str, Any]]] = [
-        lambda: bench_stump_sweep(n=20_000 if quick else 1_000_000, repeats=3 if quick else 5),
-        lambda: bench_repeat_call(n=20_000 if quick else 1_000_000, repeats=3 if quick else 5),
-    ]
-    for n, d in [(200, 2), (400, 2)] if quick else [(700, 2), (5000, 2), (10_000, 2)]:
-        runs.append(functools.partial(bench_enumerate, n, d))
-    for n in [40] if quick else [300, 1000]:
-        runs.append(functools.partial(bench_enumerate_vs_mip, n, 3, time_limit=10.0 if quick else 120.0))
+    it was measured; ``progress(benchmarks done, benchmarks)``. ``only``: one of :data:`GROUPS` (the stump
+    oracle's two rows, or enumerate's), None for all."""
+    if only is not None and only not in GROUPS:
+        raise ValueError(f"only must be one of {GROUPS} or None; got {only!r}")
+    runs: list[Callable[[], dict[str, Any]]] = []
+    if only in (None, "stump"):
+        runs.append(lambda: bench_stump_sweep(n=20_000 if quick else 1_000_000, repeats=3 if quick else 5))
+        runs.append(lambda: bench_repeat_call(n=20_000 if quick else 1_000_000, repeats=3 if quick else 5))
+    if only in (None, "enumerate"):
+        for n, d in [(200, 2), (400, 2)] if quick else [(700, 2), (5000, 2), (10_000, 2)]:
+            runs.append(functools.partial(bench_enumerate, n, d))
+        for n in [40] if quick else [300, 1000]:
+            runs.append(functools.partial(bench_enumerate_vs_mip, n, 3, time_limit=10.0 if quick else 120.0))
     rows = []
     for run in runs:
         before = _load_average_1min()
