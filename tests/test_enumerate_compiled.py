@@ -515,7 +515,7 @@ def test_a_ctrl_c_inside_an_llvm_callback_is_raised_after_it_not_lost():
     outcome = []
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        with enumerate_compiled._ctrl_c_survives_llvm_callbacks():
+        with enumerate_compiled.ctrl_c_survives_llvm_callbacks():
             outcome.append(callback())
             time.sleep(5.0)  # the compilation going on: the deferred Ctrl-C ends it, 20 ms on
     assert outcome == ["returned"] and time.perf_counter() - start < 2.0

@@ -52,10 +52,14 @@ __all__ = [
     "MODE_VARIABLE",
     "Choice",
     "choose",
+    "ctrl_c_survives_llvm_callbacks",
     "current_mode",
+    "import_kernels",
     "kernels",
+    "load_from_cache",
     "loaded",
     "mode",
+    "read_switch",
     "record_numpy_sweep",
     "warm",
 ]
@@ -111,14 +115,39 @@ def current_mode() -> str:
     ------
     ValueError
         For a value of the variable other than 0, 1 or auto."""
-    if mode is not None:
-        if mode not in ("on", "off", "auto"):
-            raise ValueError(f"enumerate_compiled.mode must be 'on', 'off', 'auto' or None; got {mode!r}")
-        return mode
-    value = os.environ.get(MODE_VARIABLE, "").strip().lower()
+    return read_switch(mode, MODE_VARIABLE, "enumerate_compiled.mode")
+
+
+def read_switch(override: str | None, variable: str, override_name: str) -> str:
+    """ "on", "off" or "auto": ``override`` (a module's ``mode``, named ``override_name`` in errors) if set, else
+    from the environment variable ``variable`` (1 on, 0 off, unset or auto the default); the switch of every
+    family of kernels.
+
+    Raises
+    ------
+    ValueError
+        For an override other than on, off, auto or None, or a value of the variable other than 0, 1 or auto."""
+    if override is not None:
+        if override not in ("on", "off", "auto"):
+            raise ValueError(f"{override_name} must be 'on', 'off', 'auto' or None; got {override!r}")
+        return override
+    value = os.environ.get(variable, "").strip().lower()
     if value not in _MODES:
-        raise ValueError(f"{MODE_VARIABLE} must be 0, 1 or auto; got {os.environ[MODE_VARIABLE]!r}")
+        raise ValueError(f"{variable} must be 0, 1 or auto; got {os.environ[variable]!r}")
     return _MODES[value]
+
+
+def import_kernels(module_name: str, what: str) -> tuple[ModuleType | None, str | None]:
+    """Import the kernel module ``module_name`` (and numba with it): (the module, None), or (None, why not) when
+    numba is not installed or finds no writable place for its cache (then logged as a warning: ``what`` is off)."""
+    try:
+        return importlib.import_module(module_name), None
+    except ImportError as error:  # numba is not installed
+        return None, f"numba is not installed ({error})"
+    except RuntimeError as error:  # numba finds no writable place for its cache
+        failure = f"numba cannot cache the kernels ({error})"
+        log.warning("%s is off: %s", what, failure)
+        return None, failure
 
 
 def _import() -> ModuleType | None:
@@ -126,13 +155,9 @@ def _import() -> ModuleType | None:
     global _module, _import_failure
     with _lock:
         if _module is None and _import_failure is None:
-            try:
-                _module = importlib.import_module("oraclepriv.solvers.combinatorial.enumerate_kernels")
-            except ImportError as error:  # numba is not installed
-                _import_failure = f"numba is not installed ({error})"
-            except RuntimeError as error:  # numba finds no writable place for its cache
-                _import_failure = f"numba cannot cache the kernels ({error})"
-                log.warning("enumerate: the compiled sweeps are off: %s", _import_failure)
+            _module, _import_failure = import_kernels(
+                "oraclepriv.solvers.combinatorial.enumerate_kernels", "enumerate's compiled sweep"
+            )
         return _module
 
 
@@ -175,13 +200,18 @@ def loaded(dimension: int) -> ModuleType | None:
 
 
 def _load_from_cache(module: ModuleType, dimension: int) -> bool:
-    """Load the kernel from numba's on-disk cache if it holds it (True), without ever compiling it.
+    """Load the kernel from numba's on-disk cache if it holds it (True), without ever compiling it
+    (:func:`load_from_cache`)."""
+    return load_from_cache(_dispatcher(module, dimension), _signature(dimension))
+
+
+def load_from_cache(dispatcher: Any, signature: tuple[Any, ...]) -> bool:
+    """Make ``dispatcher`` (a numba ``@njit(cache=True)`` function) hold its machine code for ``signature``: True
+    when it already does or numba's on-disk cache holds it (then loaded), False otherwise; never compiles.
 
     numba's cache keys each entry on the numba version, the defining file's modification time and size, the
     signature and the CPU; ``Dispatcher.compile`` looks there before it compiles, and this is its look-up and
-    registration alone (numba's internals, hence the pinned numba version)."""
-    dispatcher = _dispatcher(module, dimension)
-    signature = _signature(dimension)
+    registration alone (numba's internals, hence the pinned numba version). An unreadable entry counts as absent."""
     if signature in dispatcher.overloads:
         return True
     try:
@@ -191,7 +221,7 @@ def _load_from_cache(module: ModuleType, dimension: int) -> bool:
         dispatcher.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
         dispatcher.add_overload(result)
     except Exception as error:  # an unreadable cache entry is a cold cache
-        log.debug("enumerate: numba's cache entry of the %d-D kernel could not be loaded: %r", dimension, error)
+        log.debug("numba's cache entry of %s for %s could not be loaded: %r", dispatcher, signature, error)
         return False
     return True
 
@@ -202,7 +232,7 @@ _BINDING_FILES = os.path.join("llvmlite", "binding") + os.sep
 
 
 @contextlib.contextmanager
-def _ctrl_c_survives_llvm_callbacks() -> Iterator[None]:
+def ctrl_c_survives_llvm_callbacks() -> Iterator[None]:
     """Ctrl-C during a compilation always ends it with KeyboardInterrupt.
 
     llvmlite calls back into Python (ctypes) while it emits the object code, and frees its LLVM objects in
@@ -243,8 +273,8 @@ def _ctrl_c_survives_llvm_callbacks() -> Iterator[None]:
 
 def _compile(module: ModuleType, dimension: int) -> None:
     """Compile the kernel for its signature (numba saves it in its cache); Ctrl-C is never lost in llvmlite's
-    callbacks (:func:`_ctrl_c_survives_llvm_callbacks`)."""
-    with _ctrl_c_survives_llvm_callbacks():
+    callbacks (:func:`ctrl_c_survives_llvm_callbacks`)."""
+    with ctrl_c_survives_llvm_callbacks():
         _dispatcher(module, dimension).compile(_signature(dimension))
 
 

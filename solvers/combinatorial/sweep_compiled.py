@@ -37,9 +37,7 @@ dependency of the package; without it (or if its cache has no writable place) th
 
 from __future__ import annotations
 
-import importlib
 import logging
-import os
 import threading
 from types import ModuleType
 from typing import Any
@@ -49,7 +47,10 @@ from oraclepriv.solvers.combinatorial.enumerate_compiled import (
     LOAD_AFTER_NUMPY_SECONDS,
     LOAD_MIN_SECONDS,
     Choice,
-    _ctrl_c_survives_llvm_callbacks,
+    ctrl_c_survives_llvm_callbacks,
+    import_kernels,
+    load_from_cache,
+    read_switch,
 )
 from oraclepriv.solvers.runtime.deadline import Deadline
 
@@ -70,7 +71,6 @@ log = logging.getLogger(__name__)
 
 #: the environment variable that switches the kernels: "1" on, "0" off, unset or "auto" the default
 MODE_VARIABLE = "ORACLEPRIV_SWEEP_COMPILED"
-_MODES = {"1": "on", "0": "off", "": "auto", "auto": "auto"}
 
 #: the switch for this process ("on", "off" or "auto"); None: read :data:`MODE_VARIABLE` at every choice
 mode: str | None = None
@@ -98,14 +98,7 @@ def current_mode() -> str:
     ------
     ValueError
         For a value of the variable other than 0, 1 or auto."""
-    if mode is not None:
-        if mode not in ("on", "off", "auto"):
-            raise ValueError(f"sweep_compiled.mode must be 'on', 'off', 'auto' or None; got {mode!r}")
-        return mode
-    value = os.environ.get(MODE_VARIABLE, "").strip().lower()
-    if value not in _MODES:
-        raise ValueError(f"{MODE_VARIABLE} must be 0, 1 or auto; got {os.environ[MODE_VARIABLE]!r}")
-    return _MODES[value]
+    return read_switch(mode, MODE_VARIABLE, "sweep_compiled.mode")
 
 
 def _import() -> ModuleType | None:
@@ -113,13 +106,9 @@ def _import() -> ModuleType | None:
     global _module, _import_failure
     with _lock:
         if _module is None and _import_failure is None:
-            try:
-                _module = importlib.import_module("oraclepriv.solvers.combinatorial.sweep_kernels")
-            except ImportError as error:  # numba is not installed
-                _import_failure = f"numba is not installed ({error})"
-            except RuntimeError as error:  # numba finds no writable place for its cache
-                _import_failure = f"numba cannot cache the kernels ({error})"
-                log.warning("sweep: the compiled weight pass is off: %s", _import_failure)
+            _module, _import_failure = import_kernels(
+                "oraclepriv.solvers.combinatorial.sweep_kernels", "sweep's compiled weight pass"
+            )
         return _module
 
 
@@ -177,32 +166,17 @@ def loaded() -> ModuleType | None:
 
 
 def _load_from_cache(module: ModuleType) -> bool:
-    """Load both kernels from numba's on-disk cache if it holds them (True), without ever compiling one.
-
-    numba's cache keys each entry on the numba version, the defining file's modification time and size, the
-    signature and the CPU; this is ``Dispatcher.compile``'s look-up and registration alone (numba's internals, as
-    in :mod:`~oraclepriv.solvers.combinatorial.enumerate_compiled`: hence the pinned numba version)."""
-    for name in ENTRY_POINTS:
-        dispatcher = getattr(module, name)
-        for signature in _signatures(name):
-            if signature in dispatcher.overloads:
-                continue
-            try:
-                result = dispatcher._cache.load_overload(signature, dispatcher.targetctx)
-                if result is None:
-                    return False
-                dispatcher.targetctx.insert_user_function(result.entry_point, result.fndesc, [result.library])
-                dispatcher.add_overload(result)
-            except Exception as error:  # an unreadable cache entry is a cold cache
-                log.debug("sweep: numba's cache entry of %s could not be loaded: %r", name, error)
-                return False
-    return True
+    """Load every kernel from numba's on-disk cache if it holds them all (True), without ever compiling one
+    (:func:`~oraclepriv.solvers.combinatorial.enumerate_compiled.load_from_cache`)."""
+    return all(
+        load_from_cache(getattr(module, name), signature) for name in ENTRY_POINTS for signature in _signatures(name)
+    )
 
 
 def _compile(module: ModuleType) -> None:
     """Compile both kernels for their signatures (numba saves them in its cache); Ctrl-C is never lost in
     llvmlite's callbacks (``enumerate_compiled``'s guard)."""
-    with _ctrl_c_survives_llvm_callbacks():
+    with ctrl_c_survives_llvm_callbacks():
         for name in ENTRY_POINTS:
             for signature in _signatures(name):
                 getattr(module, name).compile(signature)
