@@ -43,6 +43,14 @@ def bench_oracles(
     quick: Annotated[
         bool, typer.Option("--quick", help="Small sizes (a smoke run, not the documented figures).")
     ] = False,
+    only: Annotated[
+        str | None,
+        typer.Option(
+            "--only",
+            help="One group of rows: stump (the stump oracle's first and repeat calls) or enumerate (its d = 2 and "
+            "d = 3 calls); all of them when not given.",
+        ),
+    ] = None,
     out: JsonOut = None,
     report: MarkdownOut = None,
     quiet: Quiet = False,
@@ -51,12 +59,14 @@ def bench_oracles(
     columns; enumerate's seconds in d=2 and d=3.
 
     Runs in this process, one benchmark after another (they are timings)."""
+    from oraclepriv.bench.oracles import GROUPS, markdown_report
     from oraclepriv.bench.oracles import bench_oracles as run
-    from oraclepriv.bench.oracles import markdown_report
 
+    if only is not None and only not in GROUPS:
+        fail(f"--only must be one of {', '.join(GROUPS)}; got {only!r}")
     check_out_and_report(out, report)
     with progress_bar(quiet) as bar:
-        rows = run(quick=quick, progress=bar.phase("benchmarks"))
+        rows = run(quick=quick, progress=bar.phase("benchmarks"), only=only)
     for row in rows:
         if row["benchmark"] == "stump-repeat":
             typer.echo(
@@ -76,7 +86,8 @@ def bench_oracles(
             typer.echo(
                 f"{row['benchmark']:<13} n={row['n']:>8}       {row['seconds']:.3f} s{target_text}  certified={row['certified']}"
             )
-    _write(rows, out, report, markdown_report, "oraclepriv bench oracles" + (" --quick" if quick else ""))
+    command = "oraclepriv bench oracles" + (" --quick" if quick else "") + (f" --only {only}" if only else "")
+    _write(rows, out, report, markdown_report, command)
 
 
 @app.command("mip")
