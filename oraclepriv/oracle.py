@@ -160,16 +160,19 @@ def reduce_signed_weights(
 
 def _labels_and_reduced_weights(
     y: ArrayLike, weights: ArrayLike | None, n: int
-) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, float]:
+) -> tuple[np.ndarray, np.ndarray, float, np.ndarray, np.ndarray, float, float | None]:
     """A call's labels and weights validated and reduced: (labels as int8, weights as float64, sum |w|, reduced labels,
-    |w|, offset), what :func:`~oraclepriv.validation.as_labels`, :func:`~oraclepriv.validation.weights_and_magnitudes`
-    and :func:`reduce_signed_weights` return, with the same errors.
+    |w|, offset, max |w| or None), what :func:`~oraclepriv.validation.as_labels`,
+    :func:`~oraclepriv.validation.weights_and_magnitudes` and :func:`reduce_signed_weights` return, with the same
+    errors; the largest magnitude where the pass found it (for :meth:`~oraclepriv.solvers.exponents.
+    PowerOfTwoScaling.fit`), else None.
 
     When the stump oracle's kernels are in this process (:func:`~oraclepriv.solvers.combinatorial.sweep_compiled.
     loaded`; never imported for this) and the arrays are of their types, one compiled pass
     (:func:`~oraclepriv.solvers.combinatorial.sweep_kernels.signed_reduction`) makes the labels, the reduced labels
-    and the magnitudes, numpy's bit for bit, and numpy adds up the sums as it does otherwise: the same numbers. Any
-    input it does not cover, and any it would refuse, goes the numpy way (which words the error)."""
+    and the magnitudes, numpy's bit for bit, and finds the largest magnitude (exact in any order); numpy adds up the
+    sums as it does otherwise: the same numbers. Any input it does not cover, and any it would refuse, goes the numpy
+    way (which words the error)."""
     kernels = sweep_compiled.loaded()
     if (
         kernels is not None
@@ -182,17 +185,17 @@ def _labels_and_reduced_weights(
         and weights.flags.c_contiguous
     ):
         labels, reduced, magnitudes = np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int8), np.empty(n)
-        labels_valid, any_negative = kernels.signed_reduction(y, weights, labels, reduced, magnitudes)
+        labels_valid, any_negative, peak = kernels.signed_reduction(y, weights, labels, reduced, magnitudes)
         if labels_valid:
             with np.errstate(over="ignore"):
                 abs_sum = float(magnitudes.sum())
-            if math.isfinite(abs_sum):
+            if math.isfinite(abs_sum):  # every weight finite: so is the largest magnitude
                 offset = min(0.0, 0.5 * float(weights.sum()) - 0.5 * abs_sum) if any_negative else 0.0
-                return labels, weights, abs_sum, reduced, magnitudes, offset
+                return labels, weights, abs_sum, reduced, magnitudes, offset, float(peak)
     labels = as_labels(y, n, "y")
     w, magnitudes, abs_sum = weights_and_magnitudes(weights, n, "weights")  # validated: |w| and sum |w| in one pass
     reduced, magnitudes, offset = reduce_signed_weights(labels, w, magnitudes, abs_sum)
-    return labels, w, abs_sum, reduced, magnitudes, offset
+    return labels, w, abs_sum, reduced, magnitudes, offset, None
 
 
 def _rescored_loss(hypothesis: Hypothesis, points: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
@@ -606,14 +609,14 @@ class Oracle:
         n, d = X.shape
         if self.hypothesis_class == "threshold" and d != 1:
             raise ValueError(f"X must have exactly one feature for hypothesis class 'threshold'; got d={d}")
-        y, w, abs_sum, y_reduced, w_abs, offset = _labels_and_reduced_weights(y, weights, n)  # validated, reduced
+        y, w, abs_sum, y_reduced, w_abs, offset, w_peak = _labels_and_reduced_weights(y, weights, n)  # validated
         name = self.backend or default_backend(self.hypothesis_class, n, d)
         backend = self._backend_instance(name)
         backend.check(self.hypothesis_class, n, d)
         limit = None if backend.time_limit is None else float(backend.time_limit)
         deadline = Deadline(limit, start=start)
 
-        scaling = PowerOfTwoScaling.fit(X, w_abs, self.hypothesis_class)
+        scaling = PowerOfTwoScaling.fit(X, w_abs, self.hypothesis_class, peak=w_peak)
         problem = ReducedProblem(
             self.hypothesis_class, scaling.scale_X(X), y_reduced, scaling.scale_w(w_abs), deadline=deadline
         )

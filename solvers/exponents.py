@@ -78,8 +78,12 @@ class PowerOfTwoScaling:
     weight_slack: float = 0.0
 
     @classmethod
-    def fit(cls, X: np.ndarray, w: np.ndarray, hypothesis_class: str) -> PowerOfTwoScaling:
+    def fit(cls, X: np.ndarray, w: np.ndarray, hypothesis_class: str, peak: float | None = None) -> PowerOfTwoScaling:
         """The scaling for points ``X`` (finite, (n, d)) and non-negative weights ``w``.
+
+        ``peak``: the largest weight, ``float(w.max())``, when the caller has it already (the oracle protocol's
+        compiled pass over the weights finds it), so that no pass over ``w`` is made for it here; the scaling
+        is the same either way.
 
         Raises ValueError (naming ``X``, the column, both magnitudes and the limit) for a halfspace
         column that cannot be scaled exactly."""
@@ -111,7 +115,8 @@ class PowerOfTwoScaling:
                         "largest |x| ~ 1, every value must still be an exact float64 (within about 2^1022 ~ 4.5e307 "
                         "of the largest, with its low bits). Rescale or clip this column"
                     )
-        peak = float(w.max()) if w.size else 0.0
+        if peak is None:
+            peak = float(w.max()) if w.size else 0.0
         f = int(math.frexp(peak)[1]) if (0.0 < peak < 0.5 or peak > 2.0**W_BAND) else 0
         slack = 0.0
         if f:

@@ -124,13 +124,16 @@ def test_an_oracle_answers_alike_with_and_without_the_kernels_on_repeat_calls(d)
         kept = {mode: make_oracle("stump") for mode in ("on", "off")}
         for seed in range(3):
             y = np.random.default_rng(seed).integers(0, 2, 600)
-            w = np.random.default_rng(seed).laplace(size=600)
+            scale = (1.0, 1e-300, 1e200)[seed]  # ordinary weights, then weights the protocol scales (their peak)
+            w = np.random.default_rng(seed).laplace(size=600) * scale
             results = {}
             for mode, oracle in kept.items():
                 with switched(mode):
                     results[mode] = oracle.solve(X, y, w)
                     results[f"fresh {mode}"] = make_oracle("stump").solve(X.copy(), y, w)
             assert len({answer(r) for r in results.values()}) == 1
+            assert len({repr(r.details.get("power_of_two_scaling")) for r in results.values()}) == 1
+            assert ("power_of_two_scaling" in results["on"].details) == (scale != 1.0)
             assert results["on"].details["sweep"].startswith("compiled")
             assert results["off"].details["sweep"] == f"numpy ({sweep_compiled.MODE_VARIABLE}=0)"
             assert results["on"].details["exact_minimiser"] == results["off"].details["exact_minimiser"]
@@ -192,7 +195,7 @@ def test_warm_readies_the_kernels_in_this_process():
 
 
 def reduction_bits(reduced: tuple) -> list:
-    labels, weights, abs_sum, reduced_labels, magnitudes, offset = reduced
+    labels, weights, abs_sum, reduced_labels, magnitudes, offset, _ = reduced  # the largest |w|: checked apart
     return [
         labels.tobytes(),
         labels.dtype,
@@ -230,6 +233,7 @@ def test_the_protocols_pass_over_labels_and_weights_is_numpys_bit_for_bit(monkey
         "bool": rng.random(n) < 0.5,
         "float": rng.integers(0, 2, n).astype(float),
     }
+    peaks = 0
     for w in weights.values():
         for y in labels.values():
             with switched("on"):
@@ -237,7 +241,11 @@ def test_the_protocols_pass_over_labels_and_weights_is_numpys_bit_for_bit(monkey
             with switched("off"):
                 reference = _labels_and_reduced_weights(y, w, n)
             assert reduction_bits(compiled) == reduction_bits(reference)
-    assert len(ran) == 2 * 4  # the contiguous weights with int64 and int8 labels
+            assert reference[-1] is None  # the numpy way leaves the largest |w| to the scaling
+            peak = compiled[-1]
+            assert peak is None or bits(np.array([peak])) == bits(np.array([np.abs(w).max()]))
+            peaks += peak is not None
+    assert len(ran) == peaks == 2 * 4  # the contiguous weights with int64 and int8 labels
     refused = [
         (np.where(np.arange(n) == 5, 2, labels["int64"]), weights["signed"], r"y must contain labels in \{0, 1\}"),
         (np.where(np.arange(n) == 5, -1, labels["int8"]).astype(np.int8), weights["signed"], r"index 5 has value -1"),

@@ -21,7 +21,9 @@ any backend runs, is here too, as the stump oracle's repeat calls spend most of 
 checks the labels, casts them to int8, takes the magnitudes |w_i| and flips the label where w_i < 0 (the exact sign
 reduction of :func:`oraclepriv.oracle.reduce_signed_weights`), where numpy makes a pass per step. Each output is an
 exact function of its point (a comparison, a cast, a sign bit), so it is numpy's bit for bit; the sums stay numpy's
-(their order of summation is numpy's own).
+(their order of summation is numpy's own). The same loop finds the largest magnitude, which the exact power-of-two
+scaling of the weights needs (:meth:`~oraclepriv.solvers.exponents.PowerOfTwoScaling.fit`; a maximum is exact in
+any order), so that no pass of its own reads the magnitudes again.
 
 The blocks the pass looks into (:func:`blocks_to_scan`) are chosen in one loop over the blocks too: the prefix sums
 at the block boundaries (numpy's ``cumsum``, an in-order sum), their extremes, and each block's bound against them,
@@ -125,16 +127,21 @@ def signed_reduction(
     valid_labels: np.ndarray,
     reduced_labels: np.ndarray,
     magnitudes: np.ndarray,
-) -> tuple[bool, bool]:
+) -> tuple[bool, bool, float]:
     """One pass over a call's labels (an integer type) and float64 weights: ``valid_labels`` the labels as int8,
     ``reduced_labels`` those flipped where the weight is negative, ``magnitudes`` the weights' absolute values.
 
-    Returns (whether every label is 0 or 1, whether a weight is negative); when a label is neither, the outputs
-    mean nothing and the caller refuses the labels. A NaN weight compares as not negative, as in numpy, and has
-    magnitude NaN. Branch-free (the label check is a bitwise or of ``label & ~1``, zero for 0 and 1 only), so the
-    compiler vectorises it."""
+    Returns (whether every label is 0 or 1, whether a weight is negative, the largest magnitude); when a label is
+    neither, the outputs mean nothing and the caller refuses the labels. A NaN weight compares as not negative, as
+    in numpy, and has magnitude NaN (and then so has the largest). Branch-free (the label check is a bitwise or of
+    ``label & ~1``, zero for 0 and 1 only), so the compiler vectorises it; the largest magnitude is taken on the
+    bits of |w| as unsigned integers (their order is the order of the non-negative floats, +0.0 the least), since
+    a floating-point maximum would keep the loop from being vectorised: exact, as any maximum is."""
     outside = 0
     any_negative = np.int8(0)
+    weight_bits = weights.view(np.uint64)
+    sign_off = np.uint64(0x7FFFFFFFFFFFFFFF)
+    peak_bits = np.uint64(0)
     for i in range(weights.shape[0]):
         label = labels[i]
         outside |= label & ~1
@@ -143,8 +150,11 @@ def signed_reduction(
         valid_labels[i] = np.int8(label)
         reduced_labels[i] = np.int8(label) ^ negative
         magnitudes[i] = abs(weight)
+        peak_bits = max(peak_bits, weight_bits[i] & sign_off)
         any_negative |= negative
-    return outside == 0, any_negative != 0
+    peak = np.empty(1, dtype=np.uint64)
+    peak[0] = peak_bits
+    return outside == 0, any_negative != 0, peak.view(np.float64)[0]
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
