@@ -55,7 +55,6 @@ from oraclepriv.solvers.base import (
     Status,
     UnsupportedProblemError,
 )
-from oraclepriv.solvers.combinatorial import direction_compiled
 from oraclepriv.solvers.combinatorial.direction_bounds import (
     MAX_CELLS,
     WhitenedGroups,
@@ -133,11 +132,6 @@ class DirectionBbBackend(Backend):
         random_seed : int or None, default None
             Seeds the random directions of the incumbents' line searches (None: seed 0) and is passed to a
             ``scip-bc`` fallback. Exact either way; the search is deterministic for a given seed.
-        crossing_pairs : bool, default True
-            Lift each box's bound by a matching of crossing pairs
-            (:mod:`~oraclepriv.solvers.combinatorial.direction_bounds`); used where the pairs' larger summation
-            slack stays below a quarter of the gap rule's absolute gap (always on integer or dyadic weights).
-            Exact either way.
 
     References
     ----------
@@ -159,7 +153,7 @@ class DirectionBbBackend(Backend):
 
     name = "direction-bb"
     classes = frozenset({"halfspace"})
-    options = frozenset({"fallback", "batch", "max_boxes", "random_seed", "crossing_pairs"})
+    options = frozenset({"fallback", "batch", "max_boxes", "random_seed"})
     certificate = (
         "proved over all closed halfspaces: interval bounds (rounding errors included) over boxes of "
         "normals covering every direction, each box either discarded by its bound or still open"
@@ -171,7 +165,6 @@ class DirectionBbBackend(Backend):
         self.batch = self.int_option("batch", None, 1)
         self.max_boxes = self.int_option("max_boxes", MAX_BOXES, 1)
         self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
-        self.crossing_pairs = self.flag_option("crossing_pairs", True)
 
     def check(self, hypothesis_class: str, n: int, d: int) -> None:
         super().check(hypothesis_class, n, d)
@@ -189,14 +182,6 @@ class DirectionBbBackend(Backend):
         d = problem.d
         groups = WhitenedGroups.build(X, y, w)
         abs_gap, lattice = gap_rule(w)
-        pairs_choice = "no crossing pairs (crossing_pairs=False)"
-        if self.crossing_pairs:
-            choice = direction_compiled.choose(d, deadline)
-            pairs_choice = choice.reason
-            if choice.kernels is not None and lattice is None and 4.0 * groups.summation_slack() > abs_gap / 4.0:
-                pairs_choice = "no crossing pairs (their summation slack would exceed a quarter of the absolute gap)"
-            elif choice.kernels is not None:
-                groups = groups.with_crossing_pairs(choice.kernels)  # its slack: 4 times the slack without pairs
         slack = groups.summation_slack()
 
         trace = IncumbentTrace.for_deadline(deadline)
@@ -247,7 +232,7 @@ class DirectionBbBackend(Backend):
                 break
             steps += 1
             slots = pool.select(per_step, cutoff, highest=count > min(CROWDED, self.max_boxes // 2))
-            lo, hi, parent_bounds, window = pool.take(slots)
+            lo, hi, _, window = pool.take(slots)
             narrow = (hi - lo).max(axis=1) < MIN_WIDTH
             if narrow.any() and fallback is not None:
                 # degenerate normals: the search may not converge here; the fallback takes over now,
@@ -260,7 +245,6 @@ class DirectionBbBackend(Backend):
                 narrow_bounds, _ = region_lower_bounds(groups, lo[narrow], hi[narrow], window.take(narrow), threshold)
                 stuck_bounds = np.concatenate([stuck_bounds, narrow_bounds - slack])
                 lo, hi, window = lo[~narrow], hi[~narrow], window.take(~narrow)
-                parent_bounds = parent_bounds[~narrow]
             width = hi - lo
             if not len(lo):
                 continue
@@ -297,13 +281,10 @@ class DirectionBbBackend(Backend):
             "degenerate_boxes": int(stuck_open.sum()),
             "search_stop": stop,
             "search_seconds": time.perf_counter() - t_start,
-            "crossing_pairs": pairs_choice,
             "hypothesis_source": best.source,
             "search_bound": proved,
             "incumbents": trace.to_list(),
         }
-        if groups.pairs is None:
-            direction_compiled.record_search(details["search_seconds"])
         status: Status = (
             "optimal" if best.loss <= proved + abs_gap else ("time_limit" if stop == "time_limit" else "feasible")
         )

@@ -26,32 +26,15 @@ over t exactly by a sweep over the 2G sorted interval ends (evaluated only after
 ends). As the box shrinks to a normal v whose cut separates the points strictly, the bound tends to
 the exact loss of v's best offset, so the search converges wherever no d + 1 points lie on one
 hyperplane near the optimum (at such degenerate normals it may not; the backend says so).
-
-Crossing pairs. The sweep treats a group whose interval contains t as free (it costs only min(W+, W-)).
-Two free groups can still be in each other's way: take i with W+ > W- and j with W- > W+ such that
-v . u_i <= v . u_j for every v of the box (a *crossing pair*: max over the box of v . (u_i - u_j) <= 0,
-one more interval computation, with its own proved rounding bound). No (v, t) of the box classifies
-both as their larger weight says: if t <= v . u_i then v . u_j >= t and j is predicted 1, else i is
-predicted 0. So one of them pays its excess, at least p = min(W+_i - W-_i, W-_j - W+_j), at every t
-where the sweep counts neither excess, t in (lo_j, hi_i]. For a *matching* of crossing pairs (no group
-in two pairs) these extra costs add up, and they enter the sweep as two more events per pair (+p at
-lo_j, -p at hi_i); any matching gives a valid bound, and a larger one a stronger bound. The matching is
-chosen per box, greedily in a fixed order (larger p first, then nearer points), among candidate pairs fixed
-in advance (every pair of opposite groups, or each group's nearest opposite groups when those are too
-many), by a compiled kernel (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`). This is the
-matching bound of a vertex cover of the crossing graph (each edge needs one endpoint wrong); it lifts the
-bound of the boxes in which many free points are already out of order, which the search meets near the
-optimum of every noisy instance.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["WhitenedGroups", "Window", "best_offsets", "region_lower_bounds", "MAX_CELLS", "PAIR_NEIGHBOURS"]
+__all__ = ["WhitenedGroups", "Window", "best_offsets", "region_lower_bounds", "MAX_CELLS"]
 
 EPS = float(np.finfo(np.float64).eps)
 #: safety factor on the proved rounding-error bounds
@@ -69,9 +52,6 @@ MAX_CELLS = 1 << 22
 BUCKET_SLACK = 8
 BUCKET_QUANTILES = (0.5, 0.8, 0.95)
 BUCKET_MIN = 16
-#: crossing pairs (module docstring): every pair of opposite groups when one side has at most this many groups,
-#: else each group's this many nearest opposite groups (whitened distance), both ways
-PAIR_NEIGHBOURS = 32
 
 
 @dataclass(frozen=True)
@@ -104,7 +84,6 @@ class WhitenedGroups:
     group_of: np.ndarray
     events: _Events
     flat: bool
-    pairs: _Pairs | None = None
 
     @classmethod
     def build(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WhitenedGroups:
@@ -133,12 +112,6 @@ class WhitenedGroups:
         tolerance = ERROR_SAFETY * (coordinate_error.sum(axis=1) + gamma * np.abs(U).sum(axis=1))
         return cls(U, tolerance, w_pos, w_neg, A, mu, group_of, _Events.of(U, tolerance, w_pos, w_neg), flat)
 
-    def with_crossing_pairs(self, kernels: Any) -> WhitenedGroups:
-        """The same groups with their candidate crossing pairs (module docstring), which the bounds then use;
-        ``kernels`` is the compiled module that matches them
-        (:func:`~oraclepriv.solvers.combinatorial.direction_compiled.choose`)."""
-        return replace(self, pairs=_Pairs.of(self.U, self.tolerance, self.w_pos, self.w_neg, kernels))
-
     @property
     def size(self) -> int:
         return int(self.U.shape[0])
@@ -152,13 +125,8 @@ class WhitenedGroups:
         return float(self.w_pos.sum() + self.w_neg.sum())
 
     def summation_slack(self) -> float:
-        """A bound on the float error of any sum of group weights formed here (cumulative sums).
-
-        With crossing pairs a sum has at most G more nonzero terms (a matching has at most G / 2 pairs, two
-        events each; the pairs left out sit at +inf and add exact zeros) and its terms' magnitudes at most
-        three times the total more (base, steps, and the matched pairs' 2 sum p <= 2 total): four times the
-        slack without them covers both."""
-        return (4.0 if self.pairs is not None else 1.0) * 4.0 * (2 * self.size + 2) * EPS * self.total
+        """A bound on the float error of any sum of group weights formed here (cumulative sums)."""
+        return 4.0 * (2 * self.size + 2) * EPS * self.total
 
 
 @dataclass(frozen=True)
@@ -179,81 +147,6 @@ class _Events:
         side = np.where(w_pos[keep] > w_neg[keep], 1.0, -1.0)  # -1: the event is at lo_g, +1: at hi_g
         stacked = np.ascontiguousarray(np.concatenate([U[keep], side[:, None] * np.abs(U[keep])], axis=1).T)
         return cls(stacked, side * tolerance[keep], (w_pos - w_neg)[keep])
-
-
-@dataclass(frozen=True)
-class _Pairs:
-    """The candidate crossing pairs (module docstring) and the compiled kernel that matches them per box.
-
-    Pair k joins event ``ev_i[k]`` (a group with W+ > W-, its event at hi) and event ``ev_j[k]`` (W- > W+, its
-    event at lo); column k of ``stacked`` is (delta, |delta|) with delta = u_i - u_j, so a box's max of v . delta
-    is one product with its centre and radius, like the interval ends; ``tol[k]`` bounds that product's error against the
-    exact max: the two groups' tolerances (their coordinates' rounding) plus the rounding of delta and of a
-    (2d + 1)-term sum in any order, with the safety factor (a pair that passes the test has sum |delta| at least
-    its tolerance, so the rounding of the tolerance's own addition is covered too). ``weight[k]`` is p. The pairs
-    are stored in the fixed order of the greedy matching: larger p first, then nearer points."""
-
-    stacked: np.ndarray
-    tol: np.ndarray
-    ev_i: np.ndarray
-    ev_j: np.ndarray
-    weight: np.ndarray
-    events: int
-    kernels: Any
-
-    @classmethod
-    def of(
-        cls, U: np.ndarray, tolerance: np.ndarray, w_pos: np.ndarray, w_neg: np.ndarray, kernels: Any
-    ) -> _Pairs | None:
-        keep = np.flatnonzero(w_pos != w_neg)  # the groups with an event, in the events' order
-        excess = np.abs(w_pos - w_neg)[keep]
-        plus = np.flatnonzero(w_pos[keep] > w_neg[keep])  # event indices
-        minus = np.flatnonzero(w_pos[keep] < w_neg[keep])
-        if not plus.size or not minus.size:
-            return None
-        Ue = U[keep]
-        if plus.size <= PAIR_NEIGHBOURS or minus.size <= PAIR_NEIGHBOURS:
-            ei, ej = (a.ravel() for a in np.meshgrid(plus, minus, indexing="ij"))
-        else:  # each group's nearest opposite groups, both ways
-            from scipy.spatial import cKDTree
-
-            k = PAIR_NEIGHBOURS
-            _, near_minus = cKDTree(Ue[minus]).query(Ue[plus], k=k)
-            _, near_plus = cKDTree(Ue[plus]).query(Ue[minus], k=k)
-            ei = np.concatenate([np.repeat(plus, k), plus[near_plus.ravel()]])
-            ej = np.concatenate([minus[near_minus.ravel()], np.repeat(minus, k)])
-            code = np.unique(ei.astype(np.int64) * Ue.shape[0] + ej)
-            ei, ej = code // Ue.shape[0], code % Ue.shape[0]
-        delta = Ue[ei] - Ue[ej]
-        d = U.shape[1]
-        gamma = (2 * d + 1) * EPS / (1 - (2 * d + 1) * EPS)
-        tol = tolerance[keep][ei] + tolerance[keep][ej] + ERROR_SAFETY * (gamma + 2 * EPS) * np.abs(delta).sum(axis=1)
-        weight = np.minimum(excess[ei], excess[ej])
-        order = np.lexsort((np.linalg.norm(delta, axis=1), -weight))  # stored in this order: the kernel reads on
-        ei, ej, delta, tol, weight = ei[order], ej[order], delta[order], tol[order], weight[order]
-        stacked = np.ascontiguousarray(np.concatenate([delta, np.abs(delta)], axis=1).T)
-        return cls(stacked, tol, ei.astype(np.int64), ej.astype(np.int64), weight, int(keep.size), kernels)
-
-    @property
-    def size(self) -> int:
-        return int(self.weight.size)
-
-    def matched(self, centre_radius: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each box's greedy matching of crossing pairs whose extra cost can count somewhere (lo_j < hi_i), from
-        the compiled kernel (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`), as (B, M) arrays of
-        lo_j, hi_i and p (padded with +inf, +inf, 0)."""
-        most = int(min(np.unique(self.ev_i).size, np.unique(self.ev_j).size))
-        return self.kernels.match_crossing_pairs(
-            np.ascontiguousarray(centre_radius, dtype=np.float64),
-            self.stacked,
-            self.tol,
-            self.ev_i,
-            self.ev_j,
-            self.weight,
-            np.ascontiguousarray(ends, dtype=np.float64),
-            np.int64(self.events),
-            np.int64(most),
-        )
 
 
 @dataclass(frozen=True)
@@ -312,19 +205,10 @@ def region_lower_bounds(
     centre_radius = np.concatenate([lower / 2 + upper / 2, (upper - lower) / 2 + 4 * EPS], axis=1)
     ends = centre_radius @ events.stacked
     ends += events.offset
-    pairs = groups.pairs
-    if pairs is None:
-        step = events.step
-        below = ends <= window.lo[:, None]
-        start = base + below @ step  # cost just above window.lo
-    else:  # +p at lo_j, -p at hi_i for each matched pair (padding: +inf, never reached, with step 0)
-        low, high, gain = pairs.matched(centre_radius, ends)
-        ends = np.concatenate([ends, low, high], axis=1)
-        step = np.concatenate([np.broadcast_to(events.step, (B, events.step.size)), gain, -gain], axis=1)
-        below = ends <= window.lo[:, None]
-        start = base + np.einsum("ij,ij->i", below, step)
+    below = ends <= window.lo[:, None]
     inside = ends < window.hi[:, None]
     inside &= ~below
+    start = base + below @ events.step  # cost just above window.lo
     count = inside.sum(axis=1)
     bounds = np.minimum(start, window.floor)
     new_lo = np.where(start < threshold, window.lo, np.inf)
@@ -343,7 +227,7 @@ def region_lower_bounds(
     first_event = np.concatenate([[0], np.cumsum(count)])
     box_of = flat // E
     end_of = ends.ravel()[flat]
-    step_of = step[flat - box_of * E] if step.ndim == 1 else step.ravel()[flat]
+    step_of = events.step[flat - box_of * E]
     position = np.repeat(np.arange(B), count)  # the box's position in bucket order
     place = np.arange(flat.size) - first_event[position]
     for lo_box, hi_box in zip(cuts[:-1], cuts[1:]):
