@@ -28,14 +28,17 @@ def test_warm_readies_every_kernel_and_says_how():
     result = runner.invoke(app, ["warm", "--quiet"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.strip().splitlines()
-    assert len(lines) == 3
+    assert len(lines) == 4
     for dimension, line in zip(enumerate_compiled.DIMENSIONS, lines):
         assert re.fullmatch(rf"enumerate {dimension}-D kernel: (in process|loaded|compiled) in \d+\.\d s", line), line
         assert enumerate_compiled.loaded(dimension) is not None
     assert re.fullmatch(r"sweep weight-pass kernels: (in process|loaded|compiled) in \d+\.\d s", lines[2]), lines[2]
     assert sweep_compiled.loaded() is not None
+    assert re.fullmatch(r"direction-bb crossing-pair kernel: (in process|loaded|compiled) in \d+\.\d s", lines[3]), (
+        lines[3]
+    )
     again = runner.invoke(app, ["warm", "--quiet"])
-    assert again.stdout.count(": in process in") == 3  # nothing left to do
+    assert again.stdout.count(": in process in") == 4  # nothing left to do
 
 
 def test_warm_without_numba_is_one_line_and_exit_2(monkeypatch):

@@ -796,3 +796,105 @@ def test_bucketed_sweep_gives_the_same_bounds_and_windows_as_one_sweep(monkeypat
         lower, upper, window = bisect_widest(lower[keep], upper[keep], windows.take(keep))
         threshold *= 0.97
     assert any(split), "the sweep was never split into buckets: the test did not exercise them"
+
+
+# -- crossing pairs (direction_bounds, "Crossing pairs"; the matching kernel in direction_kernels) ----------------
+
+
+@pytest.fixture(scope="module")
+def pair_kernels():
+    """The compiled matching kernel, made ready in this process (from numba's cache after ``oraclepriv warm``)."""
+    from oraclepriv.solvers.combinatorial import direction_compiled
+
+    direction_compiled.warm()
+    return direction_compiled._import()
+
+
+@pytest.fixture
+def pairs_on(pair_kernels, monkeypatch):
+    """Every direction-bb search uses the crossing pairs, whatever its dimension."""
+    from oraclepriv.solvers.combinatorial import direction_compiled
+
+    monkeypatch.setattr(direction_compiled, "mode", "on")
+
+
+def pair_violations(X, y, w, seed: int, kernels, tolerance_shift: float = 0.0) -> list[str]:
+    """``kernel_violations`` with the boxes' bounds lifted by crossing pairs (``tolerance_shift`` is added to every
+    group's tolerance in the pairs' test only: a large negative shift accepts pairs that do not cross)."""
+    groups = WhitenedGroups.build(X, y, w)
+    with_pairs = groups.with_crossing_pairs(kernels)
+    if with_pairs.pairs is None:
+        return []
+    if tolerance_shift:
+        from dataclasses import replace
+
+        with_pairs = replace(
+            with_pairs, pairs=replace(with_pairs.pairs, tolerance=with_pairs.pairs.tolerance + tolerance_shift)
+        )
+    rng = np.random.default_rng(seed)
+    points = _group_points(groups, X)
+    lower, upper = random_boxes(rng, groups.d, 8)
+    plain = box_bounds(groups, lower, upper) - groups.summation_slack()
+    bounds = box_bounds(with_pairs, lower, upper) - with_pairs.summation_slack()
+    out = []
+    for b in range(len(bounds)):
+        if bounds[b] < plain[b] - with_pairs.summation_slack():
+            out.append(f"box {b}: the pairs lowered the bound ({bounds[b]!r} < {plain[b]!r})")
+        corners = [np.where(np.array(bits), upper[b], lower[b]) for bits in np.ndindex(*(2,) * groups.d)]
+        inside = [rng.uniform(lower[b], upper[b]) for _ in range(6)]
+        for v in [*corners, (lower[b] + upper[b]) / 2, *inside]:
+            best = exact_best_loss(groups, exact_projections(groups, points, v))
+            if best < bounds[b]:
+                out.append(f"box {b}: normal {v.tolist()} has loss {best!r} < bound {bounds[b]!r}")
+    return out
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("kind", ["gaussian", "grid"])
+def test_crossing_pairs_bound_is_below_every_halfspace_in_the_box_and_above_the_plain_bound(kind, seed, pair_kernels):
+    X, y, w = _kernel_data(kind, seed)
+    assert pair_violations(X, y, w, seed, pair_kernels) == []
+
+
+def test_crossing_pairs_check_catches_pairs_that_do_not_cross(pair_kernels):
+    """The check above has power: pairs accepted without crossing lift some bound above a real halfspace's loss."""
+    found = [v for seed in range(2) for v in pair_violations(*_kernel_data("gaussian", seed), seed, pair_kernels, -1e6)]
+    assert found, "pairs accepted without the crossing test went unnoticed"
+
+
+@pytest.mark.parametrize(
+    "seed, n, d, weights",
+    [(1, 30, 4, "unit"), (2, 30, 5, "signed_real"), (5, 28, 7, "real")],
+)
+def test_with_crossing_pairs_matches_scip_bc(seed, n, d, weights, pairs_on):
+    rng = np.random.default_rng(seed)
+    X, y = noisy_halfspace(rng, n, d)
+    w = WEIGHTS[weights](rng, n)
+    res = solve(X, y, w, fallback="none")
+    assert res.details["crossing_pairs"].startswith("crossing pairs"), res.details["crossing_pairs"]
+    check_answer(res, reference(X, y, w, "scip-bc"), certified=True)
+
+
+@pytest.mark.parametrize("kind", ["conflicting_duplicates", "grid"])
+def test_with_crossing_pairs_matches_brute_force_on_tiny_instances(kind, pairs_on):
+    for seed in range(5):
+        rng = np.random.default_rng(3000 + seed)
+        n, d = int(rng.integers(2, 9)), int(rng.integers(2, 5))
+        X, y, w, general, label = instance(kind, seed, n, d)
+        check_both(X, y, w, brute_halfspace(X, y, w), general, label, fallbacks=("auto",))
+
+
+def test_crossing_pairs_are_chosen_by_dimension_and_switch(pair_kernels, monkeypatch):
+    from oraclepriv.solvers.combinatorial import direction_compiled
+
+    rng = np.random.default_rng(0)
+    X, y = noisy_halfspace(rng, 24, 3)
+    assert "d < 7" in solve(X, y, None).details["crossing_pairs"]
+    X7, y7 = noisy_halfspace(rng, 24, 7)
+    assert solve(X7, y7, None).details["crossing_pairs"] == "crossing pairs"  # the kernel is in this process
+    assert "crossing_pairs=False" in solve(X7, y7, None, crossing_pairs=False).details["crossing_pairs"]
+    monkeypatch.setattr(direction_compiled, "mode", "off")
+    assert "=0" in solve(X7, y7, None).details["crossing_pairs"]
+    monkeypatch.setattr(direction_compiled, "mode", "sometimes")
+    with pytest.raises(ValueError, match="direction_compiled.mode"):
+        solve(X7, y7, None)

@@ -55,6 +55,7 @@ from oraclepriv.solvers.base import (
     Status,
     UnsupportedProblemError,
 )
+from oraclepriv.solvers.combinatorial import direction_compiled
 from oraclepriv.solvers.combinatorial.direction_bounds import (
     MAX_CELLS,
     WhitenedGroups,
@@ -132,6 +133,12 @@ class DirectionBbBackend(Backend):
         random_seed : int or None, default None
             Seeds the random directions of the incumbents' line searches (None: seed 0) and is passed to a
             ``scip-bc`` fallback. Exact either way; the search is deterministic for a given seed.
+        crossing_pairs : bool, default True
+            Lift each box's bound by a matching of crossing pairs
+            (:mod:`~oraclepriv.solvers.combinatorial.direction_bounds`), from d = 7 on, when the compiled matching
+            kernel is ready (:mod:`~oraclepriv.solvers.combinatorial.direction_compiled`) and the pairs' larger
+            summation slack stays below a quarter of the gap rule's absolute gap; ``details["crossing_pairs"]``
+            says whether and why. Exact either way.
 
     References
     ----------
@@ -153,7 +160,7 @@ class DirectionBbBackend(Backend):
 
     name = "direction-bb"
     classes = frozenset({"halfspace"})
-    options = frozenset({"fallback", "batch", "max_boxes", "random_seed"})
+    options = frozenset({"fallback", "batch", "max_boxes", "random_seed", "crossing_pairs"})
     certificate = (
         "proved over all closed halfspaces: interval bounds (rounding errors included) over boxes of "
         "normals covering every direction, each box either discarded by its bound or still open"
@@ -165,6 +172,7 @@ class DirectionBbBackend(Backend):
         self.batch = self.int_option("batch", None, 1)
         self.max_boxes = self.int_option("max_boxes", MAX_BOXES, 1)
         self.random_seed = self.int_option("random_seed", None, 0, MAX_RANDOM_SEED)
+        self.crossing_pairs = self.flag_option("crossing_pairs", True)
 
     def check(self, hypothesis_class: str, n: int, d: int) -> None:
         super().check(hypothesis_class, n, d)
@@ -182,6 +190,14 @@ class DirectionBbBackend(Backend):
         d = problem.d
         groups = WhitenedGroups.build(X, y, w)
         abs_gap, lattice = gap_rule(w)
+        pairs_choice = "no crossing pairs (crossing_pairs=False)"
+        if self.crossing_pairs:
+            choice = direction_compiled.choose(d, deadline)
+            pairs_choice = choice.reason
+            if choice.kernels is not None and lattice is None and 4.0 * groups.summation_slack() > abs_gap / 4.0:
+                pairs_choice = "no crossing pairs (their summation slack would exceed a quarter of the absolute gap)"
+            elif choice.kernels is not None:
+                groups = groups.with_crossing_pairs(choice.kernels)  # its slack: 4 times the slack without pairs
         slack = groups.summation_slack()
 
         trace = IncumbentTrace.for_deadline(deadline)
@@ -232,7 +248,7 @@ class DirectionBbBackend(Backend):
                 break
             steps += 1
             slots = pool.select(per_step, cutoff, highest=count > min(CROWDED, self.max_boxes // 2))
-            lo, hi, _, window = pool.take(slots)
+            lo, hi, parent_bounds, window = pool.take(slots)
             narrow = (hi - lo).max(axis=1) < MIN_WIDTH
             if narrow.any() and fallback is not None:
                 # degenerate normals: the search may not converge here; the fallback takes over now,
@@ -245,6 +261,7 @@ class DirectionBbBackend(Backend):
                 narrow_bounds, _ = region_lower_bounds(groups, lo[narrow], hi[narrow], window.take(narrow), threshold)
                 stuck_bounds = np.concatenate([stuck_bounds, narrow_bounds - slack])
                 lo, hi, window = lo[~narrow], hi[~narrow], window.take(~narrow)
+                parent_bounds = parent_bounds[~narrow]
             width = hi - lo
             if not len(lo):
                 continue
@@ -281,10 +298,13 @@ class DirectionBbBackend(Backend):
             "degenerate_boxes": int(stuck_open.sum()),
             "search_stop": stop,
             "search_seconds": time.perf_counter() - t_start,
+            "crossing_pairs": pairs_choice,
             "hypothesis_source": best.source,
             "search_bound": proved,
             "incumbents": trace.to_list(),
         }
+        if groups.pairs is None:
+            direction_compiled.record_search(details["search_seconds"])
         status: Status = (
             "optimal" if best.loss <= proved + abs_gap else ("time_limit" if stop == "time_limit" else "feasible")
         )

@@ -26,11 +26,27 @@ over t exactly by a sweep over the 2G sorted interval ends (evaluated only after
 ends). As the box shrinks to a normal v whose cut separates the points strictly, the bound tends to
 the exact loss of v's best offset, so the search converges wherever no d + 1 points lie on one
 hyperplane near the optimum (at such degenerate normals it may not; the backend says so).
+
+Crossing pairs. The sweep treats a group whose interval contains t as free (it costs only min(W+, W-)).
+Two free groups can still be in each other's way: take i with W+ > W- and j with W- > W+ such that
+v . u_i <= v . u_j for every v of the box (a *crossing pair*: max over the box of v . (u_i - u_j) <= 0,
+one more interval computation, with its own proved rounding bound). No (v, t) of the box classifies
+both as their larger weight says: if t <= v . u_i then v . u_j >= t and j is predicted 1, else i is
+predicted 0. So one of them pays its excess, at least p = min(W+_i - W-_i, W-_j - W+_j), at every t
+where the sweep counts neither excess, t in (lo_j, hi_i]. For a *matching* of crossing pairs (no group
+in two pairs) these extra costs add up, and they enter the sweep as two more events per pair (+p at
+lo_j, -p at hi_i); any matching gives a valid bound, and a larger one a stronger bound. The matching is
+chosen per box, greedily, among the groups whose intervals meet the box's window (only those can be in a
+useful pair), by a compiled kernel (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`). This is the
+matching bound of a vertex cover of the crossing graph (each edge needs one endpoint wrong); it lifts the
+bound of the boxes in which many free points are already out of order, which the search meets near the
+optimum of every noisy instance.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -84,6 +100,7 @@ class WhitenedGroups:
     group_of: np.ndarray
     events: _Events
     flat: bool
+    pairs: _Pairs | None = None
 
     @classmethod
     def build(cls, X: np.ndarray, y: np.ndarray, w: np.ndarray) -> WhitenedGroups:
@@ -112,6 +129,12 @@ class WhitenedGroups:
         tolerance = ERROR_SAFETY * (coordinate_error.sum(axis=1) + gamma * np.abs(U).sum(axis=1))
         return cls(U, tolerance, w_pos, w_neg, A, mu, group_of, _Events.of(U, tolerance, w_pos, w_neg), flat)
 
+    def with_crossing_pairs(self, kernels: Any) -> WhitenedGroups:
+        """The same groups with their candidate crossing pairs (module docstring), which the bounds then use;
+        ``kernels`` is the compiled module that matches them
+        (:func:`~oraclepriv.solvers.combinatorial.direction_compiled.choose`)."""
+        return replace(self, pairs=_Pairs.of(self.U, self.tolerance, self.w_pos, self.w_neg, kernels))
+
     @property
     def size(self) -> int:
         return int(self.U.shape[0])
@@ -125,8 +148,13 @@ class WhitenedGroups:
         return float(self.w_pos.sum() + self.w_neg.sum())
 
     def summation_slack(self) -> float:
-        """A bound on the float error of any sum of group weights formed here (cumulative sums)."""
-        return 4.0 * (2 * self.size + 2) * EPS * self.total
+        """A bound on the float error of any sum of group weights formed here (cumulative sums).
+
+        With crossing pairs a sum has at most G more nonzero terms (a matching has at most G / 2 pairs, two
+        events each; the pairs left out sit at +inf and add exact zeros) and its terms' magnitudes at most
+        three times the total more (base, steps, and the matched pairs' 2 sum p <= 2 total): four times the
+        slack without them covers both."""
+        return (4.0 if self.pairs is not None else 1.0) * 4.0 * (2 * self.size + 2) * EPS * self.total
 
 
 @dataclass(frozen=True)
@@ -147,6 +175,84 @@ class _Events:
         side = np.where(w_pos[keep] > w_neg[keep], 1.0, -1.0)  # -1: the event is at lo_g, +1: at hi_g
         stacked = np.ascontiguousarray(np.concatenate([U[keep], side[:, None] * np.abs(U[keep])], axis=1).T)
         return cls(stacked, side * tolerance[keep], (w_pos - w_neg)[keep])
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """What the compiled kernel needs to match crossing pairs per box (module docstring).
+
+    Per event group (the groups with W+ != W-, in the events' order): its whitened point, tolerance and excess
+    |W+ - W-|; ``plus`` and ``minus``, the label-1 (W+ > W-) and label-0 groups, each in the matching's fixed
+    order (larger excess first); ``other_stacked`` and ``other_offset``, the other interval end of each group
+    (lo for label-1, hi for label-0), computed like the events' ends; ``pair_error``, the factor of sum |delta| in
+    a pair's rounding bound (delta and a (2d + 3)-term sum in any order, with the safety factor; a pair that
+    passes the test has sum |delta| at least its tolerance, which covers the rounding of the tolerance's own
+    addition); ``most``, the largest matching."""
+
+    points: np.ndarray
+    tolerance: np.ndarray
+    excess: np.ndarray
+    plus: np.ndarray
+    minus: np.ndarray
+    other_stacked: np.ndarray
+    other_offset: np.ndarray
+    pair_error: float
+    most: int
+    kernels: Any
+
+    @classmethod
+    def of(
+        cls, U: np.ndarray, tolerance: np.ndarray, w_pos: np.ndarray, w_neg: np.ndarray, kernels: Any
+    ) -> _Pairs | None:
+        keep = np.flatnonzero(w_pos != w_neg)  # the groups with an event, in the events' order
+        excess = np.abs(w_pos - w_neg)[keep]
+        plus = np.flatnonzero(w_pos[keep] > w_neg[keep])  # event indices
+        minus = np.flatnonzero(w_pos[keep] < w_neg[keep])
+        if not plus.size or not minus.size:
+            return None
+        plus = plus[np.argsort(-excess[plus], kind="stable")]
+        minus = minus[np.argsort(-excess[minus], kind="stable")]
+        points = np.ascontiguousarray(U[keep])
+        side = np.where(w_pos[keep] > w_neg[keep], 1.0, -1.0)
+        other_stacked = np.ascontiguousarray(np.concatenate([points, -side[:, None] * np.abs(points)], axis=1).T)
+        d = U.shape[1]
+        gamma = (2 * d + 3) * EPS / (1 - (2 * d + 3) * EPS)
+        pair_error = ERROR_SAFETY * (gamma + 2 * EPS) * (1 + gamma)
+        return cls(
+            points,
+            np.ascontiguousarray(tolerance[keep]),
+            np.ascontiguousarray(excess),
+            plus.astype(np.int64),
+            minus.astype(np.int64),
+            other_stacked,
+            -side * tolerance[keep],
+            float(pair_error),
+            int(min(plus.size, minus.size)),
+            kernels,
+        )
+
+    def matched(
+        self, centre_radius: np.ndarray, ends: np.ndarray, window: Window
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each box's greedy matching of crossing pairs among the groups that meet its window, from the compiled
+        kernel (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`), as (B, M) arrays of lo_j, hi_i and p
+        (padded with +inf, +inf, 0)."""
+        others = centre_radius @ self.other_stacked
+        others += self.other_offset
+        return self.kernels.match_crossing_pairs(
+            np.ascontiguousarray(centre_radius, dtype=np.float64),
+            self.points,
+            self.tolerance,
+            self.excess,
+            self.plus,
+            self.minus,
+            np.ascontiguousarray(ends, dtype=np.float64),
+            others,
+            np.ascontiguousarray(window.lo, dtype=np.float64),
+            np.ascontiguousarray(window.hi, dtype=np.float64),
+            self.pair_error,
+            np.int64(self.most),
+        )
 
 
 @dataclass(frozen=True)
@@ -205,10 +311,19 @@ def region_lower_bounds(
     centre_radius = np.concatenate([lower / 2 + upper / 2, (upper - lower) / 2 + 4 * EPS], axis=1)
     ends = centre_radius @ events.stacked
     ends += events.offset
-    below = ends <= window.lo[:, None]
+    pairs = groups.pairs
+    if pairs is None:
+        step = events.step
+        below = ends <= window.lo[:, None]
+        start = base + below @ step  # cost just above window.lo
+    else:  # +p at lo_j, -p at hi_i for each matched pair (padding: +inf, never reached, with step 0)
+        low, high, gain = pairs.matched(centre_radius, ends, window)
+        ends = np.concatenate([ends, low, high], axis=1)
+        step = np.concatenate([np.broadcast_to(events.step, (B, events.step.size)), gain, -gain], axis=1)
+        below = ends <= window.lo[:, None]
+        start = base + np.einsum("ij,ij->i", below, step)
     inside = ends < window.hi[:, None]
     inside &= ~below
-    start = base + below @ events.step  # cost just above window.lo
     count = inside.sum(axis=1)
     bounds = np.minimum(start, window.floor)
     new_lo = np.where(start < threshold, window.lo, np.inf)
@@ -227,7 +342,7 @@ def region_lower_bounds(
     first_event = np.concatenate([[0], np.cumsum(count)])
     box_of = flat // E
     end_of = ends.ravel()[flat]
-    step_of = events.step[flat - box_of * E]
+    step_of = step[flat - box_of * E] if step.ndim == 1 else step.ravel()[flat]
     position = np.repeat(np.arange(B), count)  # the box's position in bucket order
     place = np.arange(flat.size) - first_event[position]
     for lo_box, hi_box in zip(cuts[:-1], cuts[1:]):
