@@ -9,8 +9,9 @@ Two exact methods with opposite strengths (measured in ``docs/solvers/direction-
   dimension, and stalls on noisy data; its primal heuristics (a local search above the cap) find
   better halfspaces early than direction-bb's own.
 
-The rule: d <= 6, ``direction-bb``; d >= 9, ``scip-bc``. In d = 7 and 8 the method follows the cap
-W/(d + 2): for points in general position every core has d + 2 points, so the cover-cut LP bound cannot
+The rule: d <= 6, ``direction-bb``; d >= 9, ``scip-bc``. In d = 7 and 8 a heavily weighted call (a private
+learner's noisy call: :func:`heavily_weighted`) goes to ``direction-bb`` after the probes below, whose bound the
+cover-cut LP cannot approach on such weights; any other call follows the cap W/(d + 2): for points in general position every core has d + 2 points, so the cover-cut LP bound cannot
 exceed it (``docs/solvers/scip-bc.md``, section 7), and a larger optimum can be proved only by
 branching, where direction-bb is faster. The best loss known decides, and each probe runs only while the
 method is open:
@@ -59,7 +60,7 @@ from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 from oraclepriv.hypotheses import Halfspace
 
-__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D", "LEAD_SECONDS", "LEAD_SHARE"]
+__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D", "LEAD_SECONDS", "LEAD_SHARE", "heavily_weighted"]
 
 #: up to this dimension the portfolio runs direction-bb alone: there a lead of scip-bc costs more than it
 #: saves (measured in docs/solvers/direction-bb.md, section 4)
@@ -153,8 +154,9 @@ class PortfolioBackend(Backend):
         X, y, w = problem.X, problem.y, problem.w
         cap = float(w.sum()) / (problem.d + 2)
         start_loss = _start_loss(X, y, w)
-        details: dict[str, Any] = {"lp_cap": cap, "start_loss": start_loss}
-        if start_loss <= cap:
+        heavy = heavily_weighted(w)
+        details: dict[str, Any] = {"lp_cap": cap, "start_loss": start_loss, "heavily_weighted": heavy}
+        if start_loss <= cap and not heavy:
             answer = scip.solve(problem.with_deadline(deadline))
             return self._tagged(answer, f"scip-bc (start loss {start_loss:g} <= LP cap {cap:g})", details)
 
@@ -188,18 +190,32 @@ class PortfolioBackend(Backend):
                 if deadline.expired():
                     return combine_phases(problem, phases, {**first.details, **details, "portfolio": ran})
 
-        if loss <= cap:
+        if loss <= cap and not heavy:
             phases.append(("scip-bc", scip.solve(problem.with_deadline(deadline))))
             ran += f", then scip-bc (loss {loss:g} <= LP cap {cap:g})"
         else:
             phases.append(("direction-bb", self._direction.solve(problem.with_deadline(deadline), start=best)))
-            ran += ", then direction-bb"
+            ran += ", then direction-bb" + (" (heavily weighted)" if heavy else "")
         return combine_phases(problem, phases, {**phases[-1][1].details, **details, "portfolio": ran})
 
     @staticmethod
     def _tagged(answer: BackendAnswer, ran: str, details: dict[str, Any] | None = None) -> BackendAnswer:
         answer.details = {**answer.details, **(details or {}), "portfolio": ran}
         return answer
+
+
+def heavily_weighted(w: np.ndarray) -> bool:
+    """Whether a call's weights are those of a private learner's noisy call: at least
+    :data:`~oraclepriv.solvers.branch_and_cut.scip_bc_split.HEAVY_MIN_SHARE` of the weight on points weighing more
+    than :data:`~oraclepriv.solvers.branch_and_cut.scip_bc_split.HEAVY_FACTOR` times the median (RRSPM's public
+    points with Laplace weights, Perturbation's with Gaussian ones). The cover-cut LP cannot use such weights, so in
+    d = 7 and 8 these calls go to ``direction-bb`` after the lead and the local search, whatever the cap says
+    (``docs/solvers/direction-bb.md``, section 4)."""
+    from oraclepriv.solvers.branch_and_cut.scip_bc_split import HEAVY_MIN_SHARE, split_groups_by_weight
+
+    heavy = split_groups_by_weight(w)
+    total = float(np.sum(w))
+    return bool(heavy.any() and total > 0 and float(np.sum(w[heavy])) >= HEAVY_MIN_SHARE * total)
 
 
 def _start_loss(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:

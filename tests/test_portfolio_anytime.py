@@ -242,3 +242,26 @@ def test_where_every_single_backend_finishes_the_portfolio_answers_as_they_do(ca
     assert all(a.certified for a in answers) and res.certified
     assert res.objective == min(a.objective for a in answers)
     assert res.bound >= max(a.bound for a in answers) - res.tolerance
+
+
+def test_a_heavily_weighted_call_goes_to_direction_bb_whatever_the_cap():
+    """d = 7, nearly separable private rows plus a few heavy public points with random labels (an RRSPM-like call):
+    the start loss is under the LP cap, which would send a unit-weight call to scip-bc for the whole time, but the
+    cover-cut LP cannot use such weights, so after the lead (cut short here, so that it does not already prove the
+    optimum) direction-bb takes the rest; the answer is the optimum that scip-bc alone certifies."""
+    from oraclepriv.solvers.portfolio import heavily_weighted
+
+    rng = np.random.default_rng(4)
+    X, y = noisy(40, 7, 0.05, seed=4)
+    Z = rng.normal(size=(4, 7))
+    X, y = np.vstack([X, Z]), np.concatenate([y, rng.integers(0, 2, size=4)])
+    w = np.concatenate([np.ones(40), rng.uniform(8.0, 12.0, size=4)])
+    assert heavily_weighted(w) and not heavily_weighted(np.ones(40))
+    portfolio, scip_spy, direction_spy = spied_portfolio(lead=0.01)
+    res = make_oracle("halfspace", backend=portfolio).solve(X, y, w)
+    assert res.details["heavily_weighted"] is True
+    assert res.details["start_loss"] <= res.details["lp_cap"]  # the cap alone would have chosen scip-bc
+    assert res.details["portfolio"].endswith("then direction-bb (heavily weighted)")
+    assert len(scip_spy.calls) == 1 and len(direction_spy.calls) == 1  # the lead, then direction-bb
+    truth = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
+    assert truth.certified and res.certified and res.objective == pytest.approx(truth.objective, abs=1e-9)
