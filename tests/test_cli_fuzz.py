@@ -135,7 +135,7 @@ LONG = {
     "audit rrspm": [("--runs", "0"), ("--runs", "-5"), ("--seed", "-1"), ("--epsilon", "0"), ("--draws", "0")],
     "audit subsample": [("--runs", "-1"), ("--seed", "-1"), ("--epsilon", "nan"), ("--jobs", "0")],
     "audit public-cover": [("--seed", "-1"), ("--others", "0"), ("--epsilon", "-1")],
-    "bench oracles": [],
+    "bench oracles": [("--only", "bogus")],
     "bench mip": [("--suite", "bogus"), ("--backends", "bogus"), ("--time-limit", "0"), ("--jobs", "0")],
     "bench learners": [("--repeats", "0"), ("--min-seconds", "-1"), ("--jobs", "0")],
     "bench ppm": [("--repeat", "0")],
