@@ -168,7 +168,10 @@ CHILD_WITH_NUMBA = CHILD_WITH_PYSCIPOPT.replace(
 assert "import numba" in CHILD_WITH_NUMBA and 'out["numba"]' in CHILD_WITH_NUMBA
 
 
-@pytest.mark.parametrize("order", ["numba,pyscipopt,highspy,ortools", "pyscipopt,highspy,ortools,numba"])
+@pytest.mark.parametrize(
+    "order",
+    ["numba,pyscipopt,highspy,ortools", pytest.param("pyscipopt,highspy,ortools,numba", marks=pytest.mark.slow)],
+)
 def test_numba_compiles_beside_the_solver_libraries(order):
     pytest.importorskip("numba")
     proc = subprocess.run([sys.executable, "-c", CHILD_WITH_NUMBA, order], capture_output=True, text=True, timeout=120)
