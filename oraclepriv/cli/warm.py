@@ -12,7 +12,9 @@ cache already holds them, and prints one line per kernel. Run it after installin
 the next run compiles it. Exit code 2 when numba is not installed.
 """
 
+import functools
 import time
+from collections.abc import Callable
 
 from oraclepriv.cli.common import Quiet, echo, fail, progress_bar
 
@@ -22,32 +24,22 @@ def warm(quiet: Quiet = False) -> None:
     cache, so that calls with a time limit use them."""
     from oraclepriv.solvers.combinatorial import direction_compiled, enumerate_compiled, sweep_compiled
 
+    kernels: list[tuple[str, str, Callable[[], str]]] = [
+        (f"enumerate: the {d}-D kernel", f"enumerate {d}-D kernel", functools.partial(enumerate_compiled.warm, d))
+        for d in enumerate_compiled.DIMENSIONS
+    ]
+    kernels += [
+        ("sweep: the weight-pass kernels", "sweep weight-pass kernels", sweep_compiled.warm),
+        ("direction-bb: the crossing-pair kernel", "direction-bb crossing-pair kernel", direction_compiled.warm),
+    ]
     with progress_bar(quiet) as bar:
-        for dimension in enumerate_compiled.DIMENSIONS:
-            progress = bar.phase(f"enumerate: the {dimension}-D kernel")
+        for phase, label, make_ready in kernels:
+            progress = bar.phase(phase)
             progress(0, 1)
             start = time.perf_counter()
             try:
-                state = enumerate_compiled.warm(dimension)
+                state = make_ready()
             except ImportError as error:
                 fail(str(error))
             progress(1, 1)
-            echo(f"enumerate {dimension}-D kernel: {state} in {time.perf_counter() - start:.1f} s")
-        progress = bar.phase("sweep: the weight-pass kernels")
-        progress(0, 1)
-        start = time.perf_counter()
-        try:
-            state = sweep_compiled.warm()
-        except ImportError as error:
-            fail(str(error))
-        progress(1, 1)
-        echo(f"sweep weight-pass kernels: {state} in {time.perf_counter() - start:.1f} s")
-        progress = bar.phase("direction-bb: the crossing-pair kernel")
-        progress(0, 1)
-        start = time.perf_counter()
-        try:
-            state = direction_compiled.warm()
-        except ImportError as error:
-            fail(str(error))
-        progress(1, 1)
-        echo(f"direction-bb crossing-pair kernel: {state} in {time.perf_counter() - start:.1f} s")
+            echo(f"{label}: {state} in {time.perf_counter() - start:.1f} s")
