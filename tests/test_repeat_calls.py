@@ -18,7 +18,6 @@ points again nor sorts. The properties:
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import gc
@@ -38,6 +37,7 @@ from oraclepriv.solvers.combinatorial import sweep, sweep_compiled
 from oraclepriv.solvers.combinatorial.sweep import SortedColumns, SweepBackend
 from oraclepriv.solvers.kept_points import KeptPoints
 from strategies import labels, points, signed_weights
+from sweep_blocks import blocks_of
 
 from oraclepriv import make_oracle
 from oraclepriv.exact_comparison import ExactComparisonOracle, exact_cost
@@ -46,17 +46,6 @@ from oraclepriv.public_data import PublicData
 from oraclepriv.robust import fallback_oracle
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-@contextlib.contextmanager
-def blocks_of(size: int):
-    """Sorted columns built meanwhile use blocks of ``size`` points, however small the column."""
-    saved = sweep.BLOCK, sweep.SCAN_MAX
-    sweep.BLOCK, sweep.SCAN_MAX = size, 0
-    try:
-        yield
-    finally:
-        sweep.BLOCK, sweep.SCAN_MAX = saved
 
 
 def answer(result) -> tuple:

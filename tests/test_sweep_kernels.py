@@ -19,21 +19,11 @@ import pytest
 from oraclepriv.solvers.combinatorial import sweep, sweep_compiled
 from oraclepriv.solvers.combinatorial.sweep import Gains, SortedColumns
 from oraclepriv.solvers.runtime.deadline import Deadline
+from sweep_blocks import blocks_of
 
 from oraclepriv import make_oracle
 
 numba_only = pytest.mark.skipif(sweep_compiled._import() is None, reason="numba is not installed")
-
-
-@contextlib.contextmanager
-def blocks_of(size: int):
-    """Sorted columns built meanwhile use blocks of ``size`` points, however small the column."""
-    saved = sweep.BLOCK, sweep.SCAN_MAX
-    sweep.BLOCK, sweep.SCAN_MAX = size, 0
-    try:
-        yield
-    finally:
-        sweep.BLOCK, sweep.SCAN_MAX = saved
 
 
 @contextlib.contextmanager
