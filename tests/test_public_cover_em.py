@@ -170,7 +170,7 @@ def test_sampler_draws_from_the_exact_law():
     Z = Z[:6]
     learner = PublicCoverEM(epsilon=0.3, hypothesis_class="threshold")
     params, logp = learner.output_log_probabilities(X, y, Z)
-    draws = 3000
+    draws = 2000
     counts = np.zeros(len(logp))
     for seed in range(draws):
         clf = PublicCoverEM(epsilon=0.3, hypothesis_class="threshold", random_state=seed).fit(X, y, X_public=Z)

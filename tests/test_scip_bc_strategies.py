@@ -48,7 +48,7 @@ def heavy_instance(seed: int, d: int, n_light: int, n_heavy: int, scale: float =
     return X, y, w
 
 
-@SETTINGS
+@settings(SETTINGS, max_examples=6)
 @given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 3), n_heavy=st.integers(1, 3), grid=st.booleans())
 def test_every_strategy_matches_brute_force(seed, d, n_heavy, grid):
     X, y, w = heavy_instance(seed, d, 5 - n_heavy + 1, n_heavy, grid=grid)
