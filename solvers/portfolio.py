@@ -124,6 +124,12 @@ class PortfolioBackend(Backend):
         self._direction = DirectionBbBackend(random_seed=self.random_seed)
         self._scip: Backend | None = None  # kept between calls: its core pool is reused on the same points
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickle or copy leaves the kept scip-bc (its core pool holds the last call's points) behind."""
+        state = dict(self.__dict__)
+        state["_scip"] = None
+        return state
+
     def _scip_bc(self) -> Backend | None:
         from oraclepriv.solvers.branch_and_cut.scip_bc import ScipBcBackend
 

@@ -265,3 +265,21 @@ def test_a_heavily_weighted_call_goes_to_direction_bb_whatever_the_cap():
     assert len(scip_spy.calls) == 1 and len(direction_spy.calls) == 1  # the lead, then direction-bb
     truth = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
     assert truth.certified and res.certified and res.objective == pytest.approx(truth.objective, abs=1e-9)
+
+
+@pytest.mark.parametrize("backend", ["portfolio", "scip-bc"])
+def test_an_oracle_pickled_after_a_call_keeps_no_cores_and_solves_again(backend):
+    """After a call in d = 7 (the portfolio runs scip-bc's lead) the oracle pickles, without the core pool built
+    from the points it saw, and the loaded oracle gives the same answer."""
+    import pickle
+
+    X, y = noisy(40, 7, 0.05, seed=4)
+    oracle = make_oracle("halfspace", backend=backend)
+    first = oracle.solve(X, y)
+    data = pickle.dumps(oracle)
+    assert X.tobytes() not in data
+    loaded = pickle.loads(data)
+    scip = loaded._backends[backend]._scip if backend == "portfolio" else loaded._backends[backend]
+    assert scip is None or scip._cache.key is None  # no core pool came along
+    again = loaded.solve(X, y)
+    assert again.certified and again.objective == first.objective

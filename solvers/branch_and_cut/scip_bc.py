@@ -223,6 +223,21 @@ class ScipBcBackend(Backend):
         scip_bc_handler.handler_class(self._pyscipopt)
         self._cache = HittingSetCache()
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickle or copy keeps the options only: the core pool and separator of the last point set (built from
+        the private points a call saw) and the solver module stay behind."""
+        state = dict(self.__dict__)
+        state["_parts"] = None
+        state["_pyscipopt"] = None
+        state["_cache"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._pyscipopt = import_pyscipopt()
+        scip_bc_handler.handler_class(self._pyscipopt)
+        self._cache = HittingSetCache()
+
     # -- persistence: cores depend only on the points and reduced labels ---------------------
     def _hitting_set(self, X: np.ndarray, y: np.ndarray) -> tuple[HalfspaceHittingSet, Separator, bool]:
         return self._cache.get(X, y)
