@@ -526,16 +526,20 @@ def bisect_widest(lo: np.ndarray, hi: np.ndarray, window: Window) -> tuple[np.nd
     return np.concatenate([lo, lo_right]), np.concatenate([hi_left, hi]), Window.join(window, window)
 
 
+@pytest.mark.parametrize("pairs", [False, True], ids=["numpy", "pairs-kernel"])
 @pytest.mark.parametrize("seed", range(4))
-def test_windows_inherited_down_the_bisection_keep_the_bounds_valid(seed):
+def test_windows_inherited_down_the_bisection_keep_the_bounds_valid(seed, pairs, request):
     """As in the search: the 2d faces, then bisection along the widest side, each child inheriting
     its parent's window, with a pruning threshold that falls as incumbents would. At every level
     each box's bound is below the exact loss of its normals, and outside its window the exact loss
-    is at least the window's floor."""
+    is at least the window's floor. Both sweeps: numpy's, and the compiled one with crossing pairs."""
     X, y, w = _kernel_data(["gaussian", "grid"][seed % 2], 20 + seed)
     rng = np.random.default_rng(seed)
     groups = WhitenedGroups.build(X, y, w)
     points = _group_points(groups, X)
+    if pairs:
+        groups = groups.with_crossing_pairs(request.getfixturevalue("pair_kernels"))
+        assert groups.pairs is not None
     d = groups.d
     lower, upper = -np.ones((2 * d, d)), np.ones((2 * d, d))
     for k in range(d):
@@ -856,6 +860,142 @@ def test_crossing_pairs_bound_is_below_every_halfspace_in_the_box_and_above_the_
     assert pair_violations(X, y, w, seed, pair_kernels) == []
 
 
+@pytest.mark.parametrize("signed", [False, True], ids=["unit", "laplace"])
+def test_pairs_kernel_without_pairs_gives_the_numpy_bounds_and_windows(signed, pair_kernels):
+    """The compiled kernel's interval ends and sweep against numpy's (an independent implementation): with the
+    matching switched off (``most`` = 0) the bounds agree within the summation slack and the windows up to the
+    rounding of the interval ends, down a bisection with inherited windows and a falling threshold."""
+    from dataclasses import replace
+
+    rng = np.random.default_rng(12 + signed)
+    X = rng.normal(size=(90, 4))
+    y = (X[:, 0] - X[:, 2] > 0).astype(int)
+    y[rng.random(90) < 0.15] ^= 1
+    w = np.where(np.arange(90) < 20, rng.laplace(0, 20, 90), 1.0) if signed else np.ones(90)
+    y = np.where(w < 0, 1 - y, y)
+    groups = WhitenedGroups.build(X, y, np.abs(w))
+    paired = groups.with_crossing_pairs(pair_kernels)
+    unmatched = replace(paired, pairs=replace(paired.pairs, most=0))
+    d = groups.d
+    lower, upper = -np.ones((2 * d, d)), np.ones((2 * d, d))
+    for k in range(d):
+        lower[2 * k, k] = upper[2 * k, k] = 1.0
+        lower[2 * k + 1, k] = upper[2 * k + 1, k] = -1.0
+    threshold, window, narrowed, lifted = float(np.abs(w).sum()) / 4, None, 0, 0
+    for _ in range(9):
+        bounds, windows = region_lower_bounds(groups, lower, upper, window, threshold)
+        kernel_bounds, kernel_windows = region_lower_bounds(unmatched, lower, upper, window, threshold)
+        np.testing.assert_allclose(kernel_bounds, bounds, rtol=0, atol=groups.summation_slack())
+        for field in ("lo", "hi", "floor"):
+            np.testing.assert_allclose(getattr(kernel_windows, field), getattr(windows, field), rtol=1e-12, atol=1e-12)
+        narrowed += int(np.sum(np.isfinite(windows.lo) | np.isfinite(windows.hi)))
+        paired_bounds, _ = region_lower_bounds(paired, lower, upper, window, threshold)
+        lifted += int(np.sum(paired_bounds > bounds + paired.summation_slack()))
+        keep = np.argsort(bounds)[:40]
+        lower, upper, window = bisect_widest(lower[keep], upper[keep], windows.take(keep))
+        threshold *= 0.97
+    assert narrowed, "no window ever excluded an offset: the test did not exercise the windows"
+    assert lifted, "the pairs never lifted a bound: the data did not exercise them"
+
+
+def _reference_paired_bounds(groups: WhitenedGroups, lower, upper, window, threshold: float):
+    """The bounds and windows of boxes with crossing pairs, by the rules the compiled kernel implements
+    (``direction_kernels``), written again in plain Python, box by box: the independent check of the kernel."""
+    pairs, events = groups.pairs, groups.events
+    B, d = lower.shape
+    window = Window.everything(B) if window is None else window
+    centre_radius = np.concatenate([lower / 2 + upper / 2, (upper - lower) / 2 + 4 * np.finfo(float).eps], axis=1)
+    bounds, new_lo, new_hi = np.empty(B), np.empty(B), np.empty(B)
+    for b in range(B):
+        lo_w, hi_w = window.lo[b], window.hi[b]
+        ends = centre_radius[b] @ events.stacked + events.offset
+        others = centre_radius[b] @ pairs.other_stacked + pairs.other_offset
+        found = list(zip(ends, events.step))
+        open_minus = [j for j in pairs.minus if ends[j] < hi_w and others[j] > lo_w]
+        for i in pairs.plus:
+            if len(found) - len(ends) == 2 * pairs.most or not open_minus:
+                break
+            hi_i, lo_i = ends[i], others[i]
+            if not (lo_i < hi_w and hi_i > lo_w):
+                continue
+            for j in open_minus:
+                lo_j, hi_j = ends[j], others[j]
+                if not lo_j < hi_i or lo_i + hi_i > lo_j + hi_j:
+                    continue
+                width_i = (hi_i - lo_i) / 2 - pairs.tolerance[i]
+                width_j = (hi_j - lo_j) / 2 - pairs.tolerance[j]
+                if ((lo_i + hi_i) - (lo_j + hi_j)) / 2 + abs(width_i - width_j) + pairs.tolerance[i] + pairs.tolerance[
+                    j
+                ] > 0:
+                    continue
+                delta = pairs.points[i] - pairs.points[j]
+                s = sum(centre_radius[b, q] * delta[q] + centre_radius[b, d + q] * abs(delta[q]) for q in range(d))
+                if s + pairs.tolerance[i] + pairs.tolerance[j] + pairs.pair_error * np.abs(delta).sum() <= 0:
+                    p = min(pairs.excess[i], pairs.excess[j])
+                    found += [(lo_j, p), (hi_i, -p)]
+                    open_minus.remove(j)
+                    break
+        start = base = float(groups.w_neg.sum()) + sum(step for end, step in found if end <= lo_w)
+        inside = sorted((end, step) for end, step in found if lo_w < end < hi_w)
+        values = []  # (end, the cost just above it), after the last of equal ends
+        for k, (end, step) in enumerate(inside):
+            base += step
+            if k + 1 == len(inside) or inside[k + 1][0] != end:
+                values.append((end, base))
+        bounds[b] = min([start, window.floor[b]] + [v for _, v in values])
+        low = [k for k, (_, v) in enumerate(values) if v < threshold]
+        kept = start < threshold
+        new_lo[b], new_hi[b] = (lo_w, hi_w) if kept else (np.inf, -np.inf)
+        if low:
+            new_lo[b] = min(new_lo[b], values[low[0]][0])
+            new_hi[b] = values[low[-1] + 1][0] if low[-1] + 1 < len(values) else hi_w
+        elif kept and inside:
+            new_hi[b] = inside[0][0]
+    return bounds, Window(new_lo, new_hi, np.minimum(window.floor, threshold))
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "grid"])
+def test_pairs_kernel_gives_the_bounds_and_windows_of_its_rules_written_in_python(kind, pair_kernels):
+    """The compiled kernel with its matching on, against the same rules written box by box in Python, down a
+    bisection with inherited windows and a falling threshold (RRSPM-like heavy signed weights: ties between a pair's
+    events and its groups' own events are the rule)."""
+    rng = np.random.default_rng(5)
+    n = 40
+    X = rng.normal(size=(n, 3)) if kind == "gaussian" else rng.integers(-2, 3, size=(n, 3)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    y[rng.random(n) < 0.3] ^= 1
+    w = np.where(np.arange(n) < 8, rng.laplace(0, 6, n), 1.0)
+    y = np.where(w < 0, 1 - y, y)
+    groups = WhitenedGroups.build(X, y, np.abs(w)).with_crossing_pairs(pair_kernels)
+    d = groups.d
+    lower, upper = -np.ones((2 * d, d)), np.ones((2 * d, d))
+    for k in range(d):
+        lower[2 * k, k] = upper[2 * k, k] = 1.0
+        lower[2 * k + 1, k] = upper[2 * k + 1, k] = -1.0
+    threshold, window, matched = float(np.abs(w).sum()) / 3, None, 0
+    for _ in range(7):
+        bounds, windows = region_lower_bounds(groups, lower, upper, window, threshold)
+        expected, expected_windows = _reference_paired_bounds(groups, lower, upper, window, threshold)
+        np.testing.assert_allclose(bounds, expected, rtol=0, atol=groups.summation_slack())
+        for field in ("lo", "hi", "floor"):
+            np.testing.assert_allclose(
+                getattr(windows, field), getattr(expected_windows, field), rtol=1e-12, atol=1e-12
+            )
+        plain, _ = region_lower_bounds(replace_pairs(groups), lower, upper, window, threshold)
+        matched += int(np.sum(bounds > plain + groups.summation_slack()))
+        keep = np.argsort(bounds)[:24]
+        lower, upper, window = bisect_widest(lower[keep], upper[keep], windows.take(keep))
+        threshold *= 0.95
+    assert matched, "no pair ever lifted a bound: the test did not exercise the matching"
+
+
+def replace_pairs(groups: WhitenedGroups) -> WhitenedGroups:
+    """The same groups without crossing pairs."""
+    from dataclasses import replace
+
+    return replace(groups, pairs=None)
+
+
 def test_crossing_pairs_check_catches_pairs_that_do_not_cross(pair_kernels):
     """The check above has power: pairs accepted without crossing lift some bound above a real halfspace's loss."""
     found = [v for seed in range(2) for v in pair_violations(*_kernel_data("gaussian", seed), seed, pair_kernels, -1e6)]
@@ -889,7 +1029,7 @@ def test_crossing_pairs_are_chosen_by_dimension_and_switch(pair_kernels, monkeyp
 
     rng = np.random.default_rng(0)
     X, y = noisy_halfspace(rng, 24, 3)
-    assert "d < 7" in solve(X, y, None).details["crossing_pairs"]
+    assert "d < 6" in solve(X, y, None).details["crossing_pairs"]
     X7, y7 = noisy_halfspace(rng, 24, 7)
     assert solve(X7, y7, None).details["crossing_pairs"] == "crossing pairs"  # the kernel is in this process
     assert "crossing_pairs=False" in solve(X7, y7, None, crossing_pairs=False).details["crossing_pairs"]

@@ -122,10 +122,14 @@ def test_combining_keeps_the_best_halfspace_and_the_largest_bound_of_every_phase
         combine_phases(problem, [], {})
 
 
-def test_a_phase_cut_by_the_deadline_never_replaces_what_the_lead_proved():
+def test_a_phase_cut_by_the_deadline_never_replaces_what_the_lead_proved(monkeypatch):
     """A small noisy d = 7 instance (the lead path): a stub lead proves the optimum as its bound but found only
     the start heuristics' halfspace (above the LP cap, so direction-bb follows); direction-bb, cut by the
-    deadline, proves less. The answer keeps the lead's bound and a halfspace at least as good as every phase's."""
+    deadline, proves less. The answer keeps the lead's bound and a halfspace at least as good as every phase's.
+    Without its crossing pairs (the search then needs seconds here, with them a fraction of one)."""
+    from oraclepriv.solvers.combinatorial import direction_compiled
+
+    monkeypatch.setattr(direction_compiled, "mode", "off")
     X, y = noisy(40, 7, 0.2, seed=5)  # optimum 4; direction-bb needs seconds to prove it
     optimum = make_oracle("halfspace", backend="scip-bc").solve(X, y)
     assert optimum.certified

@@ -135,7 +135,7 @@ class DirectionBbBackend(Backend):
             ``scip-bc`` fallback. Exact either way; the search is deterministic for a given seed.
         crossing_pairs : bool, default True
             Lift each box's bound by a matching of crossing pairs
-            (:mod:`~oraclepriv.solvers.combinatorial.direction_bounds`), from d = 7 on, when the compiled matching
+            (:mod:`~oraclepriv.solvers.combinatorial.direction_bounds`), from d = 6 on, when the compiled
             kernel is ready (:mod:`~oraclepriv.solvers.combinatorial.direction_compiled`) and the pairs' larger
             summation slack stays below a quarter of the gap rule's absolute gap; ``details["crossing_pairs"]``
             says whether and why. Exact either way.

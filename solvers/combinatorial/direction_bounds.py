@@ -231,28 +231,33 @@ class _Pairs:
             kernels,
         )
 
-    def matched(
-        self, centre_radius: np.ndarray, ends: np.ndarray, window: Window
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Each box's greedy matching of crossing pairs among the groups that meet its window, from the compiled
-        kernel (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`), as (B, M) arrays of lo_j, hi_i and p
-        (padded with +inf, +inf, 0)."""
-        others = centre_radius @ self.other_stacked
-        others += self.other_offset
-        return self.kernels.match_crossing_pairs(
+    def bounds(
+        self, centre_radius: np.ndarray, events: _Events, base: float, window: Window, threshold: float
+    ) -> tuple[np.ndarray, Window]:
+        """The boxes' bounds and windows with each box's greedy matching of crossing pairs, from the compiled kernel
+        (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`): the interval ends, the matching and the sweep in
+        one pass per box, by the rules of :func:`region_lower_bounds`."""
+        bounds, new_lo, new_hi = self.kernels.paired_bounds(
             np.ascontiguousarray(centre_radius, dtype=np.float64),
+            events.stacked,
+            events.offset,
+            events.step,
+            base,
+            self.other_stacked,
+            self.other_offset,
             self.points,
             self.tolerance,
             self.excess,
             self.plus,
             self.minus,
-            np.ascontiguousarray(ends, dtype=np.float64),
-            others,
-            np.ascontiguousarray(window.lo, dtype=np.float64),
-            np.ascontiguousarray(window.hi, dtype=np.float64),
             self.pair_error,
             np.int64(self.most),
+            np.ascontiguousarray(window.lo, dtype=np.float64),
+            np.ascontiguousarray(window.hi, dtype=np.float64),
+            np.ascontiguousarray(window.floor, dtype=np.float64),
+            float(threshold),
         )
+        return bounds, Window(new_lo, new_hi, np.minimum(window.floor, threshold))
 
 
 @dataclass(frozen=True)
@@ -309,19 +314,13 @@ def region_lower_bounds(
     if not events.step.size:
         return np.full(B, base), Window.everything(B)
     centre_radius = np.concatenate([lower / 2 + upper / 2, (upper - lower) / 2 + 4 * EPS], axis=1)
+    if groups.pairs is not None:
+        return groups.pairs.bounds(centre_radius, events, base, window, threshold)
     ends = centre_radius @ events.stacked
     ends += events.offset
-    pairs = groups.pairs
-    if pairs is None:
-        step = events.step
-        below = ends <= window.lo[:, None]
-        start = base + below @ step  # cost just above window.lo
-    else:  # +p at lo_j, -p at hi_i for each matched pair (padding: +inf, never reached, with step 0)
-        low, high, gain = pairs.matched(centre_radius, ends, window)
-        ends = np.concatenate([ends, low, high], axis=1)
-        step = np.concatenate([np.broadcast_to(events.step, (B, events.step.size)), gain, -gain], axis=1)
-        below = ends <= window.lo[:, None]
-        start = base + np.einsum("ij,ij->i", below, step)
+    step = events.step
+    below = ends <= window.lo[:, None]
+    start = base + below @ step  # cost just above window.lo
     inside = ends < window.hi[:, None]
     inside &= ~below
     count = inside.sum(axis=1)
@@ -342,7 +341,7 @@ def region_lower_bounds(
     first_event = np.concatenate([[0], np.cumsum(count)])
     box_of = flat // E
     end_of = ends.ravel()[flat]
-    step_of = step[flat - box_of * E] if step.ndim == 1 else step.ravel()[flat]
+    step_of = step[flat - box_of * E]
     position = np.repeat(np.arange(B), count)  # the box's position in bucket order
     place = np.arange(flat.size) - first_event[position]
     for lo_box, hi_box in zip(cuts[:-1], cuts[1:]):

@@ -1,5 +1,5 @@
-"""When ``direction-bb`` uses its crossing pairs: the choice of the compiled matching kernel
-(:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`).
+"""When ``direction-bb`` uses its crossing pairs: the choice of the compiled kernel that computes the boxes' bounds
+with them (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`).
 
 The pairs only lift bounds (every bound stays proved either way), so a search without them gives the same answer,
 with more boxes. Their matching is chosen per box in a compiled loop; it exists only after numba has compiled it
@@ -8,7 +8,7 @@ cache. The rule follows the other compiled kernels (:mod:`~oraclepriv.solvers.co
 whose helpers and constants it shares):
 
 * a kernel already in this process is used in every search from d = :data:`MIN_DIMENSION` on (below it the
-  kernel's cost per box eats what the pairs save: docs/solvers/direction-bb.md, section 2);
+  pairs are about even and loading the kernel costs more: docs/solvers/direction-bb.md, section 2);
 * otherwise it is loaded from numba's cache when the cache holds it and the call has no time limit or at least
   ``LOAD_MIN_SECONDS`` left, and either d >= :data:`LOAD_DIMENSION` (those searches take seconds) or this
   process's searches without it have taken ``LOAD_AFTER_NUMPY_SECONDS`` (rent or buy, as for the other kernels);
@@ -44,9 +44,9 @@ MODE_VARIABLE = "ORACLEPRIV_DIRECTION_COMPILED"
 #: set by a caller (e.g. a benchmark) to "on" / "off" / "auto" to override the environment variable
 mode: str | None = None
 #: from this dimension on a search uses the pairs when the kernel is in this process
-MIN_DIMENSION = 7
+MIN_DIMENSION = 6
 #: from this dimension on a call loads the kernel from numba's cache without waiting for earlier searches
-LOAD_DIMENSION = 7
+LOAD_DIMENSION = 6
 
 _lock = threading.Lock()
 _module: ModuleType | None = None
@@ -75,12 +75,14 @@ def _import() -> ModuleType | None:
 def _signature() -> tuple[Any, ...]:
     from numba import types
 
-    matrix, vector, index = types.float64[:, ::1], types.float64[::1], types.int64[::1]
-    return (matrix, matrix, vector, vector, index, index, matrix, matrix, vector, vector, types.float64, types.int64)
+    matrix, vector, index, real = types.float64[:, ::1], types.float64[::1], types.int64[::1], types.float64
+    ends = (matrix, matrix, vector, vector, real, matrix, vector)  # boxes, the events, the other ends
+    pairs = (matrix, vector, vector, index, index, real, types.int64)
+    return (*ends, *pairs, vector, vector, vector, real)
 
 
 def _in_process(module: ModuleType) -> bool:
-    return _signature() in module.match_crossing_pairs.overloads
+    return _signature() in module.paired_bounds.overloads
 
 
 def warm() -> str:
@@ -95,11 +97,11 @@ def warm() -> str:
         raise ImportError(f"direction-bb's crossing-pair kernel is unavailable: {_import_failure}")
     if _in_process(module):
         return "in process"
-    if load_from_cache(module.match_crossing_pairs, _signature()):
+    if load_from_cache(module.paired_bounds, _signature()):
         return "loaded"
     log.debug("direction-bb: compiling the crossing-pair kernel")
     with ctrl_c_survives_llvm_callbacks():
-        module.match_crossing_pairs.compile(_signature())
+        module.paired_bounds.compile(_signature())
     return "compiled"
 
 
@@ -133,7 +135,7 @@ def choose(d: int, deadline: Deadline | None) -> Choice:
     module = _import()
     if module is None:
         return Choice(None, f"no crossing pairs ({_import_failure})")
-    if load_from_cache(module.match_crossing_pairs, _signature()):
+    if load_from_cache(module.paired_bounds, _signature()):
         return Choice(module, "crossing pairs (kernel loaded from numba's cache)")
     return Choice(None, "no crossing pairs (the kernel is not compiled; oraclepriv warm compiles it)")
 
