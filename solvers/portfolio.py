@@ -11,13 +11,15 @@ Two exact methods with opposite strengths (measured in ``docs/solvers/direction-
 
 The rule: d <= 6, ``direction-bb``; d >= 9, ``scip-bc``. In d = 7 and 8 a heavily weighted call (a private
 learner's noisy call: :func:`heavily_weighted`) goes to ``direction-bb`` after the probes below, whose bound the
-cover-cut LP cannot approach on such weights; any other call follows the cap W/(d + 2): for points in general position every core has d + 2 points, so the cover-cut LP bound cannot
-exceed it (``docs/solvers/scip-bc.md``, section 7), and a larger optimum can be proved only by
-branching, where direction-bb is faster. The best loss known decides, and each probe runs only while the
-method is open:
+cover-cut LP cannot approach on such weights; any other call follows the cap W/(d + 2): for points in general
+position every core has d + 2 points, so the cover-cut LP bound cannot exceed it (``docs/solvers/scip-bc.md``,
+section 7), and a larger optimum can be proved only by branching, where direction-bb is faster. With the crossing
+pairs (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`) direction-bb is the faster already below the
+cap (from about a quarter of it in d = 7 and three quarters in d = 8: ``docs/solvers/direction-bb.md``, section 4),
+so the switch is at :data:`CAP_SHARE` times the cap. The best loss known decides, and each probe runs only while the method is open:
 
 1. the start heuristics (the constants, the best stump, the least-squares direction; milliseconds), the
-   first of scip-bc's own candidates: a loss at or below the cap goes to ``scip-bc`` for the whole time
+   first of scip-bc's own candidates: a loss at or below the switch goes to ``scip-bc`` for the whole time
    (a lead would end there too, and its restart would repeat scip-bc's heuristics and root);
 2. otherwise a lead of ``scip-bc`` for ``lead`` seconds (1 by default), at most a tenth of the time left
    under a time limit: its heuristics, local search and root prove nearly separable data at once;
@@ -25,7 +27,7 @@ method is open:
    (:func:`~oraclepriv.solvers.combinatorial.local_search.search_from_start`) from the lead's best halfspace for as long
    again, the time scip-bc alone gives it (a tenth of the time left; it does not run on fewer than 100
    distinct points, or flat ones);
-4. a loss still above the cap goes to ``direction-bb`` for the time left, started from the best halfspace
+4. a loss still above the switch goes to ``direction-bb`` for the time left, started from the best halfspace
    found; a loss at or below it to ``scip-bc`` for the time left (its cores are kept).
 
 So a short time limit is not spent on a lead whose outcome is known, or half of it on a lead whose bound
@@ -60,7 +62,15 @@ from oraclepriv.solvers.runtime.incumbents import IncumbentTrace
 
 from oraclepriv.hypotheses import Halfspace
 
-__all__ = ["PortfolioBackend", "DIRECTION_MAX_D", "CAP_RULE_MAX_D", "LEAD_SECONDS", "LEAD_SHARE", "heavily_weighted"]
+__all__ = [
+    "PortfolioBackend",
+    "DIRECTION_MAX_D",
+    "CAP_RULE_MAX_D",
+    "CAP_SHARE",
+    "LEAD_SECONDS",
+    "LEAD_SHARE",
+    "heavily_weighted",
+]
 
 #: up to this dimension the portfolio runs direction-bb alone: there a lead of scip-bc costs more than it
 #: saves (measured in docs/solvers/direction-bb.md, section 4)
@@ -68,6 +78,10 @@ DIRECTION_MAX_D = 6
 #: up to this dimension the cap rule W / (d + 2) chooses between scip-bc and direction-bb (module
 #: docstring); above it, scip-bc alone
 CAP_RULE_MAX_D = 8
+#: in d = 7 and 8 a unit-weight call goes to direction-bb when its loss is above this share of the cap W / (d + 2):
+#: with the crossing pairs' kernel direction-bb is the faster from about a quarter of the cap on in d = 7 and from about
+#: three quarters in d = 8 (docs/solvers/direction-bb.md, section 4)
+CAP_SHARE = {7: 0.25, 8: 0.75}
 #: scip-bc's lead in seconds (d = 7, 8), and the most the local search after it gets: a lead proves nearly
 #: separable instances within a second or two
 LEAD_SECONDS = 1.0
@@ -159,12 +173,19 @@ class PortfolioBackend(Backend):
         """d = 7, 8: the steps of the module docstring; every phase that ran enters the answer."""
         X, y, w = problem.X, problem.y, problem.w
         cap = float(w.sum()) / (problem.d + 2)
+        share = CAP_SHARE[problem.d]
+        switch = share * cap
         start_loss = _start_loss(X, y, w)
         heavy = heavily_weighted(w)
-        details: dict[str, Any] = {"lp_cap": cap, "start_loss": start_loss, "heavily_weighted": heavy}
-        if start_loss <= cap and not heavy:
+        details: dict[str, Any] = {
+            "lp_cap": cap,
+            "switch_loss": switch,
+            "start_loss": start_loss,
+            "heavily_weighted": heavy,
+        }
+        if start_loss <= switch and not heavy:
             answer = scip.solve(problem.with_deadline(deadline))
-            return self._tagged(answer, f"scip-bc (start loss {start_loss:g} <= LP cap {cap:g})", details)
+            return self._tagged(answer, f"scip-bc (start loss {start_loss:g} <= {share:g} x LP cap {cap:g})", details)
 
         lead = self.lead_seconds(deadline)
         first = scip.solve(problem.with_deadline(Deadline(lead, parent=deadline)))
@@ -178,7 +199,7 @@ class PortfolioBackend(Backend):
         assert isinstance(best, Halfspace)  # every phase is a halfspace search
         loss = reduced_loss(best, X, y, w)
 
-        if loss > cap:  # search_from_start holds the search to LOCAL_SEARCH_SHARE (= LEAD_SHARE) of the time left
+        if loss > switch:  # search_from_start holds the search to LOCAL_SEARCH_SHARE (= LEAD_SHARE) of the time left
             found = search_from_start(X, y, w, best, loss, deadline, self.lead, self.random_seed or 0)
             if found is not None:
                 found_loss = reduced_loss(found, X, y, w)
@@ -196,9 +217,9 @@ class PortfolioBackend(Backend):
                 if deadline.expired():
                     return combine_phases(problem, phases, {**first.details, **details, "portfolio": ran})
 
-        if loss <= cap and not heavy:
+        if loss <= switch and not heavy:
             phases.append(("scip-bc", scip.solve(problem.with_deadline(deadline))))
-            ran += f", then scip-bc (loss {loss:g} <= LP cap {cap:g})"
+            ran += f", then scip-bc (loss {loss:g} <= {share:g} x LP cap {cap:g})"
         else:
             phases.append(("direction-bb", self._direction.solve(problem.with_deadline(deadline), start=best)))
             ran += ", then direction-bb" + (" (heavily weighted)" if heavy else "")

@@ -162,11 +162,12 @@ def test_the_portfolio_hands_direction_bb_the_lead_s_halfspace_and_keeps_the_lar
 
 
 @pytest.mark.parametrize(
-    ("n", "flipped", "tag"), [(30, 8, "scip-bc (lead 0 s), then direction-bb"), (60, 2, "scip-bc (start loss")]
+    ("n", "flipped", "tag"), [(30, 8, "scip-bc (lead 0 s), then direction-bb"), (100, 1, "scip-bc (start loss")]
 )
-def test_the_portfolio_in_d7_hands_over_to_direction_bb_only_above_the_lp_cap(n, flipped, tag):
-    # d = 7: a loss above W / (d + 2) (the cover-cut LP's cap in general position) after the lead goes to
-    # direction-bb; start heuristics already at or below the cap leave the whole call to scip-bc; both exact
+def test_the_portfolio_in_d7_hands_over_to_direction_bb_only_above_the_switch(n, flipped, tag):
+    # d = 7: a loss above the switch (a quarter of W / (d + 2), the cover-cut LP's cap in general position) after
+    # the lead goes to direction-bb; start heuristics already at or below it leave the whole call to scip-bc; both
+    # exact
     rng = np.random.default_rng(0)
     X = rng.normal(size=(n, 7))
     y = (X[:, 0] + (n > 30) * X[:, 1] > 0).astype(int)

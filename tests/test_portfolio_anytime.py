@@ -197,21 +197,24 @@ def test_nearly_separable_data_gets_scip_bc_once_for_the_whole_time():
 @pytest.mark.parametrize("then", ["direction-bb", "scip-bc"])
 @pytest.mark.parametrize(("limit", "lead"), [(2.0, LEAD_SHARE * 2.0), (None, 1.0)])
 def test_the_lead_takes_at_most_a_tenth_of_a_short_limit_and_the_next_phase_the_rest(limit, lead, then):
-    """Where the start heuristics are above the LP cap, scip-bc leads for ``lead`` seconds (1 by default) without
-    a limit, and at most a tenth of the time left under one; the phase the cap picks then gets the call's own
-    deadline (direction-bb with the lead's
-    halfspace as its start). Stub phases answer at once (40 points: the local search does not run), so the
-    test reads the deadlines and starts they were handed."""
-    X, y = noisy(40, 7, 0.2, seed=3)
+    """Where the start heuristics are above the switch (``CAP_SHARE`` times the LP cap), scip-bc leads for
+    ``lead`` seconds (1 by default) without a limit, and at most a tenth of the time left under one; the phase the
+    switch picks then gets the call's own deadline (direction-bb with the lead's halfspace as its start). Stub
+    phases answer at once (40 points: the local search does not run), so the test reads the deadlines and starts
+    they were handed."""
+    from oraclepriv.solvers.portfolio import CAP_SHARE
+
+    X, y = noisy(40, 8, 0.2, seed=3)
     ones = np.ones(40)
-    if then == "direction-bb":  # the start heuristics' best: above the cap W / (d + 2) = 40 / 9
+    switch = CAP_SHARE[8] * 40 / 10
+    if then == "direction-bb":  # the start heuristics' best (loss 6): above the switch
         lead_h = min(heuristic_halfspaces(X, y, ones), key=lambda h: reduced_loss(h, X, y, ones))
-    else:  # an optimal halfspace (loss 2): below the cap
+    else:  # an optimal halfspace (loss 3): at the switch
         lead_h = make_oracle("halfspace", backend="scip-bc").solve(X, y).hypothesis
-    assert (reduced_loss(lead_h, X, y, ones) > 40 / 9) == (then == "direction-bb")
+    assert (reduced_loss(lead_h, X, y, ones) > switch) == (then == "direction-bb")
     stub = BackendAnswer(lead_h, bound=0.0, status="time_limit")
     portfolio, scip_spy, direction_spy = spied_portfolio(scip=stub, time_limit=limit)
-    direction_spy.inner = BackendAnswer(Halfspace(tuple([0.0] * 7), -1.0), bound=0.0, status="time_limit")
+    direction_spy.inner = BackendAnswer(Halfspace(tuple([0.0] * 8), -1.0), bound=0.0, status="time_limit")
     res = make_oracle("halfspace", backend=portfolio).solve(X, y)
     lead_call = scip_spy.calls[0]
     assert lead_call.deadline is not None and lead_call.deadline.seconds == pytest.approx(lead, rel=0.05)
