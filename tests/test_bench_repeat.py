@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 import pytest
+from oraclepriv.solvers.runtime.deadline import Deadline
 from typer.testing import CliRunner
 
 from oraclepriv.bench import mip
@@ -88,3 +89,20 @@ def test_a_call_stopped_by_the_time_limit_is_not_repeated(monkeypatch):
     monkeypatch.setattr(mip, "run_call", stopped)
     row = run_one(_instance(), "enumerate", 10.0, repeat=4)
     assert len(calls) == 1 and row["seconds_runs"] == [row["seconds"]] and not row["error"]
+
+
+def test_a_cell_runs_with_the_compiled_kernels_ready_and_says_how_long_they_took(monkeypatch):
+    """The first cell of a process makes the compiled kernels ready untimed (``kernels_seconds`` on its row), so a
+    d = 6 call uses direction-bb's crossing pairs without loading them inside its seconds; later cells take 0."""
+    from oraclepriv.solvers.combinatorial import direction_compiled
+
+    monkeypatch.setattr(mip, "_kernels_ready_seconds", None)
+    monkeypatch.setattr(direction_compiled, "_module", None)  # as in a fresh process: nothing loaded yet
+    assert direction_compiled.choose(6, Deadline(1.0)).kernels is None  # too little time left to load it in a call
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 6))
+    instance = BenchInstance("d6", "halfspace", X, (X[:, 0] > 0).astype(int), np.ones(40))
+    first = mip.run_call(instance, "direction-bb", 10.0)
+    assert first["kernels_seconds"] > 0 and first["certified"]
+    assert direction_compiled.choose(6, Deadline(1.0)).kernels is not None
+    assert mip.run_call(instance, "direction-bb", 10.0)["kernels_seconds"] == 0.0
