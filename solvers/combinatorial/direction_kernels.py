@@ -43,6 +43,26 @@ _ZERO = np.uint64(0)
 _TOP_SIX = np.uint64(58)
 
 
+#: up to this many values :func:`_argsort_small` sorts by insertion (no allocation), above it numpy's argsort
+_INSERTION_MAX = 64
+
+
+@njit(cache=True, nogil=True)
+def _argsort_small(values, count, buffer):  # pragma: no cover - compiled
+    """The order of ``values[:count]`` (ascending): by insertion into ``buffer`` for a few values (deep in the search
+    a box has a few dozen), else numpy's argsort."""
+    if count > _INSERTION_MAX:
+        return np.argsort(values[:count])
+    for i in range(count):
+        item = values[i]
+        k = i - 1
+        while k >= 0 and values[buffer[k]] > item:
+            buffer[k + 1] = buffer[k]
+            k -= 1
+        buffer[k + 1] = i
+    return buffer[:count]
+
+
 @njit(cache=True, nogil=True)
 def paired_bounds(
     centre_radius,
@@ -96,6 +116,8 @@ def paired_bounds(
     sorted_centre = np.empty(M)
     key = np.empty(E + 2 * most)
     change = np.empty(E + 2 * most)
+    by_centre_buffer = np.empty(M, dtype=np.int64)
+    order_buffer = np.empty(E + 2 * most, dtype=np.int64)
     for b in range(B):
         lo_w = window_lo[b]
         hi_w = window_hi[b]
@@ -136,7 +158,7 @@ def paired_bounds(
                 at_or_above[active, word] = _ZERO
             for slot in range(active):
                 free[slot >> 6] |= _ONE << np.uint64(slot & 63)
-            by_centre = np.argsort(open_centre[:active])
+            by_centre = _argsort_small(open_centre, active, by_centre_buffer)
             for rank in range(active - 1, -1, -1):
                 slot = by_centre[rank]
                 sorted_centre[rank] = open_centre[slot]
@@ -208,7 +230,7 @@ def paired_bounds(
         lo_new = lo_w if kept else np.inf
         hi_new = hi_w if kept else -np.inf
         if K > 0:
-            order = np.argsort(key[:K])
+            order = _argsort_small(key, K, order_buffer)
             value = start
             first_low = np.inf
             past_low = np.inf
