@@ -10,8 +10,10 @@ Two exact methods with opposite strengths (measured in ``docs/solvers/direction-
   better halfspaces early than direction-bb's own.
 
 The rule: d <= 6, ``direction-bb``; d >= 9, ``scip-bc``. In d = 7 and 8 a heavily weighted call (a private
-learner's noisy call: :func:`heavily_weighted`) goes to ``direction-bb`` after the probes below, whose bound the
-cover-cut LP cannot approach on such weights; any other call follows the cap W/(d + 2): for points in general
+learner's noisy call: :func:`heavily_weighted`) gets the local search from the start heuristics' best halfspace for
+:data:`HEAVY_SEARCH_SECONDS`, then ``direction-bb`` from the better of the two for the time left: the cover-cut LP
+cannot use such weights, so a scip-bc lead costs its second without proving anything (measured in
+``docs/solvers/direction-bb.md``, section 4). Any other call follows the cap W/(d + 2): for points in general
 position every core has d + 2 points, so the cover-cut LP bound cannot exceed it (``docs/solvers/scip-bc.md``,
 section 7), and a larger optimum can be proved only by branching, where direction-bb is faster. With the crossing
 pairs (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`) direction-bb is the faster already below the
@@ -67,6 +69,7 @@ __all__ = [
     "DIRECTION_MAX_D",
     "CAP_RULE_MAX_D",
     "CAP_SHARE",
+    "HEAVY_SEARCH_SECONDS",
     "LEAD_SECONDS",
     "LEAD_SHARE",
     "heavily_weighted",
@@ -82,6 +85,9 @@ CAP_RULE_MAX_D = 8
 #: with the crossing pairs' kernel direction-bb is the faster from about a quarter of the cap on in d = 7 and from about
 #: three quarters in d = 8 (docs/solvers/direction-bb.md, section 4)
 CAP_SHARE = {7: 0.25, 8: 0.75}
+#: a heavily weighted call in d = 7, 8 starts with the local search for this many seconds (at most a tenth of the time
+#: left), not with a scip-bc lead, whose LP cannot use the heavy weights (docs/solvers/direction-bb.md, section 4)
+HEAVY_SEARCH_SECONDS = 0.3
 #: scip-bc's lead in seconds (d = 7, 8), and the most the local search after it gets: a lead proves nearly
 #: separable instances within a second or two
 LEAD_SECONDS = 1.0
@@ -102,9 +108,9 @@ class PortfolioBackend(Backend):
         The backend's options, by keyword (an unknown one is refused by name):
 
         lead : float, default 1.0
-            Seconds scip-bc leads in d = 7 and 8 when the start heuristics leave the method open, and at most
-            as long again for the local search after it (under a time limit, each at most a tenth of the time
-            left).
+            Seconds scip-bc leads in d = 7 and 8 when the start heuristics leave the method open (not on a heavily
+            weighted call), and at most as long again for the local search after it (under a time limit, each at
+            most a tenth of the time left).
         random_seed : int or None, default None
             The ``random_seed`` of the direction-bb and scip-bc it runs (and so of direction-bb's fallback)
             and of the local search (None: seed 0, as in scip-bc).
@@ -183,7 +189,9 @@ class PortfolioBackend(Backend):
             "start_loss": start_loss,
             "heavily_weighted": heavy,
         }
-        if start_loss <= switch and not heavy:
+        if heavy:
+            return self._heavily_weighted(problem, deadline, details)
+        if start_loss <= switch:
             answer = scip.solve(problem.with_deadline(deadline))
             return self._tagged(answer, f"scip-bc (start loss {start_loss:g} <= {share:g} x LP cap {cap:g})", details)
 
@@ -200,29 +208,45 @@ class PortfolioBackend(Backend):
         loss = reduced_loss(best, X, y, w)
 
         if loss > switch:  # search_from_start holds the search to LOCAL_SEARCH_SHARE (= LEAD_SHARE) of the time left
-            found = search_from_start(X, y, w, best, loss, deadline, self.lead, self.random_seed or 0)
-            if found is not None:
-                found_loss = reduced_loss(found, X, y, w)
-                trace = IncumbentTrace.for_deadline(deadline)
-                trace.note(found_loss)
-                # a heuristic proves nothing beyond the trivial bound: a reduced loss is never negative
-                status: Status = "time_limit" if deadline.expired() else "feasible"
-                phases.append(
-                    ("local search", BackendAnswer(found, 0.0, status, details={"incumbents": trace.to_list()}))
-                )
-                ran += f", then local search ({loss:g} -> {found_loss:g})"
-                details["local_search_loss"] = found_loss
-                if found_loss < loss:
-                    best, loss = found, found_loss
+            searched = _local_search(problem, deadline, best, loss, self.lead, self.random_seed or 0, details)
+            if searched is not None:
+                phases.append(("local search", searched[0]))
+                ran += f", then local search ({loss:g} -> {searched[1]:g})"
+                if searched[1] < loss:
+                    found = searched[0].hypothesis
+                    assert isinstance(found, Halfspace)
+                    best, loss = found, searched[1]
                 if deadline.expired():
                     return combine_phases(problem, phases, {**first.details, **details, "portfolio": ran})
 
-        if loss <= switch and not heavy:
+        if loss <= switch:
             phases.append(("scip-bc", scip.solve(problem.with_deadline(deadline))))
             ran += f", then scip-bc (loss {loss:g} <= {share:g} x LP cap {cap:g})"
         else:
             phases.append(("direction-bb", self._direction.solve(problem.with_deadline(deadline), start=best)))
-            ran += ", then direction-bb" + (" (heavily weighted)" if heavy else "")
+            ran += ", then direction-bb"
+        return combine_phases(problem, phases, {**phases[-1][1].details, **details, "portfolio": ran})
+
+    def _heavily_weighted(self, problem: ReducedProblem, deadline: Deadline, details: dict[str, Any]) -> BackendAnswer:
+        """d = 7, 8, a heavily weighted call: the local search from the start heuristics' best halfspace for
+        :data:`HEAVY_SEARCH_SECONDS`, then ``direction-bb`` from the better of the two for the time left."""
+        X, y, w = problem.X, problem.y, problem.w
+        best = min(heuristic_halfspaces(X, y, w), key=lambda h: reduced_loss(h, X, y, w))
+        loss = reduced_loss(best, X, y, w)
+        phases: list[tuple[str, BackendAnswer]] = []
+        ran = ""
+        searched = _local_search(problem, deadline, best, loss, HEAVY_SEARCH_SECONDS, self.random_seed or 0, details)
+        if searched is not None:
+            phases.append(("local search", searched[0]))
+            ran = f"local search ({loss:g} -> {searched[1]:g}), then "
+            if searched[1] < loss:
+                found = searched[0].hypothesis
+                assert isinstance(found, Halfspace)
+                best = found
+            if deadline.expired():
+                return combine_phases(problem, phases, {**details, "portfolio": ran + "nothing (deadline)"})
+        phases.append(("direction-bb", self._direction.solve(problem.with_deadline(deadline), start=best)))
+        ran += "direction-bb (heavily weighted)"
         return combine_phases(problem, phases, {**phases[-1][1].details, **details, "portfolio": ran})
 
     @staticmethod
@@ -236,8 +260,8 @@ def heavily_weighted(w: np.ndarray) -> bool:
     :data:`~oraclepriv.solvers.branch_and_cut.scip_bc_split.HEAVY_MIN_SHARE` of the weight on points weighing more
     than :data:`~oraclepriv.solvers.branch_and_cut.scip_bc_split.HEAVY_FACTOR` times the median (RRSPM's public
     points with Laplace weights, Perturbation's with Gaussian ones). The cover-cut LP cannot use such weights, so in
-    d = 7 and 8 these calls go to ``direction-bb`` after the lead and the local search, whatever the cap says
-    (``docs/solvers/direction-bb.md``, section 4)."""
+    d = 7 and 8 these calls go to ``direction-bb`` after a short local search, without a scip-bc lead, whatever the
+    cap says (``docs/solvers/direction-bb.md``, section 4)."""
     from oraclepriv.solvers.branch_and_cut.scip_bc_split import HEAVY_MIN_SHARE, split_groups_by_weight
 
     heavy = split_groups_by_weight(w)
@@ -249,3 +273,29 @@ def _start_loss(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     """The lowest reduced loss of the start heuristics (``heuristics.heuristic_halfspaces``), which scip-bc's
     candidates include: a lead's best loss is never above it."""
     return min(reduced_loss(h, X, y, w) for h in heuristic_halfspaces(X, y, w))
+
+
+def _local_search(
+    problem: ReducedProblem,
+    deadline: Deadline,
+    start: Halfspace,
+    loss: float,
+    seconds: float,
+    seed: int,
+    details: dict[str, Any],
+) -> tuple[BackendAnswer, float] | None:
+    """The local search from ``start`` (reduced loss ``loss``) as a phase (:func:`search_from_start`; any loss for a
+    heavily weighted call, ``details["heavily_weighted"]``): its answer, which proves nothing beyond the trivial
+    bound 0, and its halfspace's reduced loss (``details["local_search_loss"]``); None when it does not run."""
+    X, y, w = problem.X, problem.y, problem.w
+    found = search_from_start(
+        X, y, w, start, loss, deadline, seconds, seed, whatever_the_cap=bool(details.get("heavily_weighted"))
+    )
+    if found is None:
+        return None
+    found_loss = reduced_loss(found, X, y, w)
+    trace = IncumbentTrace.for_deadline(deadline)
+    trace.note(found_loss)
+    status: Status = "time_limit" if deadline.expired() else "feasible"
+    details["local_search_loss"] = found_loss
+    return BackendAnswer(found, 0.0, status, details={"incumbents": trace.to_list()}), found_loss

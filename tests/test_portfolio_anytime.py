@@ -251,25 +251,32 @@ def test_where_every_single_backend_finishes_the_portfolio_answers_as_they_do(ca
     assert res.bound >= max(a.bound for a in answers) - res.tolerance
 
 
-def test_a_heavily_weighted_call_goes_to_direction_bb_whatever_the_cap():
+@pytest.mark.parametrize("n", [40, 110])
+def test_a_heavily_weighted_call_goes_to_direction_bb_whatever_the_cap(n):
     """d = 7, nearly separable private rows plus a few heavy public points with random labels (an RRSPM-like call):
     the start loss is under the LP cap, which would send a unit-weight call to scip-bc for the whole time, but the
-    cover-cut LP cannot use such weights, so after the lead (cut short here, so that it does not already prove the
-    optimum) direction-bb takes the rest; the answer is the optimum that scip-bc alone certifies."""
+    cover-cut LP cannot use such weights, so no scip-bc lead runs: the local search from the start heuristics' best
+    (on 100 distinct points or more), then direction-bb from the better; the answer is the optimum that scip-bc alone
+    certifies."""
     from oraclepriv.solvers.portfolio import heavily_weighted
 
     rng = np.random.default_rng(4)
-    X, y = noisy(40, 7, 0.05, seed=4)
+    X, y = noisy(n, 7, 0.05, seed=4)
     Z = rng.normal(size=(4, 7))
     X, y = np.vstack([X, Z]), np.concatenate([y, rng.integers(0, 2, size=4)])
-    w = np.concatenate([np.ones(40), rng.uniform(8.0, 12.0, size=4)])
-    assert heavily_weighted(w) and not heavily_weighted(np.ones(40))
-    portfolio, scip_spy, direction_spy = spied_portfolio(lead=0.01)
+    w = np.concatenate([np.ones(n), rng.uniform(8.0, 12.0, size=4)])
+    assert heavily_weighted(w) and not heavily_weighted(np.ones(n))
+    portfolio, scip_spy, direction_spy = spied_portfolio()
     res = make_oracle("halfspace", backend=portfolio).solve(X, y, w)
     assert res.details["heavily_weighted"] is True
-    assert res.details["start_loss"] <= res.details["lp_cap"]  # the cap alone would have chosen scip-bc
-    assert res.details["portfolio"].endswith("then direction-bb (heavily weighted)")
-    assert len(scip_spy.calls) == 1 and len(direction_spy.calls) == 1  # the lead, then direction-bb
+    if n < 100:  # under the LP cap, which counts the heavy weights the LP cannot use
+        assert res.details["start_loss"] <= res.details["lp_cap"]
+    ran = res.details["portfolio"]
+    assert ran.startswith("local search (") == (n >= 100) and ran.endswith("direction-bb (heavily weighted)")
+    assert not scip_spy.calls and len(direction_spy.calls) == 1
+    (call,) = direction_spy.calls
+    if n >= 100:  # direction-bb starts from the local search's halfspace, which is at least as good as the start
+        assert reduced_loss(call.start, X, y, w) == res.details["local_search_loss"] <= res.details["start_loss"]
     truth = make_oracle("halfspace", backend="scip-bc").solve(X, y, w)
     assert truth.certified and res.certified and res.objective == pytest.approx(truth.objective, abs=1e-9)
 

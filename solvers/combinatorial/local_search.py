@@ -119,15 +119,18 @@ def search_from_start(
     deadline: Deadline,
     seconds: float,
     seed: int = 0,
+    *,
+    whatever_the_cap: bool = False,
 ) -> Halfspace | None:
     """The branch-and-cut backends' use of the search: from their best start halfspace (reduced loss
     ``loss``), for at most ``seconds`` (0: never) and :data:`LOCAL_SEARCH_SHARE` of the time left, when
     the instance is noisy beyond the cover LP's reach (``loss`` above W / (d + 2), the most that LP's bound
-    can prove for points in general position), has at least :data:`LOCAL_SEARCH_MIN_GROUPS` groups and its
-    points span all d dimensions. ``seed`` seeds the chains (:func:`iterated_line_search`). None when it
-    does not run; else its halfspace, for the caller to re-score."""
+    can prove for points in general position; ``whatever_the_cap``: at any loss, for calls whose heavy weights
+    the LP cannot use, :func:`~oraclepriv.solvers.portfolio.heavily_weighted`), has at least
+    :data:`LOCAL_SEARCH_MIN_GROUPS` groups and its points span all d dimensions. ``seed`` seeds the chains
+    (:func:`iterated_line_search`). None when it does not run; else its halfspace, for the caller to re-score."""
     d = X.shape[1]
-    if seconds <= 0 or loss <= float(w.sum()) / (d + 2):
+    if seconds <= 0 or (loss <= float(w.sum()) / (d + 2) and not whatever_the_cap):
         return None
     groups = WhitenedGroups.build(X, y, w)
     if groups.flat or len(groups.U) < LOCAL_SEARCH_MIN_GROUPS:
