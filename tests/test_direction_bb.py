@@ -528,7 +528,14 @@ def bisect_widest(lo: np.ndarray, hi: np.ndarray, window: Window) -> tuple[np.nd
 
 @pytest.mark.parametrize(
     ("seed", "pairs"),
-    [(0, False), (1, False), (2, False), (3, False), (0, True), (1, True)],
+    [
+        (0, False),
+        (1, False),
+        pytest.param(2, False, marks=pytest.mark.slow),
+        pytest.param(3, False, marks=pytest.mark.slow),
+        (0, True),
+        (1, True),
+    ],
     ids=["0-numpy", "1-numpy", "2-numpy", "3-numpy", "0-pairs-kernel", "1-pairs-kernel"],
 )
 def test_windows_inherited_down_the_bisection_keep_the_bounds_valid(seed, pairs, request):

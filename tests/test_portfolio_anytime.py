@@ -251,12 +251,12 @@ def test_where_every_single_backend_finishes_the_portfolio_answers_as_they_do(ca
     assert res.bound >= max(a.bound for a in answers) - res.tolerance
 
 
-@pytest.mark.parametrize("n", [pytest.param(40, marks=pytest.mark.slow), 110])
+@pytest.mark.parametrize("n", [pytest.param(40, marks=pytest.mark.slow), 100])
 def test_a_heavily_weighted_call_goes_to_direction_bb_whatever_the_cap(n):
     """d = 7, nearly separable private rows plus a few heavy public points with random labels (an RRSPM-like call):
     the start loss is under the LP cap, which would send a unit-weight call to scip-bc for the whole time, but the
     cover-cut LP cannot use such weights, so no scip-bc lead runs: the local search from the start heuristics' best
-    (on 100 distinct points or more), then direction-bb from the better; the answer is the optimum that scip-bc alone
+    (from 100 distinct points), then direction-bb from the better; the answer is the optimum that scip-bc alone
     certifies."""
     from oraclepriv.solvers.portfolio import heavily_weighted
 
