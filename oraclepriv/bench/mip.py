@@ -374,14 +374,12 @@ def kernels_ready() -> float:
     global _kernels_ready_seconds
     if _kernels_ready_seconds is not None:
         return 0.0
-    from oraclepriv.solvers.combinatorial import direction_compiled, enumerate_compiled, sweep_compiled
+    from oraclepriv.solvers.combinatorial.compiled_kernels import compiled_kernels
 
     start = time.perf_counter()
     try:
-        for d in enumerate_compiled.DIMENSIONS:
-            enumerate_compiled.warm(d)
-        sweep_compiled.warm()
-        direction_compiled.warm()
+        for kernel in compiled_kernels():
+            kernel.make_ready()
     except ImportError:
         pass
     _kernels_ready_seconds = time.perf_counter() - start

@@ -12,9 +12,7 @@ cache already holds them, and prints one line per kernel. Run it after installin
 the next run compiles it. Exit code 2 when numba is not installed.
 """
 
-import functools
 import time
-from collections.abc import Callable
 
 from oraclepriv.cli.common import Quiet, echo, fail, progress_bar
 
@@ -22,18 +20,10 @@ from oraclepriv.cli.common import Quiet, echo, fail, progress_bar
 def warm(quiet: Quiet = False) -> None:
     """Compile enumerate's compiled sweeps, sweep's weight pass and direction-bb's crossing-pair kernel into numba's
     cache, so that calls with a time limit use them."""
-    from oraclepriv.solvers.combinatorial import direction_compiled, enumerate_compiled, sweep_compiled
+    from oraclepriv.solvers.combinatorial.compiled_kernels import compiled_kernels
 
-    kernels: list[tuple[str, str, Callable[[], str]]] = [
-        (f"enumerate: the {d}-D kernel", f"enumerate {d}-D kernel", functools.partial(enumerate_compiled.warm, d))
-        for d in enumerate_compiled.DIMENSIONS
-    ]
-    kernels += [
-        ("sweep: the weight-pass kernels", "sweep weight-pass kernels", sweep_compiled.warm),
-        ("direction-bb: the crossing-pair kernel", "direction-bb crossing-pair kernel", direction_compiled.warm),
-    ]
     with progress_bar(quiet) as bar:
-        for phase, label, make_ready in kernels:
+        for phase, label, make_ready in compiled_kernels():
             progress = bar.phase(phase)
             progress(0, 1)
             start = time.perf_counter()
