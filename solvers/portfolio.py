@@ -181,7 +181,7 @@ class PortfolioBackend(Backend):
         cap = float(w.sum()) / (problem.d + 2)
         share = CAP_SHARE[problem.d]
         switch = share * cap
-        start_loss = _start_loss(X, y, w)
+        start, start_loss = _start(X, y, w)
         heavy = heavily_weighted(w)
         details: dict[str, Any] = {
             "lp_cap": cap,
@@ -190,7 +190,7 @@ class PortfolioBackend(Backend):
             "heavily_weighted": heavy,
         }
         if heavy:
-            return self._heavily_weighted(problem, deadline, details)
+            return self._heavily_weighted(problem, deadline, start, details)
         if start_loss <= switch:
             answer = scip.solve(problem.with_deadline(deadline))
             return self._tagged(answer, f"scip-bc (start loss {start_loss:g} <= {share:g} x LP cap {cap:g})", details)
@@ -227,15 +227,18 @@ class PortfolioBackend(Backend):
             ran += ", then direction-bb"
         return combine_phases(problem, phases, {**phases[-1][1].details, **details, "portfolio": ran})
 
-    def _heavily_weighted(self, problem: ReducedProblem, deadline: Deadline, details: dict[str, Any]) -> BackendAnswer:
-        """d = 7, 8, a heavily weighted call: the local search from the start heuristics' best halfspace for
-        :data:`HEAVY_SEARCH_SECONDS`, then ``direction-bb`` from the better of the two for the time left."""
-        X, y, w = problem.X, problem.y, problem.w
-        best = min(heuristic_halfspaces(X, y, w), key=lambda h: reduced_loss(h, X, y, w))
-        loss = reduced_loss(best, X, y, w)
+    def _heavily_weighted(
+        self, problem: ReducedProblem, deadline: Deadline, best: Halfspace, details: dict[str, Any]
+    ) -> BackendAnswer:
+        """d = 7, 8, a heavily weighted call: the local search from the start heuristics' best halfspace ``best``
+        for :data:`HEAVY_SEARCH_SECONDS`, whatever the cap, then ``direction-bb`` from the better of the two for the
+        time left."""
+        loss = details["start_loss"]
         phases: list[tuple[str, BackendAnswer]] = []
         ran = ""
-        searched = _local_search(problem, deadline, best, loss, HEAVY_SEARCH_SECONDS, self.random_seed or 0, details)
+        searched = _local_search(
+            problem, deadline, best, loss, HEAVY_SEARCH_SECONDS, self.random_seed or 0, details, whatever_the_cap=True
+        )
         if searched is not None:
             phases.append(("local search", searched[0]))
             ran = f"local search ({loss:g} -> {searched[1]:g}), then "
@@ -269,10 +272,12 @@ def heavily_weighted(w: np.ndarray) -> bool:
     return bool(heavy.any() and total > 0 and float(np.sum(w[heavy])) >= HEAVY_MIN_SHARE * total)
 
 
-def _start_loss(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """The lowest reduced loss of the start heuristics (``heuristics.heuristic_halfspaces``), which scip-bc's
-    candidates include: a lead's best loss is never above it."""
-    return min(reduced_loss(h, X, y, w) for h in heuristic_halfspaces(X, y, w))
+def _start(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[Halfspace, float]:
+    """The best of the start heuristics (``heuristics.heuristic_halfspaces``) and its reduced loss; scip-bc's
+    candidates include them, so a lead's best loss is never above it."""
+    losses = [(reduced_loss(h, X, y, w), i, h) for i, h in enumerate(heuristic_halfspaces(X, y, w))]
+    loss, _, best = min(losses, key=lambda t: (t[0], t[1]))
+    return best, loss
 
 
 def _local_search(
@@ -283,14 +288,14 @@ def _local_search(
     seconds: float,
     seed: int,
     details: dict[str, Any],
+    *,
+    whatever_the_cap: bool = False,
 ) -> tuple[BackendAnswer, float] | None:
-    """The local search from ``start`` (reduced loss ``loss``) as a phase (:func:`search_from_start`; any loss for a
-    heavily weighted call, ``details["heavily_weighted"]``): its answer, which proves nothing beyond the trivial
-    bound 0, and its halfspace's reduced loss (``details["local_search_loss"]``); None when it does not run."""
+    """The local search from ``start`` (reduced loss ``loss``) as a phase (:func:`search_from_start`, which runs it
+    only above the LP cap unless ``whatever_the_cap``): its answer, which proves nothing beyond the trivial bound 0,
+    and its halfspace's reduced loss (also put in ``details["local_search_loss"]``); None when it does not run."""
     X, y, w = problem.X, problem.y, problem.w
-    found = search_from_start(
-        X, y, w, start, loss, deadline, seconds, seed, whatever_the_cap=bool(details.get("heavily_weighted"))
-    )
+    found = search_from_start(X, y, w, start, loss, deadline, seconds, seed, whatever_the_cap=whatever_the_cap)
     if found is None:
         return None
     found_loss = reduced_loss(found, X, y, w)
