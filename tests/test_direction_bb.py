@@ -1048,3 +1048,37 @@ def test_crossing_pairs_are_chosen_by_dimension_and_switch(pair_kernels, monkeyp
     monkeypatch.setattr(direction_compiled, "mode", "sometimes")
     with pytest.raises(ValueError, match="direction_compiled.mode"):
         solve(X7, y7, None)
+
+
+CTRL_C_IN_THE_KERNEL = """
+import os, signal, sys, threading
+from oraclepriv import make_oracle
+from oraclepriv.bench.learner_calls import learner_calls
+from oraclepriv.solvers.combinatorial import direction_compiled
+
+direction_compiled.warm()
+call = learner_calls("rrspm", 8, 200, 16, 1)  # RRSPM's private call in d = 8: seconds, most of them in the kernel
+signal.signal(signal.SIGINT, signal.default_int_handler)
+for delay in (0.4, 0.7, 1.0):
+    threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
+    try:
+        make_oracle("halfspace", backend="direction-bb", time_limit=60).solve(call.X, call.y, call.w)
+        print("finished")
+    except KeyboardInterrupt:
+        print("KeyboardInterrupt")
+    except BaseException as error:
+        print(type(error).__name__)
+"""
+
+
+def test_a_ctrl_c_while_the_pairs_kernel_runs_is_a_keyboard_interrupt(pair_kernels):
+    """A Ctrl-C that lands while the compiled kernel runs comes out of numba as a chain of SystemErrors ending in the
+    KeyboardInterrupt (the dispatcher calls back into Python during the call); the search raises the interrupt
+    itself, so that the command line exits with 130 and a learner's fit stops as on any other Ctrl-C. Three
+    interrupts of RRSPM's d = 8 private call, most of whose time is spent in the kernel, in a fresh process."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CTRL_C_IN_THE_KERNEL], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["KeyboardInterrupt"] * 3, (done.stdout, done.stderr[-2000:])

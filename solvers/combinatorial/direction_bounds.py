@@ -237,7 +237,18 @@ class _Pairs:
         """The boxes' bounds and windows with each box's greedy matching of crossing pairs, from the compiled kernel
         (:mod:`~oraclepriv.solvers.combinatorial.direction_kernels`): the interval ends, the matching and the sweep in
         one pass per box, by the rules of :func:`region_lower_bounds`."""
-        bounds, new_lo, new_hi = self.kernels.paired_bounds(
+        try:
+            bounds, new_lo, new_hi = self._kernel_bounds(centre_radius, events, base, window, threshold)
+        except SystemError as error:
+            if _interrupted(error):
+                raise KeyboardInterrupt from None
+            raise
+        return bounds, Window(new_lo, new_hi, np.minimum(window.floor, threshold))
+
+    def _kernel_bounds(
+        self, centre_radius: np.ndarray, events: _Events, base: float, window: Window, threshold: float
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.kernels.paired_bounds(
             np.ascontiguousarray(centre_radius, dtype=np.float64),
             events.stacked,
             events.offset,
@@ -257,7 +268,18 @@ class _Pairs:
             np.ascontiguousarray(window.floor, dtype=np.float64),
             float(threshold),
         )
-        return bounds, Window(new_lo, new_hi, np.minimum(window.floor, threshold))
+
+
+def _interrupted(error: BaseException) -> bool:
+    """Whether a SystemError from the compiled kernel is a Ctrl-C: numba's dispatcher calls back into Python while the
+    kernel runs (to unpickle its constants), and a KeyboardInterrupt raised there comes out as a chain of SystemErrors
+    ("returned a result with an exception set") ending in it."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 @dataclass(frozen=True)
